@@ -1,0 +1,157 @@
+import type { FastifyInstance } from 'fastify';
+import { businessAdminRoutes } from './businesses/admin-routes.js';
+import { BusinessService } from './businesses/business-service.js';
+import { businessesMigration } from './businesses/business-store.js';
+import { operationsAdminRoutes, systemRoutes } from './operations/routes.js';
+import { CredentialService } from './partners/credential-service.js';
+import { PartnerService } from './partners/partner-service.js';
+import { partnersMigration } from './partners/partner-tables.js';
+import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
+import { ControllableClock, systemClock, type Clock } from './platform/clock.js';
+import { ClockSync } from './platform/clock-sync.js';
+import type { Config } from './platform/config.js';
+import { openDatabase, type Database } from './platform/db/database.js';
+import { migrateToLatest, type PbsMigration } from './platform/db/migrate.js';
+import { platformMigration } from './platform/db/platform-tables.js';
+import { installGuards } from './platform/http/guards.js';
+import { registerOpenApi } from './platform/http/openapi.js';
+import { createHttpServer } from './platform/http/server.js';
+import { IdempotencyStore } from './platform/idempotency.js';
+import { randomBase62, sha256Hex } from './platform/ids.js';
+import { JobRunner } from './platform/jobs/job-runner.js';
+import { Metrics } from './platform/metrics.js';
+import type { ApiModule, PlatformContext } from './platform/module.js';
+import { RateLimiter } from './platform/rate-limit.js';
+import { SettingsStore } from './platform/settings.js';
+
+export const VERSION = '0.1.0';
+
+export interface Services {
+  businesses: BusinessService;
+  partners: PartnerService;
+  credentials: CredentialService;
+}
+
+/** Everything a running pbs is made of; tests build one per database. */
+export interface Pbs {
+  app: FastifyInstance;
+  ctx: PlatformContext;
+  services: Services;
+  rateLimiter: RateLimiter;
+  /** Set only when this start generated the admin token (print it once). */
+  generatedAdminToken: string | undefined;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface PbsOptions {
+  /** An already open database (tests); otherwise opened from the config. */
+  database?: Database;
+  clock?: Clock;
+  /** Families added by the caller (the API families, and probe routes in tests). */
+  modules?: (ctx: PlatformContext, services: Services) => ApiModule[];
+  /** Keep the database open on close (the caller owns it). */
+  keepDatabaseOpen?: boolean;
+}
+
+/** Migrations of the foundation; families add theirs through their module. */
+export const foundationMigrations: PbsMigration[] = [platformMigration, businessesMigration, partnersMigration];
+
+export async function openConfiguredDatabase(config: Config): Promise<Database> {
+  return openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
+}
+
+/** Resolves the operator token: configured, stored (hash), or generated now and returned once. */
+async function resolveAdminToken(config: Config, settings: SettingsStore): Promise<{ hash: string; generated?: string }> {
+  if (config.adminToken) return { hash: sha256Hex(config.adminToken) };
+  const candidate = `pbs_admin_${randomBase62(32)}`;
+  const stored = await settings.setIfAbsent('admin_token_hash', sha256Hex(candidate));
+  return stored === sha256Hex(candidate) ? { hash: stored, generated: candidate } : { hash: stored };
+}
+
+export async function createPbs(config: Config, options: PbsOptions = {}): Promise<Pbs> {
+  const database = options.database ?? (await openConfiguredDatabase(config));
+  const sandboxClock = options.clock ? (options.clock instanceof ControllableClock ? options.clock : undefined) : config.sandbox ? new ControllableClock() : undefined;
+  const clock: Clock = options.clock ?? sandboxClock ?? systemClock;
+  const clockSync = sandboxClock ? new ClockSync(sandboxClock, database.db, config.clockSyncMs) : undefined;
+
+  const metrics = new Metrics({ defaultMetrics: true });
+  const app = createHttpServer({
+    logLevel: config.logLevel,
+    logRequests: config.logRequests,
+    bodyLimitBytes: config.bodyLimitBytes,
+    metrics,
+  });
+  const jobs = new JobRunner(database, clock, {
+    ...config.jobs,
+    onError: (error, job) => app.log.warn({ err: error, job: job?.id, type: job?.type }, 'job attempt failed'),
+    onOutcome: (type, outcome) => metrics.jobOutcomes.inc({ type, outcome }),
+  });
+  const ctx: PlatformContext = { config, database, clock, sandboxClock, clockSync, jobs, metrics, log: app.log };
+
+  const credentials = new CredentialService(database.db, clock, config.authCacheMs);
+  const services: Services = {
+    businesses: new BusinessService(database.db, clock),
+    partners: new PartnerService(database.db, clock, () => credentials.invalidate()),
+    credentials,
+  };
+  const modules: ApiModule[] = [
+    { name: 'system', routes: systemRoutes(ctx, { ready: () => ready }) },
+    { name: 'operations', routes: operationsAdminRoutes(ctx) },
+    { name: 'businesses', routes: businessAdminRoutes(services.businesses) },
+    { name: 'partners', routes: partnerAdminRoutes(services.partners, services.credentials) },
+    { name: 'oauth', routes: oauthRoutes(services.credentials) },
+    ...(options.modules?.(ctx, services) ?? []),
+  ];
+
+  await migrateToLatest(database, [...foundationMigrations, ...modules.flatMap((m) => m.migrations ?? [])]);
+  await clockSync?.load();
+  const settings = new SettingsStore(database.db);
+  const admin = await resolveAdminToken(config, settings);
+
+  const rateLimiter = new RateLimiter(clock);
+  const idempotency = new IdempotencyStore(database.db, clock, config.idempotencyTtlMs);
+  installGuards(app, {
+    verifier: credentials,
+    rateLimiter,
+    idempotency,
+    defaultLimits: config.rateLimit,
+    adminTokenHash: () => admin.hash,
+  });
+  await registerOpenApi(app, { version: VERSION, publicUrl: config.publicUrl });
+  for (const module of modules) {
+    module.registerJobs?.(jobs);
+    if (module.routes) await app.register(module.routes);
+  }
+  await app.ready();
+
+  let ready = true;
+  let closed = false;
+  let purgeTimer: NodeJS.Timeout | undefined;
+  return {
+    app,
+    ctx,
+    services,
+    rateLimiter,
+    generatedAdminToken: admin.generated,
+    async listen() {
+      const address = await app.listen({ port: config.port, host: config.host });
+      if (config.jobs.enabled) jobs.start();
+      clockSync?.start();
+      // Stored idempotent responses are only useful for a day; drop older ones now and then.
+      purgeTimer = setInterval(() => void idempotency.purgeExpired().catch(() => {}), 600_000);
+      purgeTimer.unref();
+      return address;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      ready = false;
+      clearInterval(purgeTimer);
+      clockSync?.stop();
+      await app.close();
+      await jobs.stop();
+      if (!options.keepDatabaseOpen) await database.close();
+    },
+  };
+}

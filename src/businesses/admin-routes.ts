@@ -1,0 +1,91 @@
+import type { FastifyInstance } from 'fastify';
+import { businessInputSchema } from './business-record.js';
+import type { BusinessService } from './business-service.js';
+
+const tags = ['operator'];
+const security = [{ adminToken: [] }];
+const adminConfig = { admin: true };
+const idParam = {
+  type: 'object',
+  required: ['business_id'],
+  properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+const businessSchema = { type: 'object', additionalProperties: true } as const;
+
+export function businessAdminRoutes(service: BusinessService) {
+  return async (app: FastifyInstance) => {
+    app.addSchema(businessInputSchema);
+
+    app.get(
+      '/admin/v1/businesses',
+      {
+        config: adminConfig,
+        schema: {
+          tags,
+          security,
+          summary: 'List businesses',
+          querystring: {
+            type: 'object',
+            properties: {
+              city: { type: 'string' },
+              limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+              offset: { type: 'integer', minimum: 0, default: 0 },
+            },
+          },
+        },
+      },
+      async (request) => {
+        const q = request.query as { city?: string; limit: number; offset: number };
+        return service.list(q);
+      },
+    );
+
+    app.get(
+      '/admin/v1/businesses/:business_id',
+      { config: adminConfig, schema: { tags, security, summary: 'Show a business (id or alias)', params: idParam, response: { 200: businessSchema } } },
+      async (request) => service.get((request.params as { business_id: string }).business_id),
+    );
+
+    app.post(
+      '/admin/v1/businesses',
+      { config: adminConfig, schema: { tags, security, summary: 'Create or replace a business', body: { $ref: 'BusinessInput#' } } },
+      async (request, reply) => {
+        const { business, created } = await service.upsert(request.body);
+        return reply.code(created ? 201 : 200).send(business);
+      },
+    );
+
+    app.put(
+      '/admin/v1/businesses/:business_id',
+      {
+        config: adminConfig,
+        schema: { tags, security, summary: 'Create or replace the business with this id', params: idParam, body: { $ref: 'BusinessInput#' } },
+      },
+      async (request, reply) => {
+        const body = { ...(request.body as object), id: (request.params as { business_id: string }).business_id };
+        const { business, created } = await service.upsert(body);
+        return reply.code(created ? 201 : 200).send(business);
+      },
+    );
+
+    app.post(
+      '/admin/v1/businesses/import',
+      {
+        config: adminConfig,
+        bodyLimit: 256 * 1024 * 1024,
+        schema: {
+          tags,
+          security,
+          summary: 'Bulk import businesses from JSON lines (all or nothing)',
+          description: 'Body: one business JSON object per line, Content-Type application/x-ndjson.',
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        const text = typeof body === 'string' ? body : '';
+        return service.importJsonLines(text);
+      },
+    );
+  };
+}

@@ -1,0 +1,90 @@
+import type { Clock } from '../platform/clock.js';
+import type { Db, DbOrTx } from '../platform/db/database.js';
+import { apiError } from '../platform/errors.js';
+import { normalizeBusinessInput, type Business } from './business-record.js';
+import { BusinessStore } from './business-store.js';
+
+export const MAX_IMPORT_LINES = 100_000;
+
+/** The operator's catalogue of businesses: the records every partner interface reads. */
+export class BusinessService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  store(db: DbOrTx = this.db): BusinessStore {
+    return new BusinessStore(db);
+  }
+
+  async upsert(input: unknown, db: DbOrTx = this.db): Promise<{ business: Business; created: boolean }> {
+    const explicitAlias = typeof (input as { alias?: unknown })?.alias === 'string';
+    const business = normalizeBusinessInput(input);
+    return this.save(business, explicitAlias, db);
+  }
+
+  /**
+   * Imports JSON lines all or nothing: every line is validated first, and one transaction
+   * writes them, so a bad line leaves the catalogue as it was.
+   */
+  async importJsonLines(text: string): Promise<{ imported: number; created: number; updated: number }> {
+    const lines = text.split(/\r?\n/);
+    const parsed: Array<{ business: Business; explicitAlias: boolean }> = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].trim();
+      if (line === '') continue;
+      if (parsed.length >= MAX_IMPORT_LINES) throw apiError('PAYLOAD_TOO_LARGE', `At most ${MAX_IMPORT_LINES} businesses per import.`);
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw apiError('VALIDATION_ERROR', `line ${i + 1}: not valid JSON`, { field: `line ${i + 1}` });
+      }
+      const business = normalizeBusinessInput(value, `line ${i + 1}`);
+      if (seen.has(business.id)) throw apiError('VALIDATION_ERROR', `line ${i + 1}: id ${business.id} appears twice`, { field: 'id' });
+      seen.add(business.id);
+      parsed.push({ business, explicitAlias: typeof (value as { alias?: unknown }).alias === 'string' });
+    }
+    if (parsed.length === 0) throw apiError('VALIDATION_ERROR', 'The import holds no businesses.');
+    let created = 0;
+    await this.db.transaction().execute(async (trx) => {
+      for (const { business, explicitAlias } of parsed) {
+        if ((await this.save(business, explicitAlias, trx)).created) created++;
+      }
+    });
+    return { imported: parsed.length, created, updated: parsed.length - created };
+  }
+
+  async get(idOrAlias: string): Promise<Business> {
+    const business = await this.store().findByIdOrAlias(idOrAlias);
+    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
+    return business;
+  }
+
+  async list(filter: { city?: string; limit?: number; offset?: number }) {
+    const limit = filter.limit ?? 50;
+    const offset = filter.offset ?? 0;
+    const page = await this.store().list({ city: filter.city, limit, offset });
+    return { ...page, limit, offset };
+  }
+
+  private async save(business: Business, explicitAlias: boolean, db: DbOrTx) {
+    const store = this.store(db);
+    const owner = await store.aliasOwner(business.alias);
+    if (owner && owner !== business.id) {
+      if (explicitAlias) throw apiError('CONFLICT', `alias ${business.alias} belongs to business ${owner}`);
+      business.alias = await this.freeAlias(store, business.alias, business.id);
+    }
+    const { created } = await store.upsert(business, this.clock.now());
+    return { business, created };
+  }
+
+  private async freeAlias(store: BusinessStore, alias: string, id: string): Promise<string> {
+    for (let n = 2; ; n++) {
+      const candidate = `${alias}-${n}`;
+      const owner = await store.aliasOwner(candidate);
+      if (!owner || owner === id) return candidate;
+    }
+  }
+}

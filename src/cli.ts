@@ -1,0 +1,243 @@
+import fs from 'node:fs';
+import { createPbs, type Pbs } from './app.js';
+import { seedDemo, writeDemoCredentials } from './demo/seed.js';
+import { ConfigError, loadConfig, type Config } from './platform/config.js';
+import { ApiError } from './platform/errors.js';
+
+const USAGE = `pbs — Partner Business Services server
+
+Usage:
+  pbs serve [--port N] [--host H] [--database-url URL] [--data-dir DIR]
+  pbs migrate
+  pbs seed                                  load the demo dataset and demo partner
+  pbs partner create --name NAME [--interfaces reservations,waitlist,…]
+  pbs partner list | show ID | disable ID | enable ID
+  pbs partner interface ID INTERFACE on|off [--per-second N] [--per-day N]
+  pbs partner credential issue ID --kind api_key|basic|oauth_client [--label L] [--username U]
+  pbs partner credential list ID
+  pbs partner credential rotate CREDENTIAL_ID [--grace-seconds N]
+  pbs partner credential revoke CREDENTIAL_ID
+  pbs partner link ID BUSINESS_ID [--comment TEXT] | unlink ID BUSINESS_ID | links ID
+  pbs partner import-links ID FILE.csv      onboarding CSV: business id, optional comment
+  pbs business upsert FILE.json | import FILE.jsonl | list [--city C] | show ID
+
+Configuration comes from the environment (see README); flags override it.`;
+
+export interface ParsedArgs {
+  positional: string[];
+  flags: Record<string, string>;
+}
+
+export function parseArgs(argv: string[]): ParsedArgs {
+  const positional: string[] = [];
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg.startsWith('--')) {
+      const [name, inline] = arg.slice(2).split('=', 2);
+      if (inline !== undefined) flags[name] = inline;
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) flags[name] = argv[++i];
+      else flags[name] = 'true';
+    } else positional.push(arg);
+  }
+  return { positional, flags };
+}
+
+class UsageError extends Error {}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+function optionalInt(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${what} must be a whole number`);
+  return n;
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+async function withPbs<T>(config: Config, run: (pbs: Pbs) => Promise<T>): Promise<T> {
+  const pbs = await createPbs({ ...config, logLevel: 'warn' });
+  try {
+    return await run(pbs);
+  } finally {
+    await pbs.close();
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const pbs = await createPbs(config);
+  const log = pbs.app.log;
+  const lines: string[] = [];
+  let demo: Awaited<ReturnType<typeof seedDemo>> | undefined;
+  if (config.seedDemo && (await pbs.services.businesses.store().count()) === 0) {
+    demo = await seedDemo(pbs.ctx.database.db, pbs.services);
+  }
+  const secrets: Record<string, string> = {};
+  if (pbs.generatedAdminToken) secrets.admin_token = pbs.generatedAdminToken;
+  if (demo?.credentials) Object.assign(secrets, demo.credentials);
+  const secretsFile = config.sandbox && Object.keys(secrets).length > 0 ? writeDemoCredentials(config.dataDir, secrets) : undefined;
+  await pbs.listen();
+
+  lines.push(`pbs ${config.sandbox ? '(sandbox) ' : ''}listening on ${config.publicUrl}`);
+  lines.push(`  database: ${pbs.ctx.database.description}`);
+  lines.push(`  API docs: ${config.publicUrl}/docs   OpenAPI: ${config.publicUrl}/openapi.json`);
+  if (pbs.generatedAdminToken) lines.push(`  admin token (shown once): ${pbs.generatedAdminToken}`);
+  if (demo?.credentials) {
+    const c = demo.credentials;
+    lines.push(`  demo data: ${demo.businesses} restaurants in San Francisco and Toronto`);
+    lines.push(`  demo partner ${c.partner_id}, every interface enabled (secrets shown once):`);
+    lines.push(`    API key:          ${c.api_key}`);
+    lines.push(`    basic username:   ${c.basic_username}   password: ${c.basic_password}`);
+    lines.push(`    OAuth client id:  ${c.oauth_client_id}   secret: ${c.oauth_client_secret}`);
+    lines.push(`  try: curl -H "Authorization: Bearer ${c.api_key}" ${config.publicUrl}/v3/partner/restaurants`);
+  }
+  if (secretsFile) lines.push(`  (sandbox: these secrets are also saved in ${secretsFile})`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('graceful shutdown timed out');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    force.unref();
+    pbs.close().then(
+      () => process.exit(0),
+      (error) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function partnerCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const { partners, credentials } = pbs.services;
+  const [sub, a, b, c] = args;
+  switch (sub) {
+    case 'create':
+      return partners.create({ name: need(flags.name, '--name'), interfaces: flags.interfaces ? flags.interfaces.split(',').map((s) => s.trim()) : [] });
+    case 'list':
+      return partners.list(optionalInt(flags.limit, '--limit') ?? 100, optionalInt(flags.offset, '--offset') ?? 0);
+    case 'show':
+      return partners.get(need(a, 'partner id'));
+    case 'disable':
+      return partners.setStatus(need(a, 'partner id'), 'disabled');
+    case 'enable':
+      return partners.setStatus(need(a, 'partner id'), 'active');
+    case 'interface': {
+      const state = need(c, 'on|off');
+      if (state !== 'on' && state !== 'off') throw new UsageError('interface state must be on or off');
+      return partners.setInterface(need(a, 'partner id'), need(b, 'interface'), {
+        enabled: state === 'on',
+        per_second: optionalInt(flags['per-second'], '--per-second'),
+        per_day: optionalInt(flags['per-day'], '--per-day'),
+      });
+    }
+    case 'credential': {
+      switch (a) {
+        case 'issue': {
+          const kind = need(flags.kind, '--kind');
+          if (kind !== 'api_key' && kind !== 'basic' && kind !== 'oauth_client') throw new UsageError('--kind must be api_key, basic or oauth_client');
+          return credentials.issue(need(b, 'partner id'), { kind, label: flags.label, username: flags.username });
+        }
+        case 'list':
+          return credentials.list(need(b, 'partner id'));
+        case 'rotate':
+          return credentials.rotate(need(b, 'credential id'), optionalInt(flags['grace-seconds'], '--grace-seconds') ?? 0);
+        case 'revoke':
+          return credentials.revoke(need(b, 'credential id'));
+        default:
+          throw new UsageError(`unknown credential command ${a ?? ''}`);
+      }
+    }
+    case 'link':
+      return partners.link(need(a, 'partner id'), need(b, 'business id'), flags.comment);
+    case 'unlink':
+      await partners.unlink(need(a, 'partner id'), need(b, 'business id'));
+      return { unlinked: b };
+    case 'links':
+      return partners.listLinks(need(a, 'partner id'), optionalInt(flags.limit, '--limit') ?? 1000, optionalInt(flags.offset, '--offset') ?? 0);
+    case 'import-links':
+      return partners.importLinksCsv(need(a, 'partner id'), fs.readFileSync(need(b, 'CSV file'), 'utf8'));
+    default:
+      throw new UsageError(`unknown partner command ${sub ?? ''}`);
+  }
+}
+
+async function businessCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const { businesses } = pbs.services;
+  const [sub, a] = args;
+  switch (sub) {
+    case 'upsert':
+      return (await businesses.upsert(JSON.parse(fs.readFileSync(need(a, 'JSON file'), 'utf8')))).business;
+    case 'import':
+      return businesses.importJsonLines(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'));
+    case 'list':
+      return businesses.list({ city: flags.city, limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 });
+    case 'show':
+      return businesses.get(need(a, 'business id'));
+    default:
+      throw new UsageError(`unknown business command ${sub ?? ''}`);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { positional, flags } = parseArgs(argv);
+  const [command, ...rest] = positional;
+  try {
+    const config = loadConfig(process.env, flags);
+    switch (command) {
+      case 'serve':
+        await serve(config);
+        return -1; // keep running
+      case 'migrate':
+        await withPbs(config, async (pbs) => print({ migrated: true, database: pbs.ctx.database.description }));
+        return 0;
+      case 'seed':
+        await withPbs(config, async (pbs) => {
+          const result = await seedDemo(pbs.ctx.database.db, pbs.services);
+          if (result.credentials && config.sandbox) writeDemoCredentials(config.dataDir, { ...result.credentials });
+          print(result);
+        });
+        return 0;
+      case 'partner':
+        await withPbs(config, async (pbs) => print(await partnerCommand(pbs, rest, flags)));
+        return 0;
+      case 'business':
+        await withPbs(config, async (pbs) => print(await businessCommand(pbs, rest, flags)));
+        return 0;
+      case undefined:
+      case 'help':
+        process.stdout.write(`${USAGE}\n`);
+        return command ? 0 : 2;
+      default:
+        throw new UsageError(`unknown command ${command}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`pbs: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof ApiError) {
+      process.stderr.write(`pbs: ${error.code}: ${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`pbs: configuration: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

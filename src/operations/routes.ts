@@ -1,0 +1,182 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { toIso } from '../platform/clock.js';
+import type { PlatformContext } from '../platform/module.js';
+import { apiError } from '../platform/errors.js';
+import type { Job } from '../platform/jobs/job-runner.js';
+
+const system = ['system'];
+
+/** Liveness, readiness and Prometheus metrics. */
+export function systemRoutes(ctx: PlatformContext, state: { ready: () => boolean }) {
+  return async (app: FastifyInstance) => {
+    const healthBody = { type: 'object', properties: { status: { type: 'string' } } } as const;
+    app.get('/healthz', { schema: { tags: system, summary: 'Liveness', response: { 200: healthBody } } }, async () => ({ status: 'ok' }));
+
+    app.get(
+      '/readyz',
+      { schema: { tags: system, summary: 'Readiness: database reachable and migrated', response: { 200: healthBody, 503: { $ref: 'ErrorResponse#' } } } },
+      async () => {
+        if (!state.ready()) throw apiError('SERVICE_UNAVAILABLE', 'pbs is starting or shutting down');
+        try {
+          await sql`select 1`.execute(ctx.database.db);
+        } catch {
+          throw apiError('SERVICE_UNAVAILABLE', 'The database is not reachable');
+        }
+        return { status: 'ready' };
+      },
+    );
+
+    app.get('/metrics', { schema: { tags: system, summary: 'Prometheus metrics' } }, async (_request, reply) => {
+      reply.type(ctx.metrics.registry.contentType);
+      return ctx.metrics.registry.metrics();
+    });
+  };
+}
+
+function clockView(ctx: PlatformContext) {
+  const now = ctx.clock.now();
+  return {
+    now: toIso(now),
+    now_unix: now / 1000,
+    frozen: ctx.sandboxClock?.frozen ?? false,
+    sandbox: ctx.sandboxClock !== undefined,
+  };
+}
+
+function jobView(job: Job) {
+  return {
+    id: job.id,
+    type: job.type,
+    state: job.state,
+    attempts: job.attempts,
+    max_attempts: job.max_attempts,
+    run_at: toIso(job.run_at),
+    last_error: job.last_error,
+    created_at: toIso(job.created_at),
+    updated_at: toIso(job.updated_at),
+    finished_at: job.finished_at === null ? null : toIso(job.finished_at),
+    payload: JSON.parse(job.payload) as unknown,
+  };
+}
+
+/** Operator control of the sandbox clock and visibility of background jobs. */
+export function operationsAdminRoutes(ctx: PlatformContext) {
+  return async (app: FastifyInstance) => {
+    const tags = ['operator'];
+    const security = [{ adminToken: [] }];
+    const config = { admin: true };
+
+    app.get('/admin/v1/clock', { config, schema: { tags, security, summary: 'Read the clock' } }, async () => clockView(ctx));
+
+    const requireSandbox = () => {
+      if (!ctx.sandboxClock || !ctx.clockSync) {
+        throw apiError('CONFLICT', 'The clock can only be moved in sandbox mode (PBS_SANDBOX=1).', { status: 409 });
+      }
+      return { clock: ctx.sandboxClock, sync: ctx.clockSync };
+    };
+
+    app.put(
+      '/admin/v1/clock',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Set and/or freeze the sandbox clock',
+          description: '`time` (ISO 8601) moves the clock there; `frozen` stops or restarts it; `reset: true` returns to real time.',
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { time: { type: 'string', format: 'date-time' }, frozen: { type: 'boolean' }, reset: { type: 'boolean' } },
+          },
+        },
+      },
+      async (request) => {
+        const { clock, sync } = requireSandbox();
+        const body = (request.body ?? {}) as { time?: string; frozen?: boolean; reset?: boolean };
+        if (body.reset) clock.reset();
+        if (body.frozen === true) clock.freeze();
+        if (body.time !== undefined) {
+          const at = Date.parse(body.time);
+          if (Number.isNaN(at)) throw apiError('VALIDATION_ERROR', `time is not a date-time: ${body.time}`, { field: 'time' });
+          clock.set(at);
+        }
+        if (body.frozen === false) clock.unfreeze();
+        await sync.save();
+        return clockView(ctx);
+      },
+    );
+
+    app.post(
+      '/admin/v1/clock/advance',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Move the sandbox clock forward',
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { seconds: { type: 'number', minimum: 0, maximum: 366 * 86400 }, minutes: { type: 'number', minimum: 0 }, hours: { type: 'number', minimum: 0 } },
+          },
+        },
+      },
+      async (request) => {
+        const { clock, sync } = requireSandbox();
+        const b = (request.body ?? {}) as { seconds?: number; minutes?: number; hours?: number };
+        const ms = ((b.seconds ?? 0) + (b.minutes ?? 0) * 60 + (b.hours ?? 0) * 3600) * 1000;
+        clock.advance(ms);
+        await sync.save();
+        return clockView(ctx);
+      },
+    );
+
+    app.get(
+      '/admin/v1/jobs',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'List background jobs (newest first)',
+          querystring: {
+            type: 'object',
+            properties: {
+              state: { type: 'string', enum: ['pending', 'running', 'succeeded', 'dead'] },
+              type: { type: 'string' },
+              limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+              offset: { type: 'integer', minimum: 0, default: 0 },
+            },
+          },
+        },
+      },
+      async (request) => {
+        const q = request.query as { state?: Job['state']; type?: string; limit: number; offset: number };
+        return { jobs: (await ctx.jobs.list(q)).map(jobView) };
+      },
+    );
+
+    const jobParams = { type: 'object', required: ['job_id'], properties: { job_id: { type: 'string' } } } as const;
+    app.get('/admin/v1/jobs/:job_id', { config, schema: { tags, security, summary: 'Show a job', params: jobParams } }, async (request) => {
+      const job = await ctx.jobs.get((request.params as { job_id: string }).job_id);
+      if (!job) throw apiError('NOT_FOUND', 'Job not found');
+      return jobView(job);
+    });
+
+    app.post(
+      '/admin/v1/jobs/:job_id/retry',
+      { config, schema: { tags, security, summary: 'Queue a dead job again', params: jobParams } },
+      async (request) => {
+        const id = (request.params as { job_id: string }).job_id;
+        const job = await ctx.jobs.retry(id);
+        if (!job) {
+          if (!(await ctx.jobs.get(id))) throw apiError('NOT_FOUND', 'Job not found');
+          throw apiError('CONFLICT', 'Only dead jobs can be retried');
+        }
+        return jobView(job);
+      },
+    );
+  };
+}

@@ -1,0 +1,282 @@
+import { createHmac } from 'node:crypto';
+import type { CredentialVerifier, Principal } from '../platform/auth/principal.js';
+import { isPartnerInterface } from '../platform/auth/principal.js';
+import type { Clock } from '../platform/clock.js';
+import { toIso } from '../platform/clock.js';
+import { fromFlag, isUniqueViolation, type Db } from '../platform/db/database.js';
+import { apiError } from '../platform/errors.js';
+import { newId, randomBase62, secretMatches, sha256Hex } from '../platform/ids.js';
+import { SettingsStore } from '../platform/settings.js';
+import { PartnerStore, type CredentialRow } from './partner-store.js';
+import type { CredentialKind } from './partner-tables.js';
+
+/** 180 days, as the original client-credentials flow answered (facts.md §7.3). */
+export const ACCESS_TOKEN_TTL_SECONDS = 15_552_000;
+const API_KEY_PREFIX = 'pbs_';
+const ACCESS_TOKEN_PREFIX = 'pbs_at_';
+
+export interface CredentialView {
+  id: string;
+  partner_id: string;
+  kind: CredentialKind;
+  label: string | null;
+  /** api_key: the key's first characters; basic: the username; oauth_client: the client id. */
+  public_id: string;
+  created_at: string;
+  rotated_at: string | null;
+  revoked_at: string | null;
+  previous_secret_valid_until: string | null;
+}
+
+/** The secret is only ever returned here, at creation or rotation. */
+export interface IssuedCredential extends CredentialView {
+  api_key?: string;
+  username?: string;
+  password?: string;
+  client_id?: string;
+  client_secret?: string;
+}
+
+interface CachedPrincipal {
+  principal: Principal | null;
+  until: number;
+}
+
+/**
+ * Credentials of partners (API keys, data-ingestion basic credentials, OAuth clients), the
+ * client-credentials token exchange, and the verifier the platform's auth uses. Secrets are
+ * random and high-entropy, so a SHA-256 hash is stored and compared in constant time.
+ */
+export class CredentialService implements CredentialVerifier {
+  private readonly cache = new Map<string, CachedPrincipal>();
+  private tokenSecret: string | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly cacheMs: number,
+  ) {}
+
+  private store(db = this.db) {
+    return new PartnerStore(db);
+  }
+
+  /** Forget verified credentials (after any change to partners, grants or credentials). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  async issue(partnerId: string, input: { kind: CredentialKind; label?: string | null; username?: string }): Promise<IssuedCredential> {
+    const partner = await this.store().findPartner(partnerId);
+    if (!partner) throw apiError('NOT_FOUND', `Partner not found: ${partnerId}`);
+    const now = this.clock.now();
+    const { publicId, secret, secretFields } = this.newSecret(input.kind, input.kind === 'basic' ? input.username : undefined);
+    const row: CredentialRow = {
+      id: newId(),
+      partner_id: partnerId,
+      kind: input.kind,
+      public_id: publicId,
+      label: input.label ?? null,
+      secret_hash: sha256Hex(secret),
+      previous_secret_hash: null,
+      previous_expires_at: null,
+      created_at: now,
+      rotated_at: null,
+      revoked_at: null,
+    };
+    try {
+      await this.store().insertCredential(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw apiError('CONFLICT', `The ${input.kind} identifier ${publicId} is already taken.`);
+      throw error;
+    }
+    return { ...toView(row), ...secretFields };
+  }
+
+  /** New secret for the same credential; the old one keeps working for `graceSeconds`. */
+  async rotate(credentialId: string, graceSeconds = 0): Promise<IssuedCredential> {
+    const row = await this.store().findCredential(credentialId);
+    if (!row) throw apiError('NOT_FOUND', `Credential not found: ${credentialId}`);
+    if (row.revoked_at !== null) throw apiError('CONFLICT', 'A revoked credential cannot be rotated.');
+    const now = this.clock.now();
+    const { publicId, secret, secretFields } = this.newSecret(row.kind, row.kind === 'api_key' ? undefined : row.public_id);
+    const change: Partial<CredentialRow> = {
+      public_id: publicId,
+      secret_hash: sha256Hex(secret),
+      previous_secret_hash: graceSeconds > 0 ? row.secret_hash : null,
+      previous_expires_at: graceSeconds > 0 ? now + graceSeconds * 1000 : null,
+      rotated_at: now,
+    };
+    await this.store().updateCredential(credentialId, change);
+    this.invalidate();
+    return { ...toView({ ...row, ...change }), ...secretFields };
+  }
+
+  async revoke(credentialId: string): Promise<CredentialView> {
+    const row = await this.store().findCredential(credentialId);
+    if (!row) throw apiError('NOT_FOUND', `Credential not found: ${credentialId}`);
+    const now = this.clock.now();
+    if (row.revoked_at === null) {
+      await this.db.transaction().execute(async (trx) => {
+        await this.store(trx).updateCredential(credentialId, { revoked_at: now, previous_secret_hash: null, previous_expires_at: null });
+        await this.store(trx).revokeTokensOf(credentialId, now);
+      });
+    }
+    this.invalidate();
+    return toView({ ...row, revoked_at: row.revoked_at ?? now, previous_secret_hash: null, previous_expires_at: null });
+  }
+
+  async list(partnerId: string): Promise<CredentialView[]> {
+    if (!(await this.store().findPartner(partnerId))) throw apiError('NOT_FOUND', `Partner not found: ${partnerId}`);
+    return (await this.store().listCredentials(partnerId)).map(toView);
+  }
+
+  /**
+   * OAuth 2.0 client credentials. While a token is live the same token is returned with the
+   * remaining lifetime, as the original did; tokens are derived from their id with a server
+   * secret, so only their hash is stored.
+   */
+  async exchangeClientCredentials(clientId: string, clientSecret: string) {
+    const row = await this.store().findCredentialByPublicId('oauth_client', clientId);
+    const partner = row ? await this.store().findPartner(row.partner_id) : undefined;
+    if (!row || !partner || row.revoked_at !== null || !this.secretAccepted(row, clientSecret) || partner.status !== 'active') {
+      throw apiError('INVALID_CLIENT');
+    }
+    const now = this.clock.now();
+    const secret = await this.getTokenSecret();
+    const live = await this.store().findLiveToken(row.id, now);
+    if (live) {
+      return {
+        access_token: deriveToken(secret, live.id),
+        token_type: 'Bearer' as const,
+        expires_in: Math.max(0, Math.floor((live.expires_at - now) / 1000)),
+      };
+    }
+    const id = newId();
+    const token = deriveToken(secret, id);
+    await this.store().insertToken({
+      id,
+      credential_id: row.id,
+      partner_id: row.partner_id,
+      token_hash: sha256Hex(token),
+      created_at: now,
+      expires_at: now + ACCESS_TOKEN_TTL_SECONDS * 1000,
+    });
+    return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_SECONDS };
+  }
+
+  async verifyBearer(token: string): Promise<Principal | null> {
+    const hash = sha256Hex(token);
+    return this.cached(`b:${hash}`, async () => {
+      const now = this.clock.now();
+      if (token.startsWith(ACCESS_TOKEN_PREFIX)) {
+        const t = await this.store().findTokenByHash(hash);
+        if (!t || t.revoked_at !== null || t.credential_revoked_at !== null || t.expires_at <= now) return null;
+        return this.principalFor(t.partner_id, t.credential_id, 'access_token');
+      }
+      const row = await this.store().findApiKeyByHash(hash);
+      if (!row || row.revoked_at !== null) return null;
+      if (row.secret_hash !== hash && !(row.previous_expires_at !== null && row.previous_expires_at > now)) return null;
+      return this.principalFor(row.partner_id, row.id, 'api_key');
+    });
+  }
+
+  async verifyBasic(username: string, password: string): Promise<Principal | null> {
+    return this.cached(`u:${sha256Hex(`${username}\u0000${password}`)}`, async () => {
+      const row = await this.store().findCredentialByPublicId('basic', username);
+      // Hash and compare even for an unknown user, so timing does not reveal which usernames exist.
+      const accepted = this.secretAccepted(row ?? DUMMY_ROW, password);
+      if (!row || !accepted || row.revoked_at !== null) return null;
+      return this.principalFor(row.partner_id, row.id, 'basic');
+    });
+  }
+
+  private secretAccepted(row: Pick<CredentialRow, 'secret_hash' | 'previous_secret_hash' | 'previous_expires_at'>, secret: string): boolean {
+    const current = secretMatches(secret, row.secret_hash);
+    const previous =
+      row.previous_secret_hash !== null &&
+      row.previous_expires_at !== null &&
+      row.previous_expires_at > this.clock.now() &&
+      secretMatches(secret, row.previous_secret_hash);
+    return current || previous;
+  }
+
+  private async cached(key: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
+    const hit = this.cache.get(key);
+    const wall = Date.now();
+    if (hit && hit.until > wall) return hit.principal;
+    const principal = await load();
+    if (this.cacheMs > 0) {
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(key, { principal, until: wall + this.cacheMs });
+    }
+    return principal;
+  }
+
+  private async principalFor(partnerId: string, credentialId: string, kind: Principal['credentialKind']): Promise<Principal | null> {
+    const partner = await this.store().findPartner(partnerId);
+    if (!partner) return null;
+    const grants = await this.store().interfacesOf([partnerId]);
+    const interfaces: Principal['interfaces'] = {};
+    for (const g of grants) {
+      if (isPartnerInterface(g.interface)) {
+        interfaces[g.interface] = { enabled: fromFlag(g.enabled), perSecond: g.per_second, perDay: g.per_day };
+      }
+    }
+    return {
+      partnerId,
+      partnerName: partner.name,
+      partnerActive: partner.status === 'active',
+      credentialId,
+      credentialKind: kind,
+      interfaces,
+    };
+  }
+
+  private newSecret(kind: CredentialKind, username?: string) {
+    switch (kind) {
+      case 'api_key': {
+        const key = `${API_KEY_PREFIX}${randomBase62(40)}`;
+        return { publicId: `${key.slice(0, 12)}…`, secret: key, secretFields: { api_key: key } };
+      }
+      case 'basic': {
+        const user = username ?? `pbs-${randomBase62(12)}`;
+        if (!/^[A-Za-z0-9._@-]{3,100}$/.test(user)) {
+          throw apiError('VALIDATION_ERROR', 'username must be 3 to 100 characters of A-Z a-z 0-9 . _ @ -', { field: 'username' });
+        }
+        const password = randomBase62(40);
+        return { publicId: user, secret: password, secretFields: { username: user, password } };
+      }
+      case 'oauth_client': {
+        const clientId = username ?? randomBase62(22);
+        const clientSecret = randomBase62(64);
+        return { publicId: clientId, secret: clientSecret, secretFields: { client_id: clientId, client_secret: clientSecret } };
+      }
+    }
+  }
+
+  private async getTokenSecret(): Promise<string> {
+    this.tokenSecret ??= await new SettingsStore(this.db).setIfAbsent('oauth_token_secret', randomBase62(64));
+    return this.tokenSecret;
+  }
+}
+
+const DUMMY_ROW = { secret_hash: sha256Hex('pbs-no-such-user'), previous_secret_hash: null, previous_expires_at: null };
+
+function deriveToken(secret: string, tokenId: string): string {
+  return ACCESS_TOKEN_PREFIX + createHmac('sha256', secret).update(tokenId).digest('base64url');
+}
+
+function toView(row: CredentialRow): CredentialView {
+  return {
+    id: row.id,
+    partner_id: row.partner_id,
+    kind: row.kind,
+    label: row.label,
+    public_id: row.public_id,
+    created_at: toIso(row.created_at),
+    rotated_at: row.rotated_at === null ? null : toIso(row.rotated_at),
+    revoked_at: row.revoked_at === null ? null : toIso(row.revoked_at),
+    previous_secret_valid_until: row.previous_expires_at === null ? null : toIso(row.previous_expires_at),
+  };
+}

@@ -1,0 +1,197 @@
+import { BusinessStore } from '../businesses/business-store.js';
+import { partnerInterfaces, isPartnerInterface, type PartnerInterface } from '../platform/auth/principal.js';
+import type { Clock } from '../platform/clock.js';
+import { toIso } from '../platform/clock.js';
+import { toFlag, fromFlag, type Db } from '../platform/db/database.js';
+import { apiError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { parseCsv } from './csv.js';
+import { PartnerStore, type InterfaceRow, type PartnerRow } from './partner-store.js';
+
+export interface InterfaceView {
+  enabled: boolean;
+  per_second: number | null;
+  per_day: number | null;
+}
+
+export interface PartnerView {
+  id: string;
+  name: string;
+  status: 'active' | 'disabled';
+  created_at: string;
+  updated_at: string;
+  interfaces: Record<PartnerInterface, InterfaceView>;
+}
+
+export interface InterfaceChange {
+  enabled?: boolean;
+  per_second?: number | null;
+  per_day?: number | null;
+}
+
+/** Partners, their interface grants and the businesses they may act for. */
+export class PartnerService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    /** Called after any change that alters what a credential may do. */
+    private readonly onAccessChanged: () => void = () => {},
+  ) {}
+
+  private store(db = this.db) {
+    return new PartnerStore(db);
+  }
+
+  async create(input: { name: string; interfaces?: string[] }): Promise<PartnerView> {
+    const enabled = input.interfaces ?? [];
+    for (const name of enabled) {
+      if (!isPartnerInterface(name)) throw unknownInterface(name);
+    }
+    const now = this.clock.now();
+    const id = newId();
+    await this.db.transaction().execute(async (trx) => {
+      const store = this.store(trx);
+      await store.insertPartner({ id, name: input.name, status: 'active', created_at: now, updated_at: now });
+      for (const name of new Set(enabled)) {
+        await store.upsertInterface({ partner_id: id, interface: name, enabled: 1, per_second: null, per_day: null, updated_at: now });
+      }
+    });
+    return this.get(id);
+  }
+
+  async get(id: string): Promise<PartnerView> {
+    const row = await this.store().findPartner(id);
+    if (!row) throw apiError('NOT_FOUND', `Partner not found: ${id}`);
+    return toView(row, await this.store().interfacesOf([id]));
+  }
+
+  async list(limit = 50, offset = 0) {
+    const { total, rows } = await this.store().listPartners(limit, offset);
+    const grants = await this.store().interfacesOf(rows.map((r) => r.id));
+    return {
+      total,
+      limit,
+      offset,
+      partners: rows.map((r) => toView(r, grants.filter((g) => g.partner_id === r.id))),
+    };
+  }
+
+  async setStatus(id: string, status: 'active' | 'disabled'): Promise<PartnerView> {
+    const result = await this.store().setPartnerStatus(id, status, this.clock.now());
+    if (Number(result.numUpdatedRows) === 0) throw apiError('NOT_FOUND', `Partner not found: ${id}`);
+    this.onAccessChanged();
+    return this.get(id);
+  }
+
+  async setInterface(id: string, name: string, change: InterfaceChange): Promise<PartnerView> {
+    if (!isPartnerInterface(name)) throw unknownInterface(name);
+    const current = await this.get(id);
+    const was = current.interfaces[name];
+    await this.store().upsertInterface({
+      partner_id: id,
+      interface: name,
+      enabled: toFlag(change.enabled ?? was.enabled),
+      per_second: change.per_second !== undefined ? change.per_second : was.per_second,
+      per_day: change.per_day !== undefined ? change.per_day : was.per_day,
+      updated_at: this.clock.now(),
+    });
+    this.onAccessChanged();
+    return this.get(id);
+  }
+
+  async link(partnerId: string, businessIdOrAlias: string, comment?: string | null) {
+    await this.get(partnerId);
+    const business = await new BusinessStore(this.db).findByIdOrAlias(businessIdOrAlias);
+    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
+    await this.store().linkBusiness({ partner_id: partnerId, business_id: business.id, comment: comment ?? null, created_at: this.clock.now() });
+    return { partner_id: partnerId, business_id: business.id, comment: comment ?? null };
+  }
+
+  async unlink(partnerId: string, businessIdOrAlias: string) {
+    await this.get(partnerId);
+    const business = await new BusinessStore(this.db).findByIdOrAlias(businessIdOrAlias);
+    const result = business ? await this.store().unlinkBusiness(partnerId, business.id) : undefined;
+    if (!result || Number(result.numDeletedRows) === 0) {
+      throw apiError('NOT_FOUND', `Business ${businessIdOrAlias} is not linked to partner ${partnerId}`);
+    }
+  }
+
+  async listLinks(partnerId: string, limit = 100, offset = 0) {
+    await this.get(partnerId);
+    const { total, rows } = await this.store().listLinks(partnerId, limit, offset);
+    return {
+      total,
+      limit,
+      offset,
+      businesses: rows.map((r) => ({
+        business_id: r.business_id,
+        alias: r.alias,
+        name: r.name,
+        comment: r.comment,
+        linked_at: toIso(r.created_at),
+      })),
+    };
+  }
+
+  /**
+   * The onboarding CSV of the spec: `business id, optional comment` per line, header optional.
+   * All or nothing: any unknown business id rejects the whole file.
+   */
+  async importLinksCsv(partnerId: string, csv: string) {
+    await this.get(partnerId);
+    const rows = parseCsv(csv).filter((r) => r.length > 0 && r.some((cell) => cell.trim() !== ''));
+    if (rows.length > 0 && /^(business[_ ]?id|biz[_ ]?id)$/i.test(rows[0][0].trim())) rows.shift();
+    if (rows.length === 0) throw apiError('VALIDATION_ERROR', 'The CSV holds no business ids.');
+    const businesses = new BusinessStore(this.db);
+    const resolved: Array<{ id: string; comment: string | null }> = [];
+    const unknown: string[] = [];
+    for (const [rawId, ...rest] of rows) {
+      const id = rawId.trim();
+      const business = await businesses.findByIdOrAlias(id);
+      if (!business) unknown.push(id);
+      else resolved.push({ id: business.id, comment: rest.join(',').trim() || null });
+    }
+    if (unknown.length > 0) {
+      throw apiError('VALIDATION_ERROR', `Unknown business ids: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', …' : ''}`, {
+        field: 'business_id',
+      });
+    }
+    const now = this.clock.now();
+    await this.db.transaction().execute(async (trx) => {
+      const store = this.store(trx);
+      for (const r of resolved) await store.linkBusiness({ partner_id: partnerId, business_id: r.id, comment: r.comment, created_at: now });
+    });
+    return { linked: resolved.length };
+  }
+
+  /** Resolves a business for a partner route: unknown → 404, not linked to this partner → 403. */
+  async requireLinkedBusiness(partnerId: string, businessIdOrAlias: string) {
+    const business = await new BusinessStore(this.db).findByIdOrAlias(businessIdOrAlias);
+    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
+    if (!(await this.store().isLinked(partnerId, business.id))) {
+      throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for business ${businessIdOrAlias}.`);
+    }
+    return business;
+  }
+}
+
+function unknownInterface(name: string) {
+  return apiError('VALIDATION_ERROR', `Unknown interface "${name}"; one of ${partnerInterfaces.join(', ')}`, { field: 'interface' });
+}
+
+function toView(row: PartnerRow, grants: InterfaceRow[]): PartnerView {
+  const interfaces = {} as Record<PartnerInterface, InterfaceView>;
+  for (const name of partnerInterfaces) {
+    const g = grants.find((x) => x.interface === name);
+    interfaces[name] = { enabled: fromFlag(g?.enabled), per_second: g?.per_second ?? null, per_day: g?.per_day ?? null };
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+    interfaces,
+  };
+}
+

@@ -1,0 +1,151 @@
+import type { Selectable } from 'kysely';
+import type { DbOrTx } from '../platform/db/database.js';
+import type { CredentialKind, CredentialsTable, PartnerInterfacesTable, PartnersTable } from './partner-tables.js';
+import './partner-tables.js';
+
+export type PartnerRow = Selectable<PartnersTable>;
+export type InterfaceRow = Selectable<PartnerInterfacesTable>;
+export type CredentialRow = Selectable<CredentialsTable>;
+
+/** SQL for partners, their interface grants, credentials, tokens and business links. */
+export class PartnerStore {
+  constructor(private readonly db: DbOrTx) {}
+
+  insertPartner(row: PartnerRow) {
+    return this.db.insertInto('partners').values(row).execute();
+  }
+
+  findPartner(id: string) {
+    return this.db.selectFrom('partners').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async listPartners(limit: number, offset: number) {
+    const total = await this.db.selectFrom('partners').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await this.db.selectFrom('partners').selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute();
+    return { total: Number(total.n), rows };
+  }
+
+  setPartnerStatus(id: string, status: PartnerRow['status'], now: number) {
+    return this.db.updateTable('partners').set({ status, updated_at: now }).where('id', '=', id).executeTakeFirst();
+  }
+
+  interfacesOf(partnerIds: string[]) {
+    if (partnerIds.length === 0) return Promise.resolve([] as InterfaceRow[]);
+    return this.db.selectFrom('partner_interfaces').selectAll().where('partner_id', 'in', partnerIds).execute();
+  }
+
+  upsertInterface(row: InterfaceRow) {
+    const { partner_id: _p, interface: _i, ...update } = row;
+    return this.db
+      .insertInto('partner_interfaces')
+      .values(row)
+      .onConflict((oc) => oc.columns(['partner_id', 'interface']).doUpdateSet(update))
+      .execute();
+  }
+
+  insertCredential(row: CredentialRow) {
+    return this.db.insertInto('credentials').values(row).execute();
+  }
+
+  findCredential(id: string) {
+    return this.db.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findCredentialByPublicId(kind: CredentialKind, publicId: string) {
+    return this.db.selectFrom('credentials').selectAll().where('kind', '=', kind).where('public_id', '=', publicId).executeTakeFirst();
+  }
+
+  /** API keys are looked up by the hash of the whole key (current or, during a grace period, previous). */
+  findApiKeyByHash(hash: string) {
+    return this.db
+      .selectFrom('credentials')
+      .selectAll()
+      .where('kind', '=', 'api_key')
+      .where((eb) => eb.or([eb('secret_hash', '=', hash), eb('previous_secret_hash', '=', hash)]))
+      .executeTakeFirst();
+  }
+
+  listCredentials(partnerId: string) {
+    return this.db.selectFrom('credentials').selectAll().where('partner_id', '=', partnerId).orderBy('created_at').orderBy('id').execute();
+  }
+
+  updateCredential(id: string, change: Partial<CredentialRow>) {
+    return this.db.updateTable('credentials').set(change).where('id', '=', id).executeTakeFirst();
+  }
+
+  insertToken(row: { id: string; credential_id: string; partner_id: string; token_hash: string; created_at: number; expires_at: number }) {
+    return this.db.insertInto('oauth_tokens').values({ ...row, revoked_at: null }).execute();
+  }
+
+  findLiveToken(credentialId: string, now: number) {
+    return this.db
+      .selectFrom('oauth_tokens')
+      .selectAll()
+      .where('credential_id', '=', credentialId)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now)
+      .orderBy('expires_at', 'desc')
+      .executeTakeFirst();
+  }
+
+  findTokenByHash(hash: string) {
+    return this.db
+      .selectFrom('oauth_tokens')
+      .innerJoin('credentials', 'credentials.id', 'oauth_tokens.credential_id')
+      .select([
+        'oauth_tokens.id',
+        'oauth_tokens.partner_id',
+        'oauth_tokens.credential_id',
+        'oauth_tokens.expires_at',
+        'oauth_tokens.revoked_at',
+        'credentials.revoked_at as credential_revoked_at',
+      ])
+      .where('oauth_tokens.token_hash', '=', hash)
+      .executeTakeFirst();
+  }
+
+  revokeTokensOf(credentialId: string, now: number) {
+    return this.db
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: now })
+      .where('credential_id', '=', credentialId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  linkBusiness(row: { partner_id: string; business_id: string; comment: string | null; created_at: number }) {
+    return this.db
+      .insertInto('partner_businesses')
+      .values(row)
+      .onConflict((oc) => oc.columns(['partner_id', 'business_id']).doUpdateSet({ comment: row.comment }))
+      .execute();
+  }
+
+  unlinkBusiness(partnerId: string, businessId: string) {
+    return this.db.deleteFrom('partner_businesses').where('partner_id', '=', partnerId).where('business_id', '=', businessId).executeTakeFirst();
+  }
+
+  async isLinked(partnerId: string, businessId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('partner_businesses')
+      .select('business_id')
+      .where('partner_id', '=', partnerId)
+      .where('business_id', '=', businessId)
+      .executeTakeFirst();
+    return !!row;
+  }
+
+  async listLinks(partnerId: string, limit: number, offset: number) {
+    const base = this.db.selectFrom('partner_businesses').where('partner_id', '=', partnerId);
+    const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await base
+      .innerJoin('businesses', 'businesses.id', 'partner_businesses.business_id')
+      .select(['partner_businesses.business_id', 'partner_businesses.comment', 'partner_businesses.created_at', 'businesses.name', 'businesses.alias'])
+      .orderBy('partner_businesses.created_at')
+      .orderBy('partner_businesses.business_id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return { total: Number(total.n), rows };
+  }
+}

@@ -1,0 +1,291 @@
+import type { FastifyInstance } from 'fastify';
+import { partnerInterfaces } from '../platform/auth/principal.js';
+import { apiError } from '../platform/errors.js';
+import type { CredentialService } from './credential-service.js';
+import type { PartnerService } from './partner-service.js';
+
+const tags = ['operator'];
+const security = [{ adminToken: [] }];
+const config = { admin: true };
+
+const partnerParams = {
+  type: 'object',
+  required: ['partner_id'],
+  properties: { partner_id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
+const paging = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+  },
+} as const;
+const nullableLimit = { type: ['integer', 'null'], minimum: 1 } as const;
+
+type PartnerParams = { partner_id: string };
+type Paging = { limit: number; offset: number };
+
+/** Operator API for partners, their interface grants, credentials and business links. */
+export function partnerAdminRoutes(partners: PartnerService, credentials: CredentialService) {
+  return async (app: FastifyInstance) => {
+    app.post(
+      '/admin/v1/partners',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Create a partner (every interface disabled unless listed)',
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['name'],
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 200 },
+              interfaces: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...partnerInterfaces] } },
+            },
+          },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await partners.create(request.body as { name: string; interfaces?: string[] })),
+    );
+
+    app.get('/admin/v1/partners', { config, schema: { tags, security, summary: 'List partners', querystring: paging } }, async (request) => {
+      const q = request.query as Paging;
+      return partners.list(q.limit, q.offset);
+    });
+
+    app.get('/admin/v1/partners/:partner_id', { config, schema: { tags, security, summary: 'Show a partner', params: partnerParams } }, async (request) =>
+      partners.get((request.params as PartnerParams).partner_id),
+    );
+
+    for (const [action, status] of [
+      ['disable', 'disabled'],
+      ['enable', 'active'],
+    ] as const) {
+      app.post(
+        `/admin/v1/partners/:partner_id/${action}`,
+        { config, schema: { tags, security, summary: `${action === 'disable' ? 'Disable' : 'Re-enable'} a partner`, params: partnerParams } },
+        async (request) => partners.setStatus((request.params as PartnerParams).partner_id, status),
+      );
+    }
+
+    app.put(
+      '/admin/v1/partners/:partner_id/interfaces/:interface',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Enable or disable one interface for a partner, and set its rate limits',
+          params: {
+            type: 'object',
+            required: ['partner_id', 'interface'],
+            properties: { partner_id: { type: 'string' }, interface: { type: 'string', enum: [...partnerInterfaces] } },
+          },
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { enabled: { type: 'boolean' }, per_second: nullableLimit, per_day: nullableLimit },
+          },
+        },
+      },
+      async (request) => {
+        const p = request.params as PartnerParams & { interface: string };
+        return partners.setInterface(p.partner_id, p.interface, (request.body ?? {}) as object);
+      },
+    );
+
+    app.post(
+      '/admin/v1/partners/:partner_id/credentials',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Issue a credential; the secret is shown only in this response',
+          params: partnerParams,
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kind'],
+            properties: {
+              kind: { type: 'string', enum: ['api_key', 'basic', 'oauth_client'] },
+              label: { type: 'string', maxLength: 200 },
+              username: { type: 'string', minLength: 3, maxLength: 100, description: 'basic only; generated when absent' },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as { kind: 'api_key' | 'basic' | 'oauth_client'; label?: string; username?: string };
+        return reply.code(201).send(await credentials.issue((request.params as PartnerParams).partner_id, body));
+      },
+    );
+
+    app.get(
+      '/admin/v1/partners/:partner_id/credentials',
+      { config, schema: { tags, security, summary: "List a partner's credentials (never their secrets)", params: partnerParams } },
+      async (request) => ({ credentials: await credentials.list((request.params as PartnerParams).partner_id) }),
+    );
+
+    const credentialParams = {
+      type: 'object',
+      required: ['credential_id'],
+      properties: { credential_id: { type: 'string', minLength: 1, maxLength: 64 } },
+    } as const;
+
+    app.post(
+      '/admin/v1/credentials/:credential_id/rotate',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Rotate a credential; the old secret may stay valid for a grace period',
+          params: credentialParams,
+          body: {
+            type: ['object', 'null'],
+            additionalProperties: false,
+            properties: { grace_seconds: { type: 'integer', minimum: 0, maximum: 30 * 86400 } },
+          },
+        },
+      },
+      async (request) => {
+        const body = (request.body ?? {}) as { grace_seconds?: number };
+        return credentials.rotate((request.params as { credential_id: string }).credential_id, body.grace_seconds ?? 0);
+      },
+    );
+
+    app.delete(
+      '/admin/v1/credentials/:credential_id',
+      { config, schema: { tags, security, summary: 'Revoke a credential (and its access tokens)', params: credentialParams } },
+      async (request) => credentials.revoke((request.params as { credential_id: string }).credential_id),
+    );
+
+    app.get(
+      '/admin/v1/partners/:partner_id/businesses',
+      { config, schema: { tags, security, summary: 'Businesses the partner may act for', params: partnerParams, querystring: paging } },
+      async (request) => {
+        const q = request.query as Paging;
+        return partners.listLinks((request.params as PartnerParams).partner_id, q.limit, q.offset);
+      },
+    );
+
+    const linkParams = {
+      type: 'object',
+      required: ['partner_id', 'business_id'],
+      properties: { partner_id: { type: 'string' }, business_id: { type: 'string', minLength: 1, maxLength: 200 } },
+    } as const;
+
+    app.put(
+      '/admin/v1/partners/:partner_id/businesses/:business_id',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Link a business to a partner',
+          params: linkParams,
+          body: { type: ['object', 'null'], additionalProperties: false, properties: { comment: { type: ['string', 'null'], maxLength: 1000 } } },
+        },
+      },
+      async (request) => {
+        const p = request.params as PartnerParams & { business_id: string };
+        return partners.link(p.partner_id, p.business_id, (request.body as { comment?: string } | undefined)?.comment);
+      },
+    );
+
+    app.delete(
+      '/admin/v1/partners/:partner_id/businesses/:business_id',
+      { config, schema: { tags, security, summary: 'Unlink a business from a partner', params: linkParams } },
+      async (request, reply) => {
+        const p = request.params as PartnerParams & { business_id: string };
+        await partners.unlink(p.partner_id, p.business_id);
+        return reply.code(204).send();
+      },
+    );
+
+    app.post(
+      '/admin/v1/partners/:partner_id/businesses/import',
+      {
+        config,
+        bodyLimit: 64 * 1024 * 1024,
+        schema: {
+          tags,
+          security,
+          summary: 'Import the onboarding CSV (business id, optional comment); all or nothing',
+          description: 'Body: text/csv, one `business_id,comment` per line; a header line is optional.',
+          params: partnerParams,
+        },
+      },
+      async (request) => {
+        if (typeof request.body !== 'string') throw apiError('UNSUPPORTED_MEDIA_TYPE', 'Send the CSV as text/csv.');
+        return partners.importLinksCsv((request.params as PartnerParams).partner_id, request.body);
+      },
+    );
+  };
+}
+
+/** `POST /oauth2/token`: client credentials → bearer access token (facts.md §7.3). */
+export function oauthRoutes(credentials: CredentialService) {
+  return async (app: FastifyInstance) => {
+    app.post(
+      '/oauth2/token',
+      {
+        schema: {
+          tags: ['oauth'],
+          summary: 'Obtain an access token with client credentials',
+          description:
+            'Form body `grant_type=client_credentials&client_id=…&client_secret=…` (or the client in HTTP Basic). ' +
+            'While a token is live the same token is returned with its remaining lifetime.',
+          body: {
+            type: 'object',
+            properties: {
+              grant_type: { type: 'string' },
+              client_id: { type: 'string' },
+              client_secret: { type: 'string' },
+            },
+          },
+          response: {
+            200: {
+              type: 'object',
+              required: ['access_token', 'token_type', 'expires_in'],
+              properties: { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' } },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const body = (request.body ?? {}) as Record<string, unknown>;
+        const single = (v: unknown) => (Array.isArray(v) ? v[0] : v) as string | undefined;
+        const grantType = single(body.grant_type);
+        let clientId = single(body.client_id);
+        let clientSecret = single(body.client_secret);
+        const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(request.headers.authorization ?? '');
+        if (basic && !clientId) {
+          const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+          const colon = decoded.indexOf(':');
+          if (colon >= 0) {
+            clientId = safeDecode(decoded.slice(0, colon));
+            clientSecret = safeDecode(decoded.slice(colon + 1));
+          }
+        }
+        if (!grantType) throw apiError('INVALID_REQUEST', 'grant_type is required', { field: 'grant_type' });
+        if (grantType !== 'client_credentials') throw apiError('UNSUPPORTED_GRANT_TYPE');
+        if (!clientId || !clientSecret) throw apiError('INVALID_CLIENT', 'client_id and client_secret are required');
+        reply.header('cache-control', 'no-store');
+        return credentials.exchangeClientCredentials(clientId, clientSecret);
+      },
+    );
+  };
+}
+
+/** RFC 6749 §2.3.1 form-encodes Basic client credentials; a malformed escape is kept as sent. */
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

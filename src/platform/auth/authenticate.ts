@@ -1,0 +1,62 @@
+import type { FastifyRequest } from 'fastify';
+import { apiError } from '../errors.js';
+import { secretMatches } from '../ids.js';
+import type { CredentialVerifier, PartnerRouteConfig, Principal } from './principal.js';
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+const BASIC = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i;
+
+function basicChallenge(realm: string) {
+  return { headers: { 'www-authenticate': `Basic realm="${realm}", charset="UTF-8"` } };
+}
+
+/**
+ * Establishes the principal of a partner route, in the order of facts.md §1.2:
+ * missing → 401 TOKEN_MISSING, unknown/revoked → 401 TOKEN_INVALID, partner disabled →
+ * 401 UNAUTHORIZED_API_KEY, interface not granted → 403 PARTNER_ENDPOINT_DISABLED.
+ */
+export async function authenticatePartner(
+  request: FastifyRequest,
+  route: PartnerRouteConfig,
+  verifier: CredentialVerifier,
+): Promise<Principal> {
+  const header = request.headers.authorization;
+  const challenge = route.scheme === 'basic' ? basicChallenge('pbs partner API') : {};
+  if (!header || header.trim() === '') {
+    throw apiError('TOKEN_MISSING', undefined, challenge);
+  }
+  let principal: Principal | null = null;
+  if (route.scheme === 'bearer') {
+    const match = BEARER.exec(header);
+    if (!match) throw apiError('TOKEN_INVALID', 'The Authorization header must be "Bearer <API key or access token>".');
+    principal = await verifier.verifyBearer(match[1]);
+  } else {
+    const match = BASIC.exec(header);
+    if (!match) throw apiError('TOKEN_INVALID', 'The Authorization header must use HTTP Basic authentication.', challenge);
+    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw apiError('TOKEN_INVALID', 'Malformed Basic credentials.', challenge);
+    principal = await verifier.verifyBasic(decoded.slice(0, colon), decoded.slice(colon + 1));
+  }
+  if (!principal) {
+    throw apiError('TOKEN_INVALID', route.scheme === 'basic' ? 'Authentication Error: the credentials are not valid.' : undefined, challenge);
+  }
+  if (!principal.partnerActive) {
+    throw apiError('UNAUTHORIZED_API_KEY', 'This partner is disabled; its credentials cannot query any endpoint.');
+  }
+  if (!principal.interfaces[route.interface]?.enabled) {
+    throw apiError(
+      'PARTNER_ENDPOINT_DISABLED',
+      `This client is not enabled for the ${route.interface} interface. Contact the platform operator to request access.`,
+    );
+  }
+  return principal;
+}
+
+/** Operator API: `Authorization: Bearer <admin token>`, compared in constant time. */
+export function authenticateAdmin(request: FastifyRequest, adminTokenHash: string): void {
+  const header = request.headers.authorization;
+  if (!header) throw apiError('TOKEN_MISSING', 'The operator API needs "Authorization: Bearer <admin token>".');
+  const match = BEARER.exec(header);
+  if (!match || !secretMatches(match[1], adminTokenHash)) throw apiError('TOKEN_INVALID', 'Invalid admin token.');
+}

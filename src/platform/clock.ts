@@ -1,0 +1,101 @@
+import { EventEmitter } from 'node:events';
+
+/** The one source of "now" for every rule that depends on time. Milliseconds since the epoch. */
+export interface Clock {
+  now(): number;
+  /** Subscribe to jumps of the clock (sandbox moves), so timers can re-check what is due. */
+  onChange(listener: () => void): () => void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  onChange: () => () => {},
+};
+
+export interface ClockState {
+  /** Added to the wall clock while running. */
+  offsetMs: number;
+  /** When set, time stands still at this instant. */
+  frozenAtMs: number | null;
+}
+
+/**
+ * A clock the operator can read, freeze, set and advance (sandbox mode and tests).
+ * Its state is two numbers so it can be shared between processes through the database.
+ */
+export class ControllableClock implements Clock {
+  private state: ClockState;
+  private readonly events = new EventEmitter();
+
+  constructor(
+    initial: Partial<ClockState> = {},
+    private readonly wall: () => number = Date.now,
+  ) {
+    this.state = { offsetMs: initial.offsetMs ?? 0, frozenAtMs: initial.frozenAtMs ?? null };
+    this.events.setMaxListeners(100);
+  }
+
+  now(): number {
+    return this.state.frozenAtMs ?? this.wall() + this.state.offsetMs;
+  }
+
+  get frozen(): boolean {
+    return this.state.frozenAtMs !== null;
+  }
+
+  snapshot(): ClockState {
+    return { ...this.state };
+  }
+
+  /** Replace the state (e.g. as read from the database); notifies only when time actually moved. */
+  restore(state: ClockState): void {
+    const before = this.now();
+    this.state = { ...state };
+    this.emit(before);
+  }
+
+  set(atMs: number): void {
+    const before = this.now();
+    if (this.state.frozenAtMs !== null) this.state.frozenAtMs = atMs;
+    else this.state.offsetMs = atMs - this.wall();
+    this.emit(before);
+  }
+
+  advance(ms: number): void {
+    this.set(this.now() + ms);
+  }
+
+  freeze(): void {
+    this.state = { offsetMs: this.state.offsetMs, frozenAtMs: this.now() };
+  }
+
+  unfreeze(): void {
+    const at = this.now();
+    this.state = { offsetMs: at - this.wall(), frozenAtMs: null };
+  }
+
+  /** Back to real time. */
+  reset(): void {
+    const before = this.now();
+    this.state = { offsetMs: 0, frozenAtMs: null };
+    this.emit(before);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.events.on('change', listener);
+    return () => this.events.off('change', listener);
+  }
+
+  private emit(before: number): void {
+    if (this.now() !== before) this.events.emit('change');
+  }
+}
+
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** ISO 8601 in UTC with an explicit `+00:00` offset, as the original API writes timestamps. */
+export function toIsoOffset(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}

@@ -1,0 +1,105 @@
+import path from 'node:path';
+
+/** Everything pbs reads from its environment, read once at start and passed down. */
+export interface Config {
+  port: number;
+  host: string;
+  /** `postgres://…` selects PostgreSQL; otherwise the embedded SQLite file below is used. */
+  databaseUrl: string | undefined;
+  sqlitePath: string;
+  dataDir: string;
+  /** Sandbox mode lets the operator move the clock and prints demo credentials. */
+  sandbox: boolean;
+  /** Fixed operator token; when absent one is generated at first start and stored hashed. */
+  adminToken: string | undefined;
+  /** Public address used in links pbs hands out (confirmation pages, docs URL). */
+  publicUrl: string;
+  logLevel: string;
+  /** Log one line per request (off in benchmarks to measure the server, not the log sink). */
+  logRequests: boolean;
+  bodyLimitBytes: number;
+  seedDemo: boolean;
+  rateLimit: { perSecond: number; perDay: number };
+  /** How long a verified credential is trusted from memory before it is looked up again. */
+  authCacheMs: number;
+  idempotencyTtlMs: number;
+  jobs: { enabled: boolean; pollMs: number; batchSize: number; leaseMs: number };
+  /** How often a process re-reads the shared sandbox clock written by another process. */
+  clockSyncMs: number;
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be a boolean (1/0/true/false), got "${raw}"`);
+}
+
+/** Flags (`--port 9000`) override environment variables of the same meaning. */
+export function loadConfig(env: Env = process.env, flags: Record<string, string> = {}): Config {
+  const merged: Env = { ...env };
+  const flagToEnv: Record<string, string> = {
+    port: 'PORT',
+    host: 'HOST',
+    'database-url': 'DATABASE_URL',
+    'data-dir': 'PBS_DATA_DIR',
+    sandbox: 'PBS_SANDBOX',
+    'log-level': 'PBS_LOG_LEVEL',
+  };
+  for (const [flag, value] of Object.entries(flags)) {
+    const name = flagToEnv[flag];
+    if (name) merged[name] = value;
+  }
+  const port = int(merged, 'PORT', 8080);
+  const host = merged.HOST || '0.0.0.0';
+  const dataDir = path.resolve(merged.PBS_DATA_DIR || './data');
+  const databaseUrl = merged.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const visibleHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return {
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    sqlitePath: merged.PBS_SQLITE_PATH || path.join(dataDir, 'pbs.sqlite'),
+    sandbox: bool(merged, 'PBS_SANDBOX', true),
+    adminToken: merged.PBS_ADMIN_TOKEN || undefined,
+    publicUrl: (merged.PBS_PUBLIC_URL || `http://${visibleHost}:${port}`).replace(/\/$/, ''),
+    logLevel: merged.PBS_LOG_LEVEL || 'info',
+    logRequests: bool(merged, 'PBS_LOG_REQUESTS', true),
+    bodyLimitBytes: int(merged, 'PBS_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    seedDemo: bool(merged, 'PBS_SEED_DEMO', true),
+    rateLimit: {
+      perSecond: int(merged, 'PBS_RATE_LIMIT_PER_SECOND', 50, 1),
+      perDay: int(merged, 'PBS_RATE_LIMIT_PER_DAY', 25000, 1),
+    },
+    authCacheMs: int(merged, 'PBS_AUTH_CACHE_MS', 2000),
+    idempotencyTtlMs: int(merged, 'PBS_IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1) * 1000,
+    jobs: {
+      enabled: bool(merged, 'PBS_JOBS', true),
+      pollMs: int(merged, 'PBS_JOBS_POLL_MS', 500, 10),
+      batchSize: int(merged, 'PBS_JOBS_BATCH', 20, 1),
+      leaseMs: int(merged, 'PBS_JOBS_LEASE_MS', 60_000, 100),
+    },
+    clockSyncMs: int(merged, 'PBS_CLOCK_SYNC_MS', 1000, 0),
+    shutdownGraceMs: int(merged, 'PBS_SHUTDOWN_GRACE_MS', 10_000, 0),
+  };
+}

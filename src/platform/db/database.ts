@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+
+/**
+ * Tables are declared by their owners (platform and families) by merging into this interface
+ * (`declare module`), so the database type grows with each family without a central edit.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Tables {}
+
+export type Db = Kysely<Tables>;
+export type Tx = Transaction<Tables>;
+/** Either the database or an open transaction: stores accept both so callers choose the boundary. */
+export type DbOrTx = Db | Tx;
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Db;
+  dialect: Dialect;
+  /** Human-readable location, without credentials. */
+  description: string;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  sqlitePath?: string;
+  /** PostgreSQL schema to use (tests give every run its own). Created when missing. */
+  pgSchema?: string;
+  pgPoolSize?: number;
+}
+
+// int8 (count(*), bigint columns) and numeric come back as strings from pg by default; all our
+// values fit in a double (millisecond timestamps, counters).
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const schema = options.pgSchema;
+    if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.pgPoolSize ?? 10,
+      types: pgTypes,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    // An idle client losing its connection must not crash the process.
+    pool.on('error', () => {});
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+    const url = new URL(options.databaseUrl);
+    return {
+      db,
+      dialect: 'postgres',
+      description: `postgres://${url.host}${url.pathname}${schema ? ` (schema ${schema})` : ''}`,
+      close: () => db.destroy(),
+    };
+  }
+  const file = options.sqlitePath ?? ':memory:';
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', description: `sqlite:${file}`, close: () => db.destroy() };
+}
+
+/** Booleans are stored as 0/1 on both databases so one set of migrations serves both. */
+export const toFlag = (value: boolean): number => (value ? 1 : 0);
+export const fromFlag = (value: number | boolean | null | undefined): boolean => Boolean(value);
+
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

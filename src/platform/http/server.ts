@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { ApiError, apiError, codeForStatus, errorCatalogue } from '../errors.js';
+import type { Metrics } from '../metrics.js';
+
+export interface HttpServerOptions {
+  logLevel: string;
+  logRequests: boolean;
+  bodyLimitBytes: number;
+  metrics: Metrics;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const ROUTABLE_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** Repeated keys become arrays, as in query strings, so `ids=a&ids=b` reads the same either way. */
+export function parseFormBody(body: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const [key, value] of new URLSearchParams(body)) {
+    const existing = out[key];
+    if (existing === undefined) out[key] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else out[key] = [existing, value];
+  }
+  return { ...out };
+}
+
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
+}
+
+/** Turns anything thrown while answering into the catalogue's error shape; only real faults are 5xx. */
+export function toApiError(error: FastifyError | Error): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as FastifyError & { validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }> };
+  if (e.validation && e.validation.length > 0) {
+    const first = e.validation[0];
+    const context = (e as { validationContext?: string }).validationContext ?? 'request';
+    const missing = first.params?.missingProperty as string | undefined;
+    const pathParts = (first.instancePath ?? '').split('/').filter(Boolean);
+    const field = missing ?? (pathParts.length > 0 ? pathParts.join('.') : null);
+    const where = field ? `${context}.${field}` : context;
+    return apiError('VALIDATION_ERROR', `${where} ${first.message ?? 'is invalid'}`.trim(), { field });
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return apiError('PAYLOAD_TOO_LARGE');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return e.statusCode === 415
+        ? apiError('UNSUPPORTED_MEDIA_TYPE', `Unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type:\s*/, '')}`)
+        : apiError('INVALID_REQUEST', e.message);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return apiError('MALFORMED_JSON');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_TYPE') return apiError('MALFORMED_JSON');
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    const code = codeForStatus(status);
+    return apiError(code, e.message || errorCatalogue[code].description, { status });
+  }
+  return apiError('INTERNAL_ERROR');
+}
+
+/**
+ * The Fastify instance every family plugs into: request ids, the JSON/form/text body parsers,
+ * the error shape for every failure (including 404, 405, 413, 415 and malformed bodies), and
+ * request metrics.
+ */
+export function createHttpServer(options: HttpServerOptions): FastifyInstance {
+  const app = Fastify({
+    logger: { level: options.logLevel },
+    // Requests are logged once, compactly, in onResponse below (when enabled).
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    return503OnClosing: true,
+  });
+
+  // Every route is also entered into a router of our own, so an unknown method on a known path
+  // can be told apart from an unknown path (405 with Allow, rather than 404).
+  const knownRoutes = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 500 });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (ROUTABLE_METHODS.includes(method as HTTPMethod)) {
+        try {
+          knownRoutes.on(method as HTTPMethod, route.url, () => {});
+        } catch {
+          // the same method and path registered twice (e.g. HEAD twice): already known
+        }
+      }
+    }
+  });
+
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  // An empty JSON body (a POST with nothing to say) is treated as no body, not as malformed.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    jsonParser(request, body as string, done);
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, parseFormBody(body as string));
+  });
+  for (const type of ['text/csv', 'text/plain', 'application/x-ndjson', 'application/jsonl']) {
+    app.addContentTypeParser(type, { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    options.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    options.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    if (options.logRequests) {
+      request.log.info(
+        { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+        'request',
+      );
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const apiErr = toApiError(error);
+    if (apiErr.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, apiErr);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = ROUTABLE_METHODS.filter((m) => m !== request.method && knownRoutes.find(m, path));
+    if (allowed.length > 0) {
+      return sendError(
+        reply,
+        apiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, {
+          headers: { allow: allowed.join(', ') },
+        }),
+      );
+    }
+    return sendError(reply, apiError('NOT_FOUND', `No route for ${request.method} ${path}`));
+  });
+
+  // Node's own parser rejects broken requests before Fastify sees them; answer in our shape.
+  app.server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify({ error: { code: 'INVALID_REQUEST', description: 'Malformed HTTP request' } });
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  return app;
+}
+
+/** JSON schema of the error body, for the OpenAPI document. */
+export const errorResponseSchema = {
+  $id: 'ErrorResponse',
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'description'],
+      properties: {
+        code: { type: 'string' },
+        description: { type: 'string' },
+        field: { type: ['string', 'null'] },
+        instance: {},
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,34 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Clock, ControllableClock } from './clock.js';
+import type { ClockSync } from './clock-sync.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { PbsMigration } from './db/migrate.js';
+import type { JobRunner } from './jobs/job-runner.js';
+import type { Metrics } from './metrics.js';
+
+/** What every family gets to build its services and routes. */
+export interface PlatformContext {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  /** Present in sandbox mode: the clock the operator can move. */
+  sandboxClock: ControllableClock | undefined;
+  clockSync: ClockSync | undefined;
+  jobs: JobRunner;
+  metrics: Metrics;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * A family of the API (reservations, advertising, …) plugs in as one module: its migrations,
+ * its routes (partner routes declare `config.partner`, operator routes `config.admin`) and the
+ * job types it handles. Modules never reach into each other's tables.
+ */
+export interface ApiModule {
+  name: string;
+  migrations?: PbsMigration[];
+  /** Registers job handlers; called before the job runner starts. */
+  registerJobs?(jobs: JobRunner): void;
+  routes?(app: FastifyInstance): Promise<void> | void;
+}

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { createPbs, type Pbs, type PbsOptions } from '../../src/app.js';
+import { ControllableClock } from '../../src/platform/clock.js';
+import { loadConfig, type Config } from '../../src/platform/config.js';
+import { openDatabase, type Database, type Dialect } from '../../src/platform/db/database.js';
+
+export const dialects: Dialect[] = ['sqlite', 'postgres'];
+
+export const TEST_PG_URL = process.env.PBS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const ADMIN_TOKEN = 'test-admin-token';
+/** A fixed start for the sandbox clock: Monday 2031-05-05 16:00 UTC. */
+export const T0 = Date.parse('2031-05-05T16:00:00Z');
+
+export interface TestDatabase extends Database {
+  /** Drops what the test created (the PostgreSQL schema) and closes. */
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database: SQLite in memory, or a PostgreSQL schema of its own. */
+export async function openTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const db = await openDatabase({});
+    return { ...db, drop: () => db.close() };
+  }
+  const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const db = await openDatabase({ databaseUrl: TEST_PG_URL, pgSchema: schema, pgPoolSize: 20 });
+  return {
+    ...db,
+    drop: async () => {
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db.db);
+      await db.close();
+    },
+  };
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    PBS_SANDBOX: '1',
+    PBS_LOG_LEVEL: process.env.PBS_TEST_LOG_LEVEL ?? 'silent',
+    PBS_ADMIN_TOKEN: ADMIN_TOKEN,
+    PBS_JOBS: '0',
+    PBS_CLOCK_SYNC_MS: '0',
+    PBS_AUTH_CACHE_MS: '0',
+    PBS_SEED_DEMO: '0',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...overrides,
+  });
+}
+
+export interface Harness {
+  pbs: Pbs;
+  url: string;
+  clock: ControllableClock;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** Starts a real pbs on a loopback port over a fresh database. */
+export async function startPbs(
+  dialect: Dialect,
+  options: { env?: Record<string, string>; modules?: PbsOptions['modules']; database?: TestDatabase; clock?: ControllableClock } = {},
+): Promise<Harness> {
+  const database = options.database ?? (await openTestDatabase(dialect));
+  const clock = options.clock ?? new ControllableClock({ frozenAtMs: T0 });
+  const pbs = await createPbs(testConfig(options.env), { database, clock, modules: options.modules, keepDatabaseOpen: true });
+  const address = await pbs.listen();
+  return {
+    pbs,
+    url: address,
+    clock,
+    database,
+    async close() {
+      await pbs.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+export interface CallOptions {
+  token?: string;
+  basic?: [string, string];
+  json?: unknown;
+  form?: Record<string, string>;
+  body?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export async function call(base: string, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.basic) headers.authorization = `Basic ${Buffer.from(options.basic.join(':')).toString('base64')}`;
+  let body: string | undefined = options.body;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] = 'application/json';
+  } else if (options.form) {
+    body = new URLSearchParams(options.form).toString();
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+  }
+  if (options.contentType) headers['content-type'] = options.contentType;
+  const response = await fetch(base + path, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** Calls the operator API with the test admin token. */
+export function admin(base: string, method: string, path: string, options: CallOptions = {}) {
+  return call(base, method, path, { token: ADMIN_TOKEN, ...options });
+}
+
+/** Creates a partner with the given interfaces and returns it with one credential of each kind. */
+export async function createPartner(base: string, interfaces: string[], name = 'Test Partner') {
+  const partner = (await admin(base, 'POST', '/admin/v1/partners', { json: { name, interfaces } })).body;
+  const issue = async (kind: string) => (await admin(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, { json: { kind } })).body;
+  const apiKey = await issue('api_key');
+  const basic = await issue('basic');
+  const oauth = await issue('oauth_client');
+  return { partner, apiKey, basic, oauth };
+}
+
+export function sampleBusiness(overrides: Record<string, unknown> = {}) {
+  return {
+    name: 'Sample Bistro',
+    location: { address1: '1 Sample St', city: 'San Francisco', state: 'CA', country: 'US', zip_code: '94103' },
+    coordinates: { latitude: 37.77, longitude: -122.42 },
+    timezone: 'America/Los_Angeles',
+    categories: [{ alias: 'french', title: 'French' }],
+    rating: 4.5,
+    review_count: 10,
+    price: '$$',
+    phone: '+14155550100',
+    ...overrides,
+  };
+}
