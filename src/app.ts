@@ -50,6 +50,8 @@ export interface PbsOptions {
   clock?: Clock;
   /** Families added by the caller (the API families, and probe routes in tests). */
   modules?: (ctx: PlatformContext, services: Services) => ApiModule[];
+  /** Wall time for load-related windows (per-second rate limits); tests replace it. */
+  wallClock?: () => number;
   /** Keep the database open on close (the caller owns it). */
   keepDatabaseOpen?: boolean;
 }
@@ -109,7 +111,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const settings = new SettingsStore(database.db);
   const admin = await resolveAdminToken(config, settings);
 
-  const rateLimiter = new RateLimiter(clock);
+  const rateLimiter = new RateLimiter(clock, options.wallClock);
   const idempotency = new IdempotencyStore(database.db, clock, config.idempotencyTtlMs);
   installGuards(app, {
     verifier: credentials,

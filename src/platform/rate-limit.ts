@@ -20,18 +20,23 @@ const DAY_MS = 86_400_000;
  * Per-partner, per-interface limits as facts.md §1.3 describes: a queries-per-second limit
  * (429 TOO_MANY_REQUESTS_PER_SECOND) and a daily budget reset at midnight UTC
  * (429 ACCESS_LIMIT_REACHED), reported on every response in `RateLimit-*` headers.
- * Counters live in the process: with several processes each enforces its own share.
+ * The per-second window follows the wall clock (it is about load, and must keep moving when the
+ * sandbox clock is frozen); the daily budget follows the pbs clock, so moving the sandbox clock
+ * past midnight UTC resets it. Counters live in the process: with several processes each
+ * enforces its own share.
  */
 export class RateLimiter {
   private readonly counters = new Map<string, Counter>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly wallNow: () => number = Date.now,
+  ) {}
 
   /** Counts one request; throws the 429 error (with headers) when a limit is exceeded. */
   take(key: string, limits: Limits): Record<string, string> {
-    const now = this.clock.now();
-    const second = Math.floor(now / 1000);
-    const day = Math.floor(now / DAY_MS);
+    const second = Math.floor(this.wallNow() / 1000);
+    const day = Math.floor(this.clock.now() / DAY_MS);
     let counter = this.counters.get(key);
     if (!counter) {
       counter = { second, secondCount: 0, day, dayCount: 0 };

@@ -49,8 +49,18 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   });
 }
 
+/** Stands in for the wall clock in per-second rate-limit windows. */
+export class ManualWall {
+  constructor(public ms = T0) {}
+  now = () => this.ms;
+  tick(ms = 1000) {
+    this.ms += ms;
+  }
+}
+
 export interface Harness {
   pbs: Pbs;
+  wall: ManualWall;
   url: string;
   clock: ControllableClock;
   database: TestDatabase;
@@ -64,10 +74,18 @@ export async function startPbs(
 ): Promise<Harness> {
   const database = options.database ?? (await openTestDatabase(dialect));
   const clock = options.clock ?? new ControllableClock({ frozenAtMs: T0 });
-  const pbs = await createPbs(testConfig(options.env), { database, clock, modules: options.modules, keepDatabaseOpen: true });
+  const wall = new ManualWall();
+  const pbs = await createPbs(testConfig(options.env), {
+    database,
+    clock,
+    modules: options.modules,
+    keepDatabaseOpen: true,
+    wallClock: wall.now,
+  });
   const address = await pbs.listen();
   return {
     pbs,
+    wall,
     url: address,
     clock,
     database,

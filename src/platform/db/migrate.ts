@@ -22,19 +22,15 @@ export async function migrateToLatest(database: Database, migrations: PbsMigrati
       return out;
     },
   };
-  const migrator = new Migrator({ db: database.db, provider, migrationTableName: 'pbs_migrations', migrationLockTableName: 'pbs_migrations_lock' });
+  const migrator = new Migrator({
+    db: database.db,
+    provider,
+    migrationTableName: 'pbs_migrations',
+    migrationLockTableName: 'pbs_migrations_lock',
+    // Without a schema Kysely would take another schema's bookkeeping tables for ours.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}
-
-export async function pendingMigrations(database: Database, migrations: PbsMigration[]): Promise<string[]> {
-  const applied = new Set<string>();
-  try {
-    const rows = await (database.db as Kysely<any>).selectFrom('pbs_migrations').select('name').execute();
-    for (const r of rows) applied.add(r.name as string);
-  } catch {
-    return migrations.map((m) => m.name);
-  }
-  return migrations.map((m) => m.name).filter((n) => !applied.has(n));
 }
