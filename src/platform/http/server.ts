@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, apiError, codeForStatus, errorCatalogue } from '../errors.js';
@@ -13,6 +14,20 @@ export interface HttpServerOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const ROUTABLE_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** Node's own parser rejects broken requests before Fastify routes them; answer in our shape. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const body = JSON.stringify({ error: { code: 'INVALID_REQUEST', description: 'Malformed HTTP request' } });
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
 
 /** Repeated keys become arrays, as in query strings, so `ids=a&ids=b` reads the same either way. */
 export function parseFormBody(body: string): Record<string, string | string[]> {
@@ -85,6 +100,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
+    // Errors raised before routing (undecodable URL, over-long parameter) get our shape too.
+    frameworkErrors: (error, _request, reply) => {
+      sendError(reply, toApiError(error));
+    },
   });
 
   // Every route is also entered into a router of our own, so an unknown method on a known path
@@ -150,17 +170,6 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       );
     }
     return sendError(reply, apiError('NOT_FOUND', `No route for ${request.method} ${path}`));
-  });
-
-  // Node's own parser rejects broken requests before Fastify sees them; answer in our shape.
-  app.server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify({ error: { code: 'INVALID_REQUEST', description: 'Malformed HTTP request' } });
-    socket.end(
-      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
   });
 
   return app;
