@@ -7,6 +7,7 @@ import { CredentialService } from './partners/credential-service.js';
 import { PartnerService } from './partners/partner-service.js';
 import { partnersMigration } from './partners/partner-tables.js';
 import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
+import { waitlistModule } from './waitlist/module.js';
 import { ControllableClock, systemClock, type Clock } from './platform/clock.js';
 import { ClockSync } from './platform/clock-sync.js';
 import type { Config } from './platform/config.js';
@@ -52,6 +53,8 @@ export interface PbsOptions {
   modules?: (ctx: PlatformContext, services: Services) => ApiModule[];
   /** Wall time for load-related windows (per-second rate limits); tests replace it. */
   wallClock?: () => number;
+  /** Create and return an admin token when none exists (serve does; one-shot CLI commands do not). */
+  issueAdminToken?: boolean;
   /** Keep the database open on close (the caller owns it). */
   keepDatabaseOpen?: boolean;
 }
@@ -63,12 +66,25 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
   return openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
 }
 
-/** Resolves the operator token: configured, stored (hash), or generated now and returned once. */
-async function resolveAdminToken(config: Config, settings: SettingsStore): Promise<{ hash: string; generated?: string }> {
+/**
+ * Resolves the operator token: configured, stored (hash), or — when `generate` — created now and
+ * returned once so the caller can print it.
+ */
+async function resolveAdminToken(config: Config, settings: SettingsStore, generate: boolean): Promise<{ hash: string; generated?: string }> {
   if (config.adminToken) return { hash: sha256Hex(config.adminToken) };
+  if (!generate) return { hash: (await settings.get(ADMIN_TOKEN_KEY)) ?? '' };
   const candidate = `pbs_admin_${randomBase62(32)}`;
-  const stored = await settings.setIfAbsent('admin_token_hash', sha256Hex(candidate));
+  const stored = await settings.setIfAbsent(ADMIN_TOKEN_KEY, sha256Hex(candidate));
   return stored === sha256Hex(candidate) ? { hash: stored, generated: candidate } : { hash: stored };
+}
+
+const ADMIN_TOKEN_KEY = 'admin_token_hash';
+
+/** Replaces the stored operator token (when the printed one was lost); returns the new token. */
+export async function resetAdminToken(database: Database): Promise<string> {
+  const token = `pbs_admin_${randomBase62(32)}`;
+  await new SettingsStore(database.db).set(ADMIN_TOKEN_KEY, sha256Hex(token));
+  return token;
 }
 
 export async function createPbs(config: Config, options: PbsOptions = {}): Promise<Pbs> {
@@ -103,13 +119,14 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'businesses', routes: businessAdminRoutes(services.businesses) },
     { name: 'partners', routes: partnerAdminRoutes(services.partners, services.credentials) },
     { name: 'oauth', routes: oauthRoutes(services.credentials) },
+    waitlistModule(services),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 
   await migrateToLatest(database, [...foundationMigrations, ...modules.flatMap((m) => m.migrations ?? [])]);
   await clockSync?.load();
   const settings = new SettingsStore(database.db);
-  const admin = await resolveAdminToken(config, settings);
+  const admin = await resolveAdminToken(config, settings, options.issueAdminToken ?? true);
 
   const rateLimiter = new RateLimiter(clock, options.wallClock);
   const idempotency = new IdempotencyStore(database.db, clock, config.idempotencyTtlMs);
@@ -120,7 +137,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     defaultLimits: config.rateLimit,
     adminTokenHash: () => admin.hash,
   });
-  await registerOpenApi(app, { version: VERSION, publicUrl: config.publicUrl });
+  await registerOpenApi(app, { version: VERSION });
   for (const module of modules) {
     module.registerJobs?.(jobs);
     if (module.routes) await app.register(module.routes);

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { createPbs, type Pbs } from './app.js';
+import { createPbs, resetAdminToken, type Pbs } from './app.js';
 import { seedDemo, writeDemoCredentials } from './demo/seed.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { ApiError } from './platform/errors.js';
@@ -10,6 +10,7 @@ Usage:
   pbs serve [--port N] [--host H] [--database-url URL] [--data-dir DIR]
   pbs migrate
   pbs seed                                  load the demo dataset and demo partner
+  pbs admin-token reset                     replace the operator token (prints the new one)
   pbs partner create --name NAME [--interfaces reservations,waitlist,…]
   pbs partner list | show ID | disable ID | enable ID
   pbs partner interface ID INTERFACE on|off [--per-second N] [--per-day N]
@@ -62,7 +63,7 @@ function print(value: unknown): void {
 }
 
 async function withPbs<T>(config: Config, run: (pbs: Pbs) => Promise<T>): Promise<T> {
-  const pbs = await createPbs({ ...config, logLevel: 'warn' });
+  const pbs = await createPbs({ ...config, logLevel: 'warn' }, { issueAdminToken: false });
   try {
     return await run(pbs);
   } finally {
@@ -211,6 +212,11 @@ export async function main(argv: string[]): Promise<number> {
           if (result.credentials && config.sandbox) writeDemoCredentials(config.dataDir, { ...result.credentials });
           print(result);
         });
+        return 0;
+      case 'admin-token':
+        if (rest[0] !== 'reset') throw new UsageError('usage: pbs admin-token reset');
+        if (config.adminToken) throw new UsageError('PBS_ADMIN_TOKEN is set: change it there instead');
+        await withPbs(config, async (pbs) => print({ admin_token: await resetAdminToken(pbs.ctx.database) }));
         return 0;
       case 'partner':
         await withPbs(config, async (pbs) => print(await partnerCommand(pbs, rest, flags)));

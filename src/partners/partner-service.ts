@@ -1,4 +1,4 @@
-import { BusinessStore } from '../businesses/business-store.js';
+import { BusinessStore, fromRecord } from '../businesses/business-store.js';
 import { partnerInterfaces, isPartnerInterface, type PartnerInterface } from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
@@ -131,6 +131,12 @@ export class PartnerService {
         linked_at: toIso(r.created_at),
       })),
     };
+  }
+
+  /** The full records of the businesses a partner may act for, in the order they were linked. */
+  async linkedBusinesses(partnerId: string, limit: number, offset: number) {
+    const { total, rows } = await this.store().listLinks(partnerId, limit, offset);
+    return { total, businesses: rows.map((r) => fromRecord(r.record)) };
   }
 
   /**

@@ -140,7 +140,14 @@ export class PartnerStore {
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base
       .innerJoin('businesses', 'businesses.id', 'partner_businesses.business_id')
-      .select(['partner_businesses.business_id', 'partner_businesses.comment', 'partner_businesses.created_at', 'businesses.name', 'businesses.alias'])
+      .select([
+        'partner_businesses.business_id',
+        'partner_businesses.comment',
+        'partner_businesses.created_at',
+        'businesses.name',
+        'businesses.alias',
+        'businesses.record',
+      ])
       .orderBy('partner_businesses.created_at')
       .orderBy('partner_businesses.business_id')
       .limit(limit)

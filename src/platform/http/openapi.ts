@@ -7,7 +7,7 @@ import { errorResponseSchema } from './server.js';
  * The OpenAPI 3.1 document is generated from the route schemas; register this before any route.
  * `/openapi.json` serves it and `/docs` renders it (assets are bundled: no CDN needed).
  */
-export async function registerOpenApi(app: FastifyInstance, info: { version: string; publicUrl: string }): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, info: { version: string }): Promise<void> {
   app.addSchema(errorResponseSchema);
   await app.register(swagger, {
     openapi: {
@@ -20,7 +20,8 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
           'engagement metrics, business subscriptions, listing management, webhooks) and the operator API. ' +
           'Errors always have the form {"error": {"code", "description"}}.',
       },
-      servers: [{ url: info.publicUrl }],
+      // Relative, so "Try it out" calls whichever host served the page.
+      servers: [{ url: '/', description: 'this pbs' }],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Partner API key or OAuth access token' },
@@ -31,6 +32,7 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
       tags: [
         { name: 'operator', description: 'Operator API: partners, credentials, businesses, clock, jobs' },
         { name: 'oauth', description: 'Access tokens for partner clients' },
+        { name: 'waitlist', description: 'Waitlist partner API' },
         { name: 'system', description: 'Health, readiness and metrics' },
       ],
     },

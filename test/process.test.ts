@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/platform/db/database.js';
+import { call, TEST_PG_URL } from './support/harness.js';
+import { runCli, startServerProcess } from './support/process.js';
+
+interface Target {
+  name: string;
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+async function sqliteTarget(): Promise<Target> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-proc-'));
+  return { name: 'sqlite', env: { PBS_DATA_DIR: dir }, cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A PostgreSQL schema of its own, selected through the connection string's search_path. */
+async function postgresTarget(): Promise<Target> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-proc-'));
+  const schema = `p_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = await openDatabase({ databaseUrl: TEST_PG_URL, pgSchema: schema });
+  await admin.close();
+  const url = new URL(TEST_PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    name: 'postgres',
+    env: { PBS_DATA_DIR: dir, DATABASE_URL: url.toString() },
+    cleanup: async () => {
+      const db = await openDatabase({ databaseUrl: TEST_PG_URL });
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db.db);
+      await db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe.each([
+  ['sqlite', sqliteTarget],
+  ['postgres', postgresTarget],
+] as const)('pbs as a process on %s', (_name, makeTarget) => {
+  let target: Target;
+  beforeAll(async () => {
+    target = await makeTarget();
+  });
+  afterAll(() => target.cleanup());
+
+  it('starts with migrations and the demo dataset, prints credentials, and stops cleanly on SIGTERM', async () => {
+    const server = await startServerProcess(target.env);
+    const banner = server.output();
+    const adminToken = /admin token \(shown once\): (\S+)/.exec(banner)?.[1];
+    const apiKey = /API key:\s+(\S+)/.exec(banner)?.[1];
+    expect(adminToken).toBeTruthy();
+    expect(apiKey).toBeTruthy();
+    expect(banner).toContain('/docs');
+
+    expect((await call(server.url, 'GET', '/readyz')).body).toEqual({ status: 'ready' });
+    const businesses = await call(server.url, 'GET', '/admin/v1/businesses?limit=100', { token: adminToken });
+    expect(businesses.body.total).toBeGreaterThanOrEqual(50);
+    const cities = new Set(businesses.body.businesses.map((b: { location: { city: string } }) => b.location.city));
+    expect([...cities].sort()).toEqual(['San Francisco', 'Toronto']);
+    for (const b of businesses.body.businesses) {
+      expect(b.categories.length).toBeGreaterThan(0);
+      expect(b.coordinates.latitude).toEqual(expect.any(Number));
+      expect(b.hours[0].open.length).toBeGreaterThan(0);
+      expect(b.price).toMatch(/^\$+$/);
+      expect(b.rating).toBeGreaterThan(0);
+    }
+    const restaurants = await call(server.url, 'GET', '/v3/partner/restaurants?limit=200', { token: apiKey });
+    expect(restaurants.body.total).toBe(businesses.body.total);
+
+    const saved = JSON.parse(fs.readFileSync(path.join(target.env.PBS_DATA_DIR, 'demo-credentials.json'), 'utf8'));
+    expect(saved.api_key).toBe(apiKey);
+    expect(saved.admin_token).toBe(adminToken);
+
+    expect(await server.stop('SIGTERM')).toBe(0);
+
+    // A second start keeps the data and prints no new secrets.
+    const again = await startServerProcess(target.env);
+    try {
+      expect(again.output()).not.toContain('admin token (shown once)');
+      expect((await call(again.url, 'GET', '/v3/partner/restaurants', { token: apiKey })).status).toBe(200);
+    } finally {
+      expect(await again.stop('SIGTERM')).toBe(0);
+    }
+  });
+
+  it('manages partners, credentials, links and businesses from the CLI', async () => {
+    const env = target.env;
+    const created = runCli(['partner', 'create', '--name', 'CLI Partner', '--interfaces', 'reservations,waitlist'], env);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.json.interfaces.waitlist.enabled).toBe(true);
+    expect(created.json.interfaces.advertising.enabled).toBe(false);
+    const id = created.json.id;
+
+    const key = runCli(['partner', 'credential', 'issue', id, '--kind', 'api_key', '--label', 'cli'], env);
+    expect(key.json.api_key).toMatch(/^pbs_/);
+    const off = runCli(['partner', 'interface', id, 'waitlist', 'off', '--per-second', '3'], env);
+    expect(off.json.interfaces.waitlist).toEqual({ enabled: false, per_second: 3, per_day: null });
+
+    const toronto = runCli(['business', 'list', '--city', 'Toronto', '--limit', '100'], env);
+    expect(toronto.json.total).toBe(30);
+    const dir = env.PBS_DATA_DIR;
+    const csv = path.join(dir, 'links.csv');
+    fs.writeFileSync(csv, `business_id,comment\n${toronto.json.businesses[0].id},first\n${toronto.json.businesses[1].alias}\n`);
+    expect(runCli(['partner', 'import-links', id, csv], env).json).toEqual({ linked: 2 });
+    expect(runCli(['partner', 'links', id], env).json.total).toBe(2);
+
+    const file = path.join(dir, 'biz.json');
+    fs.writeFileSync(file, JSON.stringify({ name: 'CLI Diner', location: { city: 'Toronto', state: 'ON', country: 'CA' }, timezone: 'America/Toronto' }));
+    const upserted = runCli(['business', 'upsert', file], env);
+    expect(upserted.json.alias).toBe('cli-diner-toronto');
+    expect(runCli(['business', 'show', 'cli-diner-toronto'], env).json.id).toBe(upserted.json.id);
+
+    const revoked = runCli(['partner', 'credential', 'revoke', key.json.id], env);
+    expect(revoked.json.revoked_at).not.toBeNull();
+
+    const missing = runCli(['partner', 'show', 'nope'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('NOT_FOUND');
+    const unknown = runCli(['teleport'], env);
+    expect(unknown.code).toBe(2);
+
+    const reset = runCli(['admin-token', 'reset'], env);
+    expect(reset.json.admin_token).toMatch(/^pbs_admin_/);
+  });
+});

@@ -1,0 +1,78 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const ENTRY = ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `pbs serve` as a real process and waits until it says it is listening. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...ENTRY, 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PBS_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const check = () => {
+      if (/listening on/.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`server exited:\n${out}`));
+    });
+  });
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs one CLI command to completion. */
+export function runCli(args: string[], env: Record<string, string>) {
+  const result = spawnSync(process.execPath, [...ENTRY, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PBS_LOG_LEVEL: 'warn', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  let json: any;
+  try {
+    json = JSON.parse(result.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json };
+}
