@@ -83,11 +83,13 @@ async function serve(config: Config): Promise<void> {
   if (pbs.generatedAdminToken) secrets.admin_token = pbs.generatedAdminToken;
   if (demo?.credentials) Object.assign(secrets, demo.credentials);
   const secretsFile = config.sandbox && Object.keys(secrets).length > 0 ? writeDemoCredentials(config.dataDir, secrets) : undefined;
-  await pbs.listen();
+  const address = await pbs.listen();
+  // With PORT=0 or a wildcard HOST the bound address says more than the configured one.
+  const base = config.publicUrlSet ? config.publicUrl : address.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//localhost');
 
-  lines.push(`pbs ${config.sandbox ? '(sandbox) ' : ''}listening on ${config.publicUrl}`);
+  lines.push(`pbs ${config.sandbox ? '(sandbox) ' : ''}listening on ${base}`);
   lines.push(`  database: ${pbs.ctx.database.description}`);
-  lines.push(`  API docs: ${config.publicUrl}/docs   OpenAPI: ${config.publicUrl}/openapi.json`);
+  lines.push(`  API docs: ${base}/docs   OpenAPI: ${base}/openapi.json`);
   if (pbs.generatedAdminToken) lines.push(`  admin token (shown once): ${pbs.generatedAdminToken}`);
   if (demo?.credentials) {
     const c = demo.credentials;
@@ -96,7 +98,7 @@ async function serve(config: Config): Promise<void> {
     lines.push(`    API key:          ${c.api_key}`);
     lines.push(`    basic username:   ${c.basic_username}   password: ${c.basic_password}`);
     lines.push(`    OAuth client id:  ${c.oauth_client_id}   secret: ${c.oauth_client_secret}`);
-    lines.push(`  try: curl -H "Authorization: Bearer ${c.api_key}" ${config.publicUrl}/v3/partner/restaurants`);
+    lines.push(`  try: curl -H "Authorization: Bearer ${c.api_key}" ${base}/v3/partner/restaurants`);
   }
   if (secretsFile) lines.push(`  (sandbox: these secrets are also saved in ${secretsFile})`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, createPartner, dialects, startPbs, type Harness } from './support/harness.js';
+import { admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness } from './support/harness.js';
 import { probeModule } from './support/probe-module.js';
 
 function rawRequest(url: string, payload: string): Promise<string> {
@@ -93,5 +93,30 @@ describe.each(dialects)('HTTP error shape on %s', (dialect) => {
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(metrics.text).toContain('pbs_http_requests_total{method="GET",route="/healthz",status="200"}');
     expect(metrics.text).toContain('pbs_http_request_duration_seconds_bucket');
+  });
+});
+
+describe.each(dialects)('NUL characters on %s', (dialect) => {
+  it('are refused with 400 wherever they come from, never reaching the database', async () => {
+    const h = await startPbs(dialect);
+    try {
+      const partner = (await admin(h.url, 'POST', '/admin/v1/partners', { json: { name: 'Nul' } })).body;
+      const cases = [
+        await admin(h.url, 'POST', '/admin/v1/partners', { json: { name: 'a\u0000b' } }),
+        await admin(h.url, 'GET', '/admin/v1/partners/abc%00def'),
+        await admin(h.url, 'GET', '/admin/v1/businesses?city=x%00'),
+        await admin(h.url, 'POST', `/admin/v1/partners/${partner.id}/businesses/import`, { body: 'id\u0000,x', contentType: 'text/csv' }),
+        await admin(h.url, 'POST', '/admin/v1/businesses/import', {
+          body: JSON.stringify(sampleBusiness({ name: 'escaped \u0000 nul' })),
+          contentType: 'application/x-ndjson',
+        }),
+      ];
+      for (const r of cases) {
+        expect(r.status).toBe(400);
+        expect(r.body.error.code).toBe('VALIDATION_ERROR');
+      }
+    } finally {
+      await h.close();
+    }
   });
 });

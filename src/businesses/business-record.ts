@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
+import { containsNul } from '../platform/text.js';
 
 export interface Category {
   alias: string;
@@ -178,6 +179,7 @@ function formatDisplayPhone(phone: string): string {
  * Throws VALIDATION_ERROR naming the field; `where` prefixes the message (e.g. "line 3").
  */
 export function normalizeBusinessInput(input: unknown, where?: string): Business {
+  if (containsNul(input)) throw apiError('VALIDATION_ERROR', `${where ? `${where}: ` : ''}text contains a NUL character`, { field: null });
   if (!validateInput(input)) {
     const err = validateInput.errors![0];
     const field = (err.params as { missingProperty?: string }).missingProperty ?? err.instancePath.replace(/^\//, '').replace(/\//g, '.');

@@ -5,6 +5,7 @@ import { toIso } from '../platform/clock.js';
 import { toFlag, fromFlag, type Db } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
+import { containsNul } from '../platform/text.js';
 import { parseCsv } from './csv.js';
 import { PartnerStore, type InterfaceRow, type PartnerRow } from './partner-store.js';
 
@@ -145,6 +146,7 @@ export class PartnerService {
    */
   async importLinksCsv(partnerId: string, csv: string) {
     await this.get(partnerId);
+    if (containsNul(csv)) throw apiError('VALIDATION_ERROR', 'The CSV contains a NUL character.');
     const rows = parseCsv(csv).filter((r) => r.length > 0 && r.some((cell) => cell.trim() !== ''));
     if (rows.length > 0 && /^(business[_ ]?id|biz[_ ]?id)$/i.test(rows[0][0].trim())) rows.shift();
     if (rows.length === 0) throw apiError('VALIDATION_ERROR', 'The CSV holds no business ids.');

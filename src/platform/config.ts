@@ -14,6 +14,8 @@ export interface Config {
   adminToken: string | undefined;
   /** Public address used in links pbs hands out (confirmation pages, docs URL). */
   publicUrl: string;
+  /** False when publicUrl was derived from HOST and PORT (then the bound address is more exact). */
+  publicUrlSet: boolean;
   logLevel: string;
   /** Log one line per request (off in benchmarks to measure the server, not the log sink). */
   logRequests: boolean;
@@ -83,6 +85,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     sandbox: bool(merged, 'PBS_SANDBOX', true),
     adminToken: merged.PBS_ADMIN_TOKEN || undefined,
     publicUrl: (merged.PBS_PUBLIC_URL || `http://${visibleHost}:${port}`).replace(/\/$/, ''),
+    publicUrlSet: Boolean(merged.PBS_PUBLIC_URL),
     logLevel: merged.PBS_LOG_LEVEL || 'info',
     logRequests: bool(merged, 'PBS_LOG_REQUESTS', true),
     bodyLimitBytes: int(merged, 'PBS_BODY_LIMIT_BYTES', 1024 * 1024, 1024),

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, apiError, codeForStatus, errorCatalogue } from '../errors.js';
+import { containsNul } from '../text.js';
 import type { Metrics } from '../metrics.js';
 
 export interface HttpServerOptions {
@@ -138,6 +139,17 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+
+  // PostgreSQL cannot store U+0000 in text; refuse it at the door so it never becomes a 500 there.
+  app.addHook('preValidation', async (request) => {
+    for (const [where, value] of [
+      ['path', request.params],
+      ['query', request.query],
+      ['body', request.body],
+    ] as const) {
+      if (containsNul(value)) throw apiError('VALIDATION_ERROR', `The ${where} contains a NUL character.`, { field: null });
+    }
   });
 
   app.addHook('onResponse', async (request, reply) => {

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite (what `npm test` and CI run): prepares what the tests need on this
+# machine, type-checks, runs vitest on SQLite and PostgreSQL, and ends with a plain
+# "N passed, N failed" line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pg_host=127.0.0.1
+if ! pg_isready -h "$pg_host" -p 5432 -q 2>/dev/null; then
+  echo "PostgreSQL is not answering on $pg_host:5432; starting it"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n 1)" main start || true
+  for _ in $(seq 1 30); do pg_isready -h "$pg_host" -p 5432 -q && break; sleep 1; done
+fi
+
+chromium_bin="${PBS_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$chromium_bin" ]; then
+  echo "Installing Debian's chromium for the browser tests"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
+
+npx tsc -p tsconfig.check.json
+
+report="$(mktemp -t pbs-vitest-XXXXXX.json)"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' "$report" || true
+rm -f "$report"
+exit "$status"

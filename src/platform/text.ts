@@ -1,0 +1,9 @@
+/** True when a string anywhere in the value (keys included) holds U+0000, which PostgreSQL text cannot store. */
+export function containsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object' || depth > 32) return false;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000') || containsNul(item, depth + 1)) return true;
+  }
+  return false;
+}
