@@ -8,12 +8,15 @@ import { PartnerService } from './partners/partner-service.js';
 import { partnersMigration } from './partners/partner-tables.js';
 import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
 import { waitlistModule } from './waitlist/module.js';
+import { reservationsModule } from './reservations/module.js';
+import { ReservationService } from './reservations/reservation-service.js';
 import { ControllableClock, systemClock, type Clock } from './platform/clock.js';
 import { ClockSync } from './platform/clock-sync.js';
 import type { Config } from './platform/config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest, type PbsMigration } from './platform/db/migrate.js';
 import { platformMigration } from './platform/db/platform-tables.js';
+import { domainEventsMigration } from './platform/events.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { createHttpServer } from './platform/http/server.js';
@@ -31,6 +34,7 @@ export interface Services {
   businesses: BusinessService;
   partners: PartnerService;
   credentials: CredentialService;
+  reservations: ReservationService;
 }
 
 /** Everything a running pbs is made of; tests build one per database. */
@@ -60,7 +64,7 @@ export interface PbsOptions {
 }
 
 /** Migrations of the foundation; families add theirs through their module. */
-export const foundationMigrations: PbsMigration[] = [platformMigration, businessesMigration, partnersMigration];
+export const foundationMigrations: PbsMigration[] = [platformMigration, businessesMigration, partnersMigration, domainEventsMigration];
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
   return openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
@@ -112,6 +116,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     businesses: new BusinessService(database.db, clock),
     partners: new PartnerService(database.db, clock, () => credentials.invalidate()),
     credentials,
+    reservations: new ReservationService(database, clock, { publicUrl: config.publicUrl, openingsWindowMinutes: config.openingsWindowMinutes }),
   };
   const modules: ApiModule[] = [
     { name: 'system', routes: systemRoutes(ctx, { ready: () => ready }) },
@@ -120,6 +125,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'partners', routes: partnerAdminRoutes(services.partners, services.credentials) },
     { name: 'oauth', routes: oauthRoutes(services.credentials) },
     waitlistModule(services),
+    reservationsModule(services.reservations),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 

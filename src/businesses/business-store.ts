@@ -78,6 +78,14 @@ function toRow(b: Business, now: number): BusinessesTable {
   };
 }
 
+export interface BusinessRef {
+  id: string;
+  alias: string;
+  name: string;
+  timezone: string;
+  isClosed: boolean;
+}
+
 export function fromRecord(record: string, isClosed?: number): Business {
   const b = JSON.parse(record) as Business;
   if (isClosed !== undefined) b.is_closed = fromFlag(isClosed);
@@ -107,6 +115,16 @@ export class BusinessStore {
       .where((eb) => eb.or([eb('id', '=', idOrAlias), eb('alias', '=', idOrAlias)]))
       .executeTakeFirst();
     return row ? fromRecord(row.record) : undefined;
+  }
+
+  /** The few columns most partner routes need, without parsing the whole record. */
+  async findRef(idOrAlias: string): Promise<BusinessRef | undefined> {
+    const row = await this.db
+      .selectFrom('businesses')
+      .select(['id', 'alias', 'name', 'timezone', 'is_closed'])
+      .where((eb) => eb.or([eb('id', '=', idOrAlias), eb('alias', '=', idOrAlias)]))
+      .executeTakeFirst();
+    return row ? { id: row.id, alias: row.alias, name: row.name, timezone: row.timezone, isClosed: fromFlag(row.is_closed) } : undefined;
   }
 
   async aliasOwner(alias: string): Promise<string | undefined> {

@@ -163,3 +163,47 @@ export function generateDemoBusinesses(perCity = 30, seed = 20261122, cities: Ci
   }
   return businesses;
 }
+
+const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(2));
+const fromMinutes = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+
+/**
+ * A plausible reservation inventory for a demo restaurant: seatings follow its opening hours
+ * (last seating an hour before closing), a mix of 2-, 4-, 6- and 8-tops, and a quarter of the
+ * restaurants asking for a card for large parties.
+ */
+export function demoReservationSettings(business: { hours: BusinessHours[] }, random: () => number) {
+  const service_hours = [];
+  for (const interval of business.hours[0]?.open ?? []) {
+    const start = Math.ceil(minutesOf(interval.start) / 15) * 15;
+    const end = interval.is_overnight ? 23 * 60 : minutesOf(interval.end);
+    const last = Math.floor((end - 60) / 15) * 15;
+    if (last >= start) service_hours.push({ day: interval.day, start: fromMinutes(start), last_seating: fromMinutes(last) });
+  }
+  const bigParties = random() < 0.3;
+  const tables = [
+    ...Array.from({ length: 4 }, (_, i) => ({ name: `T${i + 1}`, min_party: 1, max_party: 2 })),
+    ...Array.from({ length: 3 }, (_, i) => ({ name: `T${i + 5}`, min_party: 2, max_party: 4 })),
+    { name: 'T8', min_party: 3, max_party: 6 },
+    { name: 'T9', min_party: 5, max_party: 8 },
+    ...(bigParties ? [{ name: 'T10', min_party: 6, max_party: 10 }] : []),
+  ];
+  return {
+    accepts_reservations: true,
+    party_size: { min: 1, max: bigParties ? 10 : 8 },
+    max_future_days: 90,
+    min_notice_minutes: 60,
+    service_hours,
+    closed_dates: [],
+    tables,
+    turn_times: [
+      { max_party: 2, minutes: 90 },
+      { max_party: 6, minutes: 120 },
+      { max_party: null, minutes: 150 },
+    ],
+    credit_card: { min_party: random() < 0.25 ? 7 : null, dates: [] },
+    cancellation: { policy: 'Please cancel at least 2 hours ahead.', cutoff_minutes: 120 },
+    notes: pick(random, ['', 'Patio seating is first come, first served.', 'Ask for the chef’s counter.', 'Parking in the garage next door.']),
+    is_editable: false,
+  };
+}

@@ -4,7 +4,7 @@ import type { Services } from '../app.js';
 import { partnerInterfaces } from '../platform/auth/principal.js';
 import type { Db } from '../platform/db/database.js';
 import { SettingsStore } from '../platform/settings.js';
-import { generateDemoBusinesses } from './demo-dataset.js';
+import { demoReservationSettings, generateDemoBusinesses, seededRandom } from './demo-dataset.js';
 
 export interface DemoCredentials {
   partner_id: string;
@@ -30,6 +30,10 @@ export interface SeedResult {
 export async function seedDemo(db: Db, services: Services): Promise<SeedResult> {
   const businesses = generateDemoBusinesses();
   await services.businesses.importJsonLines(businesses.map((b) => JSON.stringify(b)).join('\n'));
+  const random = seededRandom(7);
+  for (const b of businesses) {
+    if (b.transactions.includes('restaurant_reservation')) await services.reservations.setSettings(b.id, demoReservationSettings(b, random));
+  }
   const settings = new SettingsStore(db);
   const existing = await settings.get('demo_partner_id');
   if (existing) {

@@ -29,6 +29,8 @@ export interface Config {
   /** How often a process re-reads the shared sandbox clock written by another process. */
   clockSyncMs: number;
   shutdownGraceMs: number;
+  /** Openings returns slots within ± this many minutes of the asked time. */
+  openingsWindowMinutes: number;
 }
 
 export class ConfigError extends Error {}
@@ -104,5 +106,6 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     },
     clockSyncMs: int(merged, 'PBS_CLOCK_SYNC_MS', 1000, 0),
     shutdownGraceMs: int(merged, 'PBS_SHUTDOWN_GRACE_MS', 10_000, 0),
+    openingsWindowMinutes: int(merged, 'PBS_OPENINGS_WINDOW_MINUTES', 60, 0),
   };
 }

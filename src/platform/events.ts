@@ -1,0 +1,58 @@
+import type { PbsMigration } from './db/migrate.js';
+import type { DbOrTx } from './db/database.js';
+import { newId } from './ids.js';
+
+/**
+ * Domain events (reservation made, review edited, …) written in the transaction of the change
+ * that causes them: an outbox the webhook deliverer reads, so no event is lost or invented.
+ */
+export interface DomainEventsTable {
+  id: string;
+  type: string;
+  business_id: string;
+  /** The partner whose action caused it, when one did. */
+  partner_id: string | null;
+  payload: string;
+  occurred_at: number;
+}
+
+declare module './db/database.js' {
+  interface Tables {
+    domain_events: DomainEventsTable;
+  }
+}
+
+export const domainEventsMigration: PbsMigration = {
+  name: '0004_domain_events',
+  async up(db) {
+    await db.schema
+      .createTable('domain_events')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('business_id', 'text', (c) => c.notNull())
+      .addColumn('partner_id', 'text')
+      .addColumn('payload', 'text', (c) => c.notNull())
+      .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('domain_events_business').on('domain_events').columns(['business_id', 'occurred_at']).execute();
+  },
+};
+
+export async function recordEvent(
+  db: DbOrTx,
+  event: { type: string; businessId: string; partnerId?: string | null; payload: unknown; at: number },
+): Promise<string> {
+  const id = newId();
+  await db
+    .insertInto('domain_events')
+    .values({
+      id,
+      type: event.type,
+      business_id: event.businessId,
+      partner_id: event.partnerId ?? null,
+      payload: JSON.stringify(event.payload),
+      occurred_at: event.at,
+    })
+    .execute();
+  return id;
+}

@@ -1,0 +1,94 @@
+/**
+ * Local dates and times of a place (restaurant hours, reservation slots) ↔ UTC instants, with
+ * IANA time zones and no library: Intl gives the zone's offset at an instant.
+ */
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+export interface LocalParts {
+  date: string; // YYYY-MM-DD
+  minutes: number; // minutes since local midnight
+  seconds: number;
+}
+
+/** The wall-clock date and time at `ms` in `timeZone`. */
+export function localParts(ms: number, timeZone: string): LocalParts {
+  const parts: Record<string, string> = {};
+  for (const p of formatter(timeZone).formatToParts(new Date(ms))) parts[p.type] = p.value;
+  return {
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    minutes: Number(parts.hour) * 60 + Number(parts.minute),
+    seconds: Number(parts.second),
+  };
+}
+
+function offsetAt(ms: number, timeZone: string): number {
+  const p = localParts(ms, timeZone);
+  const [y, m, d] = p.date.split('-').map(Number);
+  const asUtc = Date.UTC(y, m - 1, d, Math.floor(p.minutes / 60), p.minutes % 60, p.seconds);
+  return asUtc - Math.floor(ms / 1000) * 1000;
+}
+
+/** The UTC instant of a local date and minute-of-day; in a DST gap, the instant just after it. */
+export function localToUtc(date: string, minutes: number, timeZone: string): number {
+  const [y, m, d] = date.split('-').map(Number);
+  const naive = Date.UTC(y, m - 1, d, 0, minutes);
+  let guess = naive - offsetAt(naive, timeZone);
+  guess = naive - offsetAt(guess, timeZone);
+  return guess;
+}
+
+/** 0 = Monday … 6 = Sunday, the convention of business hours (facts.md §2.2). */
+export function weekday(date: string): number {
+  const [y, m, d] = date.split('-').map(Number);
+  return (new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7;
+}
+
+export function addDays(date: string, days: number): string {
+  const [y, m, d] = date.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
+/** Whole days from `a` to `b` (both YYYY-MM-DD). */
+export function daysBetween(a: string, b: string): number {
+  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+}
+
+export function formatHHMM(minutes: number): string {
+  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+/** A real calendar date in `%Y-%m-%d`, or undefined. */
+export function parseDate(value: string): string | undefined {
+  const m = DATE.exec(value);
+  if (!m) return undefined;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.toISOString().slice(0, 10) === value ? value : undefined;
+}
+
+/** Minutes since midnight of a `%H:%M` time, or undefined. */
+export function parseTime(value: string): number | undefined {
+  const m = TIME.exec(value);
+  return m ? Number(m[1]) * 60 + Number(m[2]) : undefined;
+}

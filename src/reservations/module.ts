@@ -1,0 +1,18 @@
+import type { ApiModule } from '../platform/module.js';
+import { reservationPages } from './pages.js';
+import { reservationsMigration } from './reservation-store.js';
+import type { ReservationService } from './reservation-service.js';
+import { reservationAdminRoutes, reservationRoutes } from './routes.js';
+
+/** Reservations: openings, holds, reservations, status, cancel; inventory; end-user pages. */
+export function reservationsModule(service: ReservationService): ApiModule {
+  return {
+    name: 'reservations',
+    migrations: [reservationsMigration],
+    routes: async (app) => {
+      await app.register(reservationRoutes(service));
+      await app.register(reservationAdminRoutes(service));
+      await app.register(reservationPages(service));
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ApiError } from '../platform/errors.js';
+import { parseDate } from '../platform/local-time.js';
+import type { ReservationService } from './reservation-service.js';
+
+const escapeHtml = (value: unknown) =>
+  String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function page(reply: FastifyReply, status: number, title: string, body: string) {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+        `<title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}` +
+        `dt{font-weight:600}dd{margin:0 0 .5rem}button{font:inherit;padding:.5rem 1rem;border:1px solid #b00;background:#fff;color:#b00;border-radius:.4rem;cursor:pointer}` +
+        `.note{padding:.75rem;border-radius:.4rem;background:#f3f3f3}</style></head><body>${body}</body></html>`,
+    );
+}
+
+const hhmm = (raw: string) => (/^\d{4}$/.test(raw) ? `${raw.slice(0, 2)}:${raw.slice(2)}` : undefined);
+
+/**
+ * The pages behind confirmation_url and reserve_url: the end user sees the reservation and can
+ * cancel it, or is told that the time needs a credit card.
+ */
+export function reservationPages(service: ReservationService) {
+  return async (app: FastifyInstance) => {
+    const hide = { schema: { hide: true } };
+
+    app.get('/reservations/:alias/confirmed/:reservation_id', hide, async (request, reply) => {
+      const { reservation_id } = request.params as { reservation_id: string };
+      const found = await service.findForPage(reservation_id);
+      if (!found) return page(reply, 404, 'Reservation not found', '<h1>Reservation not found</h1>');
+      const { reservation: r, business, settings } = found;
+      const canceled = r.status === 'canceled';
+      const message = (request.query as { canceled?: string; error?: string }).error;
+      return page(
+        reply,
+        200,
+        `Reservation at ${business.name}`,
+        `<h1>${canceled ? 'Canceled: ' : ''}${escapeHtml(business.name)}</h1>` +
+          (message ? `<p class="note" role="alert">${escapeHtml(message)}</p>` : '') +
+          `<dl><dt>Date</dt><dd>${escapeHtml(r.date)}</dd><dt>Time</dt><dd>${escapeHtml(r.time)}</dd>` +
+          `<dt>Party</dt><dd>${r.covers}</dd><dt>Name</dt><dd>${escapeHtml(`${r.first_name} ${r.last_name}`)}</dd>` +
+          `<dt>Status</dt><dd id="status">${canceled ? `canceled by the ${escapeHtml(r.canceled_by ?? 'guest')}` : 'confirmed'}</dd></dl>` +
+          (settings.cancellation.policy ? `<p>${escapeHtml(settings.cancellation.policy)}</p>` : '') +
+          (canceled
+            ? ''
+            : `<form method="post" action="/reservations/${encodeURIComponent(business.alias)}/confirmed/${r.id}/cancel">` +
+              `<button type="submit">Cancel this reservation</button></form>`),
+      );
+    });
+
+    app.post('/reservations/:alias/confirmed/:reservation_id/cancel', hide, async (request, reply) => {
+      const { alias, reservation_id } = request.params as { alias: string; reservation_id: string };
+      const back = `/reservations/${encodeURIComponent(alias)}/confirmed/${reservation_id}`;
+      try {
+        await service.cancelFromConfirmationPage(reservation_id);
+        return reply.redirect(back, 303);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        if (error.code === 'NOT_FOUND') return page(reply, 404, 'Reservation not found', '<h1>Reservation not found</h1>');
+        return reply.redirect(`${back}?error=${encodeURIComponent(error.message)}`, 303);
+      }
+    });
+
+    for (const kind of ['reserve', 'checkout'] as const) {
+      app.get(`/reservations/:alias/${kind}/:date/:time/:covers`, hide, async (request, reply) => {
+        const p = request.params as { alias: string; date: string; time: string; covers: string };
+        const restaurant = await service.restaurantForPage(p.alias);
+        const time = hhmm(p.time);
+        if (!restaurant || !parseDate(p.date) || !time || !/^\d{1,2}$/.test(p.covers)) {
+          return page(reply, 404, 'Not found', '<h1>This reservation link is not valid</h1>');
+        }
+        const intro =
+          kind === 'reserve'
+            ? '<p class="note">This time requires a credit card to hold the table. Booking it through this page is not supported by this sandbox.</p>'
+            : '<p class="note">Your table is held for a few minutes while the booking is completed.</p>';
+        return page(
+          reply,
+          200,
+          `Book ${restaurant.business.name}`,
+          `<h1>${escapeHtml(restaurant.business.name)}</h1>${intro}` +
+            `<dl><dt>Date</dt><dd>${escapeHtml(p.date)}</dd><dt>Time</dt><dd>${escapeHtml(time)}</dd><dt>Party</dt><dd>${escapeHtml(p.covers)}</dd></dl>` +
+            (restaurant.settings.cancellation.policy ? `<p>${escapeHtml(restaurant.settings.cancellation.policy)}</p>` : ''),
+        );
+      });
+    }
+  };
+}

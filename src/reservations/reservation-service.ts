@@ -1,0 +1,354 @@
+import { randomUUID } from 'node:crypto';
+import { BusinessStore, type BusinessRef } from '../businesses/business-store.js';
+import type { Clock } from '../platform/clock.js';
+import type { Database, DbOrTx } from '../platform/db/database.js';
+import { apiError } from '../platform/errors.js';
+import { recordEvent } from '../platform/events.js';
+import { newId } from '../platform/ids.js';
+import { addDays, formatHHMM, localToUtc } from '../platform/local-time.js';
+import { freeTable, openSlots, slotProblem, windowFor, type SlotContext } from './availability.js';
+import { creditCardRequired, normalizeSettings, turnMinutes, type ReservationSettings } from './inventory.js';
+import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
+import { ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
+
+export const HOLD_MINUTES = 5;
+/** The same guest cannot book the same restaurant within 3 hours of another booking (facts.md §3.1). */
+const DUPLICATE_WINDOW_MS = 3 * 3600_000;
+const HOLD_ID = /^[A-Za-z0-9]{22}$/;
+const RESERVATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export interface ReservationOptions {
+  publicUrl: string;
+  /** Openings returns slots within ± this many minutes of the asked time. */
+  openingsWindowMinutes: number;
+}
+
+interface Restaurant extends RestaurantModel {
+  business: BusinessRef;
+}
+
+/** The rules of reservations: openings, holds, reservations, status and cancellation. */
+export class ReservationService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly options: ReservationOptions,
+  ) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  private store(db: DbOrTx = this.db) {
+    return new ReservationStore(db);
+  }
+
+  // ---- operator side -------------------------------------------------------------------------
+
+  async setSettings(businessIdOrAlias: string, input: unknown): Promise<ReservationSettings> {
+    const business = await new BusinessStore(this.db).findRef(businessIdOrAlias);
+    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
+    const settings = normalizeSettings(input);
+    await this.db.transaction().execute(async (trx) => {
+      await this.store(trx).saveSettings(business.id, settings, () => newId(), this.clock.now());
+    });
+    return settings;
+  }
+
+  async getSettings(businessIdOrAlias: string): Promise<ReservationSettings> {
+    const restaurant = await this.restaurant(businessIdOrAlias, { requireReservable: false });
+    return restaurant.settings;
+  }
+
+  // ---- partner side --------------------------------------------------------------------------
+
+  async openings(businessIdOrAlias: string, query: Record<string, unknown>) {
+    const { date, minutes, covers } = parseDateTimeCovers(query, { date: 'date', time: 'time', covers: 'covers' }, 'VALIDATION_ERROR');
+    const withRange = parseBoolean(single(query.get_covers_range), 'get_covers_range', false);
+    const r = await this.restaurant(businessIdOrAlias);
+    const ctx = this.slotContext(r);
+    const days = [-1, 0, 1, 2].map((d) => addDays(date, d));
+    const { from, to } = windowFor(ctx, days[0], days[3]);
+    const occupied = await this.store().occupied(r.businessId, from, to, ctx.now);
+    const w = this.options.openingsWindowMinutes;
+    const reservation_times = days.map((day) => ({
+      date: day,
+      times: openSlots(ctx, r.tables, occupied, day, covers, minutes - w, minutes + w).map((slot) => {
+        const time = formatHHMM(slot.minutes);
+        return slot.creditCardRequired
+          ? { time, credit_card_required: true, url: this.reserveUrl(r.business, day, time, covers) }
+          : { time, credit_card_required: false };
+      }),
+    }));
+    return withRange
+      ? { reservation_times, covers_range: { min_party_size: r.settings.party_size.min, max_party_size: r.settings.party_size.max } }
+      : { reservation_times };
+  }
+
+  async hold(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>) {
+    const { date, minutes, time, covers } = parseDateTimeCovers(form, { date: 'date', time: 'time', covers: 'covers' }, 'INVALID_RESERVATION_PARAMETER');
+    const uniqueId = requiredText(form, 'unique_id', 300);
+    const r = await this.restaurant(businessIdOrAlias);
+    const { min, max } = r.settings.party_size;
+    if (covers < min || covers > max) {
+      throw apiError('COVERS_VALUE_OUT_OF_RANGE', `This restaurant only accepts online reservations between ${min} and ${max} people`);
+    }
+    const ctx = this.slotContext(r);
+    const problem = slotProblem(ctx, date, minutes);
+    if (problem) throw apiError('INVALID_DATE_TIME_RANGE', dateTimeProblem(problem, date, time, r.settings));
+    const startAt = localToUtc(date, minutes, r.business.timezone);
+    const base = {
+      cancellation_policy: r.settings.cancellation.policy,
+      is_editable: r.settings.is_editable,
+      last_cancellation_date: (startAt - r.settings.cancellation.cutoff_minutes * 60_000) / 1000,
+      notes: r.settings.notes,
+    };
+    if (creditCardRequired(r.settings, date, covers)) {
+      // No hold is placed: the guest must book on the reserve page with a card.
+      return {
+        ...base,
+        hold_id: null,
+        expires_at: (ctx.now + HOLD_MINUTES * 60_000) / 1000,
+        credit_card_hold: true,
+        reserve_url: this.reserveUrl(r.business, date, time, covers),
+      };
+    }
+    const endAt = startAt + turnMinutes(r.settings, covers) * 60_000;
+    const id = newId();
+    const expiresAt = ctx.now + HOLD_MINUTES * 60_000;
+    await this.db.transaction().execute(async (trx) => {
+      const store = this.store(trx);
+      await store.lockRestaurant(r.businessId, this.database.dialect);
+      await store.releaseGuestHolds(r.businessId, uniqueId);
+      const occupied = await store.occupied(r.businessId, startAt, endAt, this.clock.now());
+      const table = freeTable(r.tables, occupied, covers, startAt, endAt);
+      if (!table) throw apiError('HOLD_SLOT_NOT_AVAILABLE', `${date} ${time} is not available for ${covers}`);
+      await store.insertHold({
+        id,
+        business_id: r.businessId,
+        partner_id: partnerId,
+        table_id: table.id,
+        unique_id: uniqueId,
+        date,
+        time,
+        covers,
+        start_at: startAt,
+        end_at: endAt,
+        expires_at: expiresAt,
+        status: 'active',
+        created_at: this.clock.now(),
+      });
+    });
+    return {
+      ...base,
+      hold_id: id,
+      expires_at: expiresAt / 1000,
+      credit_card_hold: false,
+      reserve_url: `${this.checkoutUrl(r.business, date, time, covers)}?hold_id=${id}`,
+    };
+  }
+
+  async reserve(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>) {
+    const { date, minutes, time, covers } = parseDateTimeCovers(form, { date: 'date', time: 'time', covers: 'covers' }, 'INVALID_RESERVATION_PARAMETER');
+    if (minutes % 15 !== 0) throw apiError('INVALID_RESERVATION_PARAMETER', `Minutes must be 0, 15, 30 or 45: ${time}`, { field: 'time' });
+    const guest = {
+      first_name: requiredText(form, 'first_name', 100),
+      last_name: requiredText(form, 'last_name', 100),
+      phone: requiredText(form, 'phone', 32),
+      email: requiredText(form, 'email', 254),
+      unique_id: requiredText(form, 'unique_id', 300),
+    };
+    if (!/^[^@\s]+@[^@\s]+$/.test(guest.email)) throw apiError('INVALID_RESERVATION_PARAMETER', `Invalid email: ${guest.email}`, { field: 'email' });
+    const holdId = requiredText(form, 'hold_id', 100);
+    const notes = single(form.notes) ?? null;
+    if (notes !== null && notes.length > 1000) throw apiError('INVALID_RESERVATION_PARAMETER', 'notes is longer than 1000 characters', { field: 'notes' });
+    if (!HOLD_ID.test(holdId)) throw apiError('INVALID_HOLD_ID', `Hold id is not valid: ${holdId}`, { field: 'hold_id' });
+
+    const r = await this.restaurant(businessIdOrAlias);
+    const ctx = this.slotContext(r);
+    const { min, max } = r.settings.party_size;
+    if (covers < min || covers > max) {
+      throw apiError('INVALID_RESERVATION_PARAMETER', `Party size must be between ${min} and ${max}`, { field: 'covers' });
+    }
+    const problem = slotProblem(ctx, date, minutes);
+    if (problem === 'past') throw apiError('INVALID_RESERVATION_PARAMETER', `The date is in the past: ${date} ${time}`);
+    if (problem === 'too_far') {
+      throw apiError('INVALID_RESERVATION_PARAMETER', `The date is beyond the restaurant's ${r.settings.max_future_days} maximum future days`);
+    }
+
+    const startAt = localToUtc(date, minutes, r.business.timezone);
+    const id = randomUUID();
+    await this.db.transaction().execute(async (trx) => {
+      const store = this.store(trx);
+      await store.lockRestaurant(r.businessId, this.database.dialect);
+      const now = this.clock.now();
+      const hold = await store.findHold(holdId);
+      if (!hold || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.status !== 'active' || hold.expires_at <= now) {
+        throw apiError('HOLD_NOT_FOUND', `No valid hold ${holdId}: it never existed or has expired`);
+      }
+      if (hold.date !== date || hold.time !== time || hold.covers !== covers || hold.unique_id !== guest.unique_id) {
+        throw apiError('RESERVATIONS_PARAMS_DONT_MATCH_HOLDS_PARAMS', `The hold is for ${hold.date} ${hold.time}, ${hold.covers} covers`);
+      }
+      if (creditCardRequired(r.settings, date, covers)) throw apiError('CREDIT_CARD_REQUIRED');
+      const duplicates = await store.guestReservationsBetween(r.businessId, guest.unique_id, startAt - DUPLICATE_WINDOW_MS, startAt + DUPLICATE_WINDOW_MS);
+      if (duplicates.length > 0) throw apiError('DUPLICATE_RESERVATION');
+      const occupied = await store.occupied(r.businessId, hold.start_at, hold.end_at, now, hold.id);
+      const stillFree = r.tables.find((t) => t.id === hold.table_id) && freeTable(r.tables.filter((t) => t.id === hold.table_id), occupied, covers, hold.start_at, hold.end_at);
+      const table = stillFree ?? freeTable(r.tables, occupied, covers, hold.start_at, hold.end_at);
+      if (!table) throw apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE');
+      await store.insertReservation({
+        id,
+        business_id: r.businessId,
+        partner_id: partnerId,
+        table_id: table.id,
+        hold_id: hold.id,
+        ...guest,
+        date,
+        time,
+        covers,
+        start_at: hold.start_at,
+        end_at: hold.end_at,
+        notes,
+        status: 'active',
+        canceled_by: null,
+        created_at: now,
+        canceled_at: null,
+      });
+      await store.consumeHold(hold.id);
+      await recordEvent(trx, {
+        type: 'reservation.created',
+        businessId: r.businessId,
+        partnerId,
+        at: now,
+        payload: { reservation_id: id, business_id: r.businessId, date, time, covers },
+      });
+    });
+    return {
+      reservation_id: id,
+      confirmation_url: this.confirmationUrl(r.business, id),
+      notes: r.settings.notes,
+    };
+  }
+
+  async status(partnerId: string, reservationId: string, query: Record<string, unknown>) {
+    const covers = single(query.covers);
+    if (covers !== undefined) parseCovers(covers, 'covers', 'VALIDATION_ERROR');
+    const row = await this.ownReservation(partnerId, reservationId, 400);
+    if (row.status === 'canceled') throw apiError('RESERVATION_CANCELED');
+    return { active: row.end_at > this.clock.now(), date: row.date, time: `${row.time}:00`, covers: row.covers };
+  }
+
+  async cancel(partnerId: string, reservationId: string): Promise<Record<string, never>> {
+    const row = await this.ownReservation(partnerId, reservationId, 404);
+    await this.cancelRow(row, 'guest');
+    return {};
+  }
+
+  /** The restaurant (operator) cancels; no cutoff applies. */
+  async cancelByRestaurant(reservationId: string): Promise<ReservationRow> {
+    const row = RESERVATION_ID.test(reservationId) ? await this.store().findReservation(reservationId) : undefined;
+    if (!row) throw apiError('NOT_FOUND', `Reservation not found: ${reservationId}`);
+    await this.cancelRow(row, 'restaurant');
+    return (await this.store().findReservation(reservationId))!;
+  }
+
+  /** The end user cancels from the confirmation page (the id in the URL is the capability). */
+  async cancelFromConfirmationPage(reservationId: string): Promise<void> {
+    const row = RESERVATION_ID.test(reservationId) ? await this.store().findReservation(reservationId) : undefined;
+    if (!row) throw apiError('NOT_FOUND');
+    await this.cancelRow(row, 'guest');
+  }
+
+  async findForPage(reservationId: string): Promise<{ reservation: ReservationRow; business: BusinessRef; settings: ReservationSettings } | undefined> {
+    if (!RESERVATION_ID.test(reservationId)) return undefined;
+    const reservation = await this.store().findReservation(reservationId);
+    if (!reservation) return undefined;
+    const r = await this.restaurant(reservation.business_id, { requireReservable: false });
+    return { reservation, business: r.business, settings: r.settings };
+  }
+
+  async restaurantForPage(alias: string) {
+    return this.restaurant(alias, { requireReservable: false }).catch(() => undefined);
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private async cancelRow(row: ReservationRow, by: 'guest' | 'restaurant') {
+    if (row.status === 'canceled') throw apiError('RESERVATION_ALREADY_CANCELED');
+    const r = await this.restaurant(row.business_id, { requireReservable: false });
+    const now = this.clock.now();
+    if (by === 'guest') {
+      if (now >= row.start_at) throw apiError('RESERVATION_CANCEL_CONFLICT', 'The reservation has already started');
+      if (now > row.start_at - r.settings.cancellation.cutoff_minutes * 60_000) {
+        throw apiError('RESERVATION_CANCEL_CONFLICT', `Cancellation is only possible up to ${r.settings.cancellation.cutoff_minutes} minutes before the reservation`);
+      }
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const result = await this.store(trx).cancelReservation(row.id, by, now);
+      if (Number(result.numUpdatedRows) === 0) throw apiError('RESERVATION_ALREADY_CANCELED');
+      await recordEvent(trx, {
+        type: 'reservation.canceled',
+        businessId: row.business_id,
+        partnerId: row.partner_id,
+        at: now,
+        payload: { reservation_id: row.id, business_id: row.business_id, date: row.date, time: row.time, covers: row.covers, canceled_by: by },
+      });
+    });
+  }
+
+  /** Another partner's reservation answers exactly like an unknown id. */
+  private async ownReservation(partnerId: string, reservationId: string, status: 400 | 404): Promise<ReservationRow> {
+    const row = RESERVATION_ID.test(reservationId) ? await this.store().findReservation(reservationId) : undefined;
+    if (!row || row.partner_id !== partnerId) throw apiError('INVALID_RESERVATION_ID', `Reservation id is not valid: ${reservationId}`, { status });
+    return row;
+  }
+
+  private async restaurant(idOrAlias: string, { requireReservable = true } = {}): Promise<Restaurant> {
+    const business = await new BusinessStore(this.db).findRef(idOrAlias);
+    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
+    const model = await this.store().loadModel(business.id);
+    if (!model) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
+    if (requireReservable && (!model.settings.accepts_reservations || business.isClosed)) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
+    return { ...model, business };
+  }
+
+  private slotContext(r: Restaurant): SlotContext {
+    return { settings: r.settings, timezone: r.business.timezone, now: this.clock.now() };
+  }
+
+  private confirmationUrl(b: BusinessRef, id: string) {
+    return `${this.options.publicUrl}/reservations/${encodeURIComponent(b.alias)}/confirmed/${id}?utm_medium=api_v3_reservations`;
+  }
+
+  private reserveUrl(b: BusinessRef, date: string, time: string, covers: number) {
+    return `${this.options.publicUrl}/reservations/${encodeURIComponent(b.alias)}/reserve/${date}/${time.replace(':', '')}/${covers}/`;
+  }
+
+  private checkoutUrl(b: BusinessRef, date: string, time: string, covers: number) {
+    return `${this.options.publicUrl}/reservations/${encodeURIComponent(b.alias)}/checkout/${date}/${time.replace(':', '')}/${covers}`;
+  }
+}
+
+function requiredText(form: Record<string, unknown>, field: string, max: number): string {
+  const value = single(form[field]);
+  if (value === undefined || value.trim() === '') throw apiError('INVALID_RESERVATION_PARAMETER', `Missing parameter: ${field}`, { field });
+  if (value.length > max) throw apiError('INVALID_RESERVATION_PARAMETER', `${field} is longer than ${max} characters`, { field });
+  return value;
+}
+
+function dateTimeProblem(problem: string, date: string, time: string, settings: ReservationSettings): string {
+  switch (problem) {
+    case 'past':
+      return `${date} ${time} is in the past`;
+    case 'too_soon':
+      return `${date} ${time} is less than ${settings.min_notice_minutes} minutes from now`;
+    case 'too_far':
+      return `${date} is beyond the restaurant's ${settings.max_future_days} maximum future days`;
+    case 'closed':
+      return `The restaurant is closed on ${date}`;
+    case 'off_grid':
+      return `Reservations start every 15 minutes; ${time} is not one of them`;
+    default:
+      return `The restaurant does not seat guests at ${time} on ${date}`;
+  }
+}

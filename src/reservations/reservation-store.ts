@@ -1,0 +1,255 @@
+import { sql, type Selectable } from 'kysely';
+import type { PbsMigration } from '../platform/db/migrate.js';
+import type { DbOrTx } from '../platform/db/database.js';
+import type { ReservationSettings } from './inventory.js';
+
+export interface RestaurantSettingsTable {
+  business_id: string;
+  accepts_reservations: number;
+  settings: string;
+  updated_at: number;
+}
+
+export interface RestaurantTablesTable {
+  id: string;
+  business_id: string;
+  name: string;
+  min_party: number;
+  max_party: number;
+  /** Removed tables stay (bookings reference them) but take no new parties. */
+  active: number;
+}
+
+export interface HoldsTable {
+  id: string;
+  business_id: string;
+  partner_id: string;
+  table_id: string;
+  unique_id: string;
+  date: string;
+  time: string;
+  covers: number;
+  start_at: number;
+  end_at: number;
+  expires_at: number;
+  status: 'active' | 'consumed' | 'released';
+  created_at: number;
+}
+
+export interface ReservationsTable {
+  id: string;
+  business_id: string;
+  partner_id: string | null;
+  table_id: string;
+  hold_id: string | null;
+  unique_id: string;
+  date: string;
+  time: string;
+  covers: number;
+  start_at: number;
+  end_at: number;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  email: string;
+  notes: string | null;
+  status: 'active' | 'canceled';
+  canceled_by: 'guest' | 'restaurant' | null;
+  created_at: number;
+  canceled_at: number | null;
+}
+
+declare module '../platform/db/database.js' {
+  interface Tables {
+    restaurant_settings: RestaurantSettingsTable;
+    restaurant_tables: RestaurantTablesTable;
+    holds: HoldsTable;
+    reservations: ReservationsTable;
+  }
+}
+
+export type HoldRow = Selectable<HoldsTable>;
+export type ReservationRow = Selectable<ReservationsTable>;
+export type TableRow = Selectable<RestaurantTablesTable>;
+
+export const reservationsMigration: PbsMigration = {
+  name: '0100_reservations',
+  async up(db) {
+    await db.schema
+      .createTable('restaurant_settings')
+      .addColumn('business_id', 'text', (c) => c.primaryKey().references('businesses.id').onDelete('cascade'))
+      .addColumn('accepts_reservations', 'integer', (c) => c.notNull())
+      .addColumn('settings', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('restaurant_tables')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('business_id', 'text', (c) => c.notNull().references('businesses.id').onDelete('cascade'))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('min_party', 'integer', (c) => c.notNull())
+      .addColumn('max_party', 'integer', (c) => c.notNull())
+      .addColumn('active', 'integer', (c) => c.notNull())
+      .addUniqueConstraint('restaurant_tables_name', ['business_id', 'name'])
+      .execute();
+    for (const table of ['holds', 'reservations'] as const) {
+      let builder = db.schema
+        .createTable(table)
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('business_id', 'text', (c) => c.notNull())
+        .addColumn('partner_id', 'text', (c) => (table === 'holds' ? c.notNull() : c))
+        .addColumn('table_id', 'text', (c) => c.notNull())
+        .addColumn('unique_id', 'text', (c) => c.notNull())
+        .addColumn('date', 'text', (c) => c.notNull())
+        .addColumn('time', 'text', (c) => c.notNull())
+        .addColumn('covers', 'integer', (c) => c.notNull())
+        .addColumn('start_at', 'bigint', (c) => c.notNull())
+        .addColumn('end_at', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull());
+      if (table === 'holds') builder = builder.addColumn('expires_at', 'bigint', (c) => c.notNull());
+      else {
+        builder = builder
+          .addColumn('hold_id', 'text')
+          .addColumn('first_name', 'text', (c) => c.notNull())
+          .addColumn('last_name', 'text', (c) => c.notNull())
+          .addColumn('phone', 'text', (c) => c.notNull())
+          .addColumn('email', 'text', (c) => c.notNull())
+          .addColumn('notes', 'text')
+          .addColumn('canceled_by', 'text')
+          .addColumn('canceled_at', 'bigint');
+      }
+      await builder.execute();
+      await db.schema.createIndex(`${table}_business_time`).on(table).columns(['business_id', 'status', 'start_at']).execute();
+      await db.schema.createIndex(`${table}_guest`).on(table).columns(['business_id', 'unique_id', 'status']).execute();
+    }
+  },
+};
+
+export interface RestaurantModel {
+  businessId: string;
+  settings: ReservationSettings;
+  tables: TableRow[];
+}
+
+export interface Occupied {
+  table_id: string;
+  start_at: number;
+  end_at: number;
+}
+
+/** SQL of restaurant inventory, holds and reservations. */
+export class ReservationStore {
+  constructor(private readonly db: DbOrTx) {}
+
+  async saveSettings(businessId: string, settings: ReservationSettings, tableIds: (name: string) => string, now: number) {
+    const row = { business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), updated_at: now };
+    await this.db
+      .insertInto('restaurant_settings')
+      .values(row)
+      .onConflict((oc) => oc.column('business_id').doUpdateSet({ accepts_reservations: row.accepts_reservations, settings: row.settings, updated_at: now }))
+      .execute();
+    await this.db.updateTable('restaurant_tables').set({ active: 0 }).where('business_id', '=', businessId).execute();
+    for (const t of settings.tables) {
+      await this.db
+        .insertInto('restaurant_tables')
+        .values({ id: tableIds(t.name), business_id: businessId, name: t.name, min_party: t.min_party, max_party: t.max_party, active: 1 })
+        .onConflict((oc) => oc.columns(['business_id', 'name']).doUpdateSet({ min_party: t.min_party, max_party: t.max_party, active: 1 }))
+        .execute();
+    }
+  }
+
+  async loadModel(businessId: string): Promise<RestaurantModel | undefined> {
+    const row = await this.db.selectFrom('restaurant_settings').select('settings').where('business_id', '=', businessId).executeTakeFirst();
+    if (!row) return undefined;
+    const tables = await this.db
+      .selectFrom('restaurant_tables')
+      .selectAll()
+      .where('business_id', '=', businessId)
+      .where('active', '=', 1)
+      .orderBy('max_party')
+      .orderBy('name')
+      .execute();
+    return { businessId, settings: JSON.parse(row.settings) as ReservationSettings, tables };
+  }
+
+  /** Serialises bookings of one restaurant across connections and processes (PostgreSQL row lock). */
+  async lockRestaurant(businessId: string, dialect: 'sqlite' | 'postgres'): Promise<void> {
+    if (dialect !== 'postgres') return; // SQLite transactions are already serialised
+    await sql`select business_id from restaurant_settings where business_id = ${businessId} for update`.execute(this.db);
+  }
+
+  /** Tables taken between two instants: live holds and active reservations. */
+  async occupied(businessId: string, from: number, to: number, now: number, exceptHoldId?: string): Promise<Occupied[]> {
+    let holds = this.db
+      .selectFrom('holds')
+      .select(['table_id', 'start_at', 'end_at'])
+      .where('business_id', '=', businessId)
+      .where('status', '=', 'active')
+      .where('expires_at', '>', now)
+      .where('start_at', '<', to)
+      .where('end_at', '>', from);
+    if (exceptHoldId) holds = holds.where('id', '!=', exceptHoldId);
+    const reservations = this.db
+      .selectFrom('reservations')
+      .select(['table_id', 'start_at', 'end_at'])
+      .where('business_id', '=', businessId)
+      .where('status', '=', 'active')
+      .where('start_at', '<', to)
+      .where('end_at', '>', from);
+    return holds.unionAll(reservations).execute();
+  }
+
+  insertHold(row: HoldRow) {
+    return this.db.insertInto('holds').values(row).execute();
+  }
+
+  /** One live hold per guest per restaurant: a new hold drops the earlier ones. */
+  releaseGuestHolds(businessId: string, uniqueId: string) {
+    return this.db
+      .updateTable('holds')
+      .set({ status: 'released' })
+      .where('business_id', '=', businessId)
+      .where('unique_id', '=', uniqueId)
+      .where('status', '=', 'active')
+      .execute();
+  }
+
+  findHold(id: string) {
+    return this.db.selectFrom('holds').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  consumeHold(id: string) {
+    return this.db.updateTable('holds').set({ status: 'consumed' }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
+  }
+
+  insertReservation(row: ReservationRow) {
+    return this.db.insertInto('reservations').values(row).execute();
+  }
+
+  findReservation(id: string) {
+    return this.db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The guest's active reservations at a restaurant starting in [from, to). */
+  guestReservationsBetween(businessId: string, uniqueId: string, from: number, to: number) {
+    return this.db
+      .selectFrom('reservations')
+      .select(['id', 'start_at'])
+      .where('business_id', '=', businessId)
+      .where('unique_id', '=', uniqueId)
+      .where('status', '=', 'active')
+      .where('start_at', '>', from)
+      .where('start_at', '<', to)
+      .execute();
+  }
+
+  cancelReservation(id: string, by: 'guest' | 'restaurant', now: number) {
+    return this.db
+      .updateTable('reservations')
+      .set({ status: 'canceled', canceled_by: by, canceled_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+  }
+}

@@ -1,0 +1,165 @@
+import type { FastifyInstance } from 'fastify';
+import { requireFormBody } from './params.js';
+import type { ReservationService } from './reservation-service.js';
+import { reservationSettingsSchema } from './inventory.js';
+
+const partner = { partner: { interface: 'reservations', scheme: 'bearer' } } as const;
+const tags = ['reservations'];
+const security = [{ bearerAuth: [] }];
+const errors = { 400: { $ref: 'ErrorResponse#' }, 404: { $ref: 'ErrorResponse#' }, 409: { $ref: 'ErrorResponse#' } };
+const businessParams = {
+  type: 'object',
+  required: ['business_id'],
+  properties: { business_id: { type: 'string', minLength: 1, maxLength: 200, description: 'business id or alias' } },
+} as const;
+const reservationParams = {
+  type: 'object',
+  required: ['reservation_id'],
+  properties: { reservation_id: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+/**
+ * Parameters are checked by the service (the spec gives each bad value its own code), so these
+ * schemas document them without constraining: a property without a type accepts anything.
+ */
+function documented(fields: Record<string, string>) {
+  return { properties: Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, { description }])) };
+}
+
+export function reservationRoutes(service: ReservationService) {
+  return async (app: FastifyInstance) => {
+    app.get(
+      '/v3/bookings/:business_id/openings',
+      {
+        config: partner,
+        schema: {
+          tags,
+          security,
+          summary: 'Open reservation times: the day before, the day asked and the 2 days after',
+          params: businessParams,
+          querystring: documented({
+            date: 'YYYY-MM-DD (required)',
+            time: 'HH:MM (required)',
+            covers: 'party size 1–10 (required)',
+            get_covers_range: 'true: include covers_range',
+          }),
+          response: { ...errors },
+        },
+      },
+      async (request) => service.openings((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>),
+    );
+
+    app.post(
+      '/v3/bookings/:business_id/holds',
+      {
+        config: partner,
+        schema: {
+          tags,
+          security,
+          summary: 'Hold a slot for 5 minutes (form body only)',
+          params: businessParams,
+          consumes: ['application/x-www-form-urlencoded'],
+          body: documented({ date: 'YYYY-MM-DD', time: 'HH:MM', covers: 'party size 1–10', unique_id: 'device or user id (same for repeated holds)' }),
+          response: { ...errors },
+        },
+      },
+      async (request) => {
+        const form = requireFormBody(request.query, request.body, request.headers['content-type']);
+        return service.hold(request.principal!.partnerId, (request.params as { business_id: string }).business_id, form);
+      },
+    );
+
+    app.post(
+      '/v3/bookings/:business_id/reservations',
+      {
+        config: partner,
+        schema: {
+          tags,
+          security,
+          summary: 'Turn a hold into a reservation (form body only)',
+          params: businessParams,
+          consumes: ['application/x-www-form-urlencoded'],
+          body: documented({
+            date: 'YYYY-MM-DD, as held',
+            time: 'HH:MM with minutes 00/15/30/45, as held',
+            covers: 'party size 1–10, as held',
+            first_name: 'guest first name',
+            last_name: 'guest last name',
+            phone: 'guest phone (1–32 characters)',
+            email: 'guest e-mail',
+            unique_id: 'as given to holds',
+            hold_id: 'from holds',
+            notes: 'party notes (optional)',
+          }),
+          response: { ...errors, 402: { $ref: 'ErrorResponse#' } },
+        },
+      },
+      async (request) => {
+        const form = requireFormBody(request.query, request.body, request.headers['content-type']);
+        return service.reserve(request.principal!.partnerId, (request.params as { business_id: string }).business_id, form);
+      },
+    );
+
+    app.get(
+      '/v3/bookings/reservation/:reservation_id/status',
+      {
+        config: partner,
+        schema: {
+          tags,
+          security,
+          summary: 'Status of a reservation',
+          params: reservationParams,
+          querystring: documented({ covers: 'optional party size 1–10' }),
+          response: { ...errors },
+        },
+      },
+      async (request) =>
+        service.status(request.principal!.partnerId, (request.params as { reservation_id: string }).reservation_id, request.query as Record<string, unknown>),
+    );
+
+    app.post(
+      '/v3/bookings/reservation/:reservation_id/cancel',
+      {
+        config: partner,
+        schema: { tags, security, summary: 'Cancel a reservation', params: reservationParams, response: { ...errors } },
+      },
+      async (request) => service.cancel(request.principal!.partnerId, (request.params as { reservation_id: string }).reservation_id),
+    );
+  };
+}
+
+export function reservationAdminRoutes(service: ReservationService) {
+  return async (app: FastifyInstance) => {
+    app.addSchema(reservationSettingsSchema);
+    const config = { admin: true };
+    const adminTags = ['operator'];
+    const adminSecurity = [{ adminToken: [] }];
+    app.get(
+      '/admin/v1/businesses/:business_id/reservation-settings',
+      { config, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's reservation inventory", params: businessParams } },
+      async (request) => service.getSettings((request.params as { business_id: string }).business_id),
+    );
+    app.put(
+      '/admin/v1/businesses/:business_id/reservation-settings',
+      {
+        config,
+        schema: {
+          tags: adminTags,
+          security: adminSecurity,
+          summary: 'Set how a restaurant takes reservations: hours, tables, turn times, party range, card rules, cancellation',
+          params: businessParams,
+          body: { $ref: 'ReservationSettings#' },
+        },
+      },
+      async (request) => service.setSettings((request.params as { business_id: string }).business_id, request.body),
+    );
+    app.post(
+      '/admin/v1/reservations/:reservation_id/cancel',
+      { config, schema: { tags: adminTags, security: adminSecurity, summary: 'Cancel a reservation on behalf of the restaurant', params: reservationParams } },
+      async (request) => {
+        const row = await service.cancelByRestaurant((request.params as { reservation_id: string }).reservation_id);
+        return { reservation_id: row.id, status: row.status, canceled_by: row.canceled_by };
+      },
+    );
+  };
+}
