@@ -10,6 +10,7 @@ import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
 import { waitlistModule } from './waitlist/module.js';
 import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
+import { searchModule } from './search/module.js';
 import { ControllableClock, systemClock, type Clock } from './platform/clock.js';
 import { ClockSync } from './platform/clock-sync.js';
 import type { Config } from './platform/config.js';
@@ -126,6 +127,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'oauth', routes: oauthRoutes(services.credentials) },
     waitlistModule(services),
     reservationsModule(services.reservations),
+    searchModule(ctx),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 

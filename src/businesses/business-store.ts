@@ -1,5 +1,7 @@
 import type { PbsMigration } from '../platform/db/migrate.js';
 import { fromFlag, toFlag, type DbOrTx } from '../platform/db/database.js';
+import { newId } from '../platform/ids.js';
+import { SettingsStore } from '../platform/settings.js';
 import type { Business } from './business-record.js';
 
 export interface BusinessesTable {
@@ -78,6 +80,13 @@ function toRow(b: Business, now: number): BusinessesTable {
   };
 }
 
+/** Settings key bumped by every write to the catalogue, so in-memory copies know to reload. */
+export const CATALOG_VERSION_KEY = 'catalog_version';
+
+export async function bumpCatalogVersion(db: DbOrTx): Promise<void> {
+  await new SettingsStore(db).set(CATALOG_VERSION_KEY, newId());
+}
+
 export interface BusinessRef {
   id: string;
   alias: string;
@@ -105,6 +114,7 @@ export class BusinessStore {
       .values(row)
       .onConflict((oc) => oc.column('id').doUpdateSet(update))
       .execute();
+    await bumpCatalogVersion(this.db);
     return { created: !existing };
   }
 

@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 import type { DbOrTx } from '../platform/db/database.js';
+import { bumpCatalogVersion } from '../businesses/business-store.js';
 import type { ReservationSettings } from './inventory.js';
 
 export interface RestaurantSettingsTable {
@@ -122,6 +123,7 @@ export const reservationsMigration: PbsMigration = {
       await builder.execute();
       await db.schema.createIndex(`${table}_business_time`).on(table).columns(['business_id', 'status', 'start_at']).execute();
       await db.schema.createIndex(`${table}_guest`).on(table).columns(['business_id', 'unique_id', 'status']).execute();
+      await db.schema.createIndex(`${table}_time`).on(table).columns(['status', 'start_at']).execute();
     }
   },
 };
@@ -157,6 +159,7 @@ export class ReservationStore {
         .onConflict((oc) => oc.columns(['business_id', 'name']).doUpdateSet({ min_party: t.min_party, max_party: t.max_party, active: 1 }))
         .execute();
     }
+    await bumpCatalogVersion(this.db);
   }
 
   async loadModel(businessId: string): Promise<RestaurantModel | undefined> {
@@ -196,6 +199,26 @@ export class ReservationStore {
       .where('business_id', '=', businessId)
       .where('status', '=', 'active')
       .where('start_at', '<', to)
+      .where('end_at', '>', from);
+    return holds.unionAll(reservations).execute();
+  }
+
+  /** Occupancy of every restaurant between two instants (for search across a metro). */
+  occupiedAcross(from: number, to: number, now: number) {
+    const holds = this.db
+      .selectFrom('holds')
+      .select(['business_id', 'table_id', 'start_at', 'end_at'])
+      .where('status', '=', 'active')
+      .where('expires_at', '>', now)
+      .where('start_at', '<', to)
+      .where('start_at', '>', from - 24 * 3600_000)
+      .where('end_at', '>', from);
+    const reservations = this.db
+      .selectFrom('reservations')
+      .select(['business_id', 'table_id', 'start_at', 'end_at'])
+      .where('status', '=', 'active')
+      .where('start_at', '<', to)
+      .where('start_at', '>', from - 24 * 3600_000)
       .where('end_at', '>', from);
     return holds.unionAll(reservations).execute();
   }

@@ -1,0 +1,207 @@
+import type { Business } from '../businesses/business-record.js';
+import type { Clock } from '../platform/clock.js';
+import type { Db } from '../platform/db/database.js';
+import { apiError } from '../platform/errors.js';
+import { addDays, formatHHMM } from '../platform/local-time.js';
+import { openSlots } from '../reservations/availability.js';
+import { parseBoolean, parseDateTimeCovers, single } from '../reservations/params.js';
+import { ReservationStore, type Occupied } from '../reservations/reservation-store.js';
+import { distanceMeters, isOpenAt, resolveArea, SearchIndex, type IndexedBusiness } from './search-index.js';
+
+/** Results reachable through limit/offset (facts.md §2.1: 240 in current docs). */
+export const RESULT_CAP = 240;
+const DEFAULT_RADIUS_M = 10_000;
+const MAX_RADIUS_M = 40_000;
+const SEARCH_OPENINGS_WINDOW = 30;
+const LOCALES = new Set(
+  'cs_CZ da_DK de_AT de_CH de_DE en_AU en_BE en_CA en_CH en_GB en_HK en_IE en_MY en_NZ en_PH en_SG en_US es_AR es_CL es_ES es_MX fi_FI fil_PH fr_BE fr_CA fr_CH fr_FR it_CH it_IT ja_JP ms_MY nb_NO nl_BE nl_NL pl_PL pt_BR pt_PT sv_FI sv_SE tr_TR zh_HK zh_TW'.split(
+    ' ',
+  ),
+);
+const SORTS = ['best_match', 'rating', 'review_count', 'distance'] as const;
+
+type Query = Record<string, unknown>;
+
+/** Arrays arrive as repeated keys or comma lists; both read the same. */
+function list(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter(Boolean);
+}
+
+function invalid(field: string, description: string, instance?: unknown): never {
+  throw apiError('VALIDATION_ERROR', description, { field, instance: instance ?? null });
+}
+
+function number(query: Query, field: string, min: number, max: number, integer: boolean): number | undefined {
+  const raw = single(query[field]);
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
+    invalid(field, `The supplied ${field}: ${raw} is invalid.`, raw);
+  }
+  return n;
+}
+
+interface Scored {
+  entry: IndexedBusiness;
+  distance: number;
+  relevance: number;
+  openings?: string[];
+}
+
+/** Business search (facts.md §2) with the reservation extension (spec "Reservation search"). */
+export class SearchService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly index: SearchIndex,
+  ) {}
+
+  async search(query: Query) {
+    const location = single(query.location);
+    const latitude = number(query, 'latitude', -90, 90, false);
+    const longitude = number(query, 'longitude', -180, 180, false);
+    const radius = number(query, 'radius', 0, MAX_RADIUS_M, true);
+    const limit = number(query, 'limit', 0, 50, true) ?? 20;
+    const offset = number(query, 'offset', 0, Number.MAX_SAFE_INTEGER, true) ?? 0;
+    if (offset + limit > RESULT_CAP) invalid('offset', `Too many results requested: limit + offset must be at most ${RESULT_CAP}.`, offset + limit);
+    const sortBy = single(query.sort_by) ?? 'best_match';
+    if (!(SORTS as readonly string[]).includes(sortBy)) invalid('sort_by', `sort_by must be one of ${SORTS.join(', ')}`, sortBy);
+    const locale = single(query.locale);
+    if (locale !== undefined && !LOCALES.has(locale)) invalid('locale', `Unsupported locale: ${locale}`, locale);
+    const term = single(query.term)?.trim().toLowerCase() ?? '';
+    const categories = list(query.categories);
+    const prices = list(query.price).map((p) => {
+      if (!/^[1-4]$/.test(p)) invalid('price', `price must be a comma-separated list of 1 to 4, got ${p}`, p);
+      return Number(p);
+    });
+    const attributes = [...list(query.attributes), ...list(query.attribute)];
+    const openNow = parseBoolean(single(query.open_now), 'open_now', false);
+    const openAt = number(query, 'open_at', 0, 4102444800, true);
+    if (openNow && openAt !== undefined) invalid('open_at', 'open_now and open_at cannot be used together');
+    if (location !== undefined && (location.length < 1 || location.length > 250)) invalid('location', 'location must be 1 to 250 characters', location);
+    if (location === undefined && (latitude === undefined || longitude === undefined)) {
+      invalid('location', 'Please specify a location or a latitude and longitude');
+    }
+    const reservation = this.reservationParams(query);
+
+    const { entries, areas } = await this.index.current();
+    let center: { latitude: number; longitude: number };
+    let inArea: (b: Business) => boolean = () => true;
+    if (latitude !== undefined && longitude !== undefined) {
+      center = { latitude, longitude };
+    } else {
+      const area = resolveArea(areas, location!);
+      if (!area) throw apiError('LOCATION_NOT_FOUND');
+      center = area.center;
+      inArea = area.contains;
+    }
+    const maxDistance = radius ?? (latitude !== undefined ? DEFAULT_RADIUS_M : Infinity);
+    const openInstant = openNow ? this.clock.now() : openAt !== undefined ? openAt * 1000 : undefined;
+
+    let candidates: Scored[] = [];
+    for (const entry of entries) {
+      const b = entry.business;
+      if (b.is_closed || b.review_count === 0 || !inArea(b)) continue;
+      if (b.coordinates.latitude === null || b.coordinates.longitude === null) continue;
+      const distance = distanceMeters(center, { latitude: b.coordinates.latitude, longitude: b.coordinates.longitude });
+      if (distance > maxDistance) continue;
+      let relevance = 0;
+      if (term) {
+        if (entry.nameLower.includes(term)) relevance = 2;
+        else if (entry.text.includes(term)) relevance = 1;
+        else continue;
+      }
+      if (categories.length > 0 && !categories.some((c) => entry.categories.has(c))) continue;
+      if (prices.length > 0 && !prices.includes(entry.priceLevel)) continue;
+      if (!attributes.every((a) => (a === 'reservation' ? !!entry.reservation?.settings.accepts_reservations : !!b.attributes[a]))) continue;
+      if (openInstant !== undefined && !isOpenAt(b, openInstant)) continue;
+      candidates.push({ entry, distance, relevance });
+    }
+
+    if (reservation) {
+      candidates = candidates.filter((c) => !!c.entry.reservation?.settings.accepts_reservations || !reservation.matchesPartySize);
+      await this.addOpenings(candidates, reservation);
+      if (reservation.matchesPartySize) candidates = candidates.filter((c) => c.openings!.length > 0);
+    }
+
+    sortCandidates(candidates, sortBy);
+    const page = candidates.slice(offset, offset + limit);
+    return {
+      businesses: page.map((c) => present(c, this.clock.now())),
+      total: candidates.length,
+      region: { center },
+    };
+  }
+
+  private reservationParams(query: Query) {
+    const names = ['reservation_date', 'reservation_time', 'reservation_covers'];
+    const given = names.filter((n) => single(query[n]) !== undefined);
+    if (given.length === 0) return undefined;
+    const parsed = parseDateTimeCovers(query, { date: 'reservation_date', time: 'reservation_time', covers: 'reservation_covers' }, 'VALIDATION_ERROR');
+    return { ...parsed, matchesPartySize: parseBoolean(single(query.matches_party_size_param), 'matches_party_size_param', true) };
+  }
+
+  private async addOpenings(candidates: Scored[], r: { date: string; minutes: number; covers: number }) {
+    // One query for every restaurant's bookings around that date (a day either side covers all time zones).
+    const from = Date.parse(`${addDays(r.date, -1)}T00:00:00Z`);
+    const to = Date.parse(`${addDays(r.date, 2)}T00:00:00Z`);
+    const now = this.clock.now();
+    const rows = await new ReservationStore(this.db).occupiedAcross(from, to, now);
+    const byBusiness = new Map<string, Occupied[]>();
+    for (const row of rows) {
+      const list = byBusiness.get(row.business_id) ?? [];
+      list.push(row);
+      byBusiness.set(row.business_id, list);
+    }
+    for (const c of candidates) {
+      const res = c.entry.reservation;
+      if (!res) {
+        c.openings = [];
+        continue;
+      }
+      const ctx = { settings: res.settings, timezone: c.entry.business.timezone, now };
+      c.openings = openSlots(ctx, res.tables, byBusiness.get(c.entry.business.id) ?? [], r.date, r.covers, r.minutes - SEARCH_OPENINGS_WINDOW, r.minutes + SEARCH_OPENINGS_WINDOW).map(
+        (s) => formatHHMM(s.minutes),
+      );
+    }
+  }
+}
+
+function sortCandidates(candidates: Scored[], sortBy: string) {
+  const quality = (c: Scored) => c.entry.business.rating * Math.log10(c.entry.business.review_count + 1);
+  const byId = (a: Scored, b: Scored) => (a.entry.business.id < b.entry.business.id ? -1 : 1);
+  const comparators: Record<string, (a: Scored, b: Scored) => number> = {
+    best_match: (a, b) => b.relevance - a.relevance || quality(b) - quality(a) || a.distance - b.distance || byId(a, b),
+    rating: (a, b) => b.entry.business.rating - a.entry.business.rating || b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
+    review_count: (a, b) => b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
+    distance: (a, b) => a.distance - b.distance || byId(a, b),
+  };
+  candidates.sort(comparators[sortBy]);
+}
+
+function present(c: Scored, now: number) {
+  const b = c.entry.business;
+  return {
+    id: b.id,
+    alias: b.alias,
+    name: b.name,
+    image_url: b.image_url,
+    is_closed: b.is_closed,
+    url: b.url,
+    review_count: b.review_count,
+    categories: b.categories,
+    rating: b.rating,
+    coordinates: b.coordinates,
+    transactions: b.transactions,
+    ...(b.price ? { price: b.price } : {}),
+    location: b.location,
+    phone: b.phone,
+    display_phone: b.display_phone,
+    distance: Math.round(c.distance * 10) / 10,
+    attributes: b.attributes,
+    business_hours: b.hours.map((h) => ({ ...h, is_open_now: isOpenAt(b, now) })),
+    ...(c.openings ? { data: { reservation_openings: c.openings } } : {}),
+  };
+}
+
