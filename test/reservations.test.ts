@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness } from './support/harness.js';
-import { createRestaurant, guest, hold, reserve } from './support/restaurant.js';
+import { createRestaurant, guest, hold, reserve, restaurantSettings } from './support/restaurant.js';
 
 const DAY = '2031-05-07'; // a Wednesday, two days after T0
 
@@ -27,6 +27,32 @@ describe.each(dialects)('reservations on %s', (dialect) => {
     expect(r.status, JSON.stringify(r.body)).toBe(status);
     expect(r.body.error.code).toBe(code);
   };
+
+  describe('operator inventory', () => {
+    it('validates settings and imports them in bulk, all or nothing', async () => {
+      const bad = await admin(h.url, 'PUT', `/admin/v1/businesses/${biz.id}/reservation-settings`, {
+        json: { ...restaurantSettings, party_size: { min: 5, max: 2 } },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.field).toBe('party_size');
+      const noCatchAll = await admin(h.url, 'PUT', `/admin/v1/businesses/${biz.id}/reservation-settings`, {
+        json: { ...restaurantSettings, turn_times: [{ max_party: 4, minutes: 90 }] },
+      });
+      expect(noCatchAll.status).toBe(400);
+      const other = await createRestaurant(h.url, {}, `Import Target ${n}`);
+      const lines = [
+        JSON.stringify({ business_id: other.id, settings: { ...restaurantSettings, notes: 'imported' } }),
+        JSON.stringify({ business_id: 'nope', settings: restaurantSettings }),
+      ];
+      const rejected = await admin(h.url, 'POST', '/admin/v1/reservation-settings/import', { body: lines.join('\n'), contentType: 'application/x-ndjson' });
+      expect(rejected.status).toBe(400);
+      expect(rejected.body.error.description).toContain('line 2');
+      expect((await admin(h.url, 'GET', `/admin/v1/businesses/${other.id}/reservation-settings`)).body.notes).not.toBe('imported');
+      const accepted = await admin(h.url, 'POST', '/admin/v1/reservation-settings/import', { body: lines[0], contentType: 'application/x-ndjson' });
+      expect(accepted.body).toEqual({ imported: 1 });
+      expect((await admin(h.url, 'GET', `/admin/v1/businesses/${other.id}/reservation-settings`)).body.notes).toBe('imported');
+    });
+  });
 
   describe('openings', () => {
     it('lists open times for the day before, the day and 2 days after, within ±60 minutes', async () => {

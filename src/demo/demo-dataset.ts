@@ -109,9 +109,11 @@ export function generateDemoBusinesses(perCity = 30, seed = 20261122, cities: Ci
   for (const city of cities) {
     for (let i = 0; i < perCity; i++) {
       const cuisine = pick(random, cuisines);
-      let name = '';
-      do name = `${pick(random, adjectives)} ${pick(random, cuisine.nouns)}`;
-      while (usedNames.has(`${name}|${city.name}`));
+      let name = `${pick(random, adjectives)} ${pick(random, cuisine.nouns)}`;
+      // Large generated metros run out of combinations: number the rest.
+      for (let tries = 0; usedNames.has(`${name}|${city.name}`); tries++) {
+        name = tries < 5 ? `${pick(random, adjectives)} ${pick(random, cuisine.nouns)}` : `${name.replace(/ \d+$/, '')} ${i + 1}`;
+      }
       usedNames.add(`${name}|${city.name}`);
       const categories = [{ alias: cuisine.alias, title: cuisine.title }];
       if (random() < 0.35) categories.push(pick(random, extraCategories));

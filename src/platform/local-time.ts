@@ -92,3 +92,35 @@ export function parseTime(value: string): number | undefined {
   const m = TIME.exec(value);
   return m ? Number(m[1]) * 60 + Number(m[2]) : undefined;
 }
+
+const dayCache = new Map<string, (minutes: number) => number>();
+
+/**
+ * `localToUtc` for many minutes of one local date: the zone's offsets are looked up once per
+ * (zone, date). When the offset is the same at both ends of the day (no DST change that day)
+ * every minute maps by addition; otherwise each minute is converted exactly.
+ */
+export function localDay(date: string, timeZone: string): (minutes: number) => number {
+  const key = `${timeZone}|${date}`;
+  let fn = dayCache.get(key);
+  if (!fn) {
+    const start = localToUtc(date, 0, timeZone);
+    const end = localToUtc(date, 24 * 60 - 1, timeZone);
+    fn = end - start === (24 * 60 - 1) * 60_000 ? (minutes) => start + minutes * 60_000 : (minutes) => localToUtc(date, minutes, timeZone);
+    if (dayCache.size > 50_000) dayCache.clear();
+    dayCache.set(key, fn);
+  }
+  return fn;
+}
+
+const todayCache = new Map<string, { minute: number; date: string }>();
+
+/** The local date at `ms` in `timeZone`, memoised per zone and minute (read on every slot check). */
+export function localDate(ms: number, timeZone: string): string {
+  const minute = Math.floor(ms / 60_000);
+  const hit = todayCache.get(timeZone);
+  if (hit && hit.minute === minute) return hit.date;
+  const date = localParts(ms, timeZone).date;
+  todayCache.set(timeZone, { minute, date });
+  return date;
+}

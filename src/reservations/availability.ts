@@ -1,4 +1,4 @@
-import { addDays, daysBetween, localParts, localToUtc, parseTime, weekday } from '../platform/local-time.js';
+import { addDays, daysBetween, localDate, localDay, localToUtc, parseTime, weekday } from '../platform/local-time.js';
 import { creditCardRequired, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import type { Occupied, TableRow } from './reservation-store.js';
 
@@ -14,9 +14,9 @@ export interface SlotContext {
 /** Checks a local date and minute against the restaurant's calendar, hours, horizon and notice. */
 export function slotProblem(ctx: SlotContext, date: string, minutes: number): SlotProblem | undefined {
   if (minutes % SLOT_MINUTES !== 0) return 'off_grid';
-  const startAt = localToUtc(date, minutes, ctx.timezone);
+  const startAt = localDay(date, ctx.timezone)(minutes);
   if (startAt <= ctx.now) return 'past';
-  const today = localParts(ctx.now, ctx.timezone).date;
+  const today = localDate(ctx.now, ctx.timezone);
   if (daysBetween(today, date) > ctx.settings.max_future_days) return 'too_far';
   if (startAt < ctx.now + ctx.settings.min_notice_minutes * 60_000) return 'too_soon';
   if (ctx.settings.closed_dates.includes(date)) return 'closed';
@@ -61,10 +61,11 @@ export function openSlots(
   const turn = turnMinutes(settings, covers) * 60_000;
   const card = creditCardRequired(settings, date, covers);
   const out: OpenSlot[] = [];
+  const toUtc = localDay(date, ctx.timezone);
   const first = Math.max(0, Math.ceil(fromMinutes / SLOT_MINUTES) * SLOT_MINUTES);
   for (let m = first; m <= Math.min(toMinutes, 24 * 60 - SLOT_MINUTES); m += SLOT_MINUTES) {
     if (slotProblem(ctx, date, m)) continue;
-    const startAt = localToUtc(date, m, ctx.timezone);
+    const startAt = toUtc(m);
     if (freeTable(tables, occupied, covers, startAt, startAt + turn)) out.push({ minutes: m, startAt, creditCardRequired: card });
   }
   return out;

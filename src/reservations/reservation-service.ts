@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BusinessStore, type BusinessRef } from '../businesses/business-store.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
-import { apiError } from '../platform/errors.js';
+import { ApiError, apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { newId } from '../platform/ids.js';
 import { addDays, formatHHMM, localToUtc } from '../platform/local-time.js';
@@ -53,6 +53,38 @@ export class ReservationService {
       await this.store(trx).saveSettings(business.id, settings, () => newId(), this.clock.now());
     });
     return settings;
+  }
+
+  /**
+   * Imports settings as JSON lines `{"business_id": …, "settings": {…}}`, all or nothing: every
+   * line is validated before one transaction writes them.
+   */
+  async importSettings(text: string): Promise<{ imported: number }> {
+    const parsed: Array<{ businessId: string; settings: ReservationSettings }> = [];
+    const businesses = new BusinessStore(this.db);
+    for (const [i, raw] of text.split(/\r?\n/).entries()) {
+      if (raw.trim() === '') continue;
+      let line: { business_id?: unknown; settings?: unknown };
+      try {
+        line = JSON.parse(raw);
+      } catch {
+        throw apiError('VALIDATION_ERROR', `line ${i + 1}: not valid JSON`);
+      }
+      const business = typeof line.business_id === 'string' ? await businesses.findRef(line.business_id) : undefined;
+      if (!business) throw apiError('VALIDATION_ERROR', `line ${i + 1}: unknown business_id ${String(line.business_id)}`, { field: 'business_id' });
+      try {
+        parsed.push({ businessId: business.id, settings: normalizeSettings(line.settings) });
+      } catch (error) {
+        if (error instanceof ApiError) throw apiError('VALIDATION_ERROR', `line ${i + 1}: ${error.message}`, { field: 'settings' });
+        throw error;
+      }
+    }
+    if (parsed.length === 0) throw apiError('VALIDATION_ERROR', 'The import holds no settings.');
+    await this.db.transaction().execute(async (trx) => {
+      const store = this.store(trx);
+      for (const p of parsed) await store.saveSettings(p.businessId, p.settings, () => newId(), this.clock.now());
+    });
+    return { imported: parsed.length };
   }
 
   async getSettings(businessIdOrAlias: string): Promise<ReservationSettings> {

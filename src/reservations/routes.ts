@@ -154,6 +154,20 @@ export function reservationAdminRoutes(service: ReservationService) {
       async (request) => service.setSettings((request.params as { business_id: string }).business_id, request.body),
     );
     app.post(
+      '/admin/v1/reservation-settings/import',
+      {
+        config,
+        bodyLimit: 256 * 1024 * 1024,
+        schema: {
+          tags: adminTags,
+          security: adminSecurity,
+          summary: 'Bulk import reservation settings (all or nothing)',
+          description: 'Body: application/x-ndjson, one {"business_id": …, "settings": {…}} per line.',
+        },
+      },
+      async (request) => service.importSettings(typeof request.body === 'string' ? request.body : ''),
+    );
+    app.post(
       '/admin/v1/reservations/:reservation_id/cancel',
       { config, schema: { tags: adminTags, security: adminSecurity, summary: 'Cancel a reservation on behalf of the restaurant', params: reservationParams } },
       async (request) => {
