@@ -1,27 +1,45 @@
 /**
  * `npm run bench`: starts the servers it measures as separate processes on loopback, drives them
  * with autocannon and prints req/s and latency, each scenario beside the raw node:http baseline
- * measured in the same run. Options: BENCH_DURATION (seconds per scenario, default 10),
- * BENCH_CONNECTIONS (default 50).
+ * measured in the same run.
+ *
+ * Options: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
+ * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
+ * BENCH_PG_URL=off skips them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon, { type Result } from 'autocannon';
+import pg from 'pg';
+import { demoReservationSettings, generateDemoBusinesses, seededRandom, type City } from '../src/demo/demo-dataset.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN = 'bench-admin-token';
+const METRO: City = {
+  name: 'Bench City',
+  state: 'CA',
+  country: 'US',
+  timezone: 'America/Los_Angeles',
+  latitude: 37.7749,
+  longitude: -122.4194,
+  areaCode: '415',
+  zipCodes: ['94102', '94103', '94107', '94109', '94110'],
+  streets: ['Main St', 'Oak St', 'Pine St', 'Elm St', 'Cedar Ave'],
+};
 
 interface Started {
   url: string;
   child: ChildProcess;
-  output: () => string;
 }
 
-function start(command: string, args: string[], env: Record<string, string>): Promise<Started> {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: string[], env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -31,7 +49,7 @@ function start(command: string, args: string[], env: Record<string, string>): Pr
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) {
         clearTimeout(timer);
-        resolve({ url: match[1], child, output: () => out });
+        resolve({ url: match[1].replace('localhost', '127.0.0.1'), child });
       }
     });
     child.on('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
@@ -46,6 +64,54 @@ async function stop(s: Started): Promise<void> {
   });
 }
 
+function startPbs(dataDir: string, extra: Record<string, string> = {}) {
+  return start([path.join(ROOT, 'dist/main.js'), 'serve'], {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PBS_DATA_DIR: dataDir,
+    PBS_LOG_LEVEL: 'warn',
+    PBS_LOG_REQUESTS: '0',
+    PBS_SEED_DEMO: '0',
+    PBS_ADMIN_TOKEN: ADMIN,
+    PBS_RATE_LIMIT_PER_SECOND: '1000000000',
+    PBS_RATE_LIMIT_PER_DAY: '1000000000',
+    ...extra,
+  });
+}
+
+async function api(base: string, method: string, route: string, token: string, body?: string, type = 'application/json') {
+  const response = await fetch(base + route, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': type } : {}) },
+    body,
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${route} → ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** Loads `count` reservable restaurants in one metro through the operator API; returns their ids and a partner key. */
+async function loadMetro(base: string, count: number) {
+  const businesses = generateDemoBusinesses(count, 4242, [METRO]).map((b) => ({ ...b, transactions: ['restaurant_reservation'] }));
+  await api(base, 'POST', '/admin/v1/businesses/import', ADMIN, businesses.map((b) => JSON.stringify(b)).join('\n'), 'application/x-ndjson');
+  const random = seededRandom(99);
+  const settings = businesses.map((b) => JSON.stringify({ business_id: b.id, settings: demoReservationSettings(b, random) }));
+  await api(base, 'POST', '/admin/v1/reservation-settings/import', ADMIN, settings.join('\n'), 'application/x-ndjson');
+  const partner = await api(base, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Bench', interfaces: ['reservations'] }));
+  const key = await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }));
+  return { ids: businesses.map((b) => b.id), key: key.api_key as string };
+}
+
+/** Upcoming local dates that are not Mondays (some demo restaurants close on Mondays). */
+function upcomingDates(days: number): string[] {
+  const out: string[] = [];
+  for (let d = 2; out.length < days; d++) {
+    const date = new Date(Date.now() + d * 86_400_000);
+    if (date.getUTCDay() !== 1) out.push(date.toISOString().slice(0, 10));
+  }
+  return out;
+}
+
 interface Figure {
   name: string;
   reqPerSec: number;
@@ -53,52 +119,171 @@ interface Figure {
   p99: number;
   non2xx: number;
   errors: number;
+  connections: number;
+  extra?: string;
 }
 
-async function measure(name: string, options: Parameters<typeof autocannon>[0]): Promise<Figure> {
-  // A short warm-up so JIT and connection setup do not count.
-  await autocannon({ ...options, connections: CONNECTIONS, duration: 2 });
-  const r: Result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
-  return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+async function measure(name: string, options: Parameters<typeof autocannon>[0], connections = CONNECTIONS): Promise<Figure> {
+  await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
+  const r: Result = await autocannon({ ...options, connections, duration: DURATION });
+  return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, connections };
 }
 
-function row(f: Figure, baseline?: Figure): string {
-  const ratio = baseline ? `${((f.reqPerSec / baseline.reqPerSec) * 100).toFixed(1)} %` : '100 %';
-  return `| ${f.name} | ${Math.round(f.reqPerSec).toLocaleString('en-US')} | ${f.p50} | ${f.p99} | ${ratio} | ${f.non2xx} | ${f.errors} |`;
+const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
+const times = ['18:00', '18:15', '18:30', '18:45', '19:00', '19:15', '19:30', '19:45', '20:00'];
+
+function openingsOptions(base: string, key: string, ids: string[], dates: string[]): Parameters<typeof autocannon>[0] {
+  return {
+    url: base,
+    headers: { authorization: `Bearer ${key}` },
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req: Record<string, unknown>) => ({ ...req, path: `/v3/bookings/${pick(ids)}/openings?date=${pick(dates)}&time=${pick(times)}&covers=2` }),
+      },
+    ],
+  };
+}
+
+/** Each connection loops: hold a random slot, then reserve it with the hold id. */
+async function holdAndReserve(name: string, base: string, key: string, ids: string[], dates: string[]): Promise<Figure> {
+  let reservations = 0;
+  const options = (): Parameters<typeof autocannon>[0] => ({
+    url: base,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req: Record<string, unknown>, context: Record<string, string>) => {
+          const id = pick(ids);
+          const form = { date: pick(dates), time: pick(times), covers: '2', unique_id: randomBytes(8).toString('hex') };
+          Object.assign(context, form, { id, hold_id: '' });
+          return { ...req, path: `/v3/bookings/${id}/holds`, body: new URLSearchParams(form).toString() };
+        },
+        onResponse: (status: number, body: string, context: Record<string, string>) => {
+          if (status === 200) context.hold_id = JSON.parse(body).hold_id ?? '';
+        },
+      },
+      {
+        method: 'POST',
+        setupRequest: (req: Record<string, unknown>, context: Record<string, string>) => {
+          const form = {
+            date: context.date,
+            time: context.time,
+            covers: '2',
+            unique_id: context.unique_id,
+            hold_id: context.hold_id || 'AAAAAAAAAAAAAAAAAAAAAA',
+            first_name: 'Bench',
+            last_name: 'Mark',
+            phone: '+14155550100',
+            email: 'bench@example.com',
+          };
+          return { ...req, path: `/v3/bookings/${context.id}/reservations`, body: new URLSearchParams(form).toString() };
+        },
+        onResponse: (status: number) => {
+          if (status === 200) reservations++;
+        },
+      },
+    ],
+  });
+  await autocannon({ ...options(), connections: CONNECTIONS, duration: 2 });
+  reservations = 0;
+  const r = await autocannon({ ...options(), connections: CONNECTIONS, duration: DURATION });
+  const perSecond = reservations / DURATION;
+  return {
+    name,
+    reqPerSec: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    connections: CONNECTIONS,
+    extra: `${Math.round(perSecond).toLocaleString('en-US')} hold+reserve/s`,
+  };
+}
+
+function row(f: Figure, baseline: Figure): string {
+  const ratio = `${((f.reqPerSec / baseline.reqPerSec) * 100).toFixed(1)} %`;
+  return `| ${f.name} | ${f.connections} | ${Math.round(f.reqPerSec).toLocaleString('en-US')} | ${f.p50} | ${f.p99} | ${ratio} | ${f.non2xx} | ${f.errors} | ${f.extra ?? ''} |`;
+}
+
+async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | undefined> {
+  if (PG_URL === 'off') return undefined;
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: PG_URL });
+  try {
+    await client.connect();
+  } catch (error) {
+    process.stderr.write(`PostgreSQL scenarios skipped: ${(error as Error).message}\n`);
+    return undefined;
+  }
+  await client.query(`create schema ${schema}`);
+  try {
+    const url = new URL(PG_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    return await run(url.toString());
+  } finally {
+    await client.query(`drop schema ${schema} cascade`);
+    await client.end();
+  }
 }
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-bench-'));
-  const raw = await start(process.execPath, [path.join(ROOT, 'bench/raw-server.mjs')], { PORT: '0' });
-  const pbs = await start(process.execPath, [path.join(ROOT, 'dist/main.js'), 'serve'], {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PBS_DATA_DIR: dataDir,
-    PBS_LOG_LEVEL: 'warn',
-    PBS_LOG_REQUESTS: '0',
-  });
-  pbs.url = pbs.url.replace('localhost', '127.0.0.1');
+  const raw = await start([path.join(ROOT, 'bench/raw-server.mjs')], { PORT: '0' });
   const figures: Figure[] = [];
+  const dates = upcomingDates(20);
+  let baseline: Figure | undefined;
   try {
-    const baseline = await measure('raw node:http JSON', { url: `${raw.url}/` });
+    baseline = await measure('raw node:http JSON', { url: `${raw.url}/` });
     figures.push(baseline);
-    figures.push(await measure('pbs GET /healthz', { url: `${pbs.url}/healthz` }));
-    // Scenarios of the API families are added here as they land.
 
-    const lines = [
-      `pbs benchmark — ${new Date().toISOString()} — node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'})`,
-      `autocannon: ${CONNECTIONS} connections, ${DURATION} s per scenario after a 2 s warm-up; servers are separate processes on loopback`,
-      '',
-      '| scenario | req/s | p50 ms | p99 ms | vs raw node:http | non-2xx | errors |',
-      '|---|---:|---:|---:|---:|---:|---:|',
-      ...figures.map((f) => row(f, baseline)),
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    const sqlite = await startPbs(dataDir);
+    try {
+      figures.push(await measure('pbs GET /healthz', { url: `${sqlite.url}/healthz` }));
+      const loadStart = Date.now();
+      const metro = await loadMetro(sqlite.url, 10_000);
+      process.stderr.write(`loaded 10,000 restaurants on SQLite in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
+      figures.push(await measure('openings, 1,000 restaurants (SQLite)', openingsOptions(sqlite.url, metro.key, metro.ids.slice(0, 1000), dates)));
+      const searchPath = `/v3/businesses/search?location=Bench%20City&reservation_date=${dates[3]}&reservation_time=19:00&reservation_covers=2&limit=20`;
+      const searchAuth = { authorization: `Bearer ${metro.key}` };
+      figures.push(await measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 1));
+      figures.push(await measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 10));
+      figures.push(
+        await measure(
+          'plain search, 10,000 in one metro (SQLite)',
+          { url: `${sqlite.url}/v3/businesses/search?location=Bench%20City&term=pizza&limit=20`, headers: { authorization: `Bearer ${metro.key}` } },
+          10,
+        ),
+      );
+      figures.push(await holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates));
+    } finally {
+      await stop(sqlite);
+    }
+
+    await withPostgres(async (url) => {
+      const postgres = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'pg') });
+      try {
+        const metro = await loadMetro(postgres.url, 1_000);
+        figures.push(await measure('openings, 1,000 restaurants (PostgreSQL)', openingsOptions(postgres.url, metro.key, metro.ids, dates)));
+        figures.push(await holdAndReserve('hold → reserve (PostgreSQL)', postgres.url, metro.key, metro.ids, dates));
+      } finally {
+        await stop(postgres);
+      }
+    });
   } finally {
-    await stop(pbs);
     await stop(raw);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+  const lines = [
+    `pbs benchmark — ${new Date().toISOString()} — node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'})`,
+    `autocannon: ${DURATION} s per scenario after a 2 s warm-up; servers are separate processes on loopback`,
+    '',
+    '| scenario | connections | req/s | p50 ms | p99 ms | vs raw node:http | non-2xx | errors | |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...figures.map((f) => row(f, baseline!)),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 main().catch((error) => {

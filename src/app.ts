@@ -11,6 +11,7 @@ import { waitlistModule } from './waitlist/module.js';
 import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
 import { searchModule } from './search/module.js';
+import { Catalog } from './catalog/catalog.js';
 import { ControllableClock, systemClock, type Clock } from './platform/clock.js';
 import { ClockSync } from './platform/clock-sync.js';
 import type { Config } from './platform/config.js';
@@ -113,11 +114,15 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const ctx: PlatformContext = { config, database, clock, sandboxClock, clockSync, jobs, metrics, log: app.log };
 
   const credentials = new CredentialService(database.db, clock, config.authCacheMs);
+  const catalog = new Catalog(database.db, config.catalogMaxStaleMs);
   const services: Services = {
-    businesses: new BusinessService(database.db, clock),
+    businesses: new BusinessService(database.db, clock, () => catalog.invalidate()),
     partners: new PartnerService(database.db, clock, () => credentials.invalidate()),
     credentials,
-    reservations: new ReservationService(database, clock, { publicUrl: config.publicUrl, openingsWindowMinutes: config.openingsWindowMinutes }),
+    reservations: new ReservationService(database, clock, catalog, {
+      publicUrl: config.publicUrl,
+      openingsWindowMinutes: config.openingsWindowMinutes,
+    }),
   };
   const modules: ApiModule[] = [
     { name: 'system', routes: systemRoutes(ctx, { ready: () => ready }) },
@@ -127,7 +132,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'oauth', routes: oauthRoutes(services.credentials) },
     waitlistModule(services),
     reservationsModule(services.reservations),
-    searchModule(ctx),
+    searchModule(ctx, catalog),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 

@@ -11,6 +11,8 @@ export class BusinessService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Called after a change commits, so in-memory copies of the catalogue refresh. */
+    private readonly onChanged: () => void = () => {},
   ) {}
 
   store(db: DbOrTx = this.db): BusinessStore {
@@ -20,7 +22,9 @@ export class BusinessService {
   async upsert(input: unknown, db: DbOrTx = this.db): Promise<{ business: Business; created: boolean }> {
     const explicitAlias = typeof (input as { alias?: unknown })?.alias === 'string';
     const business = normalizeBusinessInput(input);
-    return this.save(business, explicitAlias, db);
+    const saved = await this.save(business, explicitAlias, db);
+    if (db === this.db) this.onChanged();
+    return saved;
   }
 
   /**
@@ -53,6 +57,7 @@ export class BusinessService {
         if ((await this.save(business, explicitAlias, trx)).created) created++;
       }
     });
+    this.onChanged();
     return { imported: parsed.length, created, updated: parsed.length - created };
   }
 

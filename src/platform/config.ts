@@ -31,6 +31,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Openings returns slots within ± this many minutes of the asked time. */
   openingsWindowMinutes: number;
+  /** How long another process's change to businesses or inventory may go unseen (bookings never are). */
+  catalogMaxStaleMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -107,5 +109,6 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     clockSyncMs: int(merged, 'PBS_CLOCK_SYNC_MS', 1000, 0),
     shutdownGraceMs: int(merged, 'PBS_SHUTDOWN_GRACE_MS', 10_000, 0),
     openingsWindowMinutes: int(merged, 'PBS_OPENINGS_WINDOW_MINUTES', 60, 0),
+    catalogMaxStaleMs: int(merged, 'PBS_CATALOG_MAX_STALE_MS', 250, 0),
   };
 }

@@ -27,6 +27,7 @@ const DAY_MS = 86_400_000;
  */
 export class RateLimiter {
   private readonly counters = new Map<string, Counter>();
+  private resetTime = { day: -1, text: '' };
 
   constructor(
     private readonly clock: Clock,
@@ -53,7 +54,7 @@ export class RateLimiter {
     const headers = (used: number) => ({
       'ratelimit-dailylimit': String(limits.perDay),
       'ratelimit-remaining': String(Math.max(0, limits.perDay - used)),
-      'ratelimit-resettime': toIsoOffset((day + 1) * DAY_MS),
+      'ratelimit-resettime': this.resetTimeOf(day),
     });
     if (counter.dayCount >= limits.perDay) {
       throw apiError('ACCESS_LIMIT_REACHED', undefined, { headers: headers(counter.dayCount) });
@@ -66,6 +67,12 @@ export class RateLimiter {
     counter.secondCount += 1;
     counter.dayCount += 1;
     return headers(counter.dayCount);
+  }
+
+  /** The next midnight UTC, formatted once per day rather than per request. */
+  private resetTimeOf(day: number): string {
+    if (this.resetTime.day !== day) this.resetTime = { day, text: toIsoOffset((day + 1) * DAY_MS) };
+    return this.resetTime.text;
   }
 
   reset(): void {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { BusinessStore, type BusinessRef } from '../businesses/business-store.js';
+import type { Catalog } from '../catalog/catalog.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { ApiError, apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { newId } from '../platform/ids.js';
-import { addDays, formatHHMM, localToUtc } from '../platform/local-time.js';
+import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
 import { freeTable, openSlots, slotProblem, windowFor, type SlotContext } from './availability.js';
 import { creditCardRequired, normalizeSettings, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
@@ -32,6 +33,7 @@ export class ReservationService {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
+    private readonly catalog: Catalog,
     private readonly options: ReservationOptions,
   ) {}
 
@@ -52,6 +54,7 @@ export class ReservationService {
     await this.db.transaction().execute(async (trx) => {
       await this.store(trx).saveSettings(business.id, settings, () => newId(), this.clock.now());
     });
+    this.catalog.invalidate();
     return settings;
   }
 
@@ -84,6 +87,7 @@ export class ReservationService {
       const store = this.store(trx);
       for (const p of parsed) await store.saveSettings(p.businessId, p.settings, () => newId(), this.clock.now());
     });
+    this.catalog.invalidate();
     return { imported: parsed.length };
   }
 
@@ -128,7 +132,7 @@ export class ReservationService {
     const ctx = this.slotContext(r);
     const problem = slotProblem(ctx, date, minutes);
     if (problem) throw apiError('INVALID_DATE_TIME_RANGE', dateTimeProblem(problem, date, time, r.settings));
-    const startAt = localToUtc(date, minutes, r.business.timezone);
+    const startAt = localDay(date, r.business.timezone)(minutes);
     const base = {
       cancellation_policy: r.settings.cancellation.policy,
       is_editable: r.settings.is_editable,
@@ -208,7 +212,7 @@ export class ReservationService {
       throw apiError('INVALID_RESERVATION_PARAMETER', `The date is beyond the restaurant's ${r.settings.max_future_days} maximum future days`);
     }
 
-    const startAt = localToUtc(date, minutes, r.business.timezone);
+    const startAt = localDay(date, r.business.timezone)(minutes);
     const id = randomUUID();
     await this.db.transaction().execute(async (trx) => {
       const store = this.store(trx);
@@ -335,13 +339,19 @@ export class ReservationService {
     return row;
   }
 
+  /** The restaurant and its inventory, from the in-memory catalogue (bookings are read live). */
   private async restaurant(idOrAlias: string, { requireReservable = true } = {}): Promise<Restaurant> {
-    const business = await new BusinessStore(this.db).findRef(idOrAlias);
-    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
-    const model = await this.store().loadModel(business.id);
-    if (!model) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
-    if (requireReservable && (!model.settings.accepts_reservations || business.isClosed)) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
-    return { ...model, business };
+    const entry = await this.catalog.find(idOrAlias);
+    if (!entry) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
+    const b = entry.business;
+    if (!entry.reservation) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
+    if (requireReservable && (!entry.reservation.settings.accepts_reservations || b.is_closed)) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
+    return {
+      businessId: b.id,
+      settings: entry.reservation.settings,
+      tables: entry.reservation.tables,
+      business: { id: b.id, alias: b.alias, name: b.name, timezone: b.timezone, isClosed: b.is_closed },
+    };
   }
 
   private slotContext(r: Restaurant): SlotContext {

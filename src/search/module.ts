@@ -1,5 +1,5 @@
 import type { ApiModule, PlatformContext } from '../platform/module.js';
-import { SearchIndex } from './search-index.js';
+import type { Catalog } from '../catalog/catalog.js';
 import { SearchService } from './search-service.js';
 
 const params: Record<string, string> = {
@@ -24,8 +24,8 @@ const params: Record<string, string> = {
 };
 
 /** `GET /v3/businesses/search`, with the reservation extension. */
-export function searchModule(ctx: PlatformContext): ApiModule {
-  const service = new SearchService(ctx.database.db, ctx.clock, new SearchIndex(ctx.database.db));
+export function searchModule(ctx: PlatformContext, catalog: Catalog): ApiModule {
+  const service = new SearchService(ctx.database.db, ctx.clock, catalog);
   return {
     name: 'search',
     routes: async (app) => {

@@ -1,12 +1,11 @@
-import type { Business } from '../businesses/business-record.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { addDays, formatHHMM } from '../platform/local-time.js';
-import { openSlots } from '../reservations/availability.js';
+import { dayContext, openSlotsOn, type DayContext } from '../reservations/availability.js';
 import { parseBoolean, parseDateTimeCovers, single } from '../reservations/params.js';
 import { ReservationStore, type Occupied } from '../reservations/reservation-store.js';
-import { distanceMeters, isOpenAt, resolveArea, SearchIndex, type IndexedBusiness } from './search-index.js';
+import { Catalog, distanceMeters, isOpenAt, resolveArea, type IndexedBusiness } from '../catalog/catalog.js';
 
 /** Results reachable through limit/offset (facts.md §2.1: 240 in current docs). */
 export const RESULT_CAP = 240;
@@ -46,6 +45,8 @@ interface Scored {
   entry: IndexedBusiness;
   distance: number;
   relevance: number;
+  /** rating weighted by how many reviews back it (best_match). */
+  quality: number;
   openings?: string[];
 }
 
@@ -54,7 +55,7 @@ export class SearchService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly index: SearchIndex,
+    private readonly catalog: Catalog,
   ) {}
 
   async search(query: Query) {
@@ -85,27 +86,26 @@ export class SearchService {
     }
     const reservation = this.reservationParams(query);
 
-    const { entries, areas } = await this.index.current();
+    const { entries, areas } = await this.catalog.current();
     let center: { latitude: number; longitude: number };
-    let inArea: (b: Business) => boolean = () => true;
+    let areaKey: string | undefined;
     if (latitude !== undefined && longitude !== undefined) {
       center = { latitude, longitude };
     } else {
       const area = resolveArea(areas, location!);
       if (!area) throw apiError('LOCATION_NOT_FOUND');
       center = area.center;
-      inArea = area.contains;
+      areaKey = area.key;
     }
     const maxDistance = radius ?? (latitude !== undefined ? DEFAULT_RADIUS_M : Infinity);
     const openInstant = openNow ? this.clock.now() : openAt !== undefined ? openAt * 1000 : undefined;
 
+    // Cheap tests first; the distance only for what passes them.
     let candidates: Scored[] = [];
     for (const entry of entries) {
       const b = entry.business;
-      if (b.is_closed || b.review_count === 0 || !inArea(b)) continue;
-      if (b.coordinates.latitude === null || b.coordinates.longitude === null) continue;
-      const distance = distanceMeters(center, { latitude: b.coordinates.latitude, longitude: b.coordinates.longitude });
-      if (distance > maxDistance) continue;
+      if (b.is_closed || b.review_count === 0 || entry.latitude === null || entry.longitude === null) continue;
+      if (areaKey !== undefined && !entry.areaKeys.has(areaKey)) continue;
       let relevance = 0;
       if (term) {
         if (entry.nameLower.includes(term)) relevance = 2;
@@ -114,19 +114,22 @@ export class SearchService {
       }
       if (categories.length > 0 && !categories.some((c) => entry.categories.has(c))) continue;
       if (prices.length > 0 && !prices.includes(entry.priceLevel)) continue;
-      if (!attributes.every((a) => (a === 'reservation' ? !!entry.reservation?.settings.accepts_reservations : !!b.attributes[a]))) continue;
+      if (attributes.length > 0 && !attributes.every((a) => (a === 'reservation' ? !!entry.reservation?.settings.accepts_reservations : !!b.attributes[a]))) continue;
       if (openInstant !== undefined && !isOpenAt(b, openInstant)) continue;
-      candidates.push({ entry, distance, relevance });
+      const distance = distanceMeters(center, { latitude: entry.latitude, longitude: entry.longitude });
+      if (distance > maxDistance) continue;
+      candidates.push({ entry, distance, relevance, quality: b.rating * Math.log10(b.review_count + 1) });
     }
 
-    if (reservation) {
-      candidates = candidates.filter((c) => !!c.entry.reservation?.settings.accepts_reservations || !reservation.matchesPartySize);
-      await this.addOpenings(candidates, reservation);
-      if (reservation.matchesPartySize) candidates = candidates.filter((c) => c.openings!.length > 0);
+    const availability = reservation ? { ...reservation, bookings: await this.bookingsAround(reservation.date), days: new Map<string, DayContext>() } : undefined;
+    if (availability && availability.matchesPartySize) {
+      // The total needs only whether each restaurant has an opening; the page gets the full list below.
+      candidates = candidates.filter((c) => this.openingsFor(c, availability, true).length > 0);
     }
 
     sortCandidates(candidates, sortBy);
     const page = candidates.slice(offset, offset + limit);
+    if (availability) for (const c of page) c.openings = this.openingsFor(c, availability, false);
     return {
       businesses: page.map((c) => present(c, this.clock.now())),
       total: candidates.length,
@@ -142,37 +145,48 @@ export class SearchService {
     return { ...parsed, matchesPartySize: parseBoolean(single(query.matches_party_size_param), 'matches_party_size_param', true) };
   }
 
-  private async addOpenings(candidates: Scored[], r: { date: string; minutes: number; covers: number }) {
-    // One query for every restaurant's bookings around that date (a day either side covers all time zones).
-    const from = Date.parse(`${addDays(r.date, -1)}T00:00:00Z`);
-    const to = Date.parse(`${addDays(r.date, 2)}T00:00:00Z`);
-    const now = this.clock.now();
-    const rows = await new ReservationStore(this.db).occupiedAcross(from, to, now);
+  /** Every restaurant's bookings around a date, by business (a day either side covers all time zones). */
+  private async bookingsAround(date: string): Promise<Map<string, Occupied[]>> {
+    const from = Date.parse(`${addDays(date, -1)}T00:00:00Z`);
+    const to = Date.parse(`${addDays(date, 2)}T00:00:00Z`);
+    const rows = await new ReservationStore(this.db).occupiedAcross(from, to, this.clock.now());
     const byBusiness = new Map<string, Occupied[]>();
     for (const row of rows) {
       const list = byBusiness.get(row.business_id) ?? [];
       list.push(row);
       byBusiness.set(row.business_id, list);
     }
-    for (const c of candidates) {
-      const res = c.entry.reservation;
-      if (!res) {
-        c.openings = [];
-        continue;
-      }
-      const ctx = { settings: res.settings, timezone: c.entry.business.timezone, now };
-      c.openings = openSlots(ctx, res.tables, byBusiness.get(c.entry.business.id) ?? [], r.date, r.covers, r.minutes - SEARCH_OPENINGS_WINDOW, r.minutes + SEARCH_OPENINGS_WINDOW).map(
-        (s) => formatHHMM(s.minutes),
-      );
+    return byBusiness;
+  }
+
+  private openingsFor(c: Scored, a: Availability, firstOnly: boolean): string[] {
+    const res = c.entry.reservation;
+    if (!res) return [];
+    const tz = c.entry.business.timezone;
+    let day = a.days.get(tz);
+    if (!day) {
+      day = dayContext(this.clock.now(), tz, a.date);
+      a.days.set(tz, day);
     }
+    const w = SEARCH_OPENINGS_WINDOW;
+    const occupied = a.bookings.get(c.entry.business.id) ?? [];
+    return openSlotsOn(day, res.settings, res.tables, occupied, a.covers, a.minutes - w, a.minutes + w, firstOnly).map((s) => formatHHMM(s.minutes));
   }
 }
 
+interface Availability {
+  date: string;
+  minutes: number;
+  covers: number;
+  bookings: Map<string, Occupied[]>;
+  /** One day context per time zone, shared by the restaurants of the request. */
+  days: Map<string, DayContext>;
+}
+
 function sortCandidates(candidates: Scored[], sortBy: string) {
-  const quality = (c: Scored) => c.entry.business.rating * Math.log10(c.entry.business.review_count + 1);
   const byId = (a: Scored, b: Scored) => (a.entry.business.id < b.entry.business.id ? -1 : 1);
   const comparators: Record<string, (a: Scored, b: Scored) => number> = {
-    best_match: (a, b) => b.relevance - a.relevance || quality(b) - quality(a) || a.distance - b.distance || byId(a, b),
+    best_match: (a, b) => b.relevance - a.relevance || b.quality - a.quality || a.distance - b.distance || byId(a, b),
     rating: (a, b) => b.entry.business.rating - a.entry.business.rating || b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
     review_count: (a, b) => b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
     distance: (a, b) => a.distance - b.distance || byId(a, b),
@@ -200,7 +214,7 @@ function present(c: Scored, now: number) {
     display_phone: b.display_phone,
     distance: Math.round(c.distance * 10) / 10,
     attributes: b.attributes,
-    business_hours: b.hours.map((h) => ({ ...h, is_open_now: isOpenAt(b, now) })),
+    business_hours: b.hours.map((hours) => ({ ...hours, is_open_now: isOpenAt(b, now) })),
     ...(c.openings ? { data: { reservation_openings: c.openings } } : {}),
   };
 }

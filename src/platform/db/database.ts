@@ -76,8 +76,32 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', description: `sqlite:${file}`, close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query anew; better-sqlite3 statements can be reused, and preparing is a
+ * large share of a small query's cost. Statements run synchronously, so one per SQL text is safe.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (!statement) {
+        statement = sqlite.prepare(text);
+        // Queries with generated IN-lists make many texts; keep the cache bounded.
+        if (cache.size > 2000) cache.clear();
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+    close() {
+      cache.clear();
+      sqlite.close();
+    },
+  };
 }
 
 /** Booleans are stored as 0/1 on both databases so one set of migrations serves both. */

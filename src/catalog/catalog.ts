@@ -8,42 +8,76 @@ import type { TableRow } from '../reservations/reservation-store.js';
 
 export interface IndexedBusiness {
   business: Business;
+  latitude: number | null;
+  longitude: number | null;
+  /** Keys of the areas (city, postal code, state) the business lies in. */
+  areaKeys: Set<string>;
   /** Lower-cased name, category aliases and titles: what `term` is matched against. */
   text: string;
   nameLower: string;
   categories: Set<string>;
   priceLevel: number;
-  reservation?: { settings: ReservationSettings; tables: TableRow[] };
+  /** Present (not undefined) when the business has reservation settings. */
+  reservation: { settings: ReservationSettings; tables: TableRow[] } | undefined;
 }
 
 export interface Area {
   label: string;
+  /** Matches IndexedBusiness.areaKeys. */
+  key: string;
   center: { latitude: number; longitude: number };
-  contains(b: Business): boolean;
+}
+
+export interface Snapshot {
+  entries: IndexedBusiness[];
+  byIdOrAlias: Map<string, IndexedBusiness>;
+  areas: Map<string, Area>;
 }
 
 /**
- * An in-memory copy of the business catalogue for search, rebuilt when the catalogue version in
- * the database changes (every business or reservation-settings write bumps it), so processes
- * sharing a database stay in step with one cheap read per search.
+ * An in-memory copy of the business catalogue and the restaurants' reservation inventory, for
+ * search and availability. Writes in this process invalidate it at once; a write by another
+ * process (every write bumps the catalogue version in the database) is noticed within
+ * `maxStaleMs`, and at once when a lookup misses. Bookings are never cached: they are always
+ * read from the database.
  */
-export class SearchIndex {
+export class Catalog {
   private version: string | undefined;
-  private entries: IndexedBusiness[] = [];
-  private areas = new Map<string, Area>();
+  private snapshot: Snapshot = { entries: [], byIdOrAlias: new Map(), areas: new Map() };
+  private checkedAt = 0;
   private loading: Promise<void> | undefined;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly maxStaleMs = 250,
+  ) {}
 
-  async current(): Promise<{ entries: IndexedBusiness[]; areas: Map<string, Area> }> {
-    const version = (await new SettingsStore(this.db).get(CATALOG_VERSION_KEY)) ?? 'empty';
-    if (version !== this.version) {
-      this.loading ??= this.load(version).finally(() => {
+  /** Call after committing a change to businesses or reservation settings. */
+  invalidate(): void {
+    this.checkedAt = 0;
+  }
+
+  async current(force = false): Promise<Snapshot> {
+    if (force || this.version === undefined || Date.now() - this.checkedAt >= this.maxStaleMs) {
+      this.loading ??= this.refresh().finally(() => {
         this.loading = undefined;
       });
       await this.loading;
     }
-    return { entries: this.entries, areas: this.areas };
+    return this.snapshot;
+  }
+
+  /** A business by id or alias; a miss re-checks the database before answering undefined. */
+  async find(idOrAlias: string): Promise<IndexedBusiness | undefined> {
+    const hit = (await this.current()).byIdOrAlias.get(idOrAlias);
+    if (hit) return hit;
+    return (await this.current(true)).byIdOrAlias.get(idOrAlias);
+  }
+
+  private async refresh(): Promise<void> {
+    const version = (await new SettingsStore(this.db).get(CATALOG_VERSION_KEY)) ?? 'empty';
+    if (version !== this.version) await this.load(version);
+    this.checkedAt = Date.now();
   }
 
   private async load(version: string): Promise<void> {
@@ -58,23 +92,35 @@ export class SearchIndex {
     }
     const settingsByBusiness = new Map(settings.map((s) => [s.business_id, JSON.parse(s.settings) as ReservationSettings]));
     const entries: IndexedBusiness[] = [];
+    const byIdOrAlias = new Map<string, IndexedBusiness>();
     for (const row of rows) {
       const business = fromRecord(row.record, row.is_closed);
       const s = settingsByBusiness.get(business.id);
-      entries.push({
+      const { city, state, zip_code: zip, country } = business.location;
+      const entry: IndexedBusiness = {
         business,
+        latitude: business.coordinates.latitude,
+        longitude: business.coordinates.longitude,
+        areaKeys: new Set([cityKey(city, state), zipKey(zip), stateKey(state, country)]),
         text: [business.name, ...business.categories.flatMap((c) => [c.alias, c.title])].join(' ').toLowerCase(),
         nameLower: business.name.toLowerCase(),
         categories: new Set(business.categories.map((c) => c.alias)),
         priceLevel: business.price?.length ?? 0,
-        ...(s ? { reservation: { settings: s, tables: tablesByBusiness.get(business.id) ?? [] } } : {}),
-      });
+        // Always set, so every entry has the same shape (keeps the search loop monomorphic).
+        reservation: s ? { settings: s, tables: tablesByBusiness.get(business.id) ?? [] } : undefined,
+      };
+      entries.push(entry);
+      byIdOrAlias.set(business.id, entry);
+      byIdOrAlias.set(business.alias, entry);
     }
-    this.entries = entries;
-    this.areas = buildAreas(entries);
+    this.snapshot = { entries, byIdOrAlias, areas: buildAreas(entries) };
     this.version = version;
   }
 }
+
+const cityKey = (city: string, state: string) => `city:${city}|${state}`;
+const zipKey = (zip: string) => `zip:${zip}`;
+const stateKey = (state: string, country: string) => `state:${state}|${country}`;
 
 const normalize = (text: string) =>
   text
@@ -86,29 +132,30 @@ const normalize = (text: string) =>
 
 /** Areas a `location` can name: cities (alone or with state / country), postal codes and states. */
 function buildAreas(entries: IndexedBusiness[]): Map<string, Area> {
-  const groups = new Map<string, { label: string; members: Business[]; test: (b: Business) => boolean }>();
-  const add = (keys: string[], label: string, b: Business, test: (x: Business) => boolean) => {
-    for (const key of keys) {
-      const k = normalize(key);
+  const groups = new Map<string, { label: string; key: string; lat: number; lon: number; n: number }>();
+  const add = (names: string[], label: string, key: string, e: IndexedBusiness) => {
+    for (const name of names) {
+      const k = normalize(name);
       if (!k) continue;
-      const g = groups.get(k) ?? { label, members: [], test };
-      g.members.push(b);
+      const g = groups.get(k) ?? { label, key, lat: 0, lon: 0, n: 0 };
+      if (e.latitude !== null && e.longitude !== null) {
+        g.lat += e.latitude;
+        g.lon += e.longitude;
+        g.n += 1;
+      }
       groups.set(k, g);
     }
   };
-  for (const { business: b } of entries) {
-    const { city, state, zip_code: zip, country } = b.location;
-    add([city, `${city} ${state}`, `${city} ${state} ${country}`, `${city} ${country}`], `${city}, ${state}`, b, (x) => x.location.city === city && x.location.state === state);
-    if (zip) add([zip, `${city} ${state} ${zip}`], zip, b, (x) => x.location.zip_code === zip);
-    add([`${state} ${country}`, state], `${state}, ${country}`, b, (x) => x.location.state === state && x.location.country === country);
+  for (const e of entries) {
+    const { city, state, zip_code: zip, country } = e.business.location;
+    add([city, `${city} ${state}`, `${city} ${state} ${country}`, `${city} ${country}`], `${city}, ${state}`, cityKey(city, state), e);
+    if (zip) add([zip, `${city} ${state} ${zip}`], zip, zipKey(zip), e);
+    add([`${state} ${country}`, state], `${state}, ${country}`, stateKey(state, country), e);
   }
   const areas = new Map<string, Area>();
-  for (const [key, g] of groups) {
-    const located = g.members.filter((m) => m.coordinates.latitude !== null && m.coordinates.longitude !== null);
-    if (located.length === 0) continue;
-    const latitude = located.reduce((s, m) => s + m.coordinates.latitude!, 0) / located.length;
-    const longitude = located.reduce((s, m) => s + m.coordinates.longitude!, 0) / located.length;
-    areas.set(key, { label: g.label, center: { latitude, longitude }, contains: g.test });
+  for (const [name, g] of groups) {
+    if (g.n === 0) continue;
+    areas.set(name, { label: g.label, key: g.key, center: { latitude: g.lat / g.n, longitude: g.lon / g.n } });
   }
   return areas;
 }
