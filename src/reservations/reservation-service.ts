@@ -42,7 +42,7 @@ export class ReservationService {
   }
 
   private store(db: DbOrTx = this.db) {
-    return new ReservationStore(db);
+    return new ReservationStore(db, this.database.dialect);
   }
 
   // ---- operator side -------------------------------------------------------------------------
@@ -154,7 +154,7 @@ export class ReservationService {
     const expiresAt = ctx.now + HOLD_MINUTES * 60_000;
     await this.db.transaction().execute(async (trx) => {
       const store = this.store(trx);
-      await store.lockRestaurant(r.businessId, this.database.dialect);
+      await store.lockRestaurant(r.businessId);
       await store.releaseGuestHolds(r.businessId, uniqueId);
       const occupied = await store.occupied(r.businessId, startAt, endAt, this.clock.now());
       const table = freeTable(r.tables, occupied, covers, startAt, endAt);
@@ -216,7 +216,7 @@ export class ReservationService {
     const id = randomUUID();
     await this.db.transaction().execute(async (trx) => {
       const store = this.store(trx);
-      await store.lockRestaurant(r.businessId, this.database.dialect);
+      await store.lockRestaurant(r.businessId);
       const now = this.clock.now();
       const hold = await store.findHold(holdId);
       if (!hold || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.status !== 'active' || hold.expires_at <= now) {

@@ -1,6 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
-import type { DbOrTx } from '../platform/db/database.js';
+import type { DbOrTx, Dialect } from '../platform/db/database.js';
+import { RawStatement } from '../platform/db/raw.js';
 import { bumpCatalogVersion } from '../businesses/business-store.js';
 import type { ReservationSettings } from './inventory.js';
 
@@ -141,8 +142,45 @@ export interface Occupied {
 }
 
 /** SQL of restaurant inventory, holds and reservations. */
+// The statements on the booking path, compiled once (see RawStatement).
+const LOCK = new RawStatement('select business_id from restaurant_settings where business_id = ? for update');
+const OCCUPIED = new RawStatement<Occupied>(
+  `select table_id, start_at, end_at from holds
+     where business_id = ? and status = 'active' and expires_at > ? and start_at < ? and end_at > ? and id <> ?
+   union all
+   select table_id, start_at, end_at from reservations
+     where business_id = ? and status = 'active' and start_at < ? and end_at > ?`,
+);
+const OCCUPIED_ACROSS = new RawStatement<Occupied & { business_id: string }>(
+  `select business_id, table_id, start_at, end_at from holds
+     where status = 'active' and expires_at > ? and start_at < ? and start_at > ? and end_at > ?
+   union all
+   select business_id, table_id, start_at, end_at from reservations
+     where status = 'active' and start_at < ? and start_at > ? and end_at > ?`,
+);
+const INSERT_HOLD = new RawStatement(
+  `insert into holds (id, business_id, partner_id, table_id, unique_id, date, time, covers, start_at, end_at, expires_at, status, created_at)
+   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+);
+const RELEASE_GUEST_HOLDS = new RawStatement(
+  `update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active'`,
+);
+const FIND_HOLD = new RawStatement<HoldRow>('select * from holds where id = ?');
+const CONSUME_HOLD = new RawStatement(`update holds set status = 'consumed' where id = ? and status = 'active'`);
+const INSERT_RESERVATION = new RawStatement(
+  `insert into reservations (id, business_id, partner_id, table_id, hold_id, unique_id, date, time, covers, start_at, end_at,
+     first_name, last_name, phone, email, notes, status, canceled_by, created_at, canceled_at)
+   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+);
+const GUEST_RESERVATIONS = new RawStatement<{ id: string; start_at: number }>(
+  `select id, start_at from reservations where business_id = ? and unique_id = ? and status = 'active' and start_at > ? and start_at < ?`,
+);
+
 export class ReservationStore {
-  constructor(private readonly db: DbOrTx) {}
+  constructor(
+    private readonly db: DbOrTx,
+    private readonly dialect: Dialect,
+  ) {}
 
   async saveSettings(businessId: string, settings: ReservationSettings, tableIds: (name: string) => string, now: number) {
     const row = { business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), updated_at: now };
@@ -162,109 +200,57 @@ export class ReservationStore {
     await bumpCatalogVersion(this.db);
   }
 
-  async loadModel(businessId: string): Promise<RestaurantModel | undefined> {
-    const row = await this.db.selectFrom('restaurant_settings').select('settings').where('business_id', '=', businessId).executeTakeFirst();
-    if (!row) return undefined;
-    const tables = await this.db
-      .selectFrom('restaurant_tables')
-      .selectAll()
-      .where('business_id', '=', businessId)
-      .where('active', '=', 1)
-      .orderBy('max_party')
-      .orderBy('name')
-      .execute();
-    return { businessId, settings: JSON.parse(row.settings) as ReservationSettings, tables };
-  }
-
   /** Serialises bookings of one restaurant across connections and processes (PostgreSQL row lock). */
-  async lockRestaurant(businessId: string, dialect: 'sqlite' | 'postgres'): Promise<void> {
-    if (dialect !== 'postgres') return; // SQLite transactions are already serialised
-    await sql`select business_id from restaurant_settings where business_id = ${businessId} for update`.execute(this.db);
+  async lockRestaurant(businessId: string): Promise<void> {
+    if (this.dialect !== 'postgres') return; // SQLite transactions are already serialised
+    await LOCK.rows(this.db, this.dialect, [businessId]);
   }
 
   /** Tables taken between two instants: live holds and active reservations. */
-  async occupied(businessId: string, from: number, to: number, now: number, exceptHoldId?: string): Promise<Occupied[]> {
-    let holds = this.db
-      .selectFrom('holds')
-      .select(['table_id', 'start_at', 'end_at'])
-      .where('business_id', '=', businessId)
-      .where('status', '=', 'active')
-      .where('expires_at', '>', now)
-      .where('start_at', '<', to)
-      .where('end_at', '>', from);
-    if (exceptHoldId) holds = holds.where('id', '!=', exceptHoldId);
-    const reservations = this.db
-      .selectFrom('reservations')
-      .select(['table_id', 'start_at', 'end_at'])
-      .where('business_id', '=', businessId)
-      .where('status', '=', 'active')
-      .where('start_at', '<', to)
-      .where('end_at', '>', from);
-    return holds.unionAll(reservations).execute();
+  occupied(businessId: string, from: number, to: number, now: number, exceptHoldId = ''): Promise<Occupied[]> {
+    return OCCUPIED.rows(this.db, this.dialect, [businessId, now, to, from, exceptHoldId, businessId, to, from]);
   }
 
   /** Occupancy of every restaurant between two instants (for search across a metro). */
   occupiedAcross(from: number, to: number, now: number) {
-    const holds = this.db
-      .selectFrom('holds')
-      .select(['business_id', 'table_id', 'start_at', 'end_at'])
-      .where('status', '=', 'active')
-      .where('expires_at', '>', now)
-      .where('start_at', '<', to)
-      .where('start_at', '>', from - 24 * 3600_000)
-      .where('end_at', '>', from);
-    const reservations = this.db
-      .selectFrom('reservations')
-      .select(['business_id', 'table_id', 'start_at', 'end_at'])
-      .where('status', '=', 'active')
-      .where('start_at', '<', to)
-      .where('start_at', '>', from - 24 * 3600_000)
-      .where('end_at', '>', from);
-    return holds.unionAll(reservations).execute();
+    const earliestStart = from - 24 * 3600_000;
+    return OCCUPIED_ACROSS.rows(this.db, this.dialect, [now, to, earliestStart, from, to, earliestStart, from]);
   }
 
-  insertHold(row: HoldRow) {
-    return this.db.insertInto('holds').values(row).execute();
+  async insertHold(row: HoldRow): Promise<void> {
+    await INSERT_HOLD.run(this.db, this.dialect, [
+      row.id, row.business_id, row.partner_id, row.table_id, row.unique_id, row.date, row.time, row.covers,
+      row.start_at, row.end_at, row.expires_at, row.status, row.created_at,
+    ]);
   }
 
   /** One live hold per guest per restaurant: a new hold drops the earlier ones. */
   releaseGuestHolds(businessId: string, uniqueId: string) {
-    return this.db
-      .updateTable('holds')
-      .set({ status: 'released' })
-      .where('business_id', '=', businessId)
-      .where('unique_id', '=', uniqueId)
-      .where('status', '=', 'active')
-      .execute();
+    return RELEASE_GUEST_HOLDS.run(this.db, this.dialect, [businessId, uniqueId]);
   }
 
-  findHold(id: string) {
-    return this.db.selectFrom('holds').selectAll().where('id', '=', id).executeTakeFirst();
+  async findHold(id: string): Promise<HoldRow | undefined> {
+    return (await FIND_HOLD.rows(this.db, this.dialect, [id]))[0];
   }
 
   consumeHold(id: string) {
-    return this.db.updateTable('holds').set({ status: 'consumed' }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
+    return CONSUME_HOLD.run(this.db, this.dialect, [id]);
   }
 
-  insertReservation(row: ReservationRow) {
-    return this.db.insertInto('reservations').values(row).execute();
+  async insertReservation(r: ReservationRow): Promise<void> {
+    await INSERT_RESERVATION.run(this.db, this.dialect, [
+      r.id, r.business_id, r.partner_id, r.table_id, r.hold_id, r.unique_id, r.date, r.time, r.covers, r.start_at, r.end_at,
+      r.first_name, r.last_name, r.phone, r.email, r.notes, r.status, r.canceled_by, r.created_at, r.canceled_at,
+    ]);
   }
 
   findReservation(id: string) {
     return this.db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  /** The guest's active reservations at a restaurant starting in [from, to). */
+  /** The guest's active reservations at a restaurant starting in (from, to). */
   guestReservationsBetween(businessId: string, uniqueId: string, from: number, to: number) {
-    return this.db
-      .selectFrom('reservations')
-      .select(['id', 'start_at'])
-      .where('business_id', '=', businessId)
-      .where('unique_id', '=', uniqueId)
-      .where('status', '=', 'active')
-      .where('start_at', '>', from)
-      .where('start_at', '<', to)
-      .execute();
+    return GUEST_RESERVATIONS.rows(this.db, this.dialect, [businessId, uniqueId, from, to]);
   }
 
   cancelReservation(id: string, by: 'guest' | 'restaurant', now: number) {

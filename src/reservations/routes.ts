@@ -6,6 +6,55 @@ import { reservationSettingsSchema } from './inventory.js';
 const partner = { partner: { interface: 'reservations', scheme: 'bearer' } } as const;
 const tags = ['reservations'];
 const security = [{ bearerAuth: [] }];
+const openingsResponse = {
+  type: 'object',
+  required: ['reservation_times'],
+  properties: {
+    reservation_times: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['date', 'times'],
+        properties: {
+          date: { type: 'string' },
+          times: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['time', 'credit_card_required'],
+              properties: { time: { type: 'string' }, credit_card_required: { type: 'boolean' }, url: { type: 'string' } },
+            },
+          },
+        },
+      },
+    },
+    covers_range: { type: 'object', properties: { min_party_size: { type: 'integer' }, max_party_size: { type: 'integer' } } },
+  },
+} as const;
+const holdResponse = {
+  type: 'object',
+  required: ['hold_id', 'expires_at', 'credit_card_hold', 'is_editable', 'last_cancellation_date', 'cancellation_policy', 'notes', 'reserve_url'],
+  properties: {
+    hold_id: { type: ['string', 'null'] },
+    expires_at: { type: 'number' },
+    cancellation_policy: { type: 'string' },
+    credit_card_hold: { type: 'boolean' },
+    is_editable: { type: 'boolean' },
+    last_cancellation_date: { type: 'number' },
+    notes: { type: 'string' },
+    reserve_url: { type: 'string' },
+  },
+} as const;
+const reservationResponse = {
+  type: 'object',
+  required: ['reservation_id', 'confirmation_url', 'notes'],
+  properties: { reservation_id: { type: 'string' }, confirmation_url: { type: 'string' }, notes: { type: 'string' } },
+} as const;
+const statusResponse = {
+  type: 'object',
+  required: ['active', 'date', 'time', 'covers'],
+  properties: { active: { type: 'boolean' }, date: { type: 'string' }, time: { type: 'string' }, covers: { type: 'integer' } },
+} as const;
 const errors = { 400: { $ref: 'ErrorResponse#' }, 404: { $ref: 'ErrorResponse#' }, 409: { $ref: 'ErrorResponse#' } };
 const businessParams = {
   type: 'object',
@@ -43,7 +92,7 @@ export function reservationRoutes(service: ReservationService) {
             covers: 'party size 1–10 (required)',
             get_covers_range: 'true: include covers_range',
           }),
-          response: { ...errors },
+          response: { 200: openingsResponse, ...errors },
         },
       },
       async (request) => service.openings((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>),
@@ -60,7 +109,7 @@ export function reservationRoutes(service: ReservationService) {
           params: businessParams,
           consumes: ['application/x-www-form-urlencoded'],
           body: documented({ date: 'YYYY-MM-DD', time: 'HH:MM', covers: 'party size 1–10', unique_id: 'device or user id (same for repeated holds)' }),
-          response: { ...errors },
+          response: { 200: holdResponse, ...errors },
         },
       },
       async (request) => {
@@ -91,7 +140,7 @@ export function reservationRoutes(service: ReservationService) {
             hold_id: 'from holds',
             notes: 'party notes (optional)',
           }),
-          response: { ...errors, 402: { $ref: 'ErrorResponse#' } },
+          response: { 200: reservationResponse, ...errors, 402: { $ref: 'ErrorResponse#' } },
         },
       },
       async (request) => {
@@ -110,7 +159,7 @@ export function reservationRoutes(service: ReservationService) {
           summary: 'Status of a reservation',
           params: reservationParams,
           querystring: documented({ covers: 'optional party size 1–10' }),
-          response: { ...errors },
+          response: { 200: statusResponse, ...errors },
         },
       },
       async (request) =>
@@ -121,7 +170,13 @@ export function reservationRoutes(service: ReservationService) {
       '/v3/bookings/reservation/:reservation_id/cancel',
       {
         config: partner,
-        schema: { tags, security, summary: 'Cancel a reservation', params: reservationParams, response: { ...errors } },
+        schema: {
+          tags,
+          security,
+          summary: 'Cancel a reservation',
+          params: reservationParams,
+          response: { 200: { type: 'object', additionalProperties: false, properties: {} }, ...errors },
+        },
       },
       async (request) => service.cancel(request.principal!.partnerId, (request.params as { reservation_id: string }).reservation_id),
     );

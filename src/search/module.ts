@@ -25,7 +25,7 @@ const params: Record<string, string> = {
 
 /** `GET /v3/businesses/search`, with the reservation extension. */
 export function searchModule(ctx: PlatformContext, catalog: Catalog): ApiModule {
-  const service = new SearchService(ctx.database.db, ctx.clock, catalog);
+  const service = new SearchService(ctx.database.db, ctx.database.dialect, ctx.clock, catalog);
   return {
     name: 'search',
     routes: async (app) => {

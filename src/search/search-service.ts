@@ -1,5 +1,5 @@
 import type { Clock } from '../platform/clock.js';
-import type { Db } from '../platform/db/database.js';
+import type { Db, Dialect } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { addDays, formatHHMM } from '../platform/local-time.js';
 import { dayContext, openSlotsOn, type DayContext } from '../reservations/availability.js';
@@ -54,6 +54,7 @@ interface Scored {
 export class SearchService {
   constructor(
     private readonly db: Db,
+    private readonly dialect: Dialect,
     private readonly clock: Clock,
     private readonly catalog: Catalog,
   ) {}
@@ -127,8 +128,7 @@ export class SearchService {
       candidates = candidates.filter((c) => this.openingsFor(c, availability, true).length > 0);
     }
 
-    sortCandidates(candidates, sortBy);
-    const page = candidates.slice(offset, offset + limit);
+    const page = topK(candidates, offset + limit, comparators[sortBy]).slice(offset);
     if (availability) for (const c of page) c.openings = this.openingsFor(c, availability, false);
     return {
       businesses: page.map((c) => present(c, this.clock.now())),
@@ -149,7 +149,7 @@ export class SearchService {
   private async bookingsAround(date: string): Promise<Map<string, Occupied[]>> {
     const from = Date.parse(`${addDays(date, -1)}T00:00:00Z`);
     const to = Date.parse(`${addDays(date, 2)}T00:00:00Z`);
-    const rows = await new ReservationStore(this.db).occupiedAcross(from, to, this.clock.now());
+    const rows = await new ReservationStore(this.db, this.dialect).occupiedAcross(from, to, this.clock.now());
     const byBusiness = new Map<string, Occupied[]>();
     for (const row of rows) {
       const list = byBusiness.get(row.business_id) ?? [];
@@ -183,15 +183,34 @@ interface Availability {
   days: Map<string, DayContext>;
 }
 
-function sortCandidates(candidates: Scored[], sortBy: string) {
-  const byId = (a: Scored, b: Scored) => (a.entry.business.id < b.entry.business.id ? -1 : 1);
-  const comparators: Record<string, (a: Scored, b: Scored) => number> = {
-    best_match: (a, b) => b.relevance - a.relevance || b.quality - a.quality || a.distance - b.distance || byId(a, b),
-    rating: (a, b) => b.entry.business.rating - a.entry.business.rating || b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
-    review_count: (a, b) => b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
-    distance: (a, b) => a.distance - b.distance || byId(a, b),
-  };
-  candidates.sort(comparators[sortBy]);
+const byId = (a: Scored, b: Scored) => (a.entry.business.id < b.entry.business.id ? -1 : 1);
+const comparators: Record<string, (a: Scored, b: Scored) => number> = {
+  best_match: (a, b) => b.relevance - a.relevance || b.quality - a.quality || a.distance - b.distance || byId(a, b),
+  rating: (a, b) => b.entry.business.rating - a.entry.business.rating || b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
+  review_count: (a, b) => b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
+  distance: (a, b) => a.distance - b.distance || byId(a, b),
+};
+
+/**
+ * The first k items in `compare` order without sorting them all: a page never reaches past
+ * the result cap (240), while a metro can hold thousands of matches.
+ */
+export function topK<T>(items: T[], k: number, compare: (a: T, b: T) => number): T[] {
+  const out: T[] = [];
+  if (k <= 0) return out;
+  for (const item of items) {
+    if (out.length === k && compare(item, out[k - 1]) >= 0) continue;
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compare(item, out[mid]) < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    out.splice(lo, 0, item);
+    if (out.length > k) out.pop();
+  }
+  return out;
 }
 
 function present(c: Scored, now: number) {

@@ -99,7 +99,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    // strictTypes off: some schemas only document parameters (no type) and leave checks to the service.
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false, strictTypes: false } },
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
     // Errors raised before routing (undecodable URL, over-long parameter) get our shape too.

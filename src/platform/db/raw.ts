@@ -1,0 +1,28 @@
+import { CompiledQuery } from 'kysely';
+import type { Dialect, DbOrTx } from './database.js';
+
+/**
+ * A hot-path statement written once in SQL with `?` placeholders and run without Kysely's
+ * builder and compiler (which cost more than the query itself on small lookups). The same text
+ * serves both databases: placeholders become `$1, $2, …` on PostgreSQL. Keep to SQL both share.
+ */
+export class RawStatement<Row = Record<string, unknown>> {
+  private readonly postgresText: string;
+
+  constructor(private readonly sqliteText: string) {
+    let n = 0;
+    this.postgresText = sqliteText.replace(/\?/g, () => `$${++n}`);
+  }
+
+  async rows(db: DbOrTx, dialect: Dialect, parameters: readonly unknown[]): Promise<Row[]> {
+    const text = dialect === 'postgres' ? this.postgresText : this.sqliteText;
+    return (await db.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows;
+  }
+
+  /** Rows changed by an INSERT, UPDATE or DELETE. */
+  async run(db: DbOrTx, dialect: Dialect, parameters: readonly unknown[]): Promise<number> {
+    const text = dialect === 'postgres' ? this.postgresText : this.sqliteText;
+    const result = await db.executeQuery(CompiledQuery.raw(text, [...parameters]));
+    return Number(result.numAffectedRows ?? 0);
+  }
+}
