@@ -1,5 +1,6 @@
 import type { PbsMigration } from './db/migrate.js';
-import type { DbOrTx } from './db/database.js';
+import type { DbOrTx, Dialect } from './db/database.js';
+import { RawStatement } from './db/raw.js';
 import { newId } from './ids.js';
 
 /**
@@ -38,21 +39,15 @@ export const domainEventsMigration: PbsMigration = {
   },
 };
 
+const INSERT_EVENT = new RawStatement('insert into domain_events (id, type, business_id, partner_id, payload, occurred_at) values (?, ?, ?, ?, ?, ?)');
+
+/** Writes an event; pass the transaction of the change it records. */
 export async function recordEvent(
   db: DbOrTx,
+  dialect: Dialect,
   event: { type: string; businessId: string; partnerId?: string | null; payload: unknown; at: number },
 ): Promise<string> {
   const id = newId();
-  await db
-    .insertInto('domain_events')
-    .values({
-      id,
-      type: event.type,
-      business_id: event.businessId,
-      partner_id: event.partnerId ?? null,
-      payload: JSON.stringify(event.payload),
-      occurred_at: event.at,
-    })
-    .execute();
+  await INSERT_EVENT.run(db, dialect, [id, event.type, event.businessId, event.partnerId ?? null, JSON.stringify(event.payload), event.at]);
   return id;
 }

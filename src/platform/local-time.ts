@@ -62,9 +62,19 @@ export function weekday(date: string): number {
   return (new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7;
 }
 
+const shifted = new Map<string, string>();
+
+/** `date` moved by whole days; memoised, as request paths shift the same few dates again and again. */
 export function addDays(date: string, days: number): string {
-  const [y, m, d] = date.split('-').map(Number);
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+  const key = `${date}|${days}`;
+  let out = shifted.get(key);
+  if (out === undefined) {
+    const [y, m, d] = date.split('-').map(Number);
+    out = new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+    if (shifted.size > 50_000) shifted.clear();
+    shifted.set(key, out);
+  }
+  return out;
 }
 
 /** Whole days from `a` to `b` (both YYYY-MM-DD). */
@@ -79,12 +89,18 @@ export function formatHHMM(minutes: number): string {
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
+const validDates = new Set<string>();
+
 /** A real calendar date in `%Y-%m-%d`, or undefined. */
 export function parseDate(value: string): string | undefined {
+  if (validDates.has(value)) return value;
   const m = DATE.exec(value);
   if (!m) return undefined;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === value ? value : undefined;
+  if (d.toISOString().slice(0, 10) !== value) return undefined;
+  if (validDates.size > 50_000) validDates.clear();
+  validDates.add(value);
+  return value;
 }
 
 /** Minutes since midnight of a `%H:%M` time, or undefined. */

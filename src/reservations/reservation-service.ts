@@ -251,7 +251,7 @@ export class ReservationService {
         canceled_at: null,
       });
       await store.consumeHold(hold.id);
-      await recordEvent(trx, {
+      await recordEvent(trx, this.database.dialect, {
         type: 'reservation.created',
         businessId: r.businessId,
         partnerId,
@@ -322,7 +322,7 @@ export class ReservationService {
     await this.db.transaction().execute(async (trx) => {
       const result = await this.store(trx).cancelReservation(row.id, by, now);
       if (Number(result.numUpdatedRows) === 0) throw apiError('RESERVATION_ALREADY_CANCELED');
-      await recordEvent(trx, {
+      await recordEvent(trx, this.database.dialect, {
         type: 'reservation.canceled',
         businessId: row.business_id,
         partnerId: row.partner_id,
