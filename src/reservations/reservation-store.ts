@@ -122,9 +122,11 @@ export const reservationsMigration: PbsMigration = {
           .addColumn('canceled_at', 'bigint');
       }
       await builder.execute();
-      await db.schema.createIndex(`${table}_business_time`).on(table).columns(['business_id', 'status', 'start_at']).execute();
-      await db.schema.createIndex(`${table}_guest`).on(table).columns(['business_id', 'unique_id', 'status']).execute();
-      await db.schema.createIndex(`${table}_time`).on(table).columns(['status', 'start_at']).execute();
+      // No index holds `status`: consuming or canceling then rewrites only the row, not index
+      // entries (fewer pages written per commit); queries filter status on the few rows found.
+      await db.schema.createIndex(`${table}_business_time`).on(table).columns(['business_id', 'start_at']).execute();
+      await db.schema.createIndex(`${table}_guest`).on(table).columns(['business_id', 'unique_id']).execute();
+      await db.schema.createIndex(`${table}_time`).on(table).column('start_at').execute();
     }
   },
 };
@@ -142,14 +144,19 @@ export interface Occupied {
 }
 
 /** SQL of restaurant inventory, holds and reservations. */
+/** Turn times are at most 10 hours (inventory schema); a day's margin is safe. */
+const EARLIEST_OVERLAP_MS = 24 * 3600_000;
+
 // The statements on the booking path, compiled once (see RawStatement).
 const LOCK = new RawStatement('select business_id from restaurant_settings where business_id = ? for update');
+// `start_at > earliest` bounds the index range scan: a booking that starts more than a day before
+// the window cannot reach into it (turn times are at most 10 hours).
 const OCCUPIED = new RawStatement<Occupied>(
   `select table_id, start_at, end_at from holds
-     where business_id = ? and status = 'active' and expires_at > ? and start_at < ? and end_at > ? and id <> ?
+     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ? and id <> ?
    union all
    select table_id, start_at, end_at from reservations
-     where business_id = ? and status = 'active' and start_at < ? and end_at > ?`,
+     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ?`,
 );
 const OCCUPIED_ACROSS = new RawStatement<Occupied & { business_id: string }>(
   `select business_id, table_id, start_at, end_at from holds
@@ -208,12 +215,13 @@ export class ReservationStore {
 
   /** Tables taken between two instants: live holds and active reservations. */
   occupied(businessId: string, from: number, to: number, now: number, exceptHoldId = ''): Promise<Occupied[]> {
-    return OCCUPIED.rows(this.db, this.dialect, [businessId, now, to, from, exceptHoldId, businessId, to, from]);
+    const earliest = from - EARLIEST_OVERLAP_MS;
+    return OCCUPIED.rows(this.db, this.dialect, [businessId, earliest, to, from, now, exceptHoldId, businessId, earliest, to, from]);
   }
 
   /** Occupancy of every restaurant between two instants (for search across a metro). */
   occupiedAcross(from: number, to: number, now: number) {
-    const earliestStart = from - 24 * 3600_000;
+    const earliestStart = from - EARLIEST_OVERLAP_MS;
     return OCCUPIED_ACROSS.rows(this.db, this.dialect, [now, to, earliestStart, from, to, earliestStart, from]);
   }
 
