@@ -69,7 +69,7 @@ export interface PbsOptions {
 export const foundationMigrations: PbsMigration[] = [platformMigration, businessesMigration, partnersMigration, domainEventsMigration];
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
-  return openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath });
+  return openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgPoolSize: config.pgPoolSize });
 }
 
 /**

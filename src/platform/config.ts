@@ -7,6 +7,8 @@ export interface Config {
   /** `postgres://…` selects PostgreSQL; otherwise the embedded SQLite file below is used. */
   databaseUrl: string | undefined;
   sqlitePath: string;
+  /** PostgreSQL connections per process. */
+  pgPoolSize: number;
   dataDir: string;
   /** Sandbox mode lets the operator move the clock and prints demo credentials. */
   sandbox: boolean;
@@ -86,6 +88,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     databaseUrl,
     dataDir,
     sqlitePath: merged.PBS_SQLITE_PATH || path.join(dataDir, 'pbs.sqlite'),
+    pgPoolSize: int(merged, 'PBS_PG_POOL_SIZE', 20, 1),
     sandbox: bool(merged, 'PBS_SANDBOX', true),
     adminToken: merged.PBS_ADMIN_TOKEN || undefined,
     publicUrl: (merged.PBS_PUBLIC_URL || `http://${visibleHost}:${port}`).replace(/\/$/, ''),
