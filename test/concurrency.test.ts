@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/platform/db/database.js';
-import { ADMIN_TOKEN, admin, call, createPartner, startPbs, T0, TEST_PG_URL, type Harness } from './support/harness.js';
+import { ADMIN_TOKEN, admin, call, createPartner, postgresSchemaForProcesses, startPbs, T0, type Harness } from './support/harness.js';
 import { startServerProcess, type ServerProcess } from './support/process.js';
 import { guest, restaurantSettings } from './support/restaurant.js';
 
@@ -35,13 +32,10 @@ async function sqliteCluster(): Promise<Cluster> {
 
 /** PostgreSQL: two real pbs processes on one database (its own schema), sharing the sandbox clock. */
 async function postgresCluster(): Promise<Cluster> {
-  const schema = `c_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const database = await openDatabase({ databaseUrl: TEST_PG_URL, pgSchema: schema });
-  const url = new URL(TEST_PG_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  const pg = await postgresSchemaForProcesses('c');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-cluster-'));
   const env = {
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: pg.databaseUrl,
     PBS_DATA_DIR: dataDir,
     PBS_ADMIN_TOKEN: ADMIN_TOKEN,
     PBS_SEED_DEMO: '0',
@@ -65,11 +59,10 @@ async function postgresCluster(): Promise<Cluster> {
       throw new Error('the second process never saw the clock move');
     },
     countActiveReservations: async (id) =>
-      (await database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute()).length,
+      (await pg.database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute()).length,
     async close() {
       await Promise.all(servers.map((s) => s.stop()));
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(database.db);
-      await database.close();
+      await pg.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/platform/db/database.js';
-import { call, TEST_PG_URL } from './support/harness.js';
+import { call, postgresSchemaForProcesses } from './support/harness.js';
 import { runCli, startServerProcess } from './support/process.js';
 
 interface Target {
@@ -19,21 +16,14 @@ async function sqliteTarget(): Promise<Target> {
   return { name: 'sqlite', env: { PBS_DATA_DIR: dir }, cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A PostgreSQL schema of its own, selected through the connection string's search_path. */
 async function postgresTarget(): Promise<Target> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-proc-'));
-  const schema = `p_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = await openDatabase({ databaseUrl: TEST_PG_URL, pgSchema: schema });
-  await admin.close();
-  const url = new URL(TEST_PG_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  const pg = await postgresSchemaForProcesses('p');
   return {
     name: 'postgres',
-    env: { PBS_DATA_DIR: dir, DATABASE_URL: url.toString() },
+    env: { PBS_DATA_DIR: dir, DATABASE_URL: pg.databaseUrl },
     cleanup: async () => {
-      const db = await openDatabase({ databaseUrl: TEST_PG_URL });
-      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db.db);
-      await db.close();
+      await pg.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

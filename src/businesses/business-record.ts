@@ -1,7 +1,7 @@
-import { Ajv } from 'ajv';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { containsNul } from '../platform/text.js';
+import { schemaValidator } from '../platform/validation.js';
 
 export interface Category {
   alias: string;
@@ -148,8 +148,7 @@ export const businessInputSchema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: false, strict: false });
-const validateInput = ajv.compile(businessInputSchema);
+const validateInput = schemaValidator(businessInputSchema, 'business');
 
 export function isValidTimezone(tz: string): boolean {
   try {
@@ -180,12 +179,7 @@ function formatDisplayPhone(phone: string): string {
  */
 export function normalizeBusinessInput(input: unknown, where?: string): Business {
   if (containsNul(input)) throw apiError('VALIDATION_ERROR', `${where ? `${where}: ` : ''}text contains a NUL character`, { field: null });
-  if (!validateInput(input)) {
-    const err = validateInput.errors![0];
-    const field = (err.params as { missingProperty?: string }).missingProperty ?? err.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    const prefix = where ? `${where}: ` : '';
-    throw apiError('VALIDATION_ERROR', `${prefix}${field || 'business'} ${err.message}`, { field: field || null });
-  }
+  validateInput(input, where);
   const b = input as Partial<Business> & Pick<Business, 'name' | 'location' | 'timezone'>;
   if (!isValidTimezone(b.timezone)) {
     throw apiError('VALIDATION_ERROR', `${where ? `${where}: ` : ''}timezone "${b.timezone}" is not an IANA time zone`, {

@@ -1,6 +1,6 @@
-import { Ajv } from 'ajv';
 import { apiError } from '../platform/errors.js';
 import { parseDate, parseTime } from '../platform/local-time.js';
+import { schemaValidator } from '../platform/validation.js';
 
 /** Reservation slots start on a 15-minute grid (facts.md §3.1). */
 export const SLOT_MINUTES = 15;
@@ -113,7 +113,7 @@ export const reservationSettingsSchema = {
   },
 } as const;
 
-const validate = new Ajv({ strict: false }).compile(reservationSettingsSchema);
+const validateSettings = schemaValidator(reservationSettingsSchema, 'settings');
 
 export const DEFAULT_TURN_TIMES: TurnTime[] = [
   { max_party: 2, minutes: 90 },
@@ -127,11 +127,7 @@ function invalid(field: string, message: string): never {
 
 /** Validates and completes the operator's reservation settings. */
 export function normalizeSettings(input: unknown): ReservationSettings {
-  if (!validate(input)) {
-    const e = validate.errors![0];
-    const field = (e.params as { missingProperty?: string }).missingProperty ?? e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    invalid(field || 'settings', e.message ?? 'is invalid');
-  }
+  validateSettings(input);
   const s = input as Partial<ReservationSettings> & Pick<ReservationSettings, 'tables' | 'service_hours'>;
   const party = s.party_size ?? { min: 1, max: 10 };
   if (party.min > party.max) invalid('party_size', 'min must not exceed max');

@@ -166,3 +166,23 @@ export function sampleBusiness(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/**
+ * A PostgreSQL schema of its own for pbs processes started by a test: DATABASE_URL selects it
+ * through the connection's search_path. `drop()` removes it.
+ */
+export async function postgresSchemaForProcesses(prefix: string) {
+  const schema = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const database = await openDatabase({ databaseUrl: TEST_PG_URL, pgSchema: schema });
+  const url = new URL(TEST_PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    databaseUrl: url.toString(),
+    /** A connection to the same schema, for assertions on what the processes wrote. */
+    database,
+    async drop() {
+      await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(database.db);
+      await database.close();
+    },
+  };
+}

@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, apiError, codeForStatus, errorCatalogue } from '../errors.js';
 import { containsNul } from '../text.js';
+import { fieldOf } from '../validation.js';
 import type { Metrics } from '../metrics.js';
 
 export interface HttpServerOptions {
@@ -54,9 +55,7 @@ export function toApiError(error: FastifyError | Error): ApiError {
   if (e.validation && e.validation.length > 0) {
     const first = e.validation[0];
     const context = (e as { validationContext?: string }).validationContext ?? 'request';
-    const missing = first.params?.missingProperty as string | undefined;
-    const pathParts = (first.instancePath ?? '').split('/').filter(Boolean);
-    const field = missing ?? (pathParts.length > 0 ? pathParts.join('.') : null);
+    const field = fieldOf(first);
     const where = field ? `${context}.${field}` : context;
     return apiError('VALIDATION_ERROR', `${where} ${first.message ?? 'is invalid'}`.trim(), { field });
   }
