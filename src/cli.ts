@@ -21,6 +21,9 @@ Usage:
   pbs partner link ID BUSINESS_ID [--comment TEXT] | unlink ID BUSINESS_ID | links ID
   pbs partner import-links ID FILE.csv      onboarding CSV: business id, optional comment
   pbs business upsert FILE.json | import FILE.jsonl | list [--city C] | show ID
+  pbs business reservation-settings ID [FILE.json]   show, or set from a file, a restaurant's inventory
+  pbs business import-reservation-settings FILE.jsonl  {"business_id", "settings"} per line
+  pbs reservation cancel RESERVATION_ID              cancel on behalf of the restaurant
 
 Configuration comes from the environment (see README); flags override it.`;
 
@@ -191,6 +194,13 @@ async function businessCommand(pbs: Pbs, args: string[], flags: Record<string, s
       return businesses.list({ city: flags.city, limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 });
     case 'show':
       return businesses.get(need(a, 'business id'));
+    case 'reservation-settings': {
+      const file = args[2];
+      if (!file) return pbs.services.reservations.getSettings(need(a, 'business id'));
+      return pbs.services.reservations.setSettings(need(a, 'business id'), JSON.parse(fs.readFileSync(file, 'utf8')));
+    }
+    case 'import-reservation-settings':
+      return pbs.services.reservations.importSettings(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'));
     default:
       throw new UsageError(`unknown business command ${sub ?? ''}`);
   }
@@ -225,6 +235,13 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'business':
         await withPbs(config, async (pbs) => print(await businessCommand(pbs, rest, flags)));
+        return 0;
+      case 'reservation':
+        if (rest[0] !== 'cancel') throw new UsageError('usage: pbs reservation cancel RESERVATION_ID');
+        await withPbs(config, async (pbs) => {
+          const row = await pbs.services.reservations.cancelByRestaurant(need(rest[1], 'reservation id'));
+          print({ reservation_id: row.id, status: row.status, canceled_by: row.canceled_by });
+        });
         return 0;
       case undefined:
       case 'help':

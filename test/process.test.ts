@@ -115,6 +115,19 @@ describe.each([
     const unknown = runCli(['teleport'], env);
     expect(unknown.code).toBe(2);
 
+    const settingsFile = path.join(dir, 'settings.json');
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify({ tables: [{ name: 'T1', min_party: 1, max_party: 4 }], service_hours: [{ day: 0, start: '18:00', last_seating: '21:00' }], notes: 'cli' }),
+    );
+    const set = runCli(['business', 'reservation-settings', upserted.json.id, settingsFile], env);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.json).toMatchObject({ notes: 'cli', party_size: { min: 1, max: 10 }, max_future_days: 90 });
+    expect(runCli(['business', 'reservation-settings', 'cli-diner-toronto'], env).json.tables).toEqual([{ name: 'T1', min_party: 1, max_party: 4 }]);
+    const noSuchReservation = runCli(['reservation', 'cancel', '00000000-0000-0000-0000-000000000000'], env);
+    expect(noSuchReservation.code).toBe(1);
+    expect(noSuchReservation.stderr).toContain('NOT_FOUND');
+
     const reset = runCli(['admin-token', 'reset'], env);
     expect(reset.json.admin_token).toMatch(/^pbs_admin_/);
   });

@@ -230,6 +230,8 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       const viaQuery = await call(h.url, 'POST', `/v3/bookings/${biz.id}/reservations?hold_id=${held.hold_id}`, { token: key, form: { ...guest } });
       expectError(viaQuery, 400, 'INVALID_RESERVATION_PARAMETER');
       expectError(await reserve(h.url, key, 'nope', { date: DAY, time: '19:00', covers: '2', ...held }), 404, 'BUSINESS_NOT_FOUND');
+      const plain = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Walk-ins Only ${n}` }) })).body;
+      expectError(await reserve(h.url, key, plain.id, { date: DAY, time: '19:00', covers: '2', ...held }), 404, 'DOES_NOT_TAKE_RESERVATIONS');
       // The hold is still good after all of that.
       expect((await f({})).status).toBe(200);
     });
