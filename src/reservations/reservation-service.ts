@@ -218,8 +218,9 @@ export class ReservationService {
       const store = this.store(trx);
       await store.lockRestaurant(r.businessId);
       const now = this.clock.now();
-      const hold = await store.findHold(holdId);
-      if (!hold || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.status !== 'active' || hold.expires_at <= now) {
+      // Consumed at once; any check below that fails rolls the transaction (and this) back.
+      const hold = await store.consumeHold(holdId);
+      if (!hold || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.expires_at <= now) {
         throw apiError('HOLD_NOT_FOUND', `No valid hold ${holdId}: it never existed or has expired`);
       }
       if (hold.date !== date || hold.time !== time || hold.covers !== covers || hold.unique_id !== guest.unique_id) {
@@ -250,7 +251,6 @@ export class ReservationService {
         created_at: now,
         canceled_at: null,
       });
-      await store.consumeHold(hold.id);
       await recordEvent(trx, this.database.dialect, {
         type: 'reservation.created',
         businessId: r.businessId,

@@ -172,8 +172,7 @@ const INSERT_HOLD = new RawStatement(
 const RELEASE_GUEST_HOLDS = new RawStatement(
   `update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active'`,
 );
-const FIND_HOLD = new RawStatement<HoldRow>('select * from holds where id = ?');
-const CONSUME_HOLD = new RawStatement(`update holds set status = 'consumed' where id = ? and status = 'active'`);
+const CONSUME_HOLD = new RawStatement<HoldRow>(`update holds set status = 'consumed' where id = ? and status = 'active' returning *`);
 const INSERT_RESERVATION = new RawStatement(
   `insert into reservations (id, business_id, partner_id, table_id, hold_id, unique_id, date, time, covers, start_at, end_at,
      first_name, last_name, phone, email, notes, status, canceled_by, created_at, canceled_at)
@@ -237,12 +236,12 @@ export class ReservationStore {
     return RELEASE_GUEST_HOLDS.run(this.db, this.dialect, [businessId, uniqueId]);
   }
 
-  async findHold(id: string): Promise<HoldRow | undefined> {
-    return (await FIND_HOLD.rows(this.db, this.dialect, [id]))[0];
-  }
-
-  consumeHold(id: string) {
-    return CONSUME_HOLD.run(this.db, this.dialect, [id]);
+  /**
+   * Marks an active hold consumed and returns it (one statement instead of a read and a write);
+   * the caller checks it and rolls back if it cannot be used.
+   */
+  async consumeHold(id: string): Promise<HoldRow | undefined> {
+    return (await CONSUME_HOLD.rows(this.db, this.dialect, [id]))[0];
   }
 
   async insertReservation(r: ReservationRow): Promise<void> {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { preparedOnPostgres } from './raw.js';
 
 /**
  * Tables are declared by their owners (platform and families) by merging into this interface
@@ -57,6 +58,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
     // An idle client losing its connection must not crash the process.
     pool.on('error', () => {});
+    pool.on('connect', (client) => usePreparedStatements(client));
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
     const current = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
@@ -105,6 +107,19 @@ function withStatementCache(sqlite: SqliteDatabase.Database) {
       cache.clear();
       sqlite.close();
     },
+  };
+}
+
+/**
+ * Sends the hot-path statements (RawStatement) as named prepared statements: Kysely passes plain
+ * text, so the client's query is wrapped to add the name for texts that were registered.
+ */
+function usePreparedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    const name = typeof config === 'string' ? preparedOnPostgres.get(config) : undefined;
+    if (name && Array.isArray(values)) return query({ name, text: config, values }, callback);
+    return query(config, values, callback);
   };
 }
 

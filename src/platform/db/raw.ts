@@ -2,6 +2,12 @@ import { CompiledQuery } from 'kysely';
 import type { Dialect, DbOrTx } from './database.js';
 
 /**
+ * PostgreSQL texts of every RawStatement, with a statement name: the connection pool sends them
+ * as named prepared statements, so PostgreSQL parses and plans each once per connection.
+ */
+export const preparedOnPostgres = new Map<string, string>();
+
+/**
  * A hot-path statement written once in SQL with `?` placeholders and run without Kysely's
  * builder and compiler (which cost more than the query itself on small lookups). The same text
  * serves both databases: placeholders become `$1, $2, …` on PostgreSQL. Keep to SQL both share.
@@ -12,6 +18,7 @@ export class RawStatement<Row = Record<string, unknown>> {
   constructor(private readonly sqliteText: string) {
     let n = 0;
     this.postgresText = sqliteText.replace(/\?/g, () => `$${++n}`);
+    preparedOnPostgres.set(this.postgresText, `pbs_${preparedOnPostgres.size + 1}`);
   }
 
   async rows(db: DbOrTx, dialect: Dialect, parameters: readonly unknown[]): Promise<Row[]> {
