@@ -12,6 +12,8 @@ import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
 import { searchModule } from './search/module.js';
 import { Catalog } from './catalog/catalog.js';
+import { subscriptionsModule } from './subscriptions/module.js';
+import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { ControllableClock, systemClock, type Clock } from './platform/clock.js';
 import { ClockSync } from './platform/clock-sync.js';
 import type { Config } from './platform/config.js';
@@ -133,6 +135,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     waitlistModule(services),
     reservationsModule(services.reservations),
     searchModule(ctx, catalog),
+    subscriptionsModule(new SubscriptionService(database.db, clock, jobs)),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 

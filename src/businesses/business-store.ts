@@ -142,10 +142,22 @@ export class BusinessStore {
     return row?.id;
   }
 
-  async existingIds(ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.db.selectFrom('businesses').select('id').where('id', 'in', ids).execute();
-    return new Set(rows.map((r) => r.id));
+  /** Maps each given id or alias that exists to its business id (unknown ones are absent). */
+  async resolveIds(idsOrAliases: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (let i = 0; i < idsOrAliases.length; i += 500) {
+      const chunk = idsOrAliases.slice(i, i + 500);
+      const rows = await this.db
+        .selectFrom('businesses')
+        .select(['id', 'alias'])
+        .where((eb) => eb.or([eb('id', 'in', chunk), eb('alias', 'in', chunk)]))
+        .execute();
+      for (const r of rows) {
+        out.set(r.id, r.id);
+        out.set(r.alias, r.id);
+      }
+    }
+    return out;
   }
 
   async list(filter: { city?: string; limit: number; offset: number }): Promise<{ total: number; businesses: Business[] }> {

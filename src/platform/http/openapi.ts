@@ -34,6 +34,7 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
         { name: 'oauth', description: 'Access tokens for partner clients' },
         { name: 'reservations', description: 'Reservation partner API (Bearer API key)' },
         { name: 'waitlist', description: 'Waitlist partner API' },
+        { name: 'subscriptions', description: 'Business subscriptions, the replaced webhook allow-list, deprecated listing management' },
         { name: 'system', description: 'Health, readiness and metrics' },
       ],
     },

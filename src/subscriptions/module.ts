@@ -1,0 +1,151 @@
+import type { FastifyInstance } from 'fastify';
+import type { PartnerRouteConfig } from '../platform/auth/principal.js';
+import type { ApiModule } from '../platform/module.js';
+import { APPLY_JOB, type SubscriptionService } from './subscription-service.js';
+import { subscriptionsMigration, subscriptionTypes } from './subscription-store.js';
+
+/** facts.md §1.3: 5 requests per second per client and endpoint by default. */
+const perSecond = 5;
+const v3 = (iface: PartnerRouteConfig['interface']) => ({ partner: { interface: iface, scheme: 'bearer', defaultPerSecond: perSecond } as PartnerRouteConfig });
+const listing = { partner: { interface: 'listing_management', scheme: 'basic', defaultPerSecond: perSecond } as PartnerRouteConfig };
+const bearer = [{ bearerAuth: [] }];
+const basic = [{ basicAuth: [] }];
+const errors = { 400: { $ref: 'ErrorResponse#' }, 403: { $ref: 'ErrorResponse#' }, 413: { $ref: 'ErrorResponse#' } };
+const changeBody = {
+  type: 'object',
+  required: ['subscription_types', 'business_ids'],
+  properties: {
+    subscription_types: { type: 'array', items: { type: 'string', enum: [...subscriptionTypes] } },
+    business_ids: { type: 'array', items: { type: 'string' }, description: '1 to 1,000 business ids' },
+  },
+} as const;
+const idsBody = (max: number) =>
+  ({ type: 'object', required: ['business_ids'], properties: { business_ids: { type: 'array', items: { type: 'string' }, description: `1 to ${max} business ids` } } }) as const;
+const listResponse = (withType: boolean) => ({
+  type: 'object',
+  properties: {
+    total: { type: 'integer' },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+    ...(withType ? { subscription_type: { type: 'string' } } : {}),
+    subscriptions: {
+      type: 'array',
+      items: { type: 'object', properties: { business_id: { type: 'string' }, subscribed_at: { type: 'string' } } },
+    },
+  },
+});
+const empty = { type: 'object', additionalProperties: false, properties: {} } as const;
+
+/**
+ * Business subscriptions (v3, asynchronous), the replaced webhook allow-list and the deprecated
+ * listing-management interface. Bodies are checked by the service, so each bad value gets the
+ * same code on every interface.
+ */
+export function subscriptionsModule(service: SubscriptionService): ApiModule {
+  return {
+    name: 'subscriptions',
+    migrations: [subscriptionsMigration],
+    registerJobs: (jobs) => jobs.register(APPLY_JOB, (payload: { request_id: string }) => service.apply(payload.request_id), { maxAttempts: 20 }),
+    routes: async (app: FastifyInstance) => {
+      const tags = ['subscriptions'];
+      app.get(
+        '/v3/businesses/subscriptions',
+        {
+          config: v3('business_subscriptions'),
+          schema: {
+            tags,
+            security: bearer,
+            summary: "The partner's subscriptions of one type",
+            querystring: {
+              properties: {
+                subscription_type: { description: subscriptionTypes.join(' | ') },
+                limit: { description: '0–10000, default 100' },
+                offset: { description: 'default 0' },
+              },
+            },
+            response: { 200: listResponse(true), ...errors },
+          },
+        },
+        async (request) => service.list(request.principal!, request.query as Record<string, unknown>),
+      );
+      for (const [method, action] of [
+        ['POST', 'subscribe'],
+        ['DELETE', 'unsubscribe'],
+      ] as const) {
+        app.route({
+          method,
+          url: '/v3/businesses/subscriptions',
+          config: v3('business_subscriptions'),
+          schema: {
+            tags,
+            security: bearer,
+            summary: `${action === 'subscribe' ? 'Subscribe' : 'Unsubscribe'} businesses (asynchronous: 202, applied by a background job)`,
+            body: changeBody,
+            response: { 202: empty, ...errors },
+          },
+          handler: async (request, reply) => reply.code(202).send(await service.request(request.principal!, action, request.body)),
+        });
+      }
+      for (const [path, action] of [
+        ['add', 'subscribe'],
+        ['remove', 'unsubscribe'],
+      ] as const) {
+        app.post(
+          `/v3/webhooks/whitelists/businesses/${path}`,
+          {
+            config: v3('webhooks'),
+            schema: {
+              tags,
+              security: bearer,
+              summary: `Replaced by business subscriptions: ${path} WEBHOOK subscriptions at once`,
+              body: idsBody(100),
+              response: { 200: { type: 'object', properties: { whitelist_business_ids_count: { type: 'integer' } } }, ...errors },
+            },
+          },
+          async (request) => service.whitelist(request.principal!, action, request.body),
+        );
+        app.post(
+          `/listing_management/businesses/${path}/v1`,
+          {
+            config: listing,
+            schema: {
+              tags,
+              security: basic,
+              summary: `Deprecated: ${path} LISTING_MANAGEMENT subscriptions`,
+              body: idsBody(500),
+              response: { 200: empty, ...errors },
+            },
+          },
+          async (request) => service.listingManagementChange(request.principal!, action, request.body),
+        );
+      }
+      app.get(
+        '/listing_management/businesses/v1',
+        {
+          config: listing,
+          schema: {
+            tags,
+            security: basic,
+            summary: 'Deprecated: LISTING_MANAGEMENT subscriptions',
+            querystring: { properties: { limit: { description: '1–10000, default 50' }, offset: { description: 'default 0' } } },
+            response: { 200: listResponse(false), ...errors },
+          },
+        },
+        async (request) => service.listingManagementList(request.principal!, request.query as Record<string, unknown>),
+      );
+      app.get(
+        '/admin/v1/partners/:partner_id/subscription-requests',
+        {
+          config: { admin: true },
+          schema: {
+            tags: ['operator'],
+            security: [{ adminToken: [] }],
+            summary: "A partner's subscription requests and what became of them (skipped unknown ids)",
+            params: { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string' } } },
+          },
+        },
+        async (request) => ({ requests: await service.requests((request.params as { partner_id: string }).partner_id) }),
+      );
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { BusinessStore } from '../businesses/business-store.js';
+import type { PartnerInterface, Principal } from '../platform/auth/principal.js';
+import type { Clock } from '../platform/clock.js';
+import { toIsoOffset } from '../platform/clock.js';
+import type { Db } from '../platform/db/database.js';
+import { apiError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import type { JobRunner } from '../platform/jobs/job-runner.js';
+import { SubscriptionStore, subscriptionTypes, type SubscriptionType } from './subscription-store.js';
+
+export const APPLY_JOB = 'subscriptions.apply';
+
+/** A partner may use a subscription type only with the interface behind it enabled. */
+const interfaceOfType: Record<SubscriptionType, PartnerInterface> = {
+  WEBHOOK: 'webhooks',
+  LISTING_MANAGEMENT: 'listing_management',
+  YELP_KNOWLEDGE: 'business_subscriptions',
+};
+
+function businessIdList(body: unknown, max: number): string[] {
+  const ids = (body as { business_ids?: unknown } | undefined)?.business_ids;
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id.length === 0 || id.length > 200)) {
+    throw apiError('VALIDATION_ERROR', 'business_ids must be a list of business ids', { field: 'business_ids' });
+  }
+  if (ids.length === 0) throw apiError('VALIDATION_ERROR', 'business_ids must hold at least one business id', { field: 'business_ids' });
+  if (ids.length > max) throw apiError('PAYLOAD_TOO_LARGE', `The number of businesses in the request exceeded the maximum (${max})`);
+  return [...new Set(ids as string[])];
+}
+
+function pageParams(query: Record<string, unknown>, defaultLimit: number, minLimit: number) {
+  const read = (name: string, fallback: number, min: number, max: number) => {
+    const raw = query[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(Array.isArray(raw) ? raw[0] : raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw apiError('VALIDATION_ERROR', `The supplied ${name}: ${String(raw)} is invalid.`, { field: name });
+    return n;
+  };
+  return { limit: read('limit', defaultLimit, minLimit, 10_000), offset: read('offset', 0, 0, Number.MAX_SAFE_INTEGER) };
+}
+
+/**
+ * Business subscriptions (asynchronous, facts.md §5), the replaced webhook allow-list and the
+ * deprecated listing-management interface — all on one table, so every interface sees the same
+ * subscriptions.
+ */
+export class SubscriptionService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly jobs: JobRunner,
+  ) {}
+
+  private store() {
+    return new SubscriptionStore(this.db);
+  }
+
+  private requireType(principal: Principal, raw: unknown): SubscriptionType {
+    const type = String(raw ?? '') as SubscriptionType;
+    if (!subscriptionTypes.includes(type)) {
+      throw apiError('VALIDATION_ERROR', `subscription_type must be one of ${subscriptionTypes.join(', ')}`, { field: 'subscription_type' });
+    }
+    if (!principal.interfaces[interfaceOfType[type]]?.enabled) {
+      throw apiError('PARTNER_ENDPOINT_DISABLED', `This client is not enabled for ${type} subscriptions.`);
+    }
+    return type;
+  }
+
+  private async page(partnerId: string, type: SubscriptionType, limit: number, offset: number) {
+    const { total, rows } = await this.store().page(partnerId, type, limit, offset);
+    return { total, limit, offset, subscriptions: rows.map((r) => ({ business_id: r.business_id, subscribed_at: toIsoOffset(r.subscribed_at) })) };
+  }
+
+  // ---- business subscriptions (v3) -----------------------------------------------------------
+
+  async list(principal: Principal, query: Record<string, unknown>) {
+    const type = this.requireType(principal, Array.isArray(query.subscription_type) ? query.subscription_type[0] : query.subscription_type);
+    const { limit, offset } = pageParams(query, 100, 0);
+    const page = await this.page(principal.partnerId, type, limit, offset);
+    return { total: page.total, limit, offset, subscription_type: type, subscriptions: page.subscriptions };
+  }
+
+  /** Records the request and its job in one transaction; the change itself happens in the job. */
+  async request(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown): Promise<Record<string, never>> {
+    const rawTypes = (body as { subscription_types?: unknown } | undefined)?.subscription_types;
+    if (!Array.isArray(rawTypes) || rawTypes.length === 0) {
+      throw apiError('VALIDATION_ERROR', 'subscription_types must be a non-empty list', { field: 'subscription_types' });
+    }
+    const types = [...new Set(rawTypes.map((t) => this.requireType(principal, t)))];
+    const businessIds = businessIdList(body, 1000);
+    const now = this.clock.now();
+    const id = newId();
+    await this.db.transaction().execute(async (trx) => {
+      await new SubscriptionStore(trx).insertRequest({
+        id,
+        partner_id: principal.partnerId,
+        action,
+        subscription_types: JSON.stringify(types),
+        business_ids: JSON.stringify(businessIds),
+        status: 'PROCESSING',
+        skipped_business_ids: null,
+        created_at: now,
+        completed_at: null,
+      });
+      await this.jobs.enqueue(trx, APPLY_JOB, { request_id: id });
+    });
+    return {};
+  }
+
+  /** The job: applies one request; unknown business ids are skipped and recorded, not fatal. */
+  async apply(requestId: string): Promise<void> {
+    const request = await this.store().findRequest(requestId);
+    if (!request || request.status === 'COMPLETED') return;
+    const ids = JSON.parse(request.business_ids) as string[];
+    const types = JSON.parse(request.subscription_types) as SubscriptionType[];
+    await this.db.transaction().execute(async (trx) => {
+      const resolved = await new BusinessStore(trx).resolveIds(ids);
+      const found = [...new Set(ids.map((id) => resolved.get(id)).filter((id): id is string => !!id))];
+      const store = new SubscriptionStore(trx);
+      const now = this.clock.now();
+      for (const type of types) {
+        if (request.action === 'subscribe') await store.subscribe(request.partner_id, type, found, now);
+        else await store.unsubscribe(request.partner_id, type, found);
+      }
+      await store.completeRequest(request.id, ids.filter((id) => !resolved.has(id)), now);
+    });
+  }
+
+  async requests(partnerId: string, limit = 50) {
+    return (await this.store().listRequests(partnerId, limit)).map((r) => ({
+      id: r.id,
+      action: r.action,
+      subscription_types: JSON.parse(r.subscription_types) as string[],
+      business_ids: JSON.parse(r.business_ids) as string[],
+      status: r.status,
+      skipped_business_ids: r.skipped_business_ids ? (JSON.parse(r.skipped_business_ids) as string[]) : [],
+      created_at: toIsoOffset(r.created_at),
+      completed_at: r.completed_at === null ? null : toIsoOffset(r.completed_at),
+    }));
+  }
+
+  // ---- synchronous interfaces: webhook allow-list and listing management ----------------------
+
+  private async changeNow(partnerId: string, type: SubscriptionType, action: 'subscribe' | 'unsubscribe', ids: string[]) {
+    await this.db.transaction().execute(async (trx) => {
+      const resolved = await new BusinessStore(trx).resolveIds(ids);
+      const found = [...new Set(ids.map((id) => resolved.get(id)).filter((id): id is string => !!id))];
+      const store = new SubscriptionStore(trx);
+      if (action === 'subscribe') await store.subscribe(partnerId, type, found, this.clock.now());
+      else await store.unsubscribe(partnerId, type, found);
+    });
+  }
+
+  /** The replaced `/v3/webhooks/whitelists/businesses/add|remove`: the partner's WEBHOOK total afterwards. */
+  async whitelist(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown) {
+    await this.changeNow(principal.partnerId, 'WEBHOOK', action, businessIdList(body, 100));
+    return { whitelist_business_ids_count: await this.store().count(principal.partnerId, 'WEBHOOK') };
+  }
+
+  async listingManagementList(principal: Principal, query: Record<string, unknown>) {
+    const { limit, offset } = pageParams(query, 50, 1);
+    return this.page(principal.partnerId, 'LISTING_MANAGEMENT', limit, offset);
+  }
+
+  async listingManagementChange(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown): Promise<Record<string, never>> {
+    await this.changeNow(principal.partnerId, 'LISTING_MANAGEMENT', action, businessIdList(body, 500));
+    return {};
+  }
+}
