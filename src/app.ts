@@ -14,6 +14,9 @@ import { searchModule } from './search/module.js';
 import { Catalog } from './catalog/catalog.js';
 import { subscriptionsModule } from './subscriptions/module.js';
 import { SubscriptionService } from './subscriptions/subscription-service.js';
+import { WebhookDeliverer } from './webhooks/deliverer.js';
+import { webhooksModule } from './webhooks/module.js';
+import { WebhookService } from './webhooks/webhook-service.js';
 import { ControllableClock, systemClock, type Clock } from './platform/clock.js';
 import { ClockSync } from './platform/clock-sync.js';
 import type { Config } from './platform/config.js';
@@ -39,6 +42,7 @@ export interface Services {
   partners: PartnerService;
   credentials: CredentialService;
   reservations: ReservationService;
+  webhooks: WebhookService;
 }
 
 /** Everything a running pbs is made of; tests build one per database. */
@@ -47,6 +51,7 @@ export interface Pbs {
   ctx: PlatformContext;
   services: Services;
   rateLimiter: RateLimiter;
+  deliverer: WebhookDeliverer;
   /** Set only when this start generated the admin token (print it once). */
   generatedAdminToken: string | undefined;
   listen(): Promise<string>;
@@ -117,6 +122,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
 
   const credentials = new CredentialService(database.db, clock, config.authCacheMs);
   const catalog = new Catalog(database.db, config.catalogMaxStaleMs);
+  const addressPolicy = { allowPrivate: config.webhooks.allowPrivateAddresses, allowLoopback: config.sandbox };
+  const deliverer = new WebhookDeliverer(database, clock, config.webhooks, addressPolicy);
   const services: Services = {
     businesses: new BusinessService(database.db, clock, () => catalog.invalidate()),
     partners: new PartnerService(database.db, clock, () => credentials.invalidate()),
@@ -125,6 +132,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       publicUrl: config.publicUrl,
       openingsWindowMinutes: config.openingsWindowMinutes,
     }),
+    webhooks: new WebhookService(database.db, clock, config.webhooks, addressPolicy, () => deliverer.wake()),
   };
   const modules: ApiModule[] = [
     { name: 'system', routes: systemRoutes(ctx, { ready: () => ready }) },
@@ -136,6 +144,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     reservationsModule(services.reservations),
     searchModule(ctx, catalog),
     subscriptionsModule(new SubscriptionService(database.db, clock, jobs)),
+    webhooksModule(services.webhooks, clock),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 
@@ -168,10 +177,14 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     ctx,
     services,
     rateLimiter,
+    deliverer,
     generatedAdminToken: admin.generated,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
-      if (config.jobs.enabled) jobs.start();
+      if (config.jobs.enabled) {
+        jobs.start();
+        deliverer.start();
+      }
       clockSync?.start();
       // Stored idempotent responses are only useful for a day; drop older ones now and then.
       purgeTimer = setInterval(() => void idempotency.purgeExpired().catch(() => {}), 600_000);
@@ -186,6 +199,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       clockSync?.stop();
       await app.close();
       await jobs.stop();
+      await deliverer.stop();
       if (!options.keepDatabaseOpen) await database.close();
     },
   };

@@ -35,6 +35,17 @@ export interface Config {
   openingsWindowMinutes: number;
   /** How long another process's change to businesses or inventory may go unseen (bookings never are). */
   catalogMaxStaleMs: number;
+  webhooks: {
+    /** A receiver must answer within this (spec: 10 seconds). */
+    timeoutMs: number;
+    /** Seconds between attempts; the last repeats until the retry window ends. */
+    retryScheduleSeconds: number[];
+    retryWindowHours: number;
+    allowPrivateAddresses: boolean;
+    perEndpointConcurrency: number;
+    maxInFlight: number;
+    pollMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -57,6 +68,14 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be a boolean (1/0/true/false), got "${raw}"`);
+}
+
+function schedule(raw: string): number[] {
+  const values = raw.split(',').map((v) => Number(v.trim()));
+  if (values.length === 0 || values.some((v) => !Number.isFinite(v) || v <= 0)) {
+    throw new ConfigError(`PBS_WEBHOOK_RETRY_SCHEDULE must be comma-separated positive seconds, got "${raw}"`);
+  }
+  return values;
 }
 
 /** Flags (`--port 9000`) override environment variables of the same meaning. */
@@ -113,5 +132,14 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     shutdownGraceMs: int(merged, 'PBS_SHUTDOWN_GRACE_MS', 10_000, 0),
     openingsWindowMinutes: int(merged, 'PBS_OPENINGS_WINDOW_MINUTES', 60, 0),
     catalogMaxStaleMs: int(merged, 'PBS_CATALOG_MAX_STALE_MS', 250, 0),
+    webhooks: {
+      timeoutMs: int(merged, 'PBS_WEBHOOK_TIMEOUT_MS', 10_000, 100),
+      retryScheduleSeconds: schedule(merged.PBS_WEBHOOK_RETRY_SCHEDULE ?? '5,30,120,600,1800,3600,7200,14400,21600'),
+      retryWindowHours: int(merged, 'PBS_WEBHOOK_RETRY_HOURS', 24, 1),
+      allowPrivateAddresses: bool(merged, 'PBS_WEBHOOK_ALLOW_PRIVATE', false),
+      perEndpointConcurrency: int(merged, 'PBS_WEBHOOK_ENDPOINT_CONCURRENCY', 8, 1),
+      maxInFlight: int(merged, 'PBS_WEBHOOK_MAX_IN_FLIGHT', 64, 1),
+      pollMs: int(merged, 'PBS_WEBHOOK_POLL_MS', 500, 10),
+    },
   };
 }

@@ -1,0 +1,274 @@
+import os from 'node:os';
+import { sql, type Selectable } from 'kysely';
+import { Agent, request } from 'undici';
+import type { Clock } from '../platform/clock.js';
+import type { Config } from '../platform/config.js';
+import type { Database } from '../platform/db/database.js';
+import { newId, randomBase62 } from '../platform/ids.js';
+import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
+import { sign } from './signing.js';
+import type { WebhookDeliveriesTable } from './webhook-tables.js';
+
+type Delivery = Selectable<WebhookDeliveriesTable>;
+
+interface Outcome {
+  statusCode: number | null;
+  error: string | null;
+  excerpt: string | null;
+  retryAfterMs: number | null;
+  latencyMs: number;
+}
+
+function retryAfterMs(header: string | string[] | undefined, now: number): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * Sends webhook deliveries: claims due ones from the database (FOR UPDATE SKIP LOCKED on
+ * PostgreSQL, so several processes share the work without sending an attempt twice), POSTs them
+ * signed (Standard Webhooks), records every attempt, and schedules retries with backoff and
+ * jitter until 24 hours after the event. A keep-alive agent limits connections per origin and an
+ * in-process cap per partner keeps one slow receiver from starving the others.
+ */
+export class WebhookDeliverer {
+  private readonly workerId = `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
+  private readonly agent: Agent;
+  private readonly inFlightByPartner = new Map<string, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private pumping: Promise<void> | undefined;
+  private pumpAgain = false;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly config: Config['webhooks'],
+    private readonly policy: AddressPolicy,
+    private readonly onAttempt: (outcome: 'delivered' | 'retry' | 'failed', latencyMs: number) => void = () => {},
+  ) {
+    this.agent = new Agent({ connections: config.perEndpointConcurrency, keepAliveTimeout: 30_000 });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.clock.onChange(() => this.wake());
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    if (this.timer) clearTimeout(this.timer);
+    await this.pumping;
+    await Promise.allSettled([...this.inFlight]);
+    await this.agent.close();
+  }
+
+  wake(): void {
+    if (!this.running) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined;
+      if (this.pumpAgain) {
+        this.pumpAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Delivers everything due now, attempt by attempt, and waits (tests call this instead of sleeping). */
+  async runDue(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const claimed = await this.claim(this.config.maxInFlight);
+      if (claimed.length === 0) {
+        await Promise.allSettled([...this.inFlight]);
+        if (this.inFlight.size === 0) return total;
+        continue;
+      }
+      total += claimed.length;
+      await Promise.all(claimed.map((d) => this.track(d)));
+    }
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (this.running) {
+        const room = this.config.maxInFlight - this.inFlight.size;
+        if (room <= 0) return; // a finishing delivery wakes us
+        const claimed = await this.claim(room);
+        if (claimed.length === 0) break;
+        for (const d of claimed) void this.track(d).then(() => this.wake());
+      }
+    } catch {
+      // The database may be briefly unavailable; the timer tries again.
+    }
+    if (this.running) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.wake(), this.config.pollMs);
+      this.timer.unref();
+    }
+  }
+
+  private track(d: Delivery): Promise<void> {
+    const p = this.deliver(d).catch(() => {});
+    this.inFlight.add(p);
+    return p.finally(() => this.inFlight.delete(p));
+  }
+
+  private async claim(limit: number): Promise<Delivery[]> {
+    const now = this.clock.now();
+    const wall = Date.now();
+    const saturated = [...this.inFlightByPartner.entries()].filter(([, n]) => n >= this.config.perEndpointConcurrency).map(([id]) => id);
+    const exclude = saturated.length > 0 ? sql`and partner_id not in (${sql.join(saturated)})` : sql``;
+    const lock = this.database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+    const result = await sql<Delivery>`
+      update webhook_deliveries
+      set locked_by = ${this.workerId}, locked_until = ${wall + this.config.timeoutMs + 60_000}, attempts = attempts + 1
+      where id in (
+        select id from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= ${now}
+          and (locked_until is null or locked_until < ${wall}) ${exclude}
+        order by next_attempt_at
+        limit ${limit}
+        ${lock}
+      )
+      returning *`.execute(this.database.db);
+    return result.rows;
+  }
+
+  private async deliver(d: Delivery): Promise<void> {
+    const partner = d.partner_id;
+    this.inFlightByPartner.set(partner, (this.inFlightByPartner.get(partner) ?? 0) + 1);
+    try {
+      const db = this.database.db;
+      const [message, endpoint] = await Promise.all([
+        db.selectFrom('webhook_messages').selectAll().where('id', '=', d.message_id).executeTakeFirst(),
+        db.selectFrom('webhook_endpoints').selectAll().where('partner_id', '=', partner).executeTakeFirst(),
+      ]);
+      const now = this.clock.now();
+      if (!message || !endpoint || endpoint.status !== 'verified') {
+        await this.settle(d, 'failed', null, endpoint ? `endpoint is ${endpoint.status}` : 'no endpoint', now);
+        this.onAttempt('failed', 0);
+        return;
+      }
+      const outcome = await this.send(endpoint, message.id, message.body, now);
+      await this.record(d, outcome);
+      const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+      const after = this.clock.now();
+      if (ok) {
+        await this.settle(d, 'delivered', outcome.statusCode, null, after);
+        this.onAttempt('delivered', outcome.latencyMs);
+      } else if (outcome.statusCode === 410) {
+        // Gone: stop sending to this endpoint until the operator registers it again.
+        await db.updateTable('webhook_endpoints').set({ status: 'gone', status_reason: 'answered 410 Gone', updated_at: after }).where('partner_id', '=', partner).execute();
+        await this.settle(d, 'failed', 410, 'endpoint answered 410 Gone', after);
+        this.onAttempt('failed', outcome.latencyMs);
+      } else {
+        const base = this.config.retryScheduleSeconds[Math.min(d.attempts - 1, this.config.retryScheduleSeconds.length - 1)] * 1000;
+        const jittered = Math.round(base * (0.9 + Math.random() * 0.2));
+        const next = after + Math.max(jittered, outcome.retryAfterMs ?? 0);
+        const error = outcome.error ?? `HTTP ${outcome.statusCode}`;
+        if (next > d.give_up_at) {
+          await this.settle(d, 'failed', outcome.statusCode, `gave up after ${this.config.retryWindowHours} hours: ${error}`, after);
+          this.onAttempt('failed', outcome.latencyMs);
+        } else {
+          await this.database.db
+            .updateTable('webhook_deliveries')
+            .set({ next_attempt_at: next, last_status_code: outcome.statusCode, last_error: error, locked_by: null, locked_until: null })
+            .where('id', '=', d.id)
+            .where('locked_by', '=', this.workerId)
+            .execute();
+          this.onAttempt('retry', outcome.latencyMs);
+        }
+      }
+    } finally {
+      this.inFlightByPartner.set(partner, (this.inFlightByPartner.get(partner) ?? 1) - 1);
+    }
+  }
+
+  private async send(
+    endpoint: { url: string; secret: string; previous_secret: string | null; previous_secret_until: number | null },
+    messageId: string,
+    body: string,
+    now: number,
+  ): Promise<Outcome> {
+    const started = performance.now();
+    const refused = await checkWebhookUrl(endpoint.url, this.policy);
+    if (refused) return { statusCode: null, error: `url refused: ${refused}`, excerpt: null, retryAfterMs: null, latencyMs: 0 };
+    const timestamp = Math.floor(now / 1000);
+    const signatures = [sign(endpoint.secret, messageId, timestamp, body)];
+    if (endpoint.previous_secret && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now) {
+      signatures.push(sign(endpoint.previous_secret, messageId, timestamp, body));
+    }
+    try {
+      const response = await request(endpoint.url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'pbs-webhooks/1',
+          'webhook-id': messageId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatures.join(' '),
+        },
+        body,
+        headersTimeout: this.config.timeoutMs,
+        bodyTimeout: this.config.timeoutMs,
+        signal: AbortSignal.timeout(this.config.timeoutMs),
+      });
+      const text = await response.body.text().catch(() => '');
+      return {
+        statusCode: response.statusCode,
+        error: null,
+        excerpt: text.slice(0, 500) || null,
+        retryAfterMs: response.statusCode === 429 || response.statusCode === 503 ? retryAfterMs(response.headers['retry-after'], Date.now()) : null,
+        latencyMs: performance.now() - started,
+      };
+    } catch (error) {
+      const e = error as { name?: string; code?: string; message?: string };
+      const timedOut = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
+      return {
+        statusCode: null,
+        error: timedOut ? `no answer within ${this.config.timeoutMs / 1000} seconds` : `request failed: ${e.code ?? e.message ?? 'unknown'}`,
+        excerpt: null,
+        retryAfterMs: null,
+        latencyMs: performance.now() - started,
+      };
+    }
+  }
+
+  private async record(d: Delivery, o: Outcome): Promise<void> {
+    await this.database.db
+      .insertInto('webhook_attempts')
+      .values({
+        id: newId(),
+        delivery_id: d.id,
+        attempted_at: this.clock.now(),
+        status_code: o.statusCode,
+        latency_ms: Math.round(o.latencyMs * 100) / 100,
+        error: o.error,
+        response_excerpt: o.excerpt,
+      })
+      .execute();
+  }
+
+  private async settle(d: Delivery, status: 'delivered' | 'failed', statusCode: number | null, error: string | null, now: number): Promise<void> {
+    await this.database.db
+      .updateTable('webhook_deliveries')
+      .set({ status, last_status_code: statusCode, last_error: error, finished_at: now, locked_by: null, locked_until: null })
+      .where('id', '=', d.id)
+      .where('locked_by', '=', this.workerId)
+      .execute();
+  }
+}

@@ -1,0 +1,209 @@
+import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { ApiModule } from '../platform/module.js';
+import { newId } from '../platform/ids.js';
+import { toIsoOffset } from '../platform/clock.js';
+import type { Clock } from '../platform/clock.js';
+import { webhookEventTypes, webhooksMigration } from './webhook-tables.js';
+import type { WebhookService } from './webhook-service.js';
+
+const tags = ['operator'];
+const security = [{ adminToken: [] }];
+const config = { admin: true };
+const partnerParams = { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string' } } } as const;
+const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string' } } } as const;
+type PartnerParams = { partner_id: string };
+type BusinessParams = { business_id: string };
+
+/** Operator side of webhooks: endpoints and their verification, events, deliveries. */
+export function webhooksModule(service: WebhookService, clock: Clock): ApiModule {
+  return {
+    name: 'webhooks',
+    migrations: [webhooksMigration],
+    routes: async (app: FastifyInstance) => {
+      app.put(
+        '/admin/v1/partners/:partner_id/webhook',
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: "Register or change a partner's webhook URL (a new URL must be verified again)",
+            params: partnerParams,
+            body: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['url', 'client_id'],
+              properties: {
+                url: { type: 'string', minLength: 1, maxLength: 2000 },
+                client_id: { type: 'string', minLength: 1, maxLength: 200 },
+                event_types: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...webhookEventTypes] } },
+              },
+            },
+          },
+        },
+        async (request) => service.setEndpoint((request.params as PartnerParams).partner_id, request.body as { url: string; client_id: string }),
+      );
+      app.get('/admin/v1/partners/:partner_id/webhook', { config, schema: { tags, security, summary: 'A partner’s webhook endpoint, state and signing secret', params: partnerParams } }, async (request) =>
+        service.getEndpoint((request.params as PartnerParams).partner_id),
+      );
+      app.delete('/admin/v1/partners/:partner_id/webhook', { config, schema: { tags, security, summary: 'Remove a partner’s webhook endpoint', params: partnerParams } }, async (request, reply) => {
+        await service.removeEndpoint((request.params as PartnerParams).partner_id);
+        return reply.code(204).send();
+      });
+      app.post(
+        '/admin/v1/partners/:partner_id/webhook/verify',
+        { config, schema: { tags, security, summary: 'Verify the endpoint now: GET url?verification=…, must echo it within the timeout', params: partnerParams } },
+        async (request) => service.verify((request.params as PartnerParams).partner_id),
+      );
+      app.post(
+        '/admin/v1/partners/:partner_id/webhook/rotate-secret',
+        { config, schema: { tags, security, summary: 'New signing secret; the old one also signs for 24 hours', params: partnerParams } },
+        async (request) => service.rotateSecret((request.params as PartnerParams).partner_id),
+      );
+
+      app.get(
+        '/admin/v1/webhook-deliveries',
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Deliveries (newest first) with every attempt',
+            querystring: {
+              type: 'object',
+              properties: {
+                partner_id: { type: 'string' },
+                status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+                limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+              },
+            },
+          },
+        },
+        async (request) => {
+          const q = request.query as { partner_id?: string; status?: string; limit: number };
+          return { deliveries: await service.deliveries({ partnerId: q.partner_id, status: q.status, limit: q.limit }) };
+        },
+      );
+      app.post(
+        '/admin/v1/webhook-deliveries/:delivery_id/redeliver',
+        { config, schema: { tags, security, summary: 'Send a delivered or failed message again', params: { type: 'object', required: ['delivery_id'], properties: { delivery_id: { type: 'string' } } } } },
+        async (request) => service.redeliver((request.params as { delivery_id: string }).delivery_id),
+      );
+      app.post(
+        '/admin/v1/webhook-deliveries/redeliver-failed',
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Send again every failed message created between two times',
+            body: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['from', 'to'],
+              properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' }, partner_id: { type: 'string' } },
+            },
+          },
+        },
+        async (request) => {
+          const b = request.body as { from: string; to: string; partner_id?: string };
+          return service.redeliverFailed(Date.parse(b.from), Date.parse(b.to), b.partner_id);
+        },
+      );
+
+      // Events the operator emits for a business (reviews come from the reviews family).
+      app.post(
+        '/admin/v1/businesses/:business_id/events/leads',
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Emit a lead event (new lead or a consumer phone opt-in/out)',
+            params: businessParams,
+            body: {
+              type: ['object', 'null'],
+              additionalProperties: false,
+              properties: {
+                lead_id: { type: 'string', minLength: 1 },
+                event_type: { type: 'string', enum: ['NEW_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT'] },
+              },
+            },
+          },
+        },
+        async (request, reply) => {
+          const b = (request.body ?? {}) as { lead_id?: string; event_type?: 'NEW_EVENT' };
+          const type = b.event_type ?? 'NEW_EVENT';
+          const lead_id = b.lead_id ?? newId();
+          const update =
+            type === 'NEW_EVENT'
+              ? { event_type: type, event_id: randomUUID(), lead_id, interaction_time: toIsoOffset(clock.now()) }
+              : { event_type: type, lead_id };
+          return reply.code(201).send(await service.emitForBusiness((request.params as BusinessParams).business_id, [update]));
+        },
+      );
+      app.post(
+        '/admin/v1/businesses/:business_id/events/license-verifications',
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Emit a license verification update (verified, rejected or pending)',
+            params: businessParams,
+            body: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['license_verification_status', 'license_number'],
+              properties: {
+                license_verification_status: { type: 'string', enum: ['VERIFIED', 'REJECTED', 'PENDING'] },
+                license_verification_failure_reason: { type: 'string', enum: ['NOT_FOUND', 'NAME_MATCH_FAILURE', 'SECONDARY_MATCH_FAILURE', 'INACTIVE', 'REJECT'] },
+                license_number: { type: 'string' },
+                license_expiry_date: { type: ['string', 'null'], format: 'date' },
+                license_trade: { type: ['string', 'null'] },
+                license_issuing_agency: { type: ['string', 'null'] },
+              },
+            },
+          },
+        },
+        async (request, reply) => {
+          const b = request.body as Record<string, unknown>;
+          const update = {
+            event_type: 'VERIFIED_LICENSE_UPDATE_EVENT' as const,
+            license_verification_status: b.license_verification_status,
+            ...(b.license_verification_status === 'REJECTED' ? { license_verification_failure_reason: b.license_verification_failure_reason ?? 'REJECT' } : {}),
+            license_number: b.license_number,
+            license_expiry_date: b.license_expiry_date ?? null,
+            license_trade: b.license_trade ?? null,
+            license_issuing_agency: b.license_issuing_agency ?? null,
+          };
+          return reply.code(201).send(await service.emitForBusiness((request.params as BusinessParams).business_id, [update]));
+        },
+      );
+      app.post(
+        '/admin/v1/businesses/:business_id/events/ingestion-jobs',
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Emit a listing data-ingestion job update',
+            params: businessParams,
+            body: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['job_id', 'status'],
+              properties: { job_id: { type: 'string', minLength: 1 }, status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'APPLIED', 'REJECTED'] } },
+            },
+          },
+        },
+        async (request, reply) => {
+          const b = request.body as { job_id: string; status: string };
+          const update = { event_type: 'DATA_INGESTION_JOB_UPDATE_EVENT' as const, job_id: b.job_id, status: b.status };
+          return reply.code(201).send(await service.emitForBusiness((request.params as BusinessParams).business_id, [update]));
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,297 @@
+import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
+import { BusinessStore } from '../businesses/business-store.js';
+import type { Clock } from '../platform/clock.js';
+import { toIso, toIsoOffset } from '../platform/clock.js';
+import type { Config } from '../platform/config.js';
+import type { Db, DbOrTx } from '../platform/db/database.js';
+import { apiError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
+import { newWebhookSecret } from './signing.js';
+import { webhookEventTypes, type WebhookEndpointsTable, type WebhookEventType } from './webhook-tables.js';
+import './webhook-tables.js';
+
+export interface WebhookUpdate {
+  event_type: WebhookEventType;
+  [field: string]: unknown;
+}
+
+const ROTATION_GRACE_MS = 24 * 3600_000;
+
+function endpointView(e: WebhookEndpointsTable) {
+  return {
+    partner_id: e.partner_id,
+    url: e.url,
+    client_id: e.client_id,
+    event_types: JSON.parse(e.event_types) as string[],
+    status: e.status,
+    status_reason: e.status_reason,
+    verified_at: e.verified_at === null ? null : toIso(e.verified_at),
+    secret: e.secret,
+    previous_secret_valid_until: e.previous_secret_until === null ? null : toIso(e.previous_secret_until),
+  };
+}
+
+/** Naive ISO time with microseconds, as review and license webhooks write it (facts.md §6.2). */
+function naiveMicros(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 23)}000`;
+}
+
+/**
+ * Webhook endpoints (registered and verified by the operator), the events that become messages,
+ * and the operator's view of deliveries. Sending is the deliverer's job.
+ */
+export class WebhookService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly config: Config['webhooks'],
+    private readonly policy: AddressPolicy,
+    /** Nudges the deliverer after new work is committed. */
+    private readonly wake: () => void = () => {},
+  ) {}
+
+  private async endpointRow(partnerId: string) {
+    return this.db.selectFrom('webhook_endpoints').selectAll().where('partner_id', '=', partnerId).executeTakeFirst();
+  }
+
+  async getEndpoint(partnerId: string) {
+    const row = await this.endpointRow(partnerId);
+    if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
+    return endpointView(row);
+  }
+
+  /** Registers or changes a partner's endpoint; a new URL must be verified again. */
+  async setEndpoint(partnerId: string, input: { url: string; client_id: string; event_types?: string[] }) {
+    const partner = await this.db.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
+    if (!partner) throw apiError('NOT_FOUND', `Partner not found: ${partnerId}`);
+    const refused = await checkWebhookUrl(input.url, this.policy);
+    if (refused) throw apiError('VALIDATION_ERROR', `url refused: ${refused}`, { field: 'url' });
+    const types = input.event_types ?? [...webhookEventTypes];
+    for (const t of types) {
+      if (!(webhookEventTypes as readonly string[]).includes(t)) throw apiError('VALIDATION_ERROR', `Unknown event type ${t}`, { field: 'event_types' });
+    }
+    const now = this.clock.now();
+    const existing = await this.endpointRow(partnerId);
+    if (!existing) {
+      await this.db
+        .insertInto('webhook_endpoints')
+        .values({
+          partner_id: partnerId,
+          url: input.url,
+          client_id: input.client_id,
+          event_types: JSON.stringify(types),
+          status: 'unverified',
+          status_reason: 'not verified yet',
+          verified_at: null,
+          secret: newWebhookSecret(),
+          previous_secret: null,
+          previous_secret_until: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    } else {
+      const urlChanged = existing.url !== input.url;
+      await this.db
+        .updateTable('webhook_endpoints')
+        .set({
+          url: input.url,
+          client_id: input.client_id,
+          event_types: JSON.stringify(types),
+          updated_at: now,
+          ...(urlChanged ? { status: 'unverified', status_reason: 'URL changed; verify again', verified_at: null } : {}),
+        })
+        .where('partner_id', '=', partnerId)
+        .execute();
+    }
+    return this.getEndpoint(partnerId);
+  }
+
+  async removeEndpoint(partnerId: string): Promise<void> {
+    const result = await this.db.deleteFrom('webhook_endpoints').where('partner_id', '=', partnerId).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
+  }
+
+  /** New signing secret; messages carry old and new signatures for 24 hours. */
+  async rotateSecret(partnerId: string) {
+    const row = await this.endpointRow(partnerId);
+    if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
+    await this.db
+      .updateTable('webhook_endpoints')
+      .set({ secret: newWebhookSecret(), previous_secret: row.secret, previous_secret_until: this.clock.now() + ROTATION_GRACE_MS, updated_at: this.clock.now() })
+      .where('partner_id', '=', partnerId)
+      .execute();
+    return this.getEndpoint(partnerId);
+  }
+
+  /**
+   * Manual verification (spec Events 2): GET <url>?verification=<random>; verified only when the
+   * answer is a JSON object whose single key `verification` echoes the string. No retry.
+   */
+  async verify(partnerId: string) {
+    const row = await this.endpointRow(partnerId);
+    if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
+    const challenge = randomBytes(24).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 24);
+    const failure = await this.challenge(row.url, challenge);
+    await this.db
+      .updateTable('webhook_endpoints')
+      .set(
+        failure
+          ? { status: 'failed', status_reason: failure, verified_at: null, updated_at: this.clock.now() }
+          : { status: 'verified', status_reason: null, verified_at: this.clock.now(), updated_at: this.clock.now() },
+      )
+      .where('partner_id', '=', partnerId)
+      .execute();
+    return this.getEndpoint(partnerId);
+  }
+
+  private async challenge(rawUrl: string, token: string): Promise<string | undefined> {
+    const refused = await checkWebhookUrl(rawUrl, this.policy);
+    if (refused) return `url refused: ${refused}`;
+    const url = new URL(rawUrl);
+    url.searchParams.set('verification', token);
+    try {
+      const response = await request(url, {
+        method: 'GET',
+        headers: { accept: 'application/json', 'user-agent': 'pbs-webhooks/1' },
+        headersTimeout: this.config.timeoutMs,
+        bodyTimeout: this.config.timeoutMs,
+        signal: AbortSignal.timeout(this.config.timeoutMs),
+      });
+      const text = (await response.body.text()).slice(0, 10_000);
+      if (response.statusCode < 200 || response.statusCode >= 300) return `answered HTTP ${response.statusCode}`;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return 'answer is not JSON';
+      }
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'answer is not a JSON object';
+      const keys = Object.keys(parsed);
+      if (keys.length !== 1 || keys[0] !== 'verification') return 'answer must have exactly one key, "verification"';
+      if ((parsed as { verification: unknown }).verification !== token) return 'answer does not echo the verification string';
+      return undefined;
+    } catch (error) {
+      const e = error as { name?: string; code?: string; message?: string };
+      if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
+        return `no answer within ${this.config.timeoutMs / 1000} seconds`;
+      }
+      return `request failed: ${e.code ?? e.message ?? 'unknown error'}`;
+    }
+  }
+
+  /**
+   * Records an event for a business and, in the same transaction, one delivery per partner with a
+   * verified endpoint that receives this event type and subscribes to the business (WEBHOOK).
+   */
+  async emit(db: DbOrTx, event: { businessId: string; updates: WebhookUpdate[]; at?: number }): Promise<{ message_id: string; deliveries: number }> {
+    const at = event.at ?? this.clock.now();
+    const type = event.updates[0].event_type;
+    const isLead = type === 'NEW_EVENT' || type.startsWith('CONSUMER_PHONE_NUMBER');
+    const body = JSON.stringify({
+      time: isLead ? toIsoOffset(at) : naiveMicros(at),
+      object: 'business',
+      data: { id: event.businessId, updates: event.updates },
+    });
+    const messageId = `msg_${newId()}`;
+    await db.insertInto('webhook_messages').values({ id: messageId, business_id: event.businessId, event_type: type, body, occurred_at: at }).execute();
+    const receivers = await db
+      .selectFrom('webhook_endpoints as e')
+      .innerJoin('business_subscriptions as s', (join) =>
+        join.onRef('s.partner_id', '=', 'e.partner_id').on('s.subscription_type', '=', 'WEBHOOK').on('s.business_id', '=', event.businessId),
+      )
+      .select(['e.partner_id', 'e.event_types'])
+      .where('e.status', '=', 'verified')
+      .execute();
+    const targets = receivers.filter((r) => (JSON.parse(r.event_types) as string[]).includes(type));
+    if (targets.length > 0) {
+      await db
+        .insertInto('webhook_deliveries')
+        .values(
+          targets.map((t) => ({
+            id: newId(),
+            message_id: messageId,
+            partner_id: t.partner_id,
+            status: 'pending' as const,
+            attempts: 0,
+            next_attempt_at: at,
+            give_up_at: at + this.config.retryWindowHours * 3600_000,
+            locked_by: null,
+            locked_until: null,
+            last_status_code: null,
+            last_error: null,
+            created_at: at,
+            finished_at: null,
+          })),
+        )
+        .execute();
+    }
+    return { message_id: messageId, deliveries: targets.length };
+  }
+
+  /** Operator emission (leads, license verifications, ingestion-job updates) for a business. */
+  async emitForBusiness(businessIdOrAlias: string, updates: WebhookUpdate[]) {
+    const business = await new BusinessStore(this.db).findRef(businessIdOrAlias);
+    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
+    const result = await this.db.transaction().execute((trx) => this.emit(trx, { businessId: business.id, updates }));
+    this.wake();
+    return result;
+  }
+
+  async deliveries(filter: { partnerId?: string; status?: string; limit?: number }) {
+    let q = this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_messages as m', 'm.id', 'd.message_id')
+      .select(['d.id', 'd.message_id', 'd.partner_id', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.give_up_at', 'd.last_status_code', 'd.last_error', 'd.created_at', 'd.finished_at', 'm.event_type', 'm.business_id']);
+    if (filter.partnerId) q = q.where('d.partner_id', '=', filter.partnerId);
+    if (filter.status) q = q.where('d.status', '=', filter.status as 'pending');
+    const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id').limit(filter.limit ?? 50).execute();
+    const attempts = rows.length
+      ? await this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', rows.map((r) => r.id)).orderBy('attempted_at').execute()
+      : [];
+    return rows.map((r) => ({
+      ...r,
+      next_attempt_at: toIso(r.next_attempt_at),
+      give_up_at: toIso(r.give_up_at),
+      created_at: toIso(r.created_at),
+      finished_at: r.finished_at === null ? null : toIso(r.finished_at),
+      attempts_log: attempts
+        .filter((a) => a.delivery_id === r.id)
+        .map((a) => ({ at: toIso(a.attempted_at), status_code: a.status_code, latency_ms: a.latency_ms, error: a.error, response_excerpt: a.response_excerpt })),
+    }));
+  }
+
+  /** Sends a message again: the delivery starts over with a fresh 24-hour window. */
+  async redeliver(deliveryId: string) {
+    const now = this.clock.now();
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', next_attempt_at: now, give_up_at: now + this.config.retryWindowHours * 3600_000, finished_at: null, locked_by: null, locked_until: null })
+      .where('id', '=', deliveryId)
+      .where('status', '!=', 'pending')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      const exists = await this.db.selectFrom('webhook_deliveries').select('id').where('id', '=', deliveryId).executeTakeFirst();
+      throw exists ? apiError('CONFLICT', 'The delivery is still pending') : apiError('NOT_FOUND', 'Delivery not found');
+    }
+    this.wake();
+    return { redelivered: 1 };
+  }
+
+  /** Every failed delivery of messages created between two instants (optionally for one partner). */
+  async redeliverFailed(from: number, to: number, partnerId?: string) {
+    const now = this.clock.now();
+    let q = this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', next_attempt_at: now, give_up_at: now + this.config.retryWindowHours * 3600_000, finished_at: null, locked_by: null, locked_until: null })
+      .where('status', '=', 'failed')
+      .where('created_at', '>=', from)
+      .where('created_at', '<', to);
+    if (partnerId) q = q.where('partner_id', '=', partnerId);
+    const result = await q.executeTakeFirst();
+    this.wake();
+    return { redelivered: Number(result.numUpdatedRows) };
+  }
+}

@@ -1,0 +1,134 @@
+import type { PbsMigration } from '../platform/db/migrate.js';
+
+/** The update types pbs sends (facts.md §6.3); an endpoint receives the ones enabled for it. */
+export const webhookEventTypes = [
+  'NEW_REVIEW_EVENT',
+  'REVIEW_EDITED_EVENT',
+  'REVIEW_REMOVED_EVENT',
+  'NEW_EVENT',
+  'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT',
+  'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT',
+  'VERIFIED_LICENSE_UPDATE_EVENT',
+  'DATA_INGESTION_JOB_UPDATE_EVENT',
+] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+export type EndpointStatus = 'unverified' | 'verified' | 'failed' | 'gone';
+
+export interface WebhookEndpointsTable {
+  partner_id: string;
+  url: string;
+  client_id: string;
+  event_types: string;
+  status: EndpointStatus;
+  status_reason: string | null;
+  verified_at: number | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookMessagesTable {
+  id: string;
+  business_id: string;
+  event_type: string;
+  body: string;
+  occurred_at: number;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  message_id: string;
+  partner_id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: number;
+  give_up_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: number;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+declare module '../platform/db/database.js' {
+  interface Tables {
+    webhook_endpoints: WebhookEndpointsTable;
+    webhook_messages: WebhookMessagesTable;
+    webhook_deliveries: WebhookDeliveriesTable;
+    webhook_attempts: WebhookAttemptsTable;
+  }
+}
+
+export const webhooksMigration: PbsMigration = {
+  name: '0300_webhooks',
+  async up(db) {
+    await db.schema
+      .createTable('webhook_endpoints')
+      .addColumn('partner_id', 'text', (c) => c.primaryKey().references('partners.id').onDelete('cascade'))
+      .addColumn('url', 'text', (c) => c.notNull())
+      .addColumn('client_id', 'text', (c) => c.notNull())
+      .addColumn('event_types', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('status_reason', 'text')
+      .addColumn('verified_at', 'bigint')
+      .addColumn('secret', 'text', (c) => c.notNull())
+      .addColumn('previous_secret', 'text')
+      .addColumn('previous_secret_until', 'bigint')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('webhook_messages')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('business_id', 'text', (c) => c.notNull())
+      .addColumn('event_type', 'text', (c) => c.notNull())
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('webhook_deliveries')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('message_id', 'text', (c) => c.notNull().references('webhook_messages.id').onDelete('cascade'))
+      .addColumn('partner_id', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('attempts', 'integer', (c) => c.notNull())
+      .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+      .addColumn('give_up_at', 'bigint', (c) => c.notNull())
+      .addColumn('locked_by', 'text')
+      .addColumn('locked_until', 'bigint')
+      .addColumn('last_status_code', 'integer')
+      .addColumn('last_error', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('finished_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+    await db.schema.createIndex('webhook_deliveries_partner').on('webhook_deliveries').columns(['partner_id', 'created_at']).execute();
+    await db.schema
+      .createTable('webhook_attempts')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
+      .addColumn('attempted_at', 'bigint', (c) => c.notNull())
+      .addColumn('status_code', 'integer')
+      .addColumn('latency_ms', 'double precision', (c) => c.notNull())
+      .addColumn('error', 'text')
+      .addColumn('response_excerpt', 'text')
+      .execute();
+    await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempted_at']).execute();
+  },
+};
