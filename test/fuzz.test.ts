@@ -178,7 +178,7 @@ describe.each(dialects)('fuzzing the running server on %s', (dialect) => {
     const histogram: Record<number, number> = {};
     for (const r of results) histogram[r.status] = (histogram[r.status] ?? 0) + 1;
     console.log(`fuzz on ${dialect}: ${results.length} requests, statuses ${JSON.stringify(histogram)}`);
-    expect(results.filter((r) => r.status < 300).length).toBeGreaterThan(50);
+    expect(results.filter((r) => r.status < 300).length).toBeGreaterThan(30);
     expect(new Set(results.map((r) => r.status)).size).toBeGreaterThan(5);
   });
 });

@@ -96,7 +96,7 @@ describe.each(dialects)('HTTP error shape on %s', (dialect) => {
   });
 });
 
-describe.each(dialects)('NUL characters on %s', (dialect) => {
+describe.each(dialects)('NUL characters and non-finite numbers on %s', (dialect) => {
   it('are refused with 400 wherever they come from, never reaching the database', async () => {
     const h = await startPbs(dialect);
     try {
@@ -111,6 +111,8 @@ describe.each(dialects)('NUL characters on %s', (dialect) => {
           contentType: 'application/x-ndjson',
         }),
       ];
+      cases.push(await admin(h.url, 'GET', '/admin/v1/jobs?limit=1e309'));
+      cases.push(await admin(h.url, 'PUT', `/admin/v1/partners/${partner.id}/interfaces/engagement`, { body: '{"per_second": 1e309}', contentType: 'application/json' }));
       for (const r of cases) {
         expect(r.status).toBe(400);
         expect(r.body.error.code).toBe('VALIDATION_ERROR');

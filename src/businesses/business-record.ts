@@ -1,6 +1,6 @@
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { containsNul } from '../platform/text.js';
+import { containsNul } from '../platform/input-guards.js';
 import { schemaValidator } from '../platform/validation.js';
 
 export interface Category {

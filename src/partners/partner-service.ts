@@ -5,7 +5,7 @@ import { toIso } from '../platform/clock.js';
 import { toFlag, fromFlag, type Db } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { containsNul } from '../platform/text.js';
+import { containsNul } from '../platform/input-guards.js';
 import { parseCsv } from './csv.js';
 import { PartnerStore, type InterfaceRow, type PartnerRow } from './partner-store.js';
 

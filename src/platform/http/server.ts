@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, apiError, codeForStatus, errorCatalogue } from '../errors.js';
-import { containsNul } from '../text.js';
+import { containsNonFinite, containsNul } from '../input-guards.js';
 import { fieldOf } from '../validation.js';
 import type { Metrics } from '../metrics.js';
 
@@ -149,6 +149,17 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       ['body', request.body],
     ] as const) {
       if (containsNul(value)) throw apiError('VALIDATION_ERROR', `The ${where} contains a NUL character.`, { field: null });
+    }
+  });
+
+  // After validation (which coerces query strings), no number may be Infinity or NaN: "1e309"
+  // passes JSON-schema range checks as Infinity and would fail deep in a query instead.
+  app.addHook('preHandler', async (request) => {
+    for (const [where, value] of [
+      ['query', request.query],
+      ['body', request.body],
+    ] as const) {
+      if (containsNonFinite(value)) throw apiError('VALIDATION_ERROR', `The ${where} holds a number that is not finite.`, { field: null });
     }
   });
 

@@ -7,3 +7,11 @@ export function containsNul(value: unknown, depth = 0): boolean {
   }
   return false;
 }
+
+/** True when a number anywhere in the value is Infinity or NaN (`1e309` parses to Infinity). */
+export function containsNonFinite(value: unknown, depth = 0): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object' || depth > 32) return false;
+  for (const item of Object.values(value)) if (containsNonFinite(item, depth + 1)) return true;
+  return false;
+}
