@@ -126,6 +126,10 @@ export class WebhookDeliverer {
     return p.finally(() => this.inFlight.delete(p));
   }
 
+  /**
+   * Claims due deliveries with a lease of twice the timeout plus 5 s (wall time): ample for one
+   * attempt, short enough that a crashed process's claims are taken over soon after.
+   */
   private async claim(limit: number): Promise<Delivery[]> {
     const now = this.clock.now();
     const wall = Date.now();
@@ -134,7 +138,7 @@ export class WebhookDeliverer {
     const lock = this.database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
     const result = await sql<Delivery>`
       update webhook_deliveries
-      set locked_by = ${this.workerId}, locked_until = ${wall + this.config.timeoutMs + 60_000}, attempts = attempts + 1
+      set locked_by = ${this.workerId}, locked_until = ${wall + 2 * this.config.timeoutMs + 5_000}, attempts = attempts + 1
       where id in (
         select id from webhook_deliveries
         where status = 'pending' and next_attempt_at <= ${now}
