@@ -5,7 +5,7 @@
  *
  * Options: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
- * BENCH_PG_URL=off skips them).
+ * BENCH_PG_URL=off skips them), BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY=webhooks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,8 @@ import path from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import { demoReservationSettings, generateDemoBusinesses, seededRandom, type City } from '../src/demo/demo-dataset.js';
+import { openDatabase } from '../src/platform/db/database.js';
+import { bareLoop, percentile, startReceiver, type WebhookFigures } from './webhooks.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -228,12 +230,76 @@ async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | un
   }
 }
 
+const WEBHOOK_MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 5000);
+/** BENCH_ONLY=webhooks runs the baseline, healthz and the webhook scenario only. */
+const ONLY = process.env.BENCH_ONLY;
+class SkipScenarios extends Error {}
+
+/** Webhook delivery: throughput of a backlog, then event→POST latency at a steady rate. */
+async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
+  const receiver = await startReceiver();
+  const dir = path.join(dataDir, 'webhooks');
+  try {
+    const sampleBody = JSON.stringify({ time: new Date().toISOString(), object: 'business', data: { id: 'x'.repeat(22), updates: [{ event_type: 'NEW_EVENT', event_id: 'e'.repeat(36), lead_id: 'l'.repeat(22), interaction_time: new Date().toISOString() }] } });
+    const bareLoopPerSecond = await bareLoop(receiver.url, WEBHOOK_MESSAGES, 64, 8, sampleBody);
+
+    // A backlog written while no process delivers…
+    const writer = await startPbs(dir, { PBS_JOBS: '0' });
+    const business = await api(writer.url, 'POST', '/admin/v1/businesses', ADMIN, JSON.stringify({ name: 'Hooked', location: { city: 'Bench City', state: 'CA', country: 'US' }, timezone: 'America/Los_Angeles' }));
+    const partner = await api(writer.url, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Hooks', interfaces: ['webhooks'] }));
+    const key = (await api(writer.url, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }))).api_key;
+    await api(writer.url, 'PUT', `/admin/v1/partners/${partner.id}/webhook`, ADMIN, JSON.stringify({ url: receiver.url, client_id: 'bench' }));
+    await api(writer.url, 'POST', `/admin/v1/partners/${partner.id}/webhook/verify`, ADMIN);
+    await api(writer.url, 'POST', '/v3/webhooks/whitelists/businesses/add', key, JSON.stringify({ business_ids: [business.id] }));
+    const emit = () => api(writer.url, 'POST', `/admin/v1/businesses/${business.id}/events/leads`, ADMIN, '{}');
+    let next = 0;
+    await Promise.all(Array.from({ length: 20 }, async () => { while (next++ < WEBHOOK_MESSAGES) await emit(); }));
+    await stop(writer);
+
+    // …then drained by one delivering process: throughput from the first to the last arrival.
+    receiver.arrivals.clear();
+    const deliverer = await startPbs(dir);
+    try {
+      while (receiver.arrivals.size < WEBHOOK_MESSAGES) await new Promise((r) => setTimeout(r, 20));
+      const times = [...receiver.arrivals.values()];
+      const deliveredPerSecond = (WEBHOOK_MESSAGES - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
+
+      // Latency: 1,000 events at about 200 per second, from the emitting request's start to arrival.
+      const sent = new Map<string, number>();
+      for (let i = 0; i < 1000; i++) {
+        const started = Date.now();
+        const r = await api(deliverer.url, 'POST', `/admin/v1/businesses/${business.id}/events/leads`, ADMIN, '{}');
+        sent.set(r.message_id, started);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      while ([...sent.keys()].some((id) => !receiver.arrivals.has(id))) await new Promise((r) => setTimeout(r, 20));
+      const latencies = [...sent.entries()].map(([id, at]) => receiver.arrivals.get(id)! - at);
+      const database = await openDatabase({ sqlitePath: path.join(dir, 'pbs.sqlite') });
+      const attempts = await database.db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      await database.close();
+      return {
+        bareLoopPerSecond,
+        deliveredPerSecond,
+        latencyP50: percentile(latencies, 50),
+        latencyP99: percentile(latencies, 99),
+        attemptsRecorded: Number(attempts.n),
+        postsReceived: receiver.posts() - WEBHOOK_MESSAGES, // minus the bare loop's
+      };
+    } finally {
+      await stop(deliverer);
+    }
+  } finally {
+    await receiver.close();
+  }
+}
+
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-bench-'));
   const raw = await start([path.join(ROOT, 'bench/raw-server.mjs')], { PORT: '0' });
   const figures: Figure[] = [];
   const dates = upcomingDates(20);
   let baseline: Figure | undefined;
+  let webhooks: WebhookFigures | undefined;
   try {
     baseline = await measure('raw node:http JSON', { url: `${raw.url}/` });
     figures.push(baseline);
@@ -241,6 +307,7 @@ async function main() {
     const sqlite = await startPbs(dataDir);
     try {
       figures.push(await measure('pbs GET /healthz', { url: `${sqlite.url}/healthz` }));
+      if (ONLY === 'webhooks') throw new SkipScenarios();
       const loadStart = Date.now();
       const metro = await loadMetro(sqlite.url, 10_000);
       process.stderr.write(`loaded 10,000 restaurants on SQLite in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
@@ -257,11 +324,13 @@ async function main() {
         ),
       );
       figures.push(await holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates));
+    } catch (error) {
+      if (!(error instanceof SkipScenarios)) throw error;
     } finally {
       await stop(sqlite);
     }
 
-    await withPostgres(async (url) => {
+    if (ONLY !== 'webhooks') await withPostgres(async (url) => {
       const postgres = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'pg') });
       try {
         const metro = await loadMetro(postgres.url, 1_000);
@@ -271,6 +340,7 @@ async function main() {
         await stop(postgres);
       }
     });
+    webhooks = await webhookScenario(dataDir);
   } finally {
     await stop(raw);
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -282,6 +352,15 @@ async function main() {
     '| scenario | connections | req/s | p50 ms | p99 ms | vs raw node:http | non-2xx | errors | |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ...figures.map((f) => row(f, baseline!)),
+    '',
+    `webhook delivery (SQLite, ${WEBHOOK_MESSAGES.toLocaleString('en-US')} messages to a loopback receiver, 8 connections, 64 in flight):`,
+    '',
+    '| measure | value |',
+    '|---|---:|',
+    `| bare undici POST loop | ${Math.round(webhooks!.bareLoopPerSecond).toLocaleString('en-US')} msg/s |`,
+    `| pbs delivery of a backlog | ${Math.round(webhooks!.deliveredPerSecond).toLocaleString('en-US')} msg/s (${((webhooks!.deliveredPerSecond / webhooks!.bareLoopPerSecond) * 100).toFixed(1)} % of the bare loop) |`,
+    `| event → POST latency at ~200 events/s | p50 ${webhooks!.latencyP50} ms, p99 ${webhooks!.latencyP99} ms |`,
+    `| attempts recorded / POSTs received | ${webhooks!.attemptsRecorded.toLocaleString('en-US')} / ${webhooks!.postsReceived.toLocaleString('en-US')} |`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

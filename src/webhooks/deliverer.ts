@@ -3,13 +3,27 @@ import { sql, type Selectable } from 'kysely';
 import { Agent, request } from 'undici';
 import type { Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
-import type { Database } from '../platform/db/database.js';
+import type { Database, Tx } from '../platform/db/database.js';
+import { RawStatement } from '../platform/db/raw.js';
 import { newId, randomBase62 } from '../platform/ids.js';
 import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
 import { sign } from './signing.js';
-import type { WebhookDeliveriesTable } from './webhook-tables.js';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookMessagesTable } from './webhook-tables.js';
 
 type Delivery = Selectable<WebhookDeliveriesTable>;
+
+// Written once per attempt: precompiled (see RawStatement).
+const INSERT_ATTEMPT = new RawStatement(
+  'insert into webhook_attempts (id, delivery_id, attempted_at, status_code, latency_ms, error, response_excerpt) values (?, ?, ?, ?, ?, ?, ?)',
+);
+const SETTLE = new RawStatement(
+  'update webhook_deliveries set status = ?, last_status_code = ?, last_error = ?, finished_at = ?, locked_by = null, locked_until = null where id = ? and locked_by = ?',
+);
+
+interface BatchContext {
+  messages: Map<string, Selectable<WebhookMessagesTable>>;
+  endpoints: Map<string, Selectable<WebhookEndpointsTable>>;
+}
 
 interface Outcome {
   statusCode: number | null;
@@ -44,6 +58,8 @@ export class WebhookDeliverer {
   private pumping: Promise<void> | undefined;
   private pumpAgain = false;
   private unsubscribe: (() => void) | undefined;
+  private readonly writes: Array<{ fn: (trx: Tx) => Promise<void>; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
@@ -68,6 +84,7 @@ export class WebhookDeliverer {
     if (this.timer) clearTimeout(this.timer);
     await this.pumping;
     await Promise.allSettled([...this.inFlight]);
+    await this.flushing;
     await this.agent.close();
   }
 
@@ -97,7 +114,8 @@ export class WebhookDeliverer {
         continue;
       }
       total += claimed.length;
-      await Promise.all(claimed.map((d) => this.track(d)));
+      const context = await this.load(claimed);
+      await Promise.all(claimed.map((d) => this.track(d, context)));
     }
   }
 
@@ -105,10 +123,12 @@ export class WebhookDeliverer {
     try {
       while (this.running) {
         const room = this.config.maxInFlight - this.inFlight.size;
-        if (room <= 0) return; // a finishing delivery wakes us
+        // Claim in batches: a claim is a write, so not one per finished delivery.
+        if (room < Math.max(1, this.config.maxInFlight / 2)) return; // a finishing delivery wakes us
         const claimed = await this.claim(room);
         if (claimed.length === 0) break;
-        for (const d of claimed) void this.track(d).then(() => this.wake());
+        const context = await this.load(claimed);
+        for (const d of claimed) void this.track(d, context).then(() => this.wake());
       }
     } catch {
       // The database may be briefly unavailable; the timer tries again.
@@ -120,8 +140,8 @@ export class WebhookDeliverer {
     }
   }
 
-  private track(d: Delivery): Promise<void> {
-    const p = this.deliver(d).catch(() => {});
+  private track(d: Delivery, context: BatchContext): Promise<void> {
+    const p = this.deliver(d, context).catch(() => {});
     this.inFlight.add(p);
     return p.finally(() => this.inFlight.delete(p));
   }
@@ -151,50 +171,66 @@ export class WebhookDeliverer {
     return result.rows;
   }
 
-  private async deliver(d: Delivery): Promise<void> {
+  /** Messages and endpoints of a claimed batch, read in two queries rather than two per delivery. */
+  private async load(claimed: Delivery[]): Promise<BatchContext> {
+    const db = this.database.db;
+    const messageIds = [...new Set(claimed.map((d) => d.message_id))];
+    const partnerIds = [...new Set(claimed.map((d) => d.partner_id))];
+    const [messages, endpoints] = await Promise.all([
+      db.selectFrom('webhook_messages').selectAll().where('id', 'in', messageIds).execute(),
+      db.selectFrom('webhook_endpoints').selectAll().where('partner_id', 'in', partnerIds).execute(),
+    ]);
+    return { messages: new Map(messages.map((m) => [m.id, m])), endpoints: new Map(endpoints.map((e) => [e.partner_id, e])) };
+  }
+
+  private async deliver(d: Delivery, context: BatchContext): Promise<void> {
     const partner = d.partner_id;
     this.inFlightByPartner.set(partner, (this.inFlightByPartner.get(partner) ?? 0) + 1);
     try {
-      const db = this.database.db;
-      const [message, endpoint] = await Promise.all([
-        db.selectFrom('webhook_messages').selectAll().where('id', '=', d.message_id).executeTakeFirst(),
-        db.selectFrom('webhook_endpoints').selectAll().where('partner_id', '=', partner).executeTakeFirst(),
-      ]);
+      const message = context.messages.get(d.message_id);
+      const endpoint = context.endpoints.get(partner);
       const now = this.clock.now();
       if (!message || !endpoint || endpoint.status !== 'verified') {
-        await this.settle(d, 'failed', null, endpoint ? `endpoint is ${endpoint.status}` : 'no endpoint', now);
+        await this.write((trx) => this.settle(trx, d, 'failed', null, endpoint ? `endpoint is ${endpoint.status}` : 'no endpoint', now));
         this.onAttempt('failed', 0);
         return;
       }
       const outcome = await this.send(endpoint, message.id, message.body, now);
-      await this.record(d, outcome);
       const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
       const after = this.clock.now();
       if (ok) {
-        await this.settle(d, 'delivered', outcome.statusCode, null, after);
+        await this.write(async (trx) => {
+          await this.record(trx, d, outcome, after);
+          await this.settle(trx, d, 'delivered', outcome.statusCode, null, after);
+        });
         this.onAttempt('delivered', outcome.latencyMs);
       } else if (outcome.statusCode === 410) {
         // Gone: stop sending to this endpoint until the operator registers it again.
-        await db.updateTable('webhook_endpoints').set({ status: 'gone', status_reason: 'answered 410 Gone', updated_at: after }).where('partner_id', '=', partner).execute();
-        await this.settle(d, 'failed', 410, 'endpoint answered 410 Gone', after);
+        await this.write(async (trx) => {
+          await this.record(trx, d, outcome, after);
+          await trx.updateTable('webhook_endpoints').set({ status: 'gone', status_reason: 'answered 410 Gone', updated_at: after }).where('partner_id', '=', partner).execute();
+          await this.settle(trx, d, 'failed', 410, 'endpoint answered 410 Gone', after);
+        });
         this.onAttempt('failed', outcome.latencyMs);
       } else {
         const base = this.config.retryScheduleSeconds[Math.min(d.attempts - 1, this.config.retryScheduleSeconds.length - 1)] * 1000;
         const jittered = Math.round(base * (0.9 + Math.random() * 0.2));
         const next = after + Math.max(jittered, outcome.retryAfterMs ?? 0);
         const error = outcome.error ?? `HTTP ${outcome.statusCode}`;
-        if (next > d.give_up_at) {
-          await this.settle(d, 'failed', outcome.statusCode, `gave up after ${this.config.retryWindowHours} hours: ${error}`, after);
-          this.onAttempt('failed', outcome.latencyMs);
-        } else {
-          await this.database.db
-            .updateTable('webhook_deliveries')
-            .set({ next_attempt_at: next, last_status_code: outcome.statusCode, last_error: error, locked_by: null, locked_until: null })
-            .where('id', '=', d.id)
-            .where('locked_by', '=', this.workerId)
-            .execute();
-          this.onAttempt('retry', outcome.latencyMs);
-        }
+        const givingUp = next > d.give_up_at;
+        await this.write(async (trx) => {
+          await this.record(trx, d, outcome, after);
+          if (givingUp) await this.settle(trx, d, 'failed', outcome.statusCode, `gave up after ${this.config.retryWindowHours} hours: ${error}`, after);
+          else {
+            await trx
+              .updateTable('webhook_deliveries')
+              .set({ next_attempt_at: next, last_status_code: outcome.statusCode, last_error: error, locked_by: null, locked_until: null })
+              .where('id', '=', d.id)
+              .where('locked_by', '=', this.workerId)
+              .execute();
+          }
+        });
+        this.onAttempt(givingUp ? 'failed' : 'retry', outcome.latencyMs);
       }
     } finally {
       this.inFlightByPartner.set(partner, (this.inFlightByPartner.get(partner) ?? 1) - 1);
@@ -252,27 +288,46 @@ export class WebhookDeliverer {
     }
   }
 
-  private async record(d: Delivery, o: Outcome): Promise<void> {
-    await this.database.db
-      .insertInto('webhook_attempts')
-      .values({
-        id: newId(),
-        delivery_id: d.id,
-        attempted_at: this.clock.now(),
-        status_code: o.statusCode,
-        latency_ms: Math.round(o.latencyMs * 100) / 100,
-        error: o.error,
-        response_excerpt: o.excerpt,
-      })
-      .execute();
+  /**
+   * Attempt records are committed in groups: every outcome that arrives while a commit is under
+   * way goes into the next one, so a busy deliverer pays one commit for many attempts. The caller
+   * waits until its write is durable.
+   */
+  private write(fn: (trx: Tx) => Promise<void>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.writes.push({ fn, resolve, reject });
+      if (!this.flushing) this.flushing = this.flush();
+    });
   }
 
-  private async settle(d: Delivery, status: 'delivered' | 'failed', statusCode: number | null, error: string | null, now: number): Promise<void> {
-    await this.database.db
-      .updateTable('webhook_deliveries')
-      .set({ status, last_status_code: statusCode, last_error: error, finished_at: now, locked_by: null, locked_until: null })
-      .where('id', '=', d.id)
-      .where('locked_by', '=', this.workerId)
-      .execute();
+  private async flush(): Promise<void> {
+    while (this.writes.length > 0) {
+      const batch = this.writes.splice(0);
+      try {
+        await this.database.db.transaction().execute(async (trx) => {
+          for (const w of batch) await w.fn(trx);
+        });
+        for (const w of batch) w.resolve();
+      } catch (error) {
+        for (const w of batch) w.reject(error);
+      }
+    }
+    this.flushing = undefined;
+  }
+
+  private async record(trx: Tx, d: Delivery, o: Outcome, at: number): Promise<void> {
+    await INSERT_ATTEMPT.run(trx, this.database.dialect, [
+      newId(),
+      d.id,
+      at,
+      o.statusCode,
+      Math.round(o.latencyMs * 100) / 100,
+      o.error,
+      o.excerpt,
+    ]);
+  }
+
+  private async settle(trx: Tx, d: Delivery, status: 'delivered' | 'failed', statusCode: number | null, error: string | null, now: number): Promise<void> {
+    await SETTLE.run(trx, this.database.dialect, [status, statusCode, error, now, d.id, this.workerId]);
   }
 }
