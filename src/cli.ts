@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createPbs, resetAdminToken, type Pbs } from './app.js';
 import { seedDemo, writeDemoCredentials } from './demo/seed.js';
@@ -24,6 +25,11 @@ Usage:
   pbs business reservation-settings ID [FILE.json]   show, or set from a file, a restaurant's inventory
   pbs business import-reservation-settings FILE.jsonl  {"business_id", "settings"} per line
   pbs reservation cancel RESERVATION_ID              cancel on behalf of the restaurant
+  pbs webhook set PARTNER_ID --url URL --client-id ID [--events NEW_EVENT,…]
+  pbs webhook show | verify | rotate-secret | remove PARTNER_ID
+  pbs webhook deliveries [--partner ID] [--status pending|delivered|failed] [--limit N]
+  pbs webhook redeliver DELIVERY_ID | redeliver-failed --from ISO --to ISO [--partner ID]
+  pbs event lead|license|ingestion BUSINESS_ID [--lead-id ID] [--status S] [--license-number N] [--job-id ID]
 
 Configuration comes from the environment (see README); flags override it.`;
 
@@ -206,6 +212,71 @@ async function businessCommand(pbs: Pbs, args: string[], flags: Record<string, s
   }
 }
 
+async function webhookCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const hooks = pbs.services.webhooks;
+  const [sub, a] = args;
+  switch (sub) {
+    case 'set':
+      return hooks.setEndpoint(need(a, 'partner id'), {
+        url: need(flags.url, '--url'),
+        client_id: need(flags['client-id'], '--client-id'),
+        ...(flags.events ? { event_types: flags.events.split(',').map((e) => e.trim()) } : {}),
+      });
+    case 'show':
+      return hooks.getEndpoint(need(a, 'partner id'));
+    case 'verify':
+      return hooks.verify(need(a, 'partner id'));
+    case 'rotate-secret':
+      return hooks.rotateSecret(need(a, 'partner id'));
+    case 'remove':
+      await hooks.removeEndpoint(need(a, 'partner id'));
+      return { removed: a };
+    case 'deliveries':
+      return hooks.deliveries({ partnerId: flags.partner, status: flags.status, limit: optionalInt(flags.limit, '--limit') ?? 50 });
+    case 'redeliver':
+      return hooks.redeliver(need(a, 'delivery id'));
+    case 'redeliver-failed': {
+      const from = Date.parse(need(flags.from, '--from'));
+      const to = Date.parse(need(flags.to, '--to'));
+      if (Number.isNaN(from) || Number.isNaN(to)) throw new UsageError('--from and --to must be ISO 8601 times');
+      return hooks.redeliverFailed(from, to, flags.partner);
+    }
+    default:
+      throw new UsageError(`unknown webhook command ${sub ?? ''}`);
+  }
+}
+
+async function eventCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const [kind, business] = args;
+  const hooks = pbs.services.webhooks;
+  const id = need(business, 'business id');
+  switch (kind) {
+    case 'lead':
+      return hooks.emitForBusiness(id, [
+        { event_type: 'NEW_EVENT', event_id: crypto.randomUUID(), lead_id: flags['lead-id'] ?? crypto.randomUUID(), interaction_time: new Date(pbs.ctx.clock.now()).toISOString().replace(/\.\d{3}Z$/, '+00:00') },
+      ]);
+    case 'license': {
+      const status = flags.status ?? 'VERIFIED';
+      if (!['VERIFIED', 'REJECTED', 'PENDING'].includes(status)) throw new UsageError('--status must be VERIFIED, REJECTED or PENDING');
+      return hooks.emitForBusiness(id, [
+        {
+          event_type: 'VERIFIED_LICENSE_UPDATE_EVENT',
+          license_verification_status: status,
+          ...(status === 'REJECTED' ? { license_verification_failure_reason: flags.reason ?? 'REJECT' } : {}),
+          license_number: need(flags['license-number'], '--license-number'),
+          license_expiry_date: flags.expiry ?? null,
+          license_trade: flags.trade ?? null,
+          license_issuing_agency: flags.agency ?? null,
+        },
+      ]);
+    }
+    case 'ingestion':
+      return hooks.emitForBusiness(id, [{ event_type: 'DATA_INGESTION_JOB_UPDATE_EVENT', job_id: need(flags['job-id'], '--job-id'), status: flags.status ?? 'COMPLETED' }]);
+    default:
+      throw new UsageError(`unknown event kind ${kind ?? ''}`);
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, ...rest] = positional;
@@ -235,6 +306,12 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'business':
         await withPbs(config, async (pbs) => print(await businessCommand(pbs, rest, flags)));
+        return 0;
+      case 'webhook':
+        await withPbs(config, async (pbs) => print(await webhookCommand(pbs, rest, flags)));
+        return 0;
+      case 'event':
+        await withPbs(config, async (pbs) => print(await eventCommand(pbs, rest, flags)));
         return 0;
       case 'reservation':
         if (rest[0] !== 'cancel') throw new UsageError('usage: pbs reservation cancel RESERVATION_ID');

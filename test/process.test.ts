@@ -128,6 +128,16 @@ describe.each([
     expect(noSuchReservation.code).toBe(1);
     expect(noSuchReservation.stderr).toContain('NOT_FOUND');
 
+    const hookSet = runCli(['webhook', 'set', id, '--url', 'http://127.0.0.1:9/hook', '--client-id', 'cli-client', '--events', 'NEW_EVENT'], env);
+    expect(hookSet.code, hookSet.stderr).toBe(0);
+    expect(hookSet.json).toMatchObject({ status: 'unverified', event_types: ['NEW_EVENT'], secret: expect.stringMatching(/^whsec_/) });
+    const verify = runCli(['webhook', 'verify', id], env);
+    expect(verify.json).toMatchObject({ status: 'failed', status_reason: expect.stringMatching(/request failed/) });
+    expect(runCli(['webhook', 'set', id, '--url', 'http://10.0.0.1/hook', '--client-id', 'c'], env).code).toBe(1);
+    const lead = runCli(['event', 'lead', upserted.json.id], env);
+    expect(lead.json).toMatchObject({ message_id: expect.stringMatching(/^msg_/), deliveries: 0 });
+    expect(runCli(['webhook', 'deliveries', '--partner', id], env).json).toEqual([]);
+
     const reset = runCli(['admin-token', 'reset'], env);
     expect(reset.json.admin_token).toMatch(/^pbs_admin_/);
   });
