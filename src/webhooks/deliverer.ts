@@ -7,6 +7,7 @@ import type { Database, Tx } from '../platform/db/database.js';
 import { RawStatement } from '../platform/db/raw.js';
 import { newId, randomBase62 } from '../platform/ids.js';
 import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
+import { describeRequestFailure } from './outbound.js';
 import { sign } from './signing.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookMessagesTable } from './webhook-tables.js';
 
@@ -276,11 +277,9 @@ export class WebhookDeliverer {
         latencyMs: performance.now() - started,
       };
     } catch (error) {
-      const e = error as { name?: string; code?: string; message?: string };
-      const timedOut = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
       return {
         statusCode: null,
-        error: timedOut ? `no answer within ${this.config.timeoutMs / 1000} seconds` : `request failed: ${e.code ?? e.message ?? 'unknown'}`,
+        error: describeRequestFailure(error, this.config.timeoutMs),
         excerpt: null,
         retryAfterMs: null,
         latencyMs: performance.now() - started,

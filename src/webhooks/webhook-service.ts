@@ -8,6 +8,7 @@ import type { Db, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
+import { describeRequestFailure } from './outbound.js';
 import { newWebhookSecret } from './signing.js';
 import { webhookEventTypes, type WebhookEndpointsTable, type WebhookEventType } from './webhook-tables.js';
 import './webhook-tables.js';
@@ -174,11 +175,7 @@ export class WebhookService {
       if ((parsed as { verification: unknown }).verification !== token) return 'answer does not echo the verification string';
       return undefined;
     } catch (error) {
-      const e = error as { name?: string; code?: string; message?: string };
-      if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
-        return `no answer within ${this.config.timeoutMs / 1000} seconds`;
-      }
-      return `request failed: ${e.code ?? e.message ?? 'unknown error'}`;
+      return describeRequestFailure(error, this.config.timeoutMs);
     }
   }
 
