@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 
 /** The update types pbs sends (facts.md §6.3); an endpoint receives the ones enabled for it. */
@@ -117,7 +118,13 @@ export const webhooksMigration: PbsMigration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('finished_at', 'bigint')
       .execute();
-    await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+    // Partial: only pending deliveries are looked up by due time, and settling one removes it.
+    await db.schema
+      .createIndex('webhook_deliveries_due')
+      .on('webhook_deliveries')
+      .column('next_attempt_at')
+      .where(sql.ref('status'), '=', 'pending')
+      .execute();
     await db.schema.createIndex('webhook_deliveries_partner').on('webhook_deliveries').columns(['partner_id', 'created_at']).execute();
     await db.schema
       .createTable('webhook_attempts')
