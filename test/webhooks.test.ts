@@ -254,3 +254,48 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
     });
   });
 });
+
+describe.each(dialects)('a slow endpoint on %s', (dialect) => {
+  it('cannot starve the others: its in-flight deliveries are capped', async () => {
+    const h = await startPbs(dialect, { env: { PBS_WEBHOOK_TIMEOUT_MS: '5000', PBS_WEBHOOK_ENDPOINT_CONCURRENCY: '2', PBS_WEBHOOK_MAX_IN_FLIGHT: '8' } });
+    const slow = new Receiver();
+    const fast = new Receiver();
+    try {
+      const businessId = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Shared' }) })).body.id;
+      const held: Array<() => void> = [];
+      // The slow receiver holds every POST until the test lets go.
+      slow.behaviour = (req, res) => {
+        const token = new URL(req.url, 'http://x').searchParams.get('verification');
+        if (req.method === 'GET' && token) return void res.end(JSON.stringify({ verification: token }));
+        held.push(() => res.writeHead(200).end());
+      };
+      fast.behaviour = Receiver.echoing();
+      for (const [name, receiver] of [
+        ['slow', slow],
+        ['fast', fast],
+      ] as const) {
+        const p = await createPartner(h.url, ['webhooks'], name);
+        await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url: await receiver.start(), client_id: name } });
+        expect((await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`)).body.status).toBe('verified');
+        await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
+      }
+      for (let i = 0; i < 20; i++) await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/events/leads`, { json: {} });
+
+      h.pbs.deliverer.start();
+      // Every message reaches the fast partner while the slow one has at most its cap in flight.
+      for (let i = 0; i < 500 && fast.posts().length < 20; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(fast.posts()).toHaveLength(20);
+      expect(slow.posts().length).toBeLessThanOrEqual(2);
+      // Let the slow partner's answers go: it gets everything too.
+      for (let i = 0; i < 1000 && slow.posts().length < 20; i++) {
+        held.splice(0).forEach((release) => release());
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      held.splice(0).forEach((release) => release());
+      expect(slow.posts()).toHaveLength(20);
+    } finally {
+      await h.close();
+      await Promise.all([slow.stop(), fast.stop()]);
+    }
+  });
+});
