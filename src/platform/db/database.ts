@@ -24,8 +24,6 @@ export interface Database {
   dialect: Dialect;
   /** Human-readable location, without credentials. */
   description: string;
-  /** PostgreSQL: the schema pbs's tables live in (its migration bookkeeping is kept there too). */
-  schema?: string;
   close(): Promise<void>;
 }
 
@@ -61,12 +59,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     pool.on('connect', (client) => usePreparedStatements(client));
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
-    const current = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
     const url = new URL(options.databaseUrl);
     return {
       db,
       dialect: 'postgres',
-      schema: current.rows[0]?.schema ?? 'public',
       description: `postgres://${url.host}${url.pathname}${schema ? ` (schema ${schema})` : ''}`,
       close: () => db.destroy(),
     };

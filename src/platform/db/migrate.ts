@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, Dialect } from './database.js';
 
 /** A migration receives the dialect so the few type differences (e.g. doubles) stay in one file. */
@@ -8,29 +8,33 @@ export interface PbsMigration {
 }
 
 /**
- * Migrations are contributed by the platform and by each family; names start with a sortable
- * prefix (e.g. `0001_foundation`) and are applied in that order.
+ * Applies pending migrations, contributed by the platform and by each family and applied in the
+ * order of their names (`0001_platform`, `0100_reservations`, …), all in one transaction: a
+ * failed migration leaves the database as it was. On PostgreSQL an advisory lock makes processes
+ * that start together take turns. Applied names are kept in `pbs_migrations` (name, timestamp).
+ *
+ * Kysely's own Migrator is not used: it looks for its tables by listing every table of every
+ * schema, which is slow with many schemas and fails when another schema is dropped meanwhile.
  */
 export async function migrateToLatest(database: Database, migrations: PbsMigration[]): Promise<string[]> {
-  const provider: MigrationProvider = {
-    async getMigrations() {
-      const out: Record<string, Migration> = {};
-      for (const m of [...migrations].sort((a, b) => a.name.localeCompare(b.name))) {
-        if (out[m.name]) throw new Error(`duplicate migration name ${m.name}`);
-        out[m.name] = { up: (db) => m.up(db, database.dialect) };
-      }
-      return out;
-    },
-  };
-  const migrator = new Migrator({
-    db: database.db,
-    provider,
-    migrationTableName: 'pbs_migrations',
-    migrationLockTableName: 'pbs_migrations_lock',
-    // Without a schema Kysely would take another schema's bookkeeping tables for ours.
-    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
+  const sorted = [...migrations].sort((a, b) => a.name.localeCompare(b.name));
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i].name === sorted[i - 1].name) throw new Error(`duplicate migration name ${sorted[i].name}`);
+  }
+  const db = database.db as Kysely<any>;
+  return db.transaction().execute(async (trx) => {
+    if (database.dialect === 'postgres') {
+      await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.pbs_migrations'))`.execute(trx);
+    }
+    await sql`create table if not exists pbs_migrations (name varchar(255) primary key, timestamp varchar(255) not null)`.execute(trx);
+    const applied = new Set((await trx.selectFrom('pbs_migrations').select('name').execute()).map((r) => r.name as string));
+    const done: string[] = [];
+    for (const migration of sorted) {
+      if (applied.has(migration.name)) continue;
+      await migration.up(trx, database.dialect);
+      await trx.insertInto('pbs_migrations').values({ name: migration.name, timestamp: new Date().toISOString() }).execute();
+      done.push(migration.name);
+    }
+    return done;
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
