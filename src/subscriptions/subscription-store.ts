@@ -112,17 +112,6 @@ export class SubscriptionStore {
       .execute();
   }
 
-  /** Partners subscribed to a business with a type (webhook fan-out). */
-  async subscribers(businessId: string, type: SubscriptionType): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('business_subscriptions')
-      .select('partner_id')
-      .where('business_id', '=', businessId)
-      .where('subscription_type', '=', type)
-      .execute();
-    return rows.map((r) => r.partner_id);
-  }
-
   insertRequest(row: SubscriptionRequestsTable) {
     return this.db.insertInto('subscription_requests').values(row).execute();
   }
