@@ -12,6 +12,8 @@ import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
 import { searchModule } from './search/module.js';
 import { Catalog } from './catalog/catalog.js';
+import { ChangeFeed } from './platform/change-feed.js';
+import { OccupancyIndex } from './reservations/occupancy.js';
 import { subscriptionsModule } from './subscriptions/module.js';
 import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
@@ -122,13 +124,15 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
 
   const credentials = new CredentialService(database.db, clock, config.authCacheMs);
   const catalog = new Catalog(database.db, config.catalogMaxStaleMs);
+  const changes = new ChangeFeed(database);
+  const occupancy = new OccupancyIndex(database, clock, changes);
   const addressPolicy = { allowPrivate: config.webhooks.allowPrivateAddresses, allowLoopback: config.sandbox };
   const deliverer = new WebhookDeliverer(database, clock, config.webhooks, addressPolicy);
   const services: Services = {
     businesses: new BusinessService(database.db, clock, () => catalog.invalidate()),
     partners: new PartnerService(database.db, clock, () => credentials.invalidate()),
     credentials,
-    reservations: new ReservationService(database, clock, catalog, {
+    reservations: new ReservationService(database, clock, catalog, occupancy, changes, {
       publicUrl: config.publicUrl,
       openingsWindowMinutes: config.openingsWindowMinutes,
     }),
@@ -142,7 +146,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'oauth', routes: oauthRoutes(services.credentials) },
     waitlistModule(services),
     reservationsModule(services.reservations),
-    searchModule(ctx, catalog),
+    searchModule(ctx, catalog, occupancy),
     subscriptionsModule(new SubscriptionService(database.db, clock, jobs)),
     webhooksModule(services.webhooks, clock),
     ...(options.modules?.(ctx, services) ?? []),
@@ -150,6 +154,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
 
   await migrateToLatest(database, [...foundationMigrations, ...modules.flatMap((m) => m.migrations ?? [])]);
   await clockSync?.load();
+  await changes.start();
   const settings = new SettingsStore(database.db);
   const admin = await resolveAdminToken(config, settings, options.issueAdminToken ?? true);
 
@@ -200,6 +205,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       await app.close();
       await jobs.stop();
       await deliverer.stop();
+      await changes.close();
       if (!options.keepDatabaseOpen) await database.close();
     },
   };

@@ -4,6 +4,7 @@ import type { Db } from '../platform/db/database.js';
 import { localParts } from '../platform/local-time.js';
 import { SettingsStore } from '../platform/settings.js';
 import type { ReservationSettings } from '../reservations/inventory.js';
+import type { RestaurantInventory } from '../reservations/occupancy.js';
 import type { TableRow } from '../reservations/reservation-store.js';
 
 export interface IndexedBusiness {
@@ -18,7 +19,7 @@ export interface IndexedBusiness {
   categories: Set<string>;
   priceLevel: number;
   /** Present (not undefined) when the business has reservation settings. */
-  reservation: { settings: ReservationSettings; tables: TableRow[] } | undefined;
+  reservation: RestaurantInventory | undefined;
 }
 
 export interface Area {
@@ -107,7 +108,7 @@ export class Catalog {
         categories: new Set(business.categories.map((c) => c.alias)),
         priceLevel: business.price?.length ?? 0,
         // Always set, so every entry has the same shape (keeps the search loop monomorphic).
-        reservation: s ? { settings: s, tables: tablesByBusiness.get(business.id) ?? [] } : undefined,
+        reservation: s ? { businessId: business.id, settings: s, tables: tablesByBusiness.get(business.id) ?? [], memo: undefined } : undefined,
       };
       entries.push(entry);
       byIdOrAlias.set(business.id, entry);

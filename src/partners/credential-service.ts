@@ -166,8 +166,9 @@ export class CredentialService implements CredentialVerifier {
   }
 
   async verifyBearer(token: string): Promise<Principal | null> {
-    const hash = sha256Hex(token);
-    return this.cached(`b:${hash}`, async () => {
+    // Keyed by the token itself: a hit then costs no hashing (the cache lives in this process only).
+    return this.cached(`b:${token}`, async () => {
+      const hash = sha256Hex(token);
       const now = this.clock.now();
       if (token.startsWith(ACCESS_TOKEN_PREFIX)) {
         const t = await this.store().findTokenByHash(hash);

@@ -1,6 +1,6 @@
-import { addDays, daysBetween, localDate, localDay, parseTime, weekday } from '../platform/local-time.js';
+import { daysBetween, localDate, localDay, parseTime, weekday } from '../platform/local-time.js';
 import { creditCardRequired, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
-import type { Occupied, TableRow } from './reservation-store.js';
+import type { Booking, Occupied, TableRow } from './reservation-store.js';
 
 /** Why a date and time cannot be booked at all, whatever the tables. */
 export type SlotProblem = 'past' | 'too_soon' | 'too_far' | 'closed' | 'outside_hours' | 'off_grid';
@@ -109,61 +109,92 @@ export function dayContext(now: number, timeZone: string, date: string): DayCont
   return { date, weekday: memoWeekday(date), ahead: memoDaysBetween(localDate(now, timeZone), date), toUtc: localDay(date, timeZone), now };
 }
 
-/**
- * Bookable start times of one local date for a party, within [fromMinutes, toMinutes]; with
- * `firstOnly`, stops at the first (enough to know a restaurant has an opening).
- */
-export function openSlots(
-  ctx: SlotContext,
-  tables: TableRow[],
-  occupied: Occupied[],
-  date: string,
-  covers: number,
-  fromMinutes: number,
-  toMinutes: number,
-  firstOnly = false,
-): OpenSlot[] {
-  return openSlotsOn(dayContext(ctx.now, ctx.timezone, date), ctx.settings, tables, occupied, covers, fromMinutes, toMinutes, firstOnly);
+/** The open start times of one local day for a party, before the notice period and any window. */
+export interface DaySlots {
+  slots: OpenSlot[];
+  /** The instant they were computed at, and the instant a counted hold lapses: valid in between. */
+  computedAt: number;
+  validUntil: number;
 }
 
-export function openSlotsOn(
-  day: DayContext,
-  settings: ReservationSettings,
-  tables: TableRow[],
-  occupied: Occupied[],
-  covers: number,
-  fromMinutes: number,
-  toMinutes: number,
-  firstOnly = false,
-): OpenSlot[] {
-  if (!settings.accepts_reservations || covers < settings.party_size.min || covers > settings.party_size.max) return [];
-  if (day.ahead < 0 || day.ahead > settings.max_future_days) return [];
+const NO_SLOTS: OpenSlot[] = [];
+
+/**
+ * Every start time of `day` at which a table fitting the party is free for the whole turn,
+ * counting reservations and the holds live at `now`. `bookings` are sorted by start time. The
+ * restaurant's fixed rules (party range, closed dates, hours) apply here too; the rules that move
+ * with time (booking horizon, notice period) do not (see `bookableSlots`), so the result stays
+ * valid as time passes.
+ */
+export function daySlots(day: DayContext, settings: ReservationSettings, tables: TableRow[], bookings: Booking[], covers: number, now: number): DaySlots {
+  const none = { slots: NO_SLOTS, computedAt: now, validUntil: Infinity };
+  if (!settings.accepts_reservations || covers < settings.party_size.min || covers > settings.party_size.max) return none;
   const compiled = compile(settings);
-  if (compiled.closed.has(day.date)) return [];
+  if (compiled.closed.has(day.date)) return none;
   const windows = compiled.windows[day.weekday];
-  if (windows.length === 0) return [];
+  if (windows.length === 0) return none;
   const turn = turnMinutes(settings, covers) * 60_000;
   const card = creditCardRequired(settings, day.date, covers);
-  const earliest = Math.max(day.now + 1, day.now + settings.min_notice_minutes * 60_000);
-  const out: OpenSlot[] = [];
-  const first = Math.max(0, Math.ceil(fromMinutes / SLOT_MINUTES) * SLOT_MINUTES);
-  for (let m = first; m <= Math.min(toMinutes, 24 * 60 - SLOT_MINUTES); m += SLOT_MINUTES) {
+  // Only bookings that can overlap a turn starting this day (turns last at most 10 hours).
+  const dayStart = day.toUtc(0);
+  const dayEnd = day.toUtc(24 * 60) + turn;
+  const occupied: Booking[] = [];
+  let validUntil = Infinity;
+  for (let i = firstStartingAfter(bookings, dayStart - 24 * 3600_000); i < bookings.length && bookings[i].start_at < dayEnd; i++) {
+    const b = bookings[i];
+    if (b.end_at <= dayStart || b.expires_at <= now) continue;
+    occupied.push(b);
+    if (b.expires_at < validUntil) validUntil = b.expires_at;
+  }
+  const slots: OpenSlot[] = [];
+  for (let m = 0; m <= 24 * 60 - SLOT_MINUTES; m += SLOT_MINUTES) {
     if (!inWindows(windows, m)) continue;
     const startAt = day.toUtc(m);
-    if (startAt < earliest) continue;
-    if (freeTable(tables, occupied, covers, startAt, startAt + turn)) {
-      out.push({ minutes: m, startAt, creditCardRequired: card });
-      if (firstOnly) break;
-    }
+    if (freeTable(tables, occupied, covers, startAt, startAt + turn)) slots.push({ minutes: m, startAt, creditCardRequired: card });
   }
-  return out;
+  return { slots, computedAt: now, validUntil };
 }
 
-/** UTC bounds that cover every booking that could overlap the local dates [first, last]. */
-export function windowFor(ctx: SlotContext, first: string, last: string): { from: number; to: number } {
-  const longestTurn = Math.max(...ctx.settings.turn_times.map((t) => t.minutes));
-  return {
-    from: localDay(first, ctx.timezone)(0) - longestTurn * 60_000,
-    to: localDay(addDays(last, 1), ctx.timezone)(0) + longestTurn * 60_000,
-  };
+/** Index of the first booking starting after `instant` (binary search). */
+function firstStartingAfter(bookings: Booking[], instant: number): number {
+  let lo = 0;
+  let hi = bookings.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (bookings[mid].start_at <= instant) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The slots of a day a guest can book now, within [fromMinutes, toMinutes]: inside the booking
+ * horizon and past the notice period. With `firstOnly`, stops at the first (enough to know a restaurant has an opening).
+ */
+export function bookableSlots(
+  day: DayContext,
+  slots: DaySlots,
+  settings: ReservationSettings,
+  fromMinutes: number,
+  toMinutes: number,
+  firstOnly = false,
+): OpenSlot[] {
+  if (day.ahead < 0 || day.ahead > settings.max_future_days) return NO_SLOTS;
+  const now = day.now;
+  const earliest = Math.max(now + 1, now + settings.min_notice_minutes * 60_000);
+  const out: OpenSlot[] = [];
+  const list = slots.slots;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid].minutes < fromMinutes) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < list.length && list[i].minutes <= toMinutes; i++) {
+    if (list[i].startAt < earliest) continue;
+    out.push(list[i]);
+    if (firstOnly) break;
+  }
+  return out;
 }

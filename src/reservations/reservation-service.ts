@@ -7,7 +7,9 @@ import { ApiError, apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { newId } from '../platform/ids.js';
 import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
-import { freeTable, openSlots, slotProblem, windowFor, type SlotContext } from './availability.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
+import { bookableSlots, dayContext, freeTable, slotProblem, type SlotContext } from './availability.js';
+import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from './occupancy.js';
 import { creditCardRequired, normalizeSettings, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
 import { ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
@@ -26,6 +28,7 @@ export interface ReservationOptions {
 
 interface Restaurant extends RestaurantModel {
   business: BusinessRef;
+  inventory: RestaurantInventory;
 }
 
 /** The rules of reservations: openings, holds, reservations, status and cancellation. */
@@ -34,6 +37,8 @@ export class ReservationService {
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly catalog: Catalog,
+    private readonly occupancy: OccupancyIndex,
+    private readonly feed: ChangeFeed,
     private readonly options: ReservationOptions,
   ) {}
 
@@ -99,23 +104,26 @@ export class ReservationService {
   // ---- partner side --------------------------------------------------------------------------
 
   async openings(businessIdOrAlias: string, query: Record<string, unknown>) {
-    const { date, minutes, covers } = parseDateTimeCovers(query, { date: 'date', time: 'time', covers: 'covers' }, 'VALIDATION_ERROR');
+    const { date: day0, minutes, covers } = parseDateTimeCovers(query, { date: 'date', time: 'time', covers: 'covers' }, 'VALIDATION_ERROR');
     const withRange = parseBoolean(single(query.get_covers_range), 'get_covers_range', false);
     const r = await this.restaurant(businessIdOrAlias);
-    const ctx = this.slotContext(r);
-    const days = [-1, 0, 1, 2].map((d) => addDays(date, d));
-    const { from, to } = windowFor(ctx, days[0], days[3]);
-    const occupied = await this.store().occupied(r.businessId, from, to, ctx.now);
+    await this.occupancy.sync();
+    const now = this.clock.now();
     const w = this.options.openingsWindowMinutes;
-    const reservation_times = days.map((day) => ({
-      date: day,
-      times: openSlots(ctx, r.tables, occupied, day, covers, minutes - w, minutes + w).map((slot) => {
-        const time = formatHHMM(slot.minutes);
-        return slot.creditCardRequired
-          ? { time, credit_card_required: true, url: this.reserveUrl(r.business, day, time, covers) }
-          : { time, credit_card_required: false };
-      }),
-    }));
+    const reservation_times = [-1, 0, 1, 2].map((shift) => {
+      const date = addDays(day0, shift);
+      const day = dayContext(now, r.business.timezone, date);
+      const slots = bookableSlots(day, this.occupancy.day(r.inventory, day, covers), r.settings, minutes - w, minutes + w);
+      return {
+        date,
+        times: slots.map((slot) => {
+          const time = formatHHMM(slot.minutes);
+          return slot.creditCardRequired
+            ? { time, credit_card_required: true, url: this.reserveUrl(r.business, date, time, covers) }
+            : { time, credit_card_required: false };
+        }),
+      };
+    });
     return withRange
       ? { reservation_times, covers_range: { min_party_size: r.settings.party_size.min, max_party_size: r.settings.party_size.max } }
       : { reservation_times };
@@ -152,10 +160,10 @@ export class ReservationService {
     const endAt = startAt + turnMinutes(r.settings, covers) * 60_000;
     const id = newId();
     const expiresAt = ctx.now + HOLD_MINUTES * 60_000;
-    await this.db.transaction().execute(async (trx) => {
+    const { released, tableId } = await this.db.transaction().execute(async (trx) => {
       const store = this.store(trx);
-      await store.lockRestaurant(r.businessId);
-      await store.releaseGuestHolds(r.businessId, uniqueId);
+      await store.lockRestaurant(r.businessId, this.bookingNotice(r.businessId));
+      const released = await store.releaseGuestHolds(r.businessId, uniqueId);
       const occupied = await store.occupied(r.businessId, startAt, endAt, this.clock.now());
       const table = freeTable(r.tables, occupied, covers, startAt, endAt);
       if (!table) throw apiError('HOLD_SLOT_NOT_AVAILABLE', `${date} ${time} is not available for ${covers}`);
@@ -174,6 +182,11 @@ export class ReservationService {
         status: 'active',
         created_at: this.clock.now(),
       });
+      return { released, tableId: table.id };
+    });
+    this.occupancy.apply(r.businessId, {
+      remove: released,
+      add: [{ id, table_id: tableId, start_at: startAt, end_at: endAt, expires_at: expiresAt }],
     });
     return {
       ...base,
@@ -214,9 +227,9 @@ export class ReservationService {
 
     const startAt = localDay(date, r.business.timezone)(minutes);
     const id = randomUUID();
-    await this.db.transaction().execute(async (trx) => {
+    const booked = await this.db.transaction().execute(async (trx) => {
       const store = this.store(trx);
-      await store.lockRestaurant(r.businessId);
+      await store.lockRestaurant(r.businessId, this.bookingNotice(r.businessId));
       const now = this.clock.now();
       // Consumed at once; any check below that fails rolls the transaction (and this) back.
       const hold = await store.consumeHold(holdId);
@@ -258,6 +271,11 @@ export class ReservationService {
         at: now,
         payload: { reservation_id: id, business_id: r.businessId, date, time, covers },
       });
+      return { holdId: hold.id, table_id: table.id, start_at: hold.start_at, end_at: hold.end_at };
+    });
+    this.occupancy.apply(r.businessId, {
+      remove: [booked.holdId],
+      add: [{ id, table_id: booked.table_id, start_at: booked.start_at, end_at: booked.end_at, expires_at: Infinity }],
     });
     return {
       reservation_id: id,
@@ -322,6 +340,7 @@ export class ReservationService {
     await this.db.transaction().execute(async (trx) => {
       const result = await this.store(trx).cancelReservation(row.id, by, now);
       if (Number(result.numUpdatedRows) === 0) throw apiError('RESERVATION_ALREADY_CANCELED');
+      await this.feed.publish(trx, BOOKINGS_TOPIC, row.business_id);
       await recordEvent(trx, this.database.dialect, {
         type: 'reservation.canceled',
         businessId: row.business_id,
@@ -330,6 +349,7 @@ export class ReservationService {
         payload: { reservation_id: row.id, business_id: row.business_id, date: row.date, time: row.time, covers: row.covers, canceled_by: by },
       });
     });
+    this.occupancy.apply(row.business_id, { remove: [row.id] });
   }
 
   /** Another partner's reservation answers exactly like an unknown id. */
@@ -350,8 +370,13 @@ export class ReservationService {
       businessId: b.id,
       settings: entry.reservation.settings,
       tables: entry.reservation.tables,
+      inventory: entry.reservation,
       business: { id: b.id, alias: b.alias, name: b.name, timezone: b.timezone, isClosed: b.is_closed },
     };
+  }
+
+  private bookingNotice(businessId: string): string {
+    return this.feed.payload(BOOKINGS_TOPIC, businessId);
   }
 
   private slotContext(r: Restaurant): SlotContext {

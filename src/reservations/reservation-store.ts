@@ -143,12 +143,19 @@ export interface Occupied {
   end_at: number;
 }
 
+/** A hold or reservation as availability sees it; reservations never lapse (expires_at Infinity). */
+export interface Booking extends Occupied {
+  id: string;
+  expires_at: number;
+}
+
 /** SQL of restaurant inventory, holds and reservations. */
 /** Turn times are at most 10 hours (inventory schema); a day's margin is safe. */
 const EARLIEST_OVERLAP_MS = 24 * 3600_000;
 
 // The statements on the booking path, compiled once (see RawStatement).
-const LOCK = new RawStatement('select business_id from restaurant_settings where business_id = ? for update');
+// Also announces the change to other processes (NOTIFY is delivered on commit only).
+const LOCK = new RawStatement(`select pg_notify('pbs_changes', ?) from restaurant_settings where business_id = ? for update`);
 // `start_at > earliest` bounds the index range scan: a booking that starts more than a day before
 // the window cannot reach into it (turn times are at most 10 hours).
 const OCCUPIED = new RawStatement<Occupied>(
@@ -158,19 +165,19 @@ const OCCUPIED = new RawStatement<Occupied>(
    select table_id, start_at, end_at from reservations
      where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ?`,
 );
-const OCCUPIED_ACROSS = new RawStatement<Occupied & { business_id: string }>(
-  `select business_id, table_id, start_at, end_at from holds
-     where status = 'active' and expires_at > ? and start_at < ? and start_at > ? and end_at > ?
+const LIVE_BOOKINGS = `select id, business_id, table_id, start_at, end_at, expires_at from holds
+     where status = 'active' and start_at > ? and end_at > ? and expires_at > ?{AND}
    union all
-   select business_id, table_id, start_at, end_at from reservations
-     where status = 'active' and start_at < ? and start_at > ? and end_at > ?`,
-);
+   select id, business_id, table_id, start_at, end_at, null from reservations
+     where status = 'active' and start_at > ? and end_at > ?{AND}`;
+const LIVE_BOOKINGS_ALL = new RawStatement<Booking & { business_id: string; expires_at: number | null }>(LIVE_BOOKINGS.replaceAll('{AND}', ''));
+const LIVE_BOOKINGS_OF = new RawStatement<Booking & { business_id: string; expires_at: number | null }>(LIVE_BOOKINGS.replaceAll('{AND}', ' and business_id = ?'));
 const INSERT_HOLD = new RawStatement(
   `insert into holds (id, business_id, partner_id, table_id, unique_id, date, time, covers, start_at, end_at, expires_at, status, created_at)
    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
-const RELEASE_GUEST_HOLDS = new RawStatement(
-  `update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active'`,
+const RELEASE_GUEST_HOLDS = new RawStatement<{ id: string }>(
+  `update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active' returning id`,
 );
 const CONSUME_HOLD = new RawStatement<HoldRow>(`update holds set status = 'consumed' where id = ? and status = 'active' returning *`);
 const INSERT_RESERVATION = new RawStatement(
@@ -206,10 +213,13 @@ export class ReservationStore {
     await bumpCatalogVersion(this.db);
   }
 
-  /** Serialises bookings of one restaurant across connections and processes (PostgreSQL row lock). */
-  async lockRestaurant(businessId: string): Promise<void> {
+  /**
+   * Serialises bookings of one restaurant across connections and processes (PostgreSQL row
+   * lock), and notifies other processes with `notice` when the transaction commits.
+   */
+  async lockRestaurant(businessId: string, notice: string): Promise<void> {
     if (this.dialect !== 'postgres') return; // SQLite transactions are already serialised
-    await LOCK.rows(this.db, this.dialect, [businessId]);
+    await LOCK.rows(this.db, this.dialect, [notice, businessId]);
   }
 
   /** Tables taken between two instants: live holds and active reservations. */
@@ -218,10 +228,20 @@ export class ReservationStore {
     return OCCUPIED.rows(this.db, this.dialect, [businessId, earliest, to, from, now, exceptHoldId, businessId, earliest, to, from]);
   }
 
-  /** Occupancy of every restaurant between two instants (for search across a metro). */
-  occupiedAcross(from: number, to: number, now: number) {
-    const earliestStart = from - EARLIEST_OVERLAP_MS;
-    return OCCUPIED_ACROSS.rows(this.db, this.dialect, [now, to, earliestStart, from, to, earliestStart, from]);
+  /** Every restaurant's holds live at `since` and reservations ending after it (for the occupancy index). */
+  async liveBookings(since: number): Promise<Array<Booking & { business_id: string }>> {
+    const earliest = since - EARLIEST_OVERLAP_MS;
+    return withLapse(await LIVE_BOOKINGS_ALL.rows(this.db, this.dialect, [earliest, since, since, earliest, since]));
+  }
+
+  /** The same for some restaurants. */
+  async liveBookingsOf(businessIds: string[], since: number): Promise<Array<Booking & { business_id: string }>> {
+    const earliest = since - EARLIEST_OVERLAP_MS;
+    const out: Array<Booking & { business_id: string }> = [];
+    for (const id of businessIds) {
+      out.push(...withLapse(await LIVE_BOOKINGS_OF.rows(this.db, this.dialect, [earliest, since, since, id, earliest, since, id])));
+    }
+    return out;
   }
 
   async insertHold(row: HoldRow): Promise<void> {
@@ -231,9 +251,9 @@ export class ReservationStore {
     ]);
   }
 
-  /** One live hold per guest per restaurant: a new hold drops the earlier ones. */
-  releaseGuestHolds(businessId: string, uniqueId: string) {
-    return RELEASE_GUEST_HOLDS.run(this.db, this.dialect, [businessId, uniqueId]);
+  /** One live hold per guest per restaurant: a new hold drops the earlier ones (their ids are returned). */
+  async releaseGuestHolds(businessId: string, uniqueId: string): Promise<string[]> {
+    return (await RELEASE_GUEST_HOLDS.rows(this.db, this.dialect, [businessId, uniqueId])).map((r) => r.id);
   }
 
   /**
@@ -269,3 +289,6 @@ export class ReservationStore {
       .executeTakeFirst();
   }
 }
+
+const withLapse = (rows: Array<Booking & { business_id: string; expires_at: number | null }>) =>
+  rows.map((r) => ({ id: r.id, business_id: r.business_id, table_id: r.table_id, start_at: r.start_at, end_at: r.end_at, expires_at: r.expires_at ?? Infinity }));

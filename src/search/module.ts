@@ -1,5 +1,6 @@
 import type { ApiModule, PlatformContext } from '../platform/module.js';
 import type { Catalog } from '../catalog/catalog.js';
+import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { SearchService } from './search-service.js';
 
 const params: Record<string, string> = {
@@ -24,8 +25,8 @@ const params: Record<string, string> = {
 };
 
 /** `GET /v3/businesses/search`, with the reservation extension. */
-export function searchModule(ctx: PlatformContext, catalog: Catalog): ApiModule {
-  const service = new SearchService(ctx.database.db, ctx.database.dialect, ctx.clock, catalog);
+export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: OccupancyIndex): ApiModule {
+  const service = new SearchService(ctx.clock, catalog, occupancy);
   return {
     name: 'search',
     routes: async (app) => {

@@ -1,10 +1,9 @@
 import type { Clock } from '../platform/clock.js';
-import type { Db, Dialect } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
-import { addDays, formatHHMM } from '../platform/local-time.js';
-import { dayContext, openSlotsOn, type DayContext } from '../reservations/availability.js';
+import { formatHHMM } from '../platform/local-time.js';
+import { bookableSlots, dayContext, type DayContext } from '../reservations/availability.js';
+import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { parseBoolean, parseDateTimeCovers, single } from '../reservations/params.js';
-import { ReservationStore, type Occupied } from '../reservations/reservation-store.js';
 import { Catalog, distanceMeters, isOpenAt, resolveArea, type IndexedBusiness } from '../catalog/catalog.js';
 
 /** Results reachable through limit/offset (facts.md §2.1: 240 in current docs). */
@@ -53,10 +52,9 @@ interface Scored {
 /** Business search (facts.md §2) with the reservation extension (spec "Reservation search"). */
 export class SearchService {
   constructor(
-    private readonly db: Db,
-    private readonly dialect: Dialect,
     private readonly clock: Clock,
     private readonly catalog: Catalog,
+    private readonly occupancy: OccupancyIndex,
   ) {}
 
   async search(query: Query) {
@@ -122,7 +120,8 @@ export class SearchService {
       candidates.push({ entry, distance, relevance, quality: b.rating * Math.log10(b.review_count + 1) });
     }
 
-    const availability = reservation ? { ...reservation, bookings: await this.bookingsAround(reservation.date), days: new Map<string, DayContext>() } : undefined;
+    if (reservation) await this.occupancy.sync();
+    const availability = reservation ? { ...reservation, days: new Map<string, DayContext>() } : undefined;
     if (availability && availability.matchesPartySize) {
       // The total needs only whether each restaurant has an opening; the page gets the full list below.
       candidates = candidates.filter((c) => this.openingsFor(c, availability, true).length > 0);
@@ -145,20 +144,6 @@ export class SearchService {
     return { ...parsed, matchesPartySize: parseBoolean(single(query.matches_party_size_param), 'matches_party_size_param', true) };
   }
 
-  /** Every restaurant's bookings around a date, by business (a day either side covers all time zones). */
-  private async bookingsAround(date: string): Promise<Map<string, Occupied[]>> {
-    const from = Date.parse(`${addDays(date, -1)}T00:00:00Z`);
-    const to = Date.parse(`${addDays(date, 2)}T00:00:00Z`);
-    const rows = await new ReservationStore(this.db, this.dialect).occupiedAcross(from, to, this.clock.now());
-    const byBusiness = new Map<string, Occupied[]>();
-    for (const row of rows) {
-      const list = byBusiness.get(row.business_id) ?? [];
-      list.push(row);
-      byBusiness.set(row.business_id, list);
-    }
-    return byBusiness;
-  }
-
   private openingsFor(c: Scored, a: Availability, firstOnly: boolean): string[] {
     const res = c.entry.reservation;
     if (!res) return [];
@@ -169,8 +154,8 @@ export class SearchService {
       a.days.set(tz, day);
     }
     const w = SEARCH_OPENINGS_WINDOW;
-    const occupied = a.bookings.get(c.entry.business.id) ?? [];
-    return openSlotsOn(day, res.settings, res.tables, occupied, a.covers, a.minutes - w, a.minutes + w, firstOnly).map((s) => formatHHMM(s.minutes));
+    const slots = this.occupancy.day(res, day, a.covers);
+    return bookableSlots(day, slots, res.settings, a.minutes - w, a.minutes + w, firstOnly).map((s) => formatHHMM(s.minutes));
   }
 }
 
@@ -178,7 +163,6 @@ interface Availability {
   date: string;
   minutes: number;
   covers: number;
-  bookings: Map<string, Occupied[]>;
   /** One day context per time zone, shared by the restaurants of the request. */
   days: Map<string, DayContext>;
 }
