@@ -3,15 +3,26 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const BASE62 = 62;
 
+// Random bytes are drawn from the OS in blocks and handed out as needed: one system call per
+// request for a 22-character id was a measurable share of a booking's cost.
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function nextRandomByte(): number {
+  if (poolOffset >= pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++];
+}
+
 /** Random base62 string; rejection sampling keeps every character equally likely. */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      const index = byte & 63;
-      if (index < BASE62) out += ALPHABET[index];
-      if (out.length === length) break;
-    }
+    const index = nextRandomByte() & 63;
+    if (index < BASE62) out += ALPHABET[index];
   }
   return out;
 }

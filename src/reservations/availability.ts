@@ -105,8 +105,33 @@ export interface DayContext {
   now: number;
 }
 
+interface ZoneDay {
+  date: string;
+  weekday: number;
+  toUtc: (minutes: number) => number;
+  /** `ahead` as last computed, valid while the zone's today is `today`. */
+  today: string;
+  ahead: number;
+}
+
+/** By zone, then date: nested maps, as composite string keys cost more to hash than they save. */
+const zoneDays = new Map<string, Map<string, ZoneDay>>();
+
 export function dayContext(now: number, timeZone: string, date: string): DayContext {
-  return { date, weekday: memoWeekday(date), ahead: memoDaysBetween(localDate(now, timeZone), date), toUtc: localDay(date, timeZone), now };
+  let days = zoneDays.get(timeZone);
+  if (!days) zoneDays.set(timeZone, (days = new Map()));
+  let d = days.get(date);
+  if (!d) {
+    if (days.size > 5_000) days.clear();
+    d = { date, weekday: memoWeekday(date), toUtc: localDay(date, timeZone), today: '', ahead: 0 };
+    days.set(date, d);
+  }
+  const today = localDate(now, timeZone);
+  if (d.today !== today) {
+    d.today = today;
+    d.ahead = daysBetween(today, date);
+  }
+  return { date: d.date, weekday: d.weekday, ahead: d.ahead, toUtc: d.toUtc, now };
 }
 
 /** The open start times of one local day for a party, before the notice period and any window. */

@@ -160,7 +160,7 @@ export class ReservationService {
     const endAt = startAt + turnMinutes(r.settings, covers) * 60_000;
     const id = newId();
     const expiresAt = ctx.now + HOLD_MINUTES * 60_000;
-    const { released, tableId } = await this.db.transaction().execute(async (trx) => {
+    const { released, tableId } = await this.database.transact(async (trx) => {
       const store = this.store(trx);
       await store.lockRestaurant(r.businessId, this.bookingNotice(r.businessId));
       const released = await store.releaseGuestHolds(r.businessId, uniqueId);
@@ -227,7 +227,7 @@ export class ReservationService {
 
     const startAt = localDay(date, r.business.timezone)(minutes);
     const id = randomUUID();
-    const booked = await this.db.transaction().execute(async (trx) => {
+    const booked = await this.database.transact(async (trx) => {
       const store = this.store(trx);
       await store.lockRestaurant(r.businessId, this.bookingNotice(r.businessId));
       const now = this.clock.now();
@@ -337,7 +337,7 @@ export class ReservationService {
         throw apiError('RESERVATION_CANCEL_CONFLICT', `Cancellation is only possible up to ${r.settings.cancellation.cutoff_minutes} minutes before the reservation`);
       }
     }
-    await this.db.transaction().execute(async (trx) => {
+    await this.database.transact(async (trx) => {
       const result = await this.store(trx).cancelReservation(row.id, by, now);
       if (Number(result.numUpdatedRows) === 0) throw apiError('RESERVATION_ALREADY_CANCELED');
       await this.feed.publish(trx, BOOKINGS_TOPIC, row.business_id);

@@ -131,6 +131,18 @@ export const reservationsMigration: PbsMigration = {
   },
 };
 
+/**
+ * The start-time-only indexes served a search query across all restaurants; availability now
+ * comes from the in-memory occupancy index, and every index is one more page written per booking.
+ */
+export const dropStartTimeIndexesMigration: PbsMigration = {
+  name: '0101_drop_start_time_indexes',
+  async up(db) {
+    await db.schema.dropIndex('holds_time').ifExists().execute();
+    await db.schema.dropIndex('reservations_time').ifExists().execute();
+  },
+};
+
 export interface RestaurantModel {
   businessId: string;
   settings: ReservationSettings;

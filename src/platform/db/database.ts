@@ -3,6 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { GroupCommit } from './group-commit.js';
 import { preparedOnPostgres } from './raw.js';
 
 /**
@@ -24,6 +25,12 @@ export interface Database {
   dialect: Dialect;
   /** Human-readable location, without credentials. */
   description: string;
+  /**
+   * Runs `work` in a transaction. On SQLite, transactions that arrive together share one commit
+   * (see GroupCommit); on PostgreSQL each is its own (the server already groups WAL flushes).
+   * The promise settles after the commit.
+   */
+  transact<T>(work: (trx: Tx) => Promise<T>): Promise<T>;
   /**
    * SQLite: a number that changes whenever another connection (another process) commits; our
    * own commits leave it alone. Cheap enough to read before every cache lookup.
@@ -75,6 +82,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       db,
       dialect: 'postgres',
       description: `postgres://${url.host}${url.pathname}${schema ? ` (schema ${schema})` : ''}`,
+      transact: (work) => db.transaction().execute(work),
       listen: (channel, onMessage, onLost) => listenForNotifications(clientConfig, channel, onMessage, onLost),
       close: () => db.destroy(),
     };
@@ -90,9 +98,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // they were a third of each commit's cost. The WAL is truncated back after a checkpoint.
   sqlite.pragma('wal_autocheckpoint = 10000');
   sqlite.pragma('journal_size_limit = 67108864');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }) });
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  return { db, dialect: 'sqlite', description: `sqlite:${file}`, dataVersion: () => dataVersion.get() as number, close: () => db.destroy() };
+  const groupCommit = new GroupCommit(db, (text) => statements.prepare(text));
+  return {
+    db,
+    dialect: 'sqlite',
+    description: `sqlite:${file}`,
+    transact: (work) => groupCommit.run(work),
+    dataVersion: () => dataVersion.get() as number,
+    close: () => db.destroy(),
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Dialect, DbOrTx } from './database.js';
+import { directRunner } from './group-commit.js';
 
 /**
  * PostgreSQL texts of every RawStatement, with a statement name: the connection pool sends them
@@ -22,12 +23,21 @@ export class RawStatement<Row = Record<string, unknown>> {
   }
 
   async rows(db: DbOrTx, dialect: Dialect, parameters: readonly unknown[]): Promise<Row[]> {
+    const direct = dialect === 'sqlite' ? directRunner(db) : undefined;
+    if (direct) {
+      const statement = direct(this.sqliteText);
+      if (statement.reader) return statement.all([...parameters]) as Row[];
+      statement.run([...parameters]);
+      return [];
+    }
     const text = dialect === 'postgres' ? this.postgresText : this.sqliteText;
     return (await db.executeQuery<Row>(CompiledQuery.raw(text, [...parameters]))).rows;
   }
 
   /** Rows changed by an INSERT, UPDATE or DELETE. */
   async run(db: DbOrTx, dialect: Dialect, parameters: readonly unknown[]): Promise<number> {
+    const direct = dialect === 'sqlite' ? directRunner(db) : undefined;
+    if (direct) return direct(this.sqliteText).run([...parameters]).changes;
     const text = dialect === 'postgres' ? this.postgresText : this.sqliteText;
     const result = await db.executeQuery(CompiledQuery.raw(text, [...parameters]));
     return Number(result.numAffectedRows ?? 0);
