@@ -61,6 +61,12 @@ export class WebhookDeliverer {
   private unsubscribe: (() => void) | undefined;
   private readonly writes: Array<{ fn: (trx: Tx) => Promise<void>; resolve: () => void; reject: (error: unknown) => void }> = [];
   private flushing: Promise<void> | undefined;
+  /**
+   * False after a claim came back short (nothing else was due) until something new may be due:
+   * an external wake (new event, clock move, poll timer). Saves claims that would scan a busy
+   * partner's backlog to find nothing.
+   */
+  private otherWorkMaybe = true;
 
   constructor(
     private readonly database: Database,
@@ -69,7 +75,7 @@ export class WebhookDeliverer {
     private readonly policy: AddressPolicy,
     private readonly onAttempt: (outcome: 'delivered' | 'retry' | 'failed', latencyMs: number) => void = () => {},
   ) {
-    this.agent = new Agent({ connections: config.perEndpointConcurrency, keepAliveTimeout: 30_000 });
+    this.agent = new Agent({ connections: config.perEndpointConcurrency, keepAliveTimeout: 30_000, connect: { timeout: config.timeoutMs } });
   }
 
   start(): void {
@@ -89,7 +95,13 @@ export class WebhookDeliverer {
     await this.agent.close();
   }
 
+  /** Something may be due (a new message, a moved clock, the poll timer). */
   wake(): void {
+    this.otherWorkMaybe = true;
+    this.pumpSoon();
+  }
+
+  private pumpSoon(): void {
     if (!this.running) return;
     if (this.pumping) {
       this.pumpAgain = true;
@@ -99,7 +111,7 @@ export class WebhookDeliverer {
       this.pumping = undefined;
       if (this.pumpAgain) {
         this.pumpAgain = false;
-        this.wake();
+        this.pumpSoon();
       }
     });
   }
@@ -108,7 +120,7 @@ export class WebhookDeliverer {
   async runDue(): Promise<number> {
     let total = 0;
     for (;;) {
-      const claimed = await this.claim(this.config.maxInFlight);
+      const { claimed } = await this.claim(this.config.maxInFlight);
       if (claimed.length === 0) {
         await Promise.allSettled([...this.inFlight]);
         if (this.inFlight.size === 0) return total;
@@ -120,16 +132,31 @@ export class WebhookDeliverer {
     }
   }
 
+  /**
+   * Deliveries one partner may have claimed at once: a few per connection, so its connections
+   * never wait for a claim, but at most half the deliverer's slots, so a slow partner cannot
+   * take them all.
+   */
+  private get partnerCap(): number {
+    return Math.max(1, Math.min(this.config.perEndpointConcurrency * 4, Math.floor(this.config.maxInFlight / 2)));
+  }
+
   private async pump(): Promise<void> {
     try {
       while (this.running) {
         const room = this.config.maxInFlight - this.inFlight.size;
         // Claim in batches: a claim is a write, so not one per finished delivery.
-        if (room < Math.max(1, this.config.maxInFlight / 2)) return; // a finishing delivery wakes us
-        const claimed = await this.claim(room);
-        if (claimed.length === 0) break;
-        const context = await this.load(claimed);
-        for (const d of claimed) void this.track(d, context).then(() => this.wake());
+        const batch = Math.max(1, Math.floor(this.partnerCap / 2));
+        if (room < batch) return; // a finishing delivery wakes us
+        const claimable = [...this.inFlightByPartner.values()].some((n) => n > 0 && n <= this.partnerCap / 2);
+        if (!claimable && !this.otherWorkMaybe) break;
+        const { claimed, short } = await this.claim(room);
+        if (short) this.otherWorkMaybe = false;
+        if (claimed.length > 0) {
+          const context = await this.load(claimed);
+          for (const d of claimed) void this.track(d, context).then(() => this.finished(d.partner_id));
+        }
+        if (short) break;
       }
     } catch {
       // The database may be briefly unavailable; the timer tries again.
@@ -141,6 +168,15 @@ export class WebhookDeliverer {
     }
   }
 
+  /**
+   * Claims again only when this partner has just come down to half its cap: a claim while it
+   * is above would skip it (scanning its whole backlog to find nothing). Other partners' new
+   * work wakes the deliverer itself, and due retries are found by the poll timer.
+   */
+  private finished(partnerId: string): void {
+    if ((this.inFlightByPartner.get(partnerId) ?? 0) <= this.partnerCap / 2) this.pumpSoon();
+  }
+
   private track(d: Delivery, context: BatchContext): Promise<void> {
     const p = this.deliver(d, context).catch(() => {});
     this.inFlight.add(p);
@@ -149,12 +185,19 @@ export class WebhookDeliverer {
 
   /**
    * Claims due deliveries with a lease of twice the timeout plus 5 s (wall time): ample for one
-   * attempt, short enough that a crashed process's claims are taken over soon after.
+   * attempt, short enough that a crashed process's claims are taken over soon after. Counts
+   * against the partner at once, so the next claim sees it.
    */
-  private async claim(limit: number): Promise<Delivery[]> {
+  private async claim(limit: number): Promise<{ claimed: Delivery[]; short: boolean }> {
     const now = this.clock.now();
     const wall = Date.now();
-    const saturated = [...this.inFlightByPartner.entries()].filter(([, n]) => n >= this.config.perEndpointConcurrency).map(([id]) => id);
+    // Partners above half their cap wait (hysteresis: claims come in batches, not one per
+    // finished delivery); the others may each gain up to what the fullest of them has left.
+    const cap = this.partnerCap;
+    const busy = [...this.inFlightByPartner.entries()].filter(([, n]) => n > 0);
+    const saturated = busy.filter(([, n]) => n > cap / 2).map(([id]) => id);
+    const fullest = Math.max(0, ...busy.filter(([, n]) => n <= cap / 2).map(([, n]) => n));
+    limit = Math.min(limit, cap - fullest);
     const exclude = saturated.length > 0 ? sql`and partner_id not in (${sql.join(saturated)})` : sql``;
     const lock = this.database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
     const result = await sql<Delivery>`
@@ -169,11 +212,22 @@ export class WebhookDeliverer {
         ${lock}
       )
       returning *`.execute(this.database.db);
-    return result.rows;
+    for (const d of result.rows) this.inFlightByPartner.set(d.partner_id, (this.inFlightByPartner.get(d.partner_id) ?? 0) + 1);
+    return { claimed: result.rows, short: result.rows.length < limit };
   }
 
   /** Messages and endpoints of a claimed batch, read in two queries rather than two per delivery. */
   private async load(claimed: Delivery[]): Promise<BatchContext> {
+    try {
+      return await this.read(claimed);
+    } catch (error) {
+      // Not delivered by us after all (the lease lapses and someone claims them again).
+      for (const d of claimed) this.inFlightByPartner.set(d.partner_id, (this.inFlightByPartner.get(d.partner_id) ?? 1) - 1);
+      throw error;
+    }
+  }
+
+  private async read(claimed: Delivery[]): Promise<BatchContext> {
     const db = this.database.db;
     const messageIds = [...new Set(claimed.map((d) => d.message_id))];
     const partnerIds = [...new Set(claimed.map((d) => d.partner_id))];
@@ -186,7 +240,6 @@ export class WebhookDeliverer {
 
   private async deliver(d: Delivery, context: BatchContext): Promise<void> {
     const partner = d.partner_id;
-    this.inFlightByPartner.set(partner, (this.inFlightByPartner.get(partner) ?? 0) + 1);
     try {
       const message = context.messages.get(d.message_id);
       const endpoint = context.endpoints.get(partner);
@@ -264,9 +317,10 @@ export class WebhookDeliverer {
           'webhook-signature': signatures.join(' '),
         },
         body,
+        // Connect, headers and body each within the timeout (undici's own timers: an abort
+        // signal per request cost a measurable share of delivery throughput).
         headersTimeout: this.config.timeoutMs,
         bodyTimeout: this.config.timeoutMs,
-        signal: AbortSignal.timeout(this.config.timeoutMs),
       });
       const text = await response.body.text().catch(() => '');
       return {
@@ -295,7 +349,8 @@ export class WebhookDeliverer {
   private write(fn: (trx: Tx) => Promise<void>): Promise<void> {
     return new Promise((resolve, reject) => {
       this.writes.push({ fn, resolve, reject });
-      if (!this.flushing) this.flushing = this.flush();
+      // Start once the event loop has taken in every response that is ready, so they share it.
+      this.flushing ??= new Promise<void>((started) => setImmediate(started)).then(() => this.flush());
     });
   }
 
@@ -303,7 +358,7 @@ export class WebhookDeliverer {
     while (this.writes.length > 0) {
       const batch = this.writes.splice(0);
       try {
-        await this.database.db.transaction().execute(async (trx) => {
+        await this.database.transact(async (trx) => {
           for (const w of batch) await w.fn(trx);
         });
         for (const w of batch) w.resolve();
