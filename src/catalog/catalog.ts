@@ -1,7 +1,7 @@
 import type { Business } from '../businesses/business-record.js';
 import { CATALOG_VERSION_KEY, fromRecord } from '../businesses/business-store.js';
 import type { Db } from '../platform/db/database.js';
-import { localParts } from '../platform/local-time.js';
+import { localMinute } from '../platform/local-time.js';
 import { SettingsStore } from '../platform/settings.js';
 import type { ReservationSettings } from '../reservations/inventory.js';
 import type { RestaurantInventory } from '../reservations/occupancy.js';
@@ -9,6 +9,12 @@ import type { TableRow } from '../reservations/reservation-store.js';
 
 export interface IndexedBusiness {
   business: Business;
+  /** Position in the snapshot's `entries`: lets per-snapshot caches use flat arrays. */
+  ordinal: number;
+  /** Open, reviewed and placed on the map: what search can return at all. */
+  searchable: boolean;
+  /** Rating weighted by how many reviews back it (best_match); kept here so search need not touch `business`. */
+  quality: number;
   latitude: number | null;
   longitude: number | null;
   /** Keys of the areas (city, postal code, state) the business lies in. */
@@ -33,6 +39,8 @@ export interface Snapshot {
   entries: IndexedBusiness[];
   byIdOrAlias: Map<string, IndexedBusiness>;
   areas: Map<string, Area>;
+  /** Searchable entries (see `IndexedBusiness.searchable`) by area key, in `entries` order. */
+  searchableByArea: Map<string, IndexedBusiness[]>;
 }
 
 /**
@@ -44,7 +52,7 @@ export interface Snapshot {
  */
 export class Catalog {
   private version: string | undefined;
-  private snapshot: Snapshot = { entries: [], byIdOrAlias: new Map(), areas: new Map() };
+  private snapshot: Snapshot = { entries: [], byIdOrAlias: new Map(), areas: new Map(), searchableByArea: new Map() };
   private checkedAt = 0;
   private loading: Promise<void> | undefined;
 
@@ -100,6 +108,9 @@ export class Catalog {
       const { city, state, zip_code: zip, country } = business.location;
       const entry: IndexedBusiness = {
         business,
+        ordinal: entries.length,
+        quality: business.rating * Math.log10(business.review_count + 1),
+        searchable: !business.is_closed && business.review_count > 0 && business.coordinates.latitude !== null && business.coordinates.longitude !== null,
         latitude: business.coordinates.latitude,
         longitude: business.coordinates.longitude,
         areaKeys: new Set([cityKey(city, state), zipKey(zip), stateKey(state, country)]),
@@ -114,7 +125,16 @@ export class Catalog {
       byIdOrAlias.set(business.id, entry);
       byIdOrAlias.set(business.alias, entry);
     }
-    this.snapshot = { entries, byIdOrAlias, areas: buildAreas(entries) };
+    const searchableByArea = new Map<string, IndexedBusiness[]>();
+    for (const entry of entries) {
+      if (!entry.searchable) continue;
+      for (const key of entry.areaKeys) {
+        const list = searchableByArea.get(key);
+        if (list) list.push(entry);
+        else searchableByArea.set(key, [entry]);
+      }
+    }
+    this.snapshot = { entries, byIdOrAlias, areas: buildAreas(entries), searchableByArea };
     this.version = version;
   }
 }
@@ -187,9 +207,7 @@ export function distanceMeters(a: { latitude: number; longitude: number }, b: { 
 export function isOpenAt(b: Business, ms: number): boolean {
   const intervals = b.hours[0]?.open ?? [];
   if (intervals.length === 0) return false;
-  const { date, minutes } = localParts(ms, b.timezone);
-  const [y, m, d] = date.split('-').map(Number);
-  const day = (new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7;
+  const { minutes, weekday: day } = localMinute(ms, b.timezone);
   const hhmm = (s: string) => Number(s.slice(0, 2)) * 60 + Number(s.slice(2));
   return intervals.some((o) => {
     const start = hhmm(o.start);

@@ -131,6 +131,23 @@ export function localDay(date: string, timeZone: string): (minutes: number) => n
   return fn;
 }
 
+const minuteCache = new Map<string, { minute: number; date: string; minutes: number; weekday: number }>();
+
+/**
+ * The local date, minute of day and weekday (0 = Monday) at `ms` in `timeZone`, memoised per
+ * zone for the current minute (seconds are dropped): "is it open now" for every result.
+ */
+export function localMinute(ms: number, timeZone: string): { date: string; minutes: number; weekday: number } {
+  const minute = Math.floor(ms / 60_000);
+  const hit = minuteCache.get(timeZone);
+  if (hit && hit.minute === minute) return hit;
+  const parts = localParts(minute * 60_000, timeZone);
+  const value = { minute, date: parts.date, minutes: parts.minutes, weekday: weekday(parts.date) };
+  if (minuteCache.size > 1_000) minuteCache.clear();
+  minuteCache.set(timeZone, value);
+  return value;
+}
+
 const todayCache = new Map<string, { minute: number; date: string }>();
 
 /** The local date at `ms` in `timeZone`, memoised per zone and minute (read on every slot check). */

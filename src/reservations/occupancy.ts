@@ -9,6 +9,8 @@ import { ReservationStore, type Booking, type TableRow } from './reservation-sto
 export const BOOKINGS_TOPIC = 'bookings';
 /** Bookings that ended this long before now no longer matter to any opening. */
 const PAST_HORIZON_MS = 24 * 3600_000;
+/** Changes remembered for `changedSince` (readers that fall further behind start over). */
+const CHANGE_LOG_SIZE = 4_096;
 /** Bounds the computed days kept per restaurant (dates × party sizes). */
 const MAX_MEMO_DAYS = 1_000;
 
@@ -61,6 +63,9 @@ export class OccupancyIndex {
   /** Version of businesses without an entry; moves on every full load. */
   private emptyVersion = 0;
   private versionSeq = 0;
+  /** Businesses changed, by the version each change got; reset by full loads. */
+  private changeLog: Array<{ version: number; businessId: string }> = [];
+  private changeLogFrom = 0;
   private complete = false;
   private readonly stale = new Set<string>();
   private loading: Promise<void> | undefined;
@@ -92,6 +97,22 @@ export class OccupancyIndex {
       this.loading = undefined;
     });
     await this.loading;
+  }
+
+  /** Moves whenever any restaurant's bookings change. */
+  get seq(): number {
+    return this.versionSeq;
+  }
+
+  /**
+   * Businesses whose bookings changed after `seq`, or undefined when that is no longer known
+   * (a full reload, or more changes than are remembered): then everything may have changed.
+   */
+  changedSince(seq: number): string[] | undefined {
+    if (seq < this.changeLogFrom) return undefined;
+    const out: string[] = [];
+    for (let i = this.changeLog.length - 1; i >= 0 && this.changeLog[i].version > seq; i--) out.push(this.changeLog[i].businessId);
+    return out;
   }
 
   /** Records a change this process committed (call after the commit). */
@@ -153,6 +174,15 @@ export class OccupancyIndex {
     for (const b of change.add) entry.byId.set(b.id, b);
     entry.sorted = undefined;
     entry.version = ++this.versionSeq;
+    this.logChange(entry.version, change.businessId);
+  }
+
+  private logChange(version: number, businessId: string): void {
+    this.changeLog.push({ version, businessId });
+    if (this.changeLog.length > CHANGE_LOG_SIZE) {
+      const dropped = this.changeLog.splice(0, CHANGE_LOG_SIZE / 2);
+      this.changeLogFrom = dropped[dropped.length - 1].version;
+    }
   }
 
   private async load(): Promise<void> {
@@ -166,8 +196,16 @@ export class OccupancyIndex {
       const store = new ReservationStore(this.database.db, this.database.dialect);
       const rows = full ? await store.liveBookings(since) : await store.liveBookingsOf(keys, since);
       const businesses = full ? new Map<string, BusinessBookings>() : this.businesses;
-      if (full) this.emptyVersion = ++this.versionSeq;
-      for (const key of keys) businesses.set(key, { byId: new Map(), sorted: undefined, version: ++this.versionSeq });
+      if (full) {
+        this.emptyVersion = ++this.versionSeq;
+        this.changeLog = [];
+        this.changeLogFrom = this.emptyVersion;
+      }
+      for (const key of keys) {
+        const version = ++this.versionSeq;
+        businesses.set(key, { byId: new Map(), sorted: undefined, version });
+        this.logChange(version, key);
+      }
       const byBusiness = new Map<string, Booking[]>();
       for (const row of rows) {
         const list = byBusiness.get(row.business_id);

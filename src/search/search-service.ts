@@ -1,6 +1,6 @@
 import type { Clock } from '../platform/clock.js';
 import { apiError } from '../platform/errors.js';
-import { formatHHMM } from '../platform/local-time.js';
+import { addDays, formatHHMM, localDate, localDay } from '../platform/local-time.js';
 import { bookableSlots, dayContext, type DayContext } from '../reservations/availability.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { parseBoolean, parseDateTimeCovers, single } from '../reservations/params.js';
@@ -57,6 +57,8 @@ export class SearchService {
     private readonly occupancy: OccupancyIndex,
   ) {}
 
+  private readonly windows = new Map<string, WindowAnswers>();
+
   async search(query: Query) {
     const location = single(query.location);
     const latitude = number(query, 'latitude', -90, 90, false);
@@ -85,7 +87,7 @@ export class SearchService {
     }
     const reservation = this.reservationParams(query);
 
-    const { entries, areas } = await this.catalog.current();
+    const { entries, areas, byIdOrAlias, searchableByArea } = await this.catalog.current();
     let center: { latitude: number; longitude: number };
     let areaKey: string | undefined;
     if (latitude !== undefined && longitude !== undefined) {
@@ -99,12 +101,20 @@ export class SearchService {
     const maxDistance = radius ?? (latitude !== undefined ? DEFAULT_RADIUS_M : Infinity);
     const openInstant = openNow ? this.clock.now() : openAt !== undefined ? openAt * 1000 : undefined;
 
-    // Cheap tests first; the distance only for what passes them.
-    let candidates: Scored[] = [];
-    for (const entry of entries) {
+    if (reservation) await this.occupancy.sync();
+    const availability = reservation ? { ...reservation, now: this.clock.now(), days: new Map<string, DayContext>() } : undefined;
+    // The total needs only whether each restaurant has an opening; the page gets the full list below.
+    const answers = availability?.matchesPartySize ? this.windowAnswers(availability, entries, byIdOrAlias) : undefined;
+
+    // Cheap tests first; the distance only for what passes them. Only the best offset + limit
+    // are kept (as objects); the rest are counted.
+    const best = new TopK<Scored>(offset + limit, comparators[sortBy]);
+    let total = 0;
+    const scratch: Scored = { entry: entries[0], distance: 0, relevance: 0, quality: 0 };
+    const pool = areaKey !== undefined ? (searchableByArea.get(areaKey) ?? []) : entries;
+    for (const entry of pool) {
+      if (!entry.searchable) continue;
       const b = entry.business;
-      if (b.is_closed || b.review_count === 0 || entry.latitude === null || entry.longitude === null) continue;
-      if (areaKey !== undefined && !entry.areaKeys.has(areaKey)) continue;
       let relevance = 0;
       if (term) {
         if (entry.nameLower.includes(term)) relevance = 2;
@@ -115,23 +125,26 @@ export class SearchService {
       if (prices.length > 0 && !prices.includes(entry.priceLevel)) continue;
       if (attributes.length > 0 && !attributes.every((a) => (a === 'reservation' ? !!entry.reservation?.settings.accepts_reservations : !!b.attributes[a]))) continue;
       if (openInstant !== undefined && !isOpenAt(b, openInstant)) continue;
-      const distance = distanceMeters(center, { latitude: entry.latitude, longitude: entry.longitude });
+      const distance = distanceMeters(center, { latitude: entry.latitude!, longitude: entry.longitude! });
       if (distance > maxDistance) continue;
-      candidates.push({ entry, distance, relevance, quality: b.rating * Math.log10(b.review_count + 1) });
+      if (answers) {
+        let has = answers.has[entry.ordinal];
+        if (has < 0) answers.has[entry.ordinal] = has = this.hasOpening(entry, availability!, answers);
+        if (has !== 1) continue;
+      }
+      total++;
+      scratch.entry = entry;
+      scratch.distance = distance;
+      scratch.relevance = relevance;
+      scratch.quality = entry.quality;
+      if (best.accepts(scratch)) best.insert({ ...scratch });
     }
 
-    if (reservation) await this.occupancy.sync();
-    const availability = reservation ? { ...reservation, days: new Map<string, DayContext>() } : undefined;
-    if (availability && availability.matchesPartySize) {
-      // The total needs only whether each restaurant has an opening; the page gets the full list below.
-      candidates = candidates.filter((c) => this.openingsFor(c, availability, true).length > 0);
-    }
-
-    const page = topK(candidates, offset + limit, comparators[sortBy]).slice(offset);
+    const page = best.items.slice(offset);
     if (availability) for (const c of page) c.openings = this.openingsFor(c, availability, false);
     return {
       businesses: page.map((c) => present(c, this.clock.now())),
-      total: candidates.length,
+      total,
       region: { center },
     };
   }
@@ -144,15 +157,65 @@ export class SearchService {
     return { ...parsed, matchesPartySize: parseBoolean(single(query.matches_party_size_param), 'matches_party_size_param', true) };
   }
 
+  /**
+   * Remembered answers to "has an opening" for one search window (date, time, party size), so a
+   * metro of restaurants is not re-examined on every search: kept while the catalogue snapshot
+   * stands and until the first instant an answer could change with time (a hold lapsing, a slot
+   * passing the notice period, a date entering the booking horizon); restaurants whose bookings
+   * changed since are examined again.
+   */
+  private windowAnswers(a: Availability, entries: IndexedBusiness[], byIdOrAlias: Map<string, IndexedBusiness>): WindowAnswers {
+    const key = `${a.date}|${a.minutes}|${a.covers}`;
+    const now = a.now;
+    let w = this.windows.get(key);
+    if (w && w.entries === entries && w.computedAt <= now && now < w.validUntil) {
+      if (w.seq !== this.occupancy.seq) {
+        const changed = this.occupancy.changedSince(w.seq);
+        if (changed === undefined) w = undefined;
+        else for (const id of changed) {
+          const entry = byIdOrAlias.get(id);
+          if (entry) w.has[entry.ordinal] = -1;
+        }
+        if (w) w.seq = this.occupancy.seq;
+      }
+    } else w = undefined;
+    if (!w) {
+      w = { entries, seq: this.occupancy.seq, computedAt: now, validUntil: Infinity, has: new Int8Array(entries.length).fill(-1) };
+      if (this.windows.size >= MAX_REMEMBERED_WINDOWS) this.windows.clear();
+      this.windows.set(key, w);
+    }
+    return w;
+  }
+
+  /** 1 when the restaurant has an opening in the window now, else 0; narrows `w.validUntil`. */
+  private hasOpening(entry: IndexedBusiness, a: Availability, w: WindowAnswers): 0 | 1 {
+    const res = entry.reservation;
+    if (!res) return 0;
+    const day = this.dayFor(entry, a);
+    const slots = this.occupancy.day(res, day, a.covers);
+    const first = bookableSlots(day, slots, res.settings, a.minutes - SEARCH_OPENINGS_WINDOW, a.minutes + SEARCH_OPENINGS_WINDOW, true)[0];
+    // When could this answer change with time alone?
+    let until = slots.validUntil;
+    if (first) until = Math.min(until, first.startAt - res.settings.min_notice_minutes * 60_000);
+    if (day.ahead > res.settings.max_future_days) until = Math.min(until, nextLocalMidnight(a.now, entry.business.timezone));
+    if (until < w.validUntil) w.validUntil = until;
+    return first ? 1 : 0;
+  }
+
+  private dayFor(entry: IndexedBusiness, a: Availability): DayContext {
+    const tz = entry.business.timezone;
+    let day = a.days.get(tz);
+    if (!day) {
+      day = dayContext(a.now, tz, a.date);
+      a.days.set(tz, day);
+    }
+    return day;
+  }
+
   private openingsFor(c: Scored, a: Availability, firstOnly: boolean): string[] {
     const res = c.entry.reservation;
     if (!res) return [];
-    const tz = c.entry.business.timezone;
-    let day = a.days.get(tz);
-    if (!day) {
-      day = dayContext(this.clock.now(), tz, a.date);
-      a.days.set(tz, day);
-    }
+    const day = this.dayFor(c.entry, a);
     const w = SEARCH_OPENINGS_WINDOW;
     const slots = this.occupancy.day(res, day, a.covers);
     return bookableSlots(day, slots, res.settings, a.minutes - w, a.minutes + w, firstOnly).map((s) => formatHHMM(s.minutes));
@@ -160,11 +223,29 @@ export class SearchService {
 }
 
 interface Availability {
+  now: number;
   date: string;
   minutes: number;
   covers: number;
   /** One day context per time zone, shared by the restaurants of the request. */
   days: Map<string, DayContext>;
+}
+
+interface WindowAnswers {
+  entries: IndexedBusiness[];
+  /** The occupancy index's change counter the answers reflect. */
+  seq: number;
+  computedAt: number;
+  validUntil: number;
+  /** By catalogue ordinal: 1 has an opening, 0 has none, -1 not examined yet. */
+  has: Int8Array;
+}
+
+/** Windows remembered at once (each a byte per business). */
+const MAX_REMEMBERED_WINDOWS = 256;
+
+function nextLocalMidnight(now: number, timeZone: string): number {
+  return localDay(addDays(localDate(now, timeZone), 1), timeZone)(0);
 }
 
 const byId = (a: Scored, b: Scored) => (a.entry.business.id < b.entry.business.id ? -1 : 1);
@@ -177,24 +258,39 @@ const comparators: Record<string, (a: Scored, b: Scored) => number> = {
 
 /**
  * The first k items in `compare` order without sorting them all: a page never reaches past
- * the result cap (240), while a metro can hold thousands of matches.
+ * the result cap (240), while a metro can hold thousands of matches. `accepts` first, so the
+ * caller copies only items that get in.
  */
-export function topK<T>(items: T[], k: number, compare: (a: T, b: T) => number): T[] {
-  const out: T[] = [];
-  if (k <= 0) return out;
-  for (const item of items) {
-    if (out.length === k && compare(item, out[k - 1]) >= 0) continue;
+export class TopK<T> {
+  readonly items: T[] = [];
+
+  constructor(
+    private readonly k: number,
+    private readonly compare: (a: T, b: T) => number,
+  ) {}
+
+  accepts(item: T): boolean {
+    return this.k > 0 && (this.items.length < this.k || this.compare(item, this.items[this.k - 1]) < 0);
+  }
+
+  insert(item: T): void {
+    const out = this.items;
     let lo = 0;
     let hi = out.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (compare(item, out[mid]) < 0) hi = mid;
+      if (this.compare(item, out[mid]) < 0) hi = mid;
       else lo = mid + 1;
     }
     out.splice(lo, 0, item);
-    if (out.length > k) out.pop();
+    if (out.length > this.k) out.pop();
   }
-  return out;
+}
+
+export function topK<T>(items: T[], k: number, compare: (a: T, b: T) => number): T[] {
+  const best = new TopK(k, compare);
+  for (const item of items) if (best.accepts(item)) best.insert(item);
+  return best.items;
 }
 
 function present(c: Scored, now: number) {
