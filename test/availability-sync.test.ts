@@ -123,3 +123,65 @@ describe.each(['sqlite', 'postgres'] as const)('availability across instances on
     expect(second.body.error.code).toBe('HOLD_SLOT_NOT_AVAILABLE');
   });
 });
+
+describe.each(['sqlite', 'postgres'] as const)('remembered search answers on %s', (dialect) => {
+  let h: Harness;
+  let key: string;
+  let businessId: string;
+  // 2031-05-07 19:00 in San Francisco is 2031-05-08T02:00Z; the restaurant needs 60 minutes' notice.
+  const seven = Date.parse('2031-05-08T02:00:00Z');
+
+  beforeAll(async () => {
+    h = await startPbs(dialect);
+    key = (await createPartner(h.url, ['reservations'])).apiKey.api_key;
+    businessId = (await createRestaurant(h.url, { ...restaurantSettings, tables: [{ name: 'only', min_party: 1, max_party: 4 }] })).id;
+  });
+  afterAll(() => h?.close());
+
+  /** Whether a search for 19:00 (±30 minutes) lists the restaurant as having an opening. */
+  const listed = async () => {
+    const r = await call(h.url, 'GET', `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2`, { token: key });
+    expect(r.status).toBe(200);
+    return (r.body.businesses as Array<{ id: string }>).some((b) => b.id === businessId);
+  };
+
+  it('follows bookings at once and holds lapsing with the clock', async () => {
+    expect(await listed()).toBe(true);
+    const held = await call(h.url, 'POST', `/v3/bookings/${businessId}/holds`, { token: key, form: { date: DAY, time: '19:00', covers: '2', unique_id: 'window' } });
+    expect(held.status).toBe(200);
+    // The one table is taken from 19:00 for 90 minutes: no start between 18:30 and 19:30 fits.
+    expect(await listed()).toBe(false);
+    h.clock.advance(5 * 60_000);
+    expect(await listed()).toBe(true);
+  });
+
+  it('drops a restaurant once its openings in the window fall inside the notice period', async () => {
+    // Time that passes, rather than a clock that jumps (a jump makes every cache start over).
+    let wall = seven - 90 * 60_000; // 17:30: 18:30 onwards can still be booked
+    const flowing = await startPbs(dialect, { clock: new ControllableClock({}, () => wall) });
+    try {
+      const partnerKey = (await createPartner(flowing.url, ['reservations'])).apiKey.api_key;
+      const id = (await createRestaurant(flowing.url, restaurantSettings)).id;
+      const search = async () => {
+        const r = await call(flowing.url, 'GET', `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2`, {
+          token: partnerKey,
+        });
+        return (r.body.businesses as Array<{ id: string }>).some((b) => b.id === id);
+      };
+      expect(await search()).toBe(true);
+      // Holds on both tables that fit a party of two hide it until they lapse, five minutes on.
+      const slot = { date: DAY, time: '19:00', covers: '2' };
+      for (const table of ['two', 'four']) {
+        const held = await call(flowing.url, 'POST', `/v3/bookings/${id}/holds`, { token: partnerKey, form: { ...slot, unique_id: `flowing-${table}` } });
+        expect(held.status).toBe(200);
+      }
+      expect(await search()).toBe(false);
+      wall += 5 * 60_000;
+      expect(await search()).toBe(true);
+      wall = seven - 29 * 60_000; // 18:31: even 19:30 is less than 60 minutes away
+      expect(await search()).toBe(false);
+    } finally {
+      await flowing.close();
+    }
+  });
+});
