@@ -137,6 +137,8 @@ export function dayContext(now: number, timeZone: string, date: string): DayCont
 /** The open start times of one local day for a party, before the notice period and any window. */
 export interface DaySlots {
   slots: OpenSlot[];
+  /** The slots as openings JSON (`{"time":…,"credit_card_required":false}`), built on first use; not for card days. */
+  json?: string[];
   /** The instant they were computed at, and the instant a counted hold lapses: valid in between. */
   computedAt: number;
   validUntil: number;
@@ -204,22 +206,27 @@ export function bookableSlots(
   toMinutes: number,
   firstOnly = false,
 ): OpenSlot[] {
-  if (day.ahead < 0 || day.ahead > settings.max_future_days) return NO_SLOTS;
+  const [start, end] = bookableRange(day, slots, settings, fromMinutes, toMinutes);
+  if (start === end) return NO_SLOTS;
+  return slots.slots.slice(start, firstOnly ? start + 1 : end);
+}
+
+/** The same as `bookableSlots`, as indices [start, end) into `slots.slots` (no copying). */
+export function bookableRange(day: DayContext, slots: DaySlots, settings: ReservationSettings, fromMinutes: number, toMinutes: number): [number, number] {
+  if (day.ahead < 0 || day.ahead > settings.max_future_days) return [0, 0];
   const now = day.now;
   const earliest = Math.max(now + 1, now + settings.min_notice_minutes * 60_000);
-  const out: OpenSlot[] = [];
   const list = slots.slots;
-  let lo = 0;
+  let start = 0;
   let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid].minutes < fromMinutes) lo = mid + 1;
+  while (start < hi) {
+    const mid = (start + hi) >> 1;
+    if (list[mid].minutes < fromMinutes) start = mid + 1;
     else hi = mid;
   }
-  for (let i = lo; i < list.length && list[i].minutes <= toMinutes; i++) {
-    if (list[i].startAt < earliest) continue;
-    out.push(list[i]);
-    if (firstOnly) break;
-  }
-  return out;
+  // Start instants grow with the minute of the day, so the notice period cuts off a prefix.
+  while (start < list.length && list[start].minutes <= toMinutes && list[start].startAt < earliest) start++;
+  let end = start;
+  while (end < list.length && list[end].minutes <= toMinutes) end++;
+  return [start, end];
 }

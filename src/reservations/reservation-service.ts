@@ -8,7 +8,7 @@ import { recordEvent } from '../platform/events.js';
 import { newId } from '../platform/ids.js';
 import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
-import { bookableSlots, dayContext, freeTable, slotProblem, type SlotContext } from './availability.js';
+import { bookableRange, dayContext, freeTable, slotProblem, type SlotContext } from './availability.js';
 import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from './occupancy.js';
 import { creditCardRequired, normalizeSettings, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
@@ -103,30 +103,39 @@ export class ReservationService {
 
   // ---- partner side --------------------------------------------------------------------------
 
-  async openings(businessIdOrAlias: string, query: Record<string, unknown>) {
+  /**
+   * Openings as a JSON text: a day's slots are rendered once per computed day and reused by
+   * every request until its bookings change (the hottest read of the interface).
+   */
+  async openings(businessIdOrAlias: string, query: Record<string, unknown>): Promise<string> {
     const { date: day0, minutes, covers } = parseDateTimeCovers(query, { date: 'date', time: 'time', covers: 'covers' }, 'VALIDATION_ERROR');
     const withRange = parseBoolean(single(query.get_covers_range), 'get_covers_range', false);
     const r = await this.restaurant(businessIdOrAlias);
     await this.occupancy.sync();
     const now = this.clock.now();
     const w = this.options.openingsWindowMinutes;
-    const reservation_times = [-1, 0, 1, 2].map((shift) => {
+    let body = '{"reservation_times":[';
+    for (let shift = -1; shift <= 2; shift++) {
       const date = addDays(day0, shift);
       const day = dayContext(now, r.business.timezone, date);
-      const slots = bookableSlots(day, this.occupancy.day(r.inventory, day, covers), r.settings, minutes - w, minutes + w);
-      return {
-        date,
-        times: slots.map((slot) => {
+      const slots = this.occupancy.day(r.inventory, day, covers);
+      const [start, end] = bookableRange(day, slots, r.settings, minutes - w, minutes + w);
+      const times: string[] = [];
+      for (let i = start; i < end; i++) {
+        const slot = slots.slots[i];
+        if (slot.creditCardRequired) {
           const time = formatHHMM(slot.minutes);
-          return slot.creditCardRequired
-            ? { time, credit_card_required: true, url: this.reserveUrl(r.business, date, time, covers) }
-            : { time, credit_card_required: false };
-        }),
-      };
-    });
-    return withRange
-      ? { reservation_times, covers_range: { min_party_size: r.settings.party_size.min, max_party_size: r.settings.party_size.max } }
-      : { reservation_times };
+          times.push(JSON.stringify({ time, credit_card_required: true, url: this.reserveUrl(r.business, date, time, covers) }));
+        } else {
+          slots.json ??= slots.slots.map((s) => `{"time":"${formatHHMM(s.minutes)}","credit_card_required":false}`);
+          times.push(slots.json[i]);
+        }
+      }
+      body += `${shift === -1 ? '' : ','}{"date":"${date}","times":[${times.join(',')}]}`;
+    }
+    body += ']';
+    if (withRange) body += `,"covers_range":{"min_party_size":${r.settings.party_size.min},"max_party_size":${r.settings.party_size.max}}`;
+    return `${body}}`;
   }
 
   async hold(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>) {

@@ -95,7 +95,11 @@ export function reservationRoutes(service: ReservationService) {
           response: { 200: openingsResponse, ...errors },
         },
       },
-      async (request) => service.openings((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>),
+      // The service renders the JSON itself (see openings); the schema above documents it.
+      async (request, reply) => {
+        const body = await service.openings((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>);
+        return reply.type('application/json; charset=utf-8').send(body);
+      },
     );
 
     app.post(
