@@ -53,6 +53,8 @@ export class WebhookDeliverer {
   private readonly workerId = `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
   private readonly agent: Agent;
   private readonly inFlightByPartner = new Map<string, number>();
+  /** Deliveries claimed and not yet answered (their records may still be committing). */
+  private sending = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private timer: NodeJS.Timeout | undefined;
@@ -144,7 +146,7 @@ export class WebhookDeliverer {
   private async pump(): Promise<void> {
     try {
       while (this.running) {
-        const room = this.config.maxInFlight - this.inFlight.size;
+        const room = this.config.maxInFlight - this.sending;
         // Claim in batches: a claim is a write, so not one per finished delivery.
         const batch = Math.max(1, Math.floor(this.partnerCap / 2));
         if (room < batch) return; // a finishing delivery wakes us
@@ -154,7 +156,7 @@ export class WebhookDeliverer {
         if (short) this.otherWorkMaybe = false;
         if (claimed.length > 0) {
           const context = await this.load(claimed);
-          for (const d of claimed) void this.track(d, context).then(() => this.finished(d.partner_id));
+          for (const d of claimed) void this.track(d, context);
         }
         if (short) break;
       }
@@ -213,6 +215,7 @@ export class WebhookDeliverer {
       )
       returning *`.execute(this.database.db);
     for (const d of result.rows) this.inFlightByPartner.set(d.partner_id, (this.inFlightByPartner.get(d.partner_id) ?? 0) + 1);
+    this.sending += result.rows.length;
     return { claimed: result.rows, short: result.rows.length < limit };
   }
 
@@ -223,6 +226,7 @@ export class WebhookDeliverer {
     } catch (error) {
       // Not delivered by us after all (the lease lapses and someone claims them again).
       for (const d of claimed) this.inFlightByPartner.set(d.partner_id, (this.inFlightByPartner.get(d.partner_id) ?? 1) - 1);
+      this.sending -= claimed.length;
       throw error;
     }
   }
@@ -240,6 +244,16 @@ export class WebhookDeliverer {
 
   private async deliver(d: Delivery, context: BatchContext): Promise<void> {
     const partner = d.partner_id;
+    // The slot is freed when the POST is answered, not when its record commits: recording
+    // shares a commit with other outcomes, and a crash before it only means a second send.
+    let sent = false;
+    const doneSending = () => {
+      if (sent) return;
+      sent = true;
+      this.sending--;
+      this.inFlightByPartner.set(partner, (this.inFlightByPartner.get(partner) ?? 1) - 1);
+      this.finished(partner);
+    };
     try {
       const message = context.messages.get(d.message_id);
       const endpoint = context.endpoints.get(partner);
@@ -250,6 +264,7 @@ export class WebhookDeliverer {
         return;
       }
       const outcome = await this.send(endpoint, message.id, message.body, now);
+      doneSending();
       const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
       const after = this.clock.now();
       if (ok) {
@@ -287,7 +302,7 @@ export class WebhookDeliverer {
         this.onAttempt(givingUp ? 'failed' : 'retry', outcome.latencyMs);
       }
     } finally {
-      this.inFlightByPartner.set(partner, (this.inFlightByPartner.get(partner) ?? 1) - 1);
+      doneSending();
     }
   }
 
