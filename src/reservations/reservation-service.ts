@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { BusinessStore, type BusinessRef } from '../businesses/business-store.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { ApiError, apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
-import { newId } from '../platform/ids.js';
+import { newId, timeOrderedUuid } from '../platform/ids.js';
 import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
 import { bookableRange, dayContext, freeTable, slotProblem, type SlotContext } from './availability.js';
@@ -235,7 +234,7 @@ export class ReservationService {
     }
 
     const startAt = localDay(date, r.business.timezone)(minutes);
-    const id = randomUUID();
+    const id = timeOrderedUuid();
     const booked = await this.database.transact(async (trx) => {
       const store = this.store(trx);
       await store.lockRestaurant(r.businessId, this.bookingNotice(r.businessId));
