@@ -17,6 +17,16 @@ type Delivery = Selectable<WebhookDeliveriesTable>;
 const INSERT_ATTEMPT = new RawStatement(
   'insert into webhook_attempts (id, delivery_id, attempted_at, status_code, latency_ms, error, response_excerpt) values (?, ?, ?, ?, ?, ?, ?)',
 );
+// The usual claim (no partner left out), compiled once; see `claim`.
+const CLAIM = `update webhook_deliveries set locked_by = ?, locked_until = ?, attempts = attempts + 1
+  where id in (
+    select id from webhook_deliveries
+    where status = 'pending' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
+    order by next_attempt_at limit ? {LOCK}
+  )
+  returning *`;
+const CLAIM_SQLITE = new RawStatement<Delivery>(CLAIM.replace('{LOCK}', ''));
+const CLAIM_POSTGRES = new RawStatement<Delivery>(CLAIM.replace('{LOCK}', 'for update skip locked'));
 const SETTLE = new RawStatement(
   'update webhook_deliveries set status = ?, last_status_code = ?, last_error = ?, finished_at = ?, locked_by = null, locked_until = null where id = ? and locked_by = ?',
 );
@@ -200,11 +210,23 @@ export class WebhookDeliverer {
     const saturated = busy.filter(([, n]) => n > cap / 2).map(([id]) => id);
     const fullest = Math.max(0, ...busy.filter(([, n]) => n <= cap / 2).map(([, n]) => n));
     limit = Math.min(limit, cap - fullest);
-    const exclude = saturated.length > 0 ? sql`and partner_id not in (${sql.join(saturated)})` : sql``;
+    const lease = wall + 2 * this.config.timeoutMs + 5_000;
+    const rows =
+      saturated.length === 0
+        ? await (this.database.dialect === 'postgres' ? CLAIM_POSTGRES : CLAIM_SQLITE).rows(this.database.db, this.database.dialect, [this.workerId, lease, now, wall, limit])
+        : await this.claimExcluding(saturated, limit, now, wall, lease);
+    for (const d of rows) this.inFlightByPartner.set(d.partner_id, (this.inFlightByPartner.get(d.partner_id) ?? 0) + 1);
+    this.sending += rows.length;
+    return { claimed: rows, short: rows.length < limit };
+  }
+
+  /** The claim with some partners left out (built per call: the list varies). */
+  private async claimExcluding(saturated: string[], limit: number, now: number, wall: number, lease: number): Promise<Delivery[]> {
+    const exclude = sql`and partner_id not in (${sql.join(saturated)})`;
     const lock = this.database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
     const result = await sql<Delivery>`
       update webhook_deliveries
-      set locked_by = ${this.workerId}, locked_until = ${wall + 2 * this.config.timeoutMs + 5_000}, attempts = attempts + 1
+      set locked_by = ${this.workerId}, locked_until = ${lease}, attempts = attempts + 1
       where id in (
         select id from webhook_deliveries
         where status = 'pending' and next_attempt_at <= ${now}
@@ -214,9 +236,7 @@ export class WebhookDeliverer {
         ${lock}
       )
       returning *`.execute(this.database.db);
-    for (const d of result.rows) this.inFlightByPartner.set(d.partner_id, (this.inFlightByPartner.get(d.partner_id) ?? 0) + 1);
-    this.sending += result.rows.length;
-    return { claimed: result.rows, short: result.rows.length < limit };
+    return result.rows;
   }
 
   /** Messages and endpoints of a claimed batch, read in two queries rather than two per delivery. */
