@@ -191,6 +191,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
         deliverer.start();
       }
       clockSync?.start();
+      // Load the bookings now rather than on the first openings or search request.
+      void occupancy.sync().catch((error) => app.log.warn({ err: error }, 'loading bookings failed; retried on first use'));
       // Stored idempotent responses are only useful for a day; drop older ones now and then.
       purgeTimer = setInterval(() => void idempotency.purgeExpired().catch(() => {}), 600_000);
       purgeTimer.unref();
