@@ -17,6 +17,9 @@ type Delivery = Selectable<WebhookDeliveriesTable>;
 const INSERT_ATTEMPT = new RawStatement(
   'insert into webhook_attempts (id, delivery_id, attempted_at, status_code, latency_ms, error, response_excerpt) values (?, ?, ?, ?, ?, ?, ?)',
 );
+/** How long an endpoint's address check is trusted (wall time). */
+const URL_CHECK_TTL_MS = 10_000;
+
 // The usual claim (no partner left out), compiled once; see `claim`.
 const CLAIM = `update webhook_deliveries set locked_by = ?, locked_until = ?, attempts = attempts + 1
   where id in (
@@ -63,6 +66,7 @@ export class WebhookDeliverer {
   private readonly workerId = `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
   private readonly agent: Agent;
   private readonly inFlightByPartner = new Map<string, number>();
+  private readonly urlChecks = new Map<string, { refused: string | undefined; until: number }>();
   /** Deliveries claimed and not yet answered (their records may still be committing). */
   private sending = 0;
   private readonly inFlight = new Set<Promise<void>>();
@@ -326,6 +330,20 @@ export class WebhookDeliverer {
     }
   }
 
+  /**
+   * The address check of an endpoint URL, remembered for a few seconds: it resolves the host
+   * (a DNS lookup for names), which per POST would cost more than the POST on a busy endpoint.
+   */
+  private async checkUrl(url: string): Promise<string | undefined> {
+    const wall = Date.now();
+    const hit = this.urlChecks.get(url);
+    if (hit && hit.until > wall) return hit.refused;
+    const refused = await checkWebhookUrl(url, this.policy);
+    if (this.urlChecks.size > 1_000) this.urlChecks.clear();
+    this.urlChecks.set(url, { refused, until: wall + URL_CHECK_TTL_MS });
+    return refused;
+  }
+
   private async send(
     endpoint: { url: string; secret: string; previous_secret: string | null; previous_secret_until: number | null },
     messageId: string,
@@ -333,7 +351,7 @@ export class WebhookDeliverer {
     now: number,
   ): Promise<Outcome> {
     const started = performance.now();
-    const refused = await checkWebhookUrl(endpoint.url, this.policy);
+    const refused = await this.checkUrl(endpoint.url);
     if (refused) return { statusCode: null, error: `url refused: ${refused}`, excerpt: null, retryAfterMs: null, latencyMs: 0 };
     const timestamp = Math.floor(now / 1000);
     const signatures = [sign(endpoint.secret, messageId, timestamp, body)];
