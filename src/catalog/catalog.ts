@@ -47,8 +47,7 @@ export interface Snapshot {
  * An in-memory copy of the business catalogue and the restaurants' reservation inventory, for
  * search and availability. Writes in this process invalidate it at once; a write by another
  * process (every write bumps the catalogue version in the database) is noticed within
- * `maxStaleMs`, and at once when a lookup misses. Bookings are never cached: they are always
- * read from the database.
+ * `maxStaleMs`, and at once when a lookup misses. Bookings are not here: see OccupancyIndex.
  */
 export class Catalog {
   private version: string | undefined;

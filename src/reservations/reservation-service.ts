@@ -367,7 +367,7 @@ export class ReservationService {
     return row;
   }
 
-  /** The restaurant and its inventory, from the in-memory catalogue (bookings are read live). */
+  /** The restaurant and its inventory, from the in-memory catalogue. */
   private async restaurant(idOrAlias: string, { requireReservable = true } = {}): Promise<Restaurant> {
     const entry = await this.catalog.find(idOrAlias);
     if (!entry) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
