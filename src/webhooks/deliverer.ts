@@ -187,8 +187,8 @@ export class WebhookDeliverer {
   }
 
   /**
-   * Claims again only when this partner has just come down to half its cap: a claim while it
-   * is above would skip it (scanning its whole backlog to find nothing). Other partners' new
+   * Claims again only once this partner is down to half its cap: a claim while it is above
+   * would skip it (scanning its whole backlog to find nothing). Other partners' new
    * work wakes the deliverer itself, and due retries are found by the poll timer.
    */
   private finished(partnerId: string): void {
