@@ -141,7 +141,7 @@ export class SearchService {
     }
 
     const page = best.items.slice(offset);
-    if (availability) for (const c of page) c.openings = this.openingsFor(c, availability, false);
+    if (availability) for (const c of page) c.openings = this.openingsFor(c, availability);
     return {
       businesses: page.map((c) => present(c, this.clock.now())),
       total,
@@ -212,13 +212,13 @@ export class SearchService {
     return day;
   }
 
-  private openingsFor(c: Scored, a: Availability, firstOnly: boolean): string[] {
+  private openingsFor(c: Scored, a: Availability): string[] {
     const res = c.entry.reservation;
     if (!res) return [];
     const day = this.dayFor(c.entry, a);
     const w = SEARCH_OPENINGS_WINDOW;
     const slots = this.occupancy.day(res, day, a.covers);
-    return bookableSlots(day, slots, res.settings, a.minutes - w, a.minutes + w, firstOnly).map((s) => formatHHMM(s.minutes));
+    return bookableSlots(day, slots, res.settings, a.minutes - w, a.minutes + w).map((s) => formatHHMM(s.minutes));
   }
 }
 

@@ -221,8 +221,7 @@ export class WebhookDeliverer {
       saturated.length === 0
         ? await (this.database.dialect === 'postgres' ? CLAIM_POSTGRES : CLAIM_SQLITE).rows(this.database.db, this.database.dialect, [this.workerId, lease, now, wall, limit])
         : await this.claimExcluding(saturated, limit, now, wall, lease);
-    for (const d of rows) this.inFlightByPartner.set(d.partner_id, (this.inFlightByPartner.get(d.partner_id) ?? 0) + 1);
-    this.sending += rows.length;
+    for (const d of rows) this.countSending(d.partner_id, +1);
     return { claimed: rows, short: rows.length < limit };
   }
 
@@ -251,8 +250,7 @@ export class WebhookDeliverer {
       return await this.read(claimed);
     } catch (error) {
       // Not delivered by us after all (the lease lapses and someone claims them again).
-      for (const d of claimed) this.inFlightByPartner.set(d.partner_id, (this.inFlightByPartner.get(d.partner_id) ?? 1) - 1);
-      this.sending -= claimed.length;
+      for (const d of claimed) this.countSending(d.partner_id, -1);
       throw error;
     }
   }
@@ -268,6 +266,12 @@ export class WebhookDeliverer {
     return { messages: new Map(messages.map((m) => [m.id, m])), endpoints: new Map(endpoints.map((e) => [e.partner_id, e])) };
   }
 
+  /** Deliveries claimed and not yet answered, in all and by partner. */
+  private countSending(partnerId: string, change: 1 | -1): void {
+    this.sending += change;
+    this.inFlightByPartner.set(partnerId, (this.inFlightByPartner.get(partnerId) ?? 0) + change);
+  }
+
   private async deliver(d: Delivery, context: BatchContext): Promise<void> {
     const partner = d.partner_id;
     // The slot is freed when the POST is answered, not when its record commits: recording
@@ -276,8 +280,7 @@ export class WebhookDeliverer {
     const doneSending = () => {
       if (sent) return;
       sent = true;
-      this.sending--;
-      this.inFlightByPartner.set(partner, (this.inFlightByPartner.get(partner) ?? 1) - 1);
+      this.countSending(partner, -1);
       this.finished(partner);
     };
     try {
