@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: starts the servers it measures as separate processes on loopback, drives them
- * with autocannon and prints req/s and latency, each scenario beside the raw node:http baseline
- * measured in the same run.
+ * with autocannon and prints req/s and latency, each scenario beside a raw node:http baseline
+ * measured just before it, and the CPU steal meanwhile.
  *
  * Options: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
@@ -122,13 +122,47 @@ interface Figure {
   non2xx: number;
   errors: number;
   connections: number;
+  /** Share of CPU time the hypervisor took (steal) while this was measured: the noise on shared VMs. */
+  stealPercent: number;
+  /** The raw node:http figure measured just before this one. */
+  raw?: number;
   extra?: string;
+}
+
+/** Total and steal jiffies of all CPUs (Linux; zeros elsewhere). */
+function cpuJiffies(): { total: number; steal: number } {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+  } catch {
+    return { total: 0, steal: 0 };
+  }
+}
+
+/** Runs `work`, returning its result and the CPU steal share meanwhile. */
+async function withSteal<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const before = cpuJiffies();
+  const result = await work();
+  const after = cpuJiffies();
+  const total = after.total - before.total;
+  return [result, total > 0 ? ((after.steal - before.steal) / total) * 100 : 0];
 }
 
 async function measure(name: string, options: Parameters<typeof autocannon>[0], connections = CONNECTIONS): Promise<Figure> {
   await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
-  const r: Result = await autocannon({ ...options, connections, duration: DURATION });
-  return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, connections };
+  const [r, stealPercent] = await withSteal(() => autocannon({ ...options, connections, duration: DURATION }) as Promise<Result>);
+  return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, connections, stealPercent };
+}
+
+let rawUrl = '';
+
+/**
+ * A scenario beside the raw node:http figure measured just before it: on a shared VM the speed
+ * of the machine drifts within minutes, so a ratio needs both measured under the same conditions.
+ */
+async function besideRaw(scenario: () => Promise<Figure>): Promise<Figure> {
+  const raw = await measure('raw node:http JSON', { url: rawUrl });
+  return { ...(await scenario()), raw: raw.reqPerSec };
 }
 
 const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
@@ -190,7 +224,7 @@ async function holdAndReserve(name: string, base: string, key: string, ids: stri
   });
   await autocannon({ ...options(), connections: CONNECTIONS, duration: 2 });
   reservations = 0;
-  const r = await autocannon({ ...options(), connections: CONNECTIONS, duration: DURATION });
+  const [r, stealPercent] = await withSteal(() => autocannon({ ...options(), connections: CONNECTIONS, duration: DURATION }) as Promise<Result>);
   const perSecond = reservations / DURATION;
   return {
     name,
@@ -200,13 +234,15 @@ async function holdAndReserve(name: string, base: string, key: string, ids: stri
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
     connections: CONNECTIONS,
+    stealPercent,
     extra: `${Math.round(perSecond).toLocaleString('en-US')} hold+reserve/s`,
   };
 }
 
-function row(f: Figure, baseline: Figure): string {
-  const ratio = `${((f.reqPerSec / baseline.reqPerSec) * 100).toFixed(1)} %`;
-  return `| ${f.name} | ${f.connections} | ${Math.round(f.reqPerSec).toLocaleString('en-US')} | ${f.p50} | ${f.p99} | ${ratio} | ${f.non2xx} | ${f.errors} | ${f.extra ?? ''} |`;
+function row(f: Figure): string {
+  const n = (v: number) => Math.round(v).toLocaleString('en-US');
+  const vsRaw = f.raw ? `${((f.reqPerSec / f.raw) * 100).toFixed(1)} % of ${n(f.raw)}` : '';
+  return `| ${f.name} | ${f.connections} | ${n(f.reqPerSec)} | ${f.p50} | ${f.p99} | ${vsRaw} | ${f.stealPercent.toFixed(0)} % | ${f.non2xx} | ${f.errors} | ${f.extra ?? ''} |`;
 }
 
 async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | undefined> {
@@ -241,7 +277,7 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
   const dir = path.join(dataDir, 'webhooks');
   try {
     const sampleBody = JSON.stringify({ time: new Date().toISOString(), object: 'business', data: { id: 'x'.repeat(22), updates: [{ event_type: 'NEW_EVENT', event_id: 'e'.repeat(36), lead_id: 'l'.repeat(22), interaction_time: new Date().toISOString() }] } });
-    const bareLoopPerSecond = await bareLoop(receiver.url, WEBHOOK_MESSAGES, 64, 8, sampleBody);
+    const bareLoopBefore = await bareLoop(receiver.url, WEBHOOK_MESSAGES, 64, 8, sampleBody);
 
     // A backlog written while no process delivers…
     const writer = await startPbs(dir, { PBS_JOBS: '0' });
@@ -263,6 +299,9 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
       while (receiver.arrivals.size < WEBHOOK_MESSAGES) await new Promise((r) => setTimeout(r, 20));
       const times = [...receiver.arrivals.values()];
       const deliveredPerSecond = (WEBHOOK_MESSAGES - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
+      // The bare loop again, right after: the baseline is the mean of the runs around the drain.
+      const bareLoopAfter = await bareLoop(receiver.url, WEBHOOK_MESSAGES, 64, 8, sampleBody);
+      const bareLoopPerSecond = (bareLoopBefore + bareLoopAfter) / 2;
 
       // Latency: 1,000 events at about 200 per second, from the emitting request's start to arrival.
       const sent = new Map<string, number>();
@@ -283,7 +322,7 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
         latencyP50: percentile(latencies, 50),
         latencyP99: percentile(latencies, 99),
         attemptsRecorded: Number(attempts.n),
-        postsReceived: receiver.posts() - WEBHOOK_MESSAGES, // minus the bare loop's
+        postsReceived: receiver.posts() - 2 * WEBHOOK_MESSAGES, // minus the bare loops'
       };
     } finally {
       await stop(deliverer);
@@ -298,32 +337,32 @@ async function main() {
   const raw = await start([path.join(ROOT, 'bench/raw-server.mjs')], { PORT: '0' });
   const figures: Figure[] = [];
   const dates = upcomingDates(20);
-  let baseline: Figure | undefined;
   let webhooks: WebhookFigures | undefined;
+  rawUrl = `${raw.url}/`;
   try {
-    baseline = await measure('raw node:http JSON', { url: `${raw.url}/` });
-    figures.push(baseline);
 
     const sqlite = await startPbs(dataDir);
     try {
-      figures.push(await measure('pbs GET /healthz', { url: `${sqlite.url}/healthz` }));
+      figures.push(await besideRaw(() => measure('pbs GET /healthz', { url: `${sqlite.url}/healthz` })));
       if (ONLY === 'webhooks') throw new SkipScenarios();
       const loadStart = Date.now();
       const metro = await loadMetro(sqlite.url, 10_000);
       process.stderr.write(`loaded 10,000 restaurants on SQLite in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
-      figures.push(await measure('openings, 1,000 restaurants (SQLite)', openingsOptions(sqlite.url, metro.key, metro.ids.slice(0, 1000), dates)));
+      figures.push(await besideRaw(() => measure('openings, 1,000 restaurants (SQLite)', openingsOptions(sqlite.url, metro.key, metro.ids.slice(0, 1000), dates))));
       const searchPath = `/v3/businesses/search?location=Bench%20City&reservation_date=${dates[3]}&reservation_time=19:00&reservation_covers=2&limit=20`;
       const searchAuth = { authorization: `Bearer ${metro.key}` };
-      figures.push(await measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 1));
-      figures.push(await measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 10));
+      figures.push(await besideRaw(() => measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 1)));
+      figures.push(await besideRaw(() => measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 10)));
       figures.push(
-        await measure(
-          'plain search, 10,000 in one metro (SQLite)',
-          { url: `${sqlite.url}/v3/businesses/search?location=Bench%20City&term=pizza&limit=20`, headers: { authorization: `Bearer ${metro.key}` } },
-          10,
+        await besideRaw(() =>
+          measure(
+            'plain search, 10,000 in one metro (SQLite)',
+            { url: `${sqlite.url}/v3/businesses/search?location=Bench%20City&term=pizza&limit=20`, headers: { authorization: `Bearer ${metro.key}` } },
+            10,
+          ),
         ),
       );
-      figures.push(await holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates));
+      figures.push(await besideRaw(() => holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates)));
     } catch (error) {
       if (!(error instanceof SkipScenarios)) throw error;
     } finally {
@@ -334,8 +373,8 @@ async function main() {
       const postgres = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'pg') });
       try {
         const metro = await loadMetro(postgres.url, 1_000);
-        figures.push(await measure('openings, 1,000 restaurants (PostgreSQL)', openingsOptions(postgres.url, metro.key, metro.ids, dates)));
-        figures.push(await holdAndReserve('hold → reserve (PostgreSQL)', postgres.url, metro.key, metro.ids, dates));
+        figures.push(await besideRaw(() => measure('openings, 1,000 restaurants (PostgreSQL)', openingsOptions(postgres.url, metro.key, metro.ids, dates))));
+        figures.push(await besideRaw(() => holdAndReserve('hold → reserve (PostgreSQL)', postgres.url, metro.key, metro.ids, dates)));
       } finally {
         await stop(postgres);
       }
@@ -347,17 +386,18 @@ async function main() {
   }
   const lines = [
     `pbs benchmark — ${new Date().toISOString()} — node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'})`,
-    `autocannon: ${DURATION} s per scenario after a 2 s warm-up; servers are separate processes on loopback`,
+    `autocannon: ${DURATION} s per scenario after a 2 s warm-up; servers are separate processes on loopback;`,
+    `each scenario is preceded by a raw node:http run (${CONNECTIONS} connections), its figure in "vs raw"; steal = CPU time the hypervisor took meanwhile`,
     '',
-    '| scenario | connections | req/s | p50 ms | p99 ms | vs raw node:http | non-2xx | errors | |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...figures.map((f) => row(f, baseline!)),
+    '| scenario | connections | req/s | p50 ms | p99 ms | vs raw node:http req/s | steal | non-2xx | errors | |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...figures.map(row),
     '',
     `webhook delivery (SQLite, ${WEBHOOK_MESSAGES.toLocaleString('en-US')} messages to a loopback receiver, 8 connections, 64 in flight):`,
     '',
     '| measure | value |',
     '|---|---:|',
-    `| bare undici POST loop | ${Math.round(webhooks!.bareLoopPerSecond).toLocaleString('en-US')} msg/s |`,
+    `| bare undici POST loop (mean of runs before and after the drain) | ${Math.round(webhooks!.bareLoopPerSecond).toLocaleString('en-US')} msg/s |`,
     `| pbs delivery of a backlog | ${Math.round(webhooks!.deliveredPerSecond).toLocaleString('en-US')} msg/s (${((webhooks!.deliveredPerSecond / webhooks!.bareLoopPerSecond) * 100).toFixed(1)} % of the bare loop) |`,
     `| event → POST latency at ~200 events/s | p50 ${webhooks!.latencyP50} ms, p99 ${webhooks!.latencyP99} ms |`,
     `| attempts recorded / POSTs received | ${webhooks!.attemptsRecorded.toLocaleString('en-US')} / ${webhooks!.postsReceived.toLocaleString('en-US')} |`,

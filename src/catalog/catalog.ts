@@ -75,6 +75,15 @@ export class Catalog {
     return this.snapshot;
   }
 
+  /**
+   * The answer of `find` without waiting, when the snapshot is fresh and holds the business;
+   * undefined when `find` must be awaited (the hot paths try this first and save a promise).
+   */
+  findFresh(idOrAlias: string): IndexedBusiness | undefined {
+    if (this.version === undefined || Date.now() - this.checkedAt >= this.maxStaleMs) return undefined;
+    return this.snapshot.byIdOrAlias.get(idOrAlias);
+  }
+
   /** A business by id or alias; a miss re-checks the database before answering undefined. */
   async find(idOrAlias: string): Promise<IndexedBusiness | undefined> {
     const hit = (await this.current()).byIdOrAlias.get(idOrAlias);

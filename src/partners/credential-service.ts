@@ -182,6 +182,10 @@ export class CredentialService implements CredentialVerifier {
     });
   }
 
+  knownBearer(token: string): Principal | undefined {
+    return this.fresh(`b:${token}`)?.principal ?? undefined;
+  }
+
   async verifyBasic(username: string, password: string): Promise<Principal | null> {
     return this.cached(`u:${sha256Hex(`${username}\u0000${password}`)}`, async () => {
       const row = await this.store().findCredentialByPublicId('basic', username);
@@ -203,15 +207,20 @@ export class CredentialService implements CredentialVerifier {
   }
 
   private async cached(key: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
-    const hit = this.cache.get(key);
+    const hit = this.fresh(key);
+    if (hit) return hit.principal;
     const wall = Date.now();
-    if (hit && hit.until > wall) return hit.principal;
     const principal = await load();
     if (this.cacheMs > 0) {
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(key, { principal, until: wall + this.cacheMs });
     }
     return principal;
+  }
+
+  private fresh(key: string) {
+    const hit = this.cache.get(key);
+    return hit && hit.until > Date.now() ? hit : undefined;
   }
 
   private async principalFor(partnerId: string, credentialId: string, kind: Principal['credentialKind']): Promise<Principal | null> {

@@ -1,9 +1,16 @@
+// Plain loops over keys (no Object.entries arrays): these run on every request.
+
 /** True when a string anywhere in the value (keys included) holds U+0000, which PostgreSQL text cannot store. */
 export function containsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (value === null || typeof value !== 'object' || depth > 32) return false;
-  for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000') || containsNul(item, depth + 1)) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (containsNul(item, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.includes('\u0000') || containsNul((value as Record<string, unknown>)[key], depth + 1)) return true;
   }
   return false;
 }
@@ -12,6 +19,12 @@ export function containsNul(value: unknown, depth = 0): boolean {
 export function containsNonFinite(value: unknown, depth = 0): boolean {
   if (typeof value === 'number') return !Number.isFinite(value);
   if (value === null || typeof value !== 'object' || depth > 32) return false;
-  for (const item of Object.values(value)) if (containsNonFinite(item, depth + 1)) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (containsNonFinite(item, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && containsNonFinite((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
   return false;
 }

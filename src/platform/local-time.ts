@@ -62,17 +62,22 @@ export function weekday(date: string): number {
   return (new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7;
 }
 
-const shifted = new Map<string, string>();
+/** By date, then by days: nested maps, so no key string is built per call. */
+const shifted = new Map<string, Map<number, string>>();
 
 /** `date` moved by whole days; memoised, as request paths shift the same few dates again and again. */
 export function addDays(date: string, days: number): string {
-  const key = `${date}|${days}`;
-  let out = shifted.get(key);
+  let byDays = shifted.get(date);
+  if (byDays === undefined) {
+    if (shifted.size > 20_000) shifted.clear();
+    shifted.set(date, (byDays = new Map()));
+  }
+  let out = byDays.get(days);
   if (out === undefined) {
     const [y, m, d] = date.split('-').map(Number);
     out = new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
-    if (shifted.size > 50_000) shifted.clear();
-    shifted.set(key, out);
+    if (byDays.size > 1_000) byDays.clear();
+    byDays.set(days, out);
   }
   return out;
 }

@@ -137,8 +137,12 @@ export function dayContext(now: number, timeZone: string, date: string): DayCont
 /** The open start times of one local day for a party, before the notice period and any window. */
 export interface DaySlots {
   slots: OpenSlot[];
-  /** The slots as openings JSON (`{"time":…,"credit_card_required":false}`), built on first use; not for card days. */
-  json?: string[];
+  /**
+   * The slots as openings JSON objects joined by commas, built on first use, so any window of
+   * them is one substring: slot i starts at `offsets[i]`, and `offsets[slots.length]` is one past
+   * the end (where a comma would follow).
+   */
+  openingsJson?: { text: string; offsets: Uint32Array };
   /** The instant they were computed at, and the instant a counted hold lapses: valid in between. */
   computedAt: number;
   validUntil: number;

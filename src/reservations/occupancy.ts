@@ -89,7 +89,7 @@ export class OccupancyIndex {
 
   /** Brings the index up to date with other processes' commits; cheap when there are none. */
   async sync(): Promise<void> {
-    this.feed.check();
+    if (this.synced()) return;
     if (this.loading) await this.loading;
     if (this.complete && this.stale.size === 0) return;
     // One more round at most: a reader never waits on an endless stream of foreign changes.
@@ -97,6 +97,12 @@ export class OccupancyIndex {
       this.loading = undefined;
     });
     await this.loading;
+  }
+
+  /** True when the index reflects every known change, so `sync` need not be awaited. */
+  synced(): boolean {
+    this.feed.check();
+    return !this.loading && this.complete && this.stale.size === 0;
   }
 
   /** Moves whenever any restaurant's bookings change. */

@@ -1,5 +1,5 @@
 import { BusinessStore, type BusinessRef } from '../businesses/business-store.js';
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog, IndexedBusiness } from '../catalog/catalog.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { ApiError, apiError } from '../platform/errors.js';
@@ -7,7 +7,7 @@ import { recordEvent } from '../platform/events.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
 import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
-import { bookableRange, dayContext, freeTable, slotProblem, type SlotContext } from './availability.js';
+import { bookableRange, dayContext, freeTable, slotProblem, type OpenSlot, type SlotContext } from './availability.js';
 import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from './occupancy.js';
 import { creditCardRequired, normalizeSettings, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
@@ -28,6 +28,33 @@ export interface ReservationOptions {
 interface Restaurant extends RestaurantModel {
   business: BusinessRef;
   inventory: RestaurantInventory;
+}
+
+interface OpeningsQuery {
+  day0: string;
+  minutes: number;
+  covers: number;
+  withRange: boolean;
+}
+
+function parseOpeningsQuery(query: Record<string, unknown>): OpeningsQuery {
+  const { date: day0, minutes, covers } = parseDateTimeCovers(query, { date: 'date', time: 'time', covers: 'covers' }, 'VALIDATION_ERROR');
+  return { day0, minutes, covers, withRange: parseBoolean(single(query.get_covers_range), 'get_covers_range', false) };
+}
+
+/** The restaurant of a catalogue entry, or the error a partner gets for it. */
+function restaurantOf(entry: IndexedBusiness | undefined, idOrAlias: string, { requireReservable = true } = {}): Restaurant {
+  if (!entry) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
+  const b = entry.business;
+  if (!entry.reservation) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
+  if (requireReservable && (!entry.reservation.settings.accepts_reservations || b.is_closed)) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
+  return {
+    businessId: b.id,
+    settings: entry.reservation.settings,
+    tables: entry.reservation.tables,
+    inventory: entry.reservation,
+    business: { id: b.id, alias: b.alias, name: b.name, timezone: b.timezone, isClosed: b.is_closed },
+  };
 }
 
 /** The rules of reservations: openings, holds, reservations, status and cancellation. */
@@ -107,10 +134,24 @@ export class ReservationService {
    * every request until its bookings change (the hottest read of the interface).
    */
   async openings(businessIdOrAlias: string, query: Record<string, unknown>): Promise<string> {
-    const { date: day0, minutes, covers } = parseDateTimeCovers(query, { date: 'date', time: 'time', covers: 'covers' }, 'VALIDATION_ERROR');
-    const withRange = parseBoolean(single(query.get_covers_range), 'get_covers_range', false);
+    const asked = parseOpeningsQuery(query);
     const r = await this.restaurant(businessIdOrAlias);
     await this.occupancy.sync();
+    return this.renderOpenings(r, asked);
+  }
+
+  /**
+   * The answer of `openings` without waiting, when the catalogue and the occupancy index are
+   * current (nearly always); undefined when `openings` must be awaited instead.
+   */
+  openingsNow(businessIdOrAlias: string, query: Record<string, unknown>): string | undefined {
+    const asked = parseOpeningsQuery(query);
+    const entry = this.catalog.findFresh(businessIdOrAlias);
+    if (!entry || !this.occupancy.synced()) return undefined;
+    return this.renderOpenings(restaurantOf(entry, businessIdOrAlias), asked);
+  }
+
+  private renderOpenings(r: Restaurant, { day0, minutes, covers, withRange }: OpeningsQuery): string {
     const now = this.clock.now();
     const w = this.options.openingsWindowMinutes;
     let body = '{"reservation_times":[';
@@ -119,18 +160,9 @@ export class ReservationService {
       const day = dayContext(now, r.business.timezone, date);
       const slots = this.occupancy.day(r.inventory, day, covers);
       const [start, end] = bookableRange(day, slots, r.settings, minutes - w, minutes + w);
-      const times: string[] = [];
-      for (let i = start; i < end; i++) {
-        const slot = slots.slots[i];
-        if (slot.creditCardRequired) {
-          const time = formatHHMM(slot.minutes);
-          times.push(JSON.stringify({ time, credit_card_required: true, url: this.reserveUrl(r.business, date, time, covers) }));
-        } else {
-          slots.json ??= slots.slots.map((s) => `{"time":"${formatHHMM(s.minutes)}","credit_card_required":false}`);
-          times.push(slots.json[i]);
-        }
-      }
-      body += `${shift === -1 ? '' : ','}{"date":"${date}","times":[${times.join(',')}]}`;
+      const json = (slots.openingsJson ??= this.openingsJson(r.business, date, slots.slots, covers));
+      const times = start === end ? '' : json.text.slice(json.offsets[start], json.offsets[end] - 1);
+      body += `${shift === -1 ? '' : ','}{"date":"${date}","times":[${times}]}`;
     }
     body += ']';
     if (withRange) body += `,"covers_range":{"min_party_size":${r.settings.party_size.min},"max_party_size":${r.settings.party_size.max}}`;
@@ -368,20 +400,10 @@ export class ReservationService {
   }
 
   /** The restaurant and its inventory, from the in-memory catalogue. */
-  private async restaurant(idOrAlias: string, { requireReservable = true } = {}): Promise<Restaurant> {
-    const entry = await this.catalog.find(idOrAlias);
-    if (!entry) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
-    const b = entry.business;
-    if (!entry.reservation) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
-    if (requireReservable && (!entry.reservation.settings.accepts_reservations || b.is_closed)) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
-    return {
-      businessId: b.id,
-      settings: entry.reservation.settings,
-      tables: entry.reservation.tables,
-      inventory: entry.reservation,
-      business: { id: b.id, alias: b.alias, name: b.name, timezone: b.timezone, isClosed: b.is_closed },
-    };
+  private async restaurant(idOrAlias: string, options: { requireReservable?: boolean } = {}): Promise<Restaurant> {
+    return restaurantOf(await this.catalog.find(idOrAlias), idOrAlias, options);
   }
+
 
   private bookingNotice(businessId: string): string {
     return this.feed.payload(BOOKINGS_TOPIC, businessId);
@@ -393,6 +415,22 @@ export class ReservationService {
 
   private confirmationUrl(b: BusinessRef, id: string) {
     return `${this.options.publicUrl}/reservations/${encodeURIComponent(b.alias)}/confirmed/${id}?utm_medium=api_v3_reservations`;
+  }
+
+  /** A day's slots in the openings format, for `DaySlots.openingsJson`. */
+  private openingsJson(b: BusinessRef, date: string, slots: OpenSlot[], covers: number): { text: string; offsets: Uint32Array } {
+    const offsets = new Uint32Array(slots.length + 1);
+    let text = '';
+    slots.forEach((slot, i) => {
+      const time = formatHHMM(slot.minutes);
+      if (i > 0) text += ',';
+      offsets[i] = text.length;
+      text += slot.creditCardRequired
+        ? JSON.stringify({ time, credit_card_required: true, url: this.reserveUrl(b, date, time, covers) })
+        : `{"time":"${time}","credit_card_required":false}`;
+    });
+    offsets[slots.length] = text.length + 1;
+    return { text, offsets };
   }
 
   private reserveUrl(b: BusinessRef, date: string, time: string, covers: number) {

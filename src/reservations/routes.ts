@@ -6,6 +6,8 @@ import { reservationSettingsSchema } from './inventory.js';
 const partner = { partner: { interface: 'reservations', scheme: 'bearer' } } as const;
 const tags = ['reservations'];
 const security = [{ bearerAuth: [] }];
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
 const openingsResponse = {
   type: 'object',
   required: ['reservation_times'],
@@ -96,9 +98,16 @@ export function reservationRoutes(service: ReservationService) {
         },
       },
       // The service renders the JSON itself (see openings); the schema above documents it.
-      async (request, reply) => {
-        const body = await service.openings((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>);
-        return reply.type('application/json; charset=utf-8').send(body);
+      // Not async: the answer is usually ready at once (openingsNow), and then costs no promise.
+      (request, reply) => {
+        const id = (request.params as { business_id: string }).business_id;
+        const query = request.query as Record<string, unknown>;
+        const ready = service.openingsNow(id, query);
+        if (ready !== undefined) {
+          reply.type(JSON_UTF8).send(ready);
+          return;
+        }
+        return service.openings(id, query).then((body) => reply.type(JSON_UTF8).send(body));
       },
     );
 

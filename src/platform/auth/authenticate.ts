@@ -41,6 +41,22 @@ export async function authenticatePartner(
   if (!principal) {
     throw apiError('TOKEN_INVALID', route.scheme === 'basic' ? 'Authentication Error: the credentials are not valid.' : undefined, challenge);
   }
+  return admitted(principal, route);
+}
+
+/**
+ * The same answer as `authenticatePartner` without a promise, when the verifier already knows
+ * the bearer token (the common case: a partner calls again and again); undefined otherwise.
+ */
+export function authenticateKnownBearer(request: FastifyRequest, route: PartnerRouteConfig, verifier: CredentialVerifier): Principal | undefined {
+  const header = request.headers.authorization;
+  if (route.scheme !== 'bearer' || !header || !verifier.knownBearer) return undefined;
+  const match = BEARER.exec(header);
+  const principal = match ? verifier.knownBearer(match[1]) : undefined;
+  return principal ? admitted(principal, route) : undefined;
+}
+
+function admitted(principal: Principal, route: PartnerRouteConfig): Principal {
   if (!principal.partnerActive) {
     throw apiError('UNAUTHORIZED_API_KEY', 'This partner is disabled; its credentials cannot query any endpoint.');
   }

@@ -42,6 +42,8 @@ export interface Principal {
 /** Implemented by the partners family; the platform only knows this shape. */
 export interface CredentialVerifier {
   verifyBearer(token: string): Promise<Principal | null>;
+  /** The principal of a bearer token verified recently (from memory, no waiting); undefined when not known. */
+  knownBearer?(token: string): Principal | undefined;
   verifyBasic(username: string, password: string): Promise<Principal | null>;
 }
 
