@@ -13,6 +13,8 @@ export interface HttpServerOptions {
   logRequests: boolean;
   bodyLimitBytes: number;
   metrics: Metrics;
+  /** Where log lines go (default stdout); tests read them here. */
+  logStream?: { write(line: string): void };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -138,7 +140,7 @@ export function toApiError(error: FastifyError | Error): ApiError {
  */
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const app = Fastify({
-    logger: { level: options.logLevel },
+    logger: { level: options.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     // Requests are logged once, compactly, in onResponse below (when enabled).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimitBytes,

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { Metrics } from '../src/platform/metrics.js';
+
+describe('HTTP metrics', () => {
+  it('render as a Prometheus counter and a cumulative histogram per method and route', async () => {
+    const metrics = new Metrics();
+    metrics.http.record('GET', '/v3/x', 200, 0.0005);
+    metrics.http.record('GET', '/v3/x', 200, 0.003);
+    metrics.http.record('GET', '/v3/x', 404, 3);
+    metrics.http.record('POST', '/v3/x', 201, 0.02);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('# TYPE pbs_http_requests_total counter');
+    expect(text).toContain('pbs_http_requests_total{method="GET",route="/v3/x",status="200"} 2');
+    expect(text).toContain('pbs_http_requests_total{method="GET",route="/v3/x",status="404"} 1');
+    expect(text).toContain('pbs_http_requests_total{method="POST",route="/v3/x",status="201"} 1');
+    expect(text).toContain('# TYPE pbs_http_request_duration_seconds histogram');
+    expect(text).toContain('pbs_http_request_duration_seconds_bucket{le="0.001",method="GET",route="/v3/x"} 1');
+    expect(text).toContain('pbs_http_request_duration_seconds_bucket{le="0.005",method="GET",route="/v3/x"} 2');
+    expect(text).toContain('pbs_http_request_duration_seconds_bucket{le="2.5",method="GET",route="/v3/x"} 2');
+    expect(text).toContain('pbs_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/v3/x"} 3');
+    expect(text).toContain('pbs_http_request_duration_seconds_sum{method="GET",route="/v3/x"} 3.0035');
+    expect(text).toContain('pbs_http_request_duration_seconds_count{method="GET",route="/v3/x"} 3');
+    expect(text).toContain('pbs_http_request_duration_seconds_count{method="POST",route="/v3/x"} 1');
+  });
+
+  it('escape label values and start again after a reset', async () => {
+    const metrics = new Metrics();
+    metrics.http.record('GET', '/a"b\\c', 200, 0.01);
+    expect(await metrics.registry.metrics()).toContain('pbs_http_requests_total{method="GET",route="/a\\"b\\\\c",status="200"} 1');
+    metrics.registry.resetMetrics();
+    expect(await metrics.registry.metrics()).not.toContain('pbs_http_requests_total{');
+  });
+});
