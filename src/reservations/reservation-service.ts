@@ -404,7 +404,6 @@ export class ReservationService {
     return restaurantOf(await this.catalog.find(idOrAlias), idOrAlias, options);
   }
 
-
   private bookingNotice(businessId: string): string {
     return this.feed.payload(BOOKINGS_TOPIC, businessId);
   }
