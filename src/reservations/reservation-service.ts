@@ -203,8 +203,7 @@ export class ReservationService {
     const { released, tableId } = await this.database.transact(async (trx) => {
       const store = this.store(trx);
       await store.lockRestaurant(r.businessId, this.bookingNotice(r.businessId));
-      const released = await store.releaseGuestHolds(r.businessId, uniqueId);
-      const occupied = await store.occupied(r.businessId, startAt, endAt, this.clock.now());
+      const { released, occupied } = await store.releaseGuestHoldsAndFindOccupied(r.businessId, uniqueId, startAt, endAt, this.clock.now());
       const table = freeTable(r.tables, occupied, covers, startAt, endAt);
       if (!table) throw apiError('HOLD_SLOT_NOT_AVAILABLE', `${date} ${time} is not available for ${covers}`);
       await store.insertHold({
@@ -269,10 +268,9 @@ export class ReservationService {
     const id = timeOrderedUuid();
     const booked = await this.database.transact(async (trx) => {
       const store = this.store(trx);
-      await store.lockRestaurant(r.businessId, this.bookingNotice(r.businessId));
-      const now = this.clock.now();
       // Consumed at once; any check below that fails rolls the transaction (and this) back.
-      const hold = await store.consumeHold(holdId);
+      const hold = await store.lockAndConsumeHold(r.businessId, this.bookingNotice(r.businessId), holdId);
+      const now = this.clock.now();
       if (!hold || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.expires_at <= now) {
         throw apiError('HOLD_NOT_FOUND', `No valid hold ${holdId}: it never existed or has expired`);
       }
@@ -280,9 +278,14 @@ export class ReservationService {
         throw apiError('RESERVATIONS_PARAMS_DONT_MATCH_HOLDS_PARAMS', `The hold is for ${hold.date} ${hold.time}, ${hold.covers} covers`);
       }
       if (creditCardRequired(r.settings, date, covers)) throw apiError('CREDIT_CARD_REQUIRED');
-      const duplicates = await store.guestReservationsBetween(r.businessId, guest.unique_id, startAt - DUPLICATE_WINDOW_MS, startAt + DUPLICATE_WINDOW_MS);
-      if (duplicates.length > 0) throw apiError('DUPLICATE_RESERVATION');
-      const occupied = await store.occupied(r.businessId, hold.start_at, hold.end_at, now, hold.id);
+      const { occupied, duplicates } = await store.reservationChecks(
+        r.businessId,
+        guest.unique_id,
+        { from: hold.start_at, to: hold.end_at, now, exceptHoldId: hold.id },
+        startAt - DUPLICATE_WINDOW_MS,
+        startAt + DUPLICATE_WINDOW_MS,
+      );
+      if (duplicates > 0) throw apiError('DUPLICATE_RESERVATION');
       const stillFree = r.tables.find((t) => t.id === hold.table_id) && freeTable(r.tables.filter((t) => t.id === hold.table_id), occupied, covers, hold.start_at, hold.end_at);
       const table = stillFree ?? freeTable(r.tables, occupied, covers, hold.start_at, hold.end_at);
       if (!table) throw apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE');

@@ -197,8 +197,50 @@ const INSERT_RESERVATION = new RawStatement(
      first_name, last_name, phone, email, notes, status, canceled_by, created_at, canceled_at)
    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
-const GUEST_RESERVATIONS = new RawStatement<{ id: string; start_at: number }>(
-  `select id, start_at from reservations where business_id = ? and unique_id = ? and status = 'active' and start_at > ? and start_at < ?`,
+
+// On PostgreSQL every statement of a booking is a round trip (a write that wakes the server), so
+// the booking path folds statements together where that keeps the same answers:
+
+/** A reservation's two reads in one: tables taken around the slot, and the guest's nearby reservations. */
+const RESERVATION_CHECKS = new RawStatement<Occupied & { kind: 'occupied' | 'duplicate' }>(
+  `select 'occupied' as kind, table_id, start_at, end_at from holds
+     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ? and id <> ?
+   union all
+   select 'occupied', table_id, start_at, end_at from reservations
+     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ?
+   union all
+   select 'duplicate', table_id, start_at, end_at from reservations
+     where business_id = ? and unique_id = ? and status = 'active' and start_at > ? and start_at < ?`,
+);
+
+/**
+ * PostgreSQL: the restaurant lock and the hold's consumption in one statement. Safe because the
+ * hold existed before this transaction began, and an UPDATE re-checks a row another transaction
+ * changed meanwhile; the reads that need everything committed before the lock come after it.
+ */
+const LOCK_AND_CONSUME_HOLD = new RawStatement<HoldRow>(
+  `with restaurant as materialized (
+     select pg_notify('pbs_changes', ?) from restaurant_settings where business_id = ? for update
+   )
+   update holds set status = 'consumed' where id = ? and status = 'active' and exists (select 1 from restaurant) returning *`,
+);
+
+/**
+ * PostgreSQL, after the lock: the guest's earlier holds released and the tables taken, in one
+ * statement. Both parts read the same snapshot, so the released holds are left out by id.
+ */
+const RELEASE_AND_OCCUPIED = new RawStatement<Partial<Occupied> & { kind: 'released' | 'occupied'; id: string | null }>(
+  `with released as (
+     update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active' returning id
+   )
+   select 'released' as kind, id, null as table_id, null as start_at, null as end_at from released
+   union all
+   select 'occupied', null, table_id, start_at, end_at from holds
+     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ?
+       and id not in (select id from released)
+   union all
+   select 'occupied', null, table_id, start_at, end_at from reservations
+     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ?`,
 );
 
 export class ReservationStore {
@@ -263,17 +305,55 @@ export class ReservationStore {
     ]);
   }
 
-  /** One live hold per guest per restaurant: a new hold drops the earlier ones (their ids are returned). */
-  async releaseGuestHolds(businessId: string, uniqueId: string): Promise<string[]> {
-    return (await RELEASE_GUEST_HOLDS.rows(this.db, this.dialect, [businessId, uniqueId])).map((r) => r.id);
+  /**
+   * For a new hold, after `lockRestaurant`: the guest's earlier holds here released (one live hold
+   * per guest per restaurant; their ids are returned) and the tables taken between two instants.
+   */
+  async releaseGuestHoldsAndFindOccupied(
+    businessId: string,
+    uniqueId: string,
+    from: number,
+    to: number,
+    now: number,
+  ): Promise<{ released: string[]; occupied: Occupied[] }> {
+    if (this.dialect !== 'postgres') {
+      const released = (await RELEASE_GUEST_HOLDS.rows(this.db, this.dialect, [businessId, uniqueId])).map((r) => r.id);
+      return { released, occupied: await this.occupied(businessId, from, to, now) };
+    }
+    const earliest = from - EARLIEST_OVERLAP_MS;
+    const rows = await RELEASE_AND_OCCUPIED.rows(this.db, this.dialect, [businessId, uniqueId, businessId, earliest, to, from, now, businessId, earliest, to, from]);
+    return {
+      released: rows.filter((r) => r.kind === 'released').map((r) => r.id as string),
+      occupied: rows.filter((r) => r.kind === 'occupied').map((r) => ({ table_id: r.table_id!, start_at: r.start_at!, end_at: r.end_at! })),
+    };
   }
 
   /**
-   * Marks an active hold consumed and returns it (one statement instead of a read and a write);
-   * the caller checks it and rolls back if it cannot be used.
+   * For a reservation: takes the restaurant lock (see `lockRestaurant`) and marks the hold
+   * consumed, returning it (undefined when it is not an active hold); the caller checks it and
+   * rolls back if it cannot be used.
    */
-  async consumeHold(id: string): Promise<HoldRow | undefined> {
-    return (await CONSUME_HOLD.rows(this.db, this.dialect, [id]))[0];
+  async lockAndConsumeHold(businessId: string, notice: string, holdId: string): Promise<HoldRow | undefined> {
+    const statement = this.dialect === 'postgres' ? LOCK_AND_CONSUME_HOLD : CONSUME_HOLD;
+    const parameters = this.dialect === 'postgres' ? [notice, businessId, holdId] : [holdId];
+    return (await statement.rows(this.db, this.dialect, parameters))[0];
+  }
+
+  /** For a reservation, after the lock: the tables taken around the slot, and how many of the guest's reservations start in (dupFrom, dupTo). */
+  async reservationChecks(
+    businessId: string,
+    uniqueId: string,
+    slot: { from: number; to: number; now: number; exceptHoldId: string },
+    dupFrom: number,
+    dupTo: number,
+  ): Promise<{ occupied: Occupied[]; duplicates: number }> {
+    const earliest = slot.from - EARLIEST_OVERLAP_MS;
+    const rows = await RESERVATION_CHECKS.rows(this.db, this.dialect, [
+      businessId, earliest, slot.to, slot.from, slot.now, slot.exceptHoldId,
+      businessId, earliest, slot.to, slot.from,
+      businessId, uniqueId, dupFrom, dupTo,
+    ]);
+    return { occupied: rows.filter((r) => r.kind === 'occupied'), duplicates: rows.filter((r) => r.kind === 'duplicate').length };
   }
 
   async insertReservation(r: ReservationRow): Promise<void> {
@@ -285,11 +365,6 @@ export class ReservationStore {
 
   findReservation(id: string) {
     return this.db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-
-  /** The guest's active reservations at a restaurant starting in (from, to). */
-  guestReservationsBetween(businessId: string, uniqueId: string, from: number, to: number) {
-    return GUEST_RESERVATIONS.rows(this.db, this.dialect, [businessId, uniqueId, from, to]);
   }
 
   cancelReservation(id: string, by: 'guest' | 'restaurant', now: number) {
