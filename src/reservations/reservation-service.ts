@@ -289,31 +289,33 @@ export class ReservationService {
       const stillFree = r.tables.find((t) => t.id === hold.table_id) && freeTable(r.tables.filter((t) => t.id === hold.table_id), occupied, covers, hold.start_at, hold.end_at);
       const table = stillFree ?? freeTable(r.tables, occupied, covers, hold.start_at, hold.end_at);
       if (!table) throw apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE');
-      await store.insertReservation({
-        id,
-        business_id: r.businessId,
-        partner_id: partnerId,
-        table_id: table.id,
-        hold_id: hold.id,
-        ...guest,
-        date,
-        time,
-        covers,
-        start_at: hold.start_at,
-        end_at: hold.end_at,
-        notes,
-        status: 'active',
-        canceled_by: null,
-        created_at: now,
-        canceled_at: null,
-      });
-      await recordEvent(trx, this.database.dialect, {
-        type: 'reservation.created',
-        businessId: r.businessId,
-        partnerId,
-        at: now,
-        payload: { reservation_id: id, business_id: r.businessId, date, time, covers },
-      });
+      await store.insertReservation(
+        {
+          id,
+          business_id: r.businessId,
+          partner_id: partnerId,
+          table_id: table.id,
+          hold_id: hold.id,
+          ...guest,
+          date,
+          time,
+          covers,
+          start_at: hold.start_at,
+          end_at: hold.end_at,
+          notes,
+          status: 'active',
+          canceled_by: null,
+          created_at: now,
+          canceled_at: null,
+        },
+        {
+          type: 'reservation.created',
+          businessId: r.businessId,
+          partnerId,
+          at: now,
+          payload: { reservation_id: id, business_id: r.businessId, date, time, covers },
+        },
+      );
       return { holdId: hold.id, table_id: table.id, start_at: hold.start_at, end_at: hold.end_at };
     });
     this.occupancy.apply(r.businessId, {

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 import type { DbOrTx, Dialect } from '../platform/db/database.js';
 import { RawStatement } from '../platform/db/raw.js';
+import { ChangeWithEvent, type DomainEvent } from '../platform/events.js';
 import { bumpCatalogVersion } from '../businesses/business-store.js';
 import type { ReservationSettings } from './inventory.js';
 
@@ -192,7 +193,7 @@ const RELEASE_GUEST_HOLDS = new RawStatement<{ id: string }>(
   `update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active' returning id`,
 );
 const CONSUME_HOLD = new RawStatement<HoldRow>(`update holds set status = 'consumed' where id = ? and status = 'active' returning *`);
-const INSERT_RESERVATION = new RawStatement(
+const INSERT_RESERVATION = new ChangeWithEvent(
   `insert into reservations (id, business_id, partner_id, table_id, hold_id, unique_id, date, time, covers, start_at, end_at,
      first_name, last_name, phone, email, notes, status, canceled_by, created_at, canceled_at)
    values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -356,11 +357,12 @@ export class ReservationStore {
     return { occupied: rows.filter((r) => r.kind === 'occupied'), duplicates: rows.filter((r) => r.kind === 'duplicate').length };
   }
 
-  async insertReservation(r: ReservationRow): Promise<void> {
+  /** Inserts a reservation and records `event` with it (one round trip on PostgreSQL). */
+  async insertReservation(r: ReservationRow, event: DomainEvent): Promise<void> {
     await INSERT_RESERVATION.run(this.db, this.dialect, [
       r.id, r.business_id, r.partner_id, r.table_id, r.hold_id, r.unique_id, r.date, r.time, r.covers, r.start_at, r.end_at,
       r.first_name, r.last_name, r.phone, r.email, r.notes, r.status, r.canceled_by, r.created_at, r.canceled_at,
-    ]);
+    ], event);
   }
 
   findReservation(id: string) {
