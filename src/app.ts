@@ -54,6 +54,7 @@ export interface Pbs {
   services: Services;
   rateLimiter: RateLimiter;
   deliverer: WebhookDeliverer;
+  occupancy: OccupancyIndex;
   /** Set only when this start generated the admin token (print it once). */
   generatedAdminToken: string | undefined;
   listen(): Promise<string>;
@@ -125,7 +126,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const credentials = new CredentialService(database.db, clock, config.authCacheMs);
   const catalog = new Catalog(database.db, config.catalogMaxStaleMs);
   const changes = new ChangeFeed(database);
-  const occupancy = new OccupancyIndex(database, clock, changes);
+  const occupancy = new OccupancyIndex(database, clock, changes, config.rememberedDays);
   const addressPolicy = { allowPrivate: config.webhooks.allowPrivateAddresses, allowLoopback: config.sandbox };
   const deliverer = new WebhookDeliverer(database, clock, config.webhooks, addressPolicy);
   const services: Services = {
@@ -183,6 +184,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     services,
     rateLimiter,
     deliverer,
+    occupancy,
     generatedAdminToken: admin.generated,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });

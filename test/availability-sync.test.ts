@@ -185,3 +185,39 @@ describe.each(['sqlite', 'postgres'] as const)('remembered search answers on %s'
     }
   });
 });
+
+describe.each(['sqlite', 'postgres'] as const)('remembered days on %s', (dialect) => {
+  it('stay within PBS_REMEMBERED_DAYS, dropping the oldest restaurants first, with the same answers', async () => {
+    const h = await startPbs(dialect, { env: { PBS_REMEMBERED_DAYS: '6' } });
+    try {
+      const first = await createRestaurant(h.url, { ...restaurantSettings, tables: [{ name: 'only', min_party: 1, max_party: 4 }] }, 'First Bistro');
+      const second = await createRestaurant(h.url, {}, 'Second Bistro');
+      const key = (await createPartner(h.url, ['reservations'])).apiKey.api_key;
+      const openings = async (id: string, date: string) => {
+        const r = await call(h.url, 'GET', `/v3/bookings/${id}/openings?date=${date}&time=19:00&covers=2`, { token: key });
+        expect(r.status).toBe(200);
+        return r.body;
+      };
+      // Each openings request computes four days (the day before to two days after).
+      const before = await openings(first.id, DAY);
+      expect(h.pbs.occupancy.daysRemembered).toBe(4);
+      await openings(second.id, DAY); // 8 > 6: the first restaurant's days are dropped
+      expect(h.pbs.occupancy.daysRemembered).toBeLessThanOrEqual(6);
+      await openings(second.id, '2031-05-20');
+      expect(h.pbs.occupancy.daysRemembered).toBeLessThanOrEqual(6);
+      expect(await openings(first.id, DAY)).toEqual(before);
+
+      // A hold made after its day was dropped and computed again still counts.
+      const held = await call(h.url, 'POST', `/v3/bookings/${first.id}/holds`, { token: key, form: { date: DAY, time: '19:00', covers: '2', unique_id: 'g' } });
+      expect(held.status).toBe(200);
+      await openings(second.id, '2031-05-24');
+      const timesOf = (body: { reservation_times: Array<{ date: string; times: Array<{ time: string }> }> }) =>
+        body.reservation_times.find((d) => d.date === DAY)!.times.map((t) => t.time);
+      expect(timesOf(before)).toContain('19:00');
+      expect(timesOf(await openings(first.id, DAY))).not.toContain('19:00');
+      expect(h.pbs.occupancy.daysRemembered).toBeLessThanOrEqual(6);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -33,6 +33,13 @@ export interface Config {
   shutdownGraceMs: number;
   /** Openings returns slots within ± this many minutes of the asked time. */
   openingsWindowMinutes: number;
+  /**
+   * Computed days of availability kept in memory, in all (see OccupancyIndex), a few kB each
+   * with their openings JSON: the default holds three weeks of 1,000 restaurants plus a metro's
+   * search at ~200 MB at most; unbounded, random openings over 10,000 restaurants grew the heap
+   * past 600 MB and old-generation GC into the tail latency.
+   */
+  rememberedDays: number;
   /** How long another process's change to businesses or inventory may go unseen (bookings never are). */
   catalogMaxStaleMs: number;
   webhooks: {
@@ -131,6 +138,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     clockSyncMs: int(merged, 'PBS_CLOCK_SYNC_MS', 1000, 0),
     shutdownGraceMs: int(merged, 'PBS_SHUTDOWN_GRACE_MS', 10_000, 0),
     openingsWindowMinutes: int(merged, 'PBS_OPENINGS_WINDOW_MINUTES', 60, 0),
+    rememberedDays: int(merged, 'PBS_REMEMBERED_DAYS', 50_000, 1),
     catalogMaxStaleMs: int(merged, 'PBS_CATALOG_MAX_STALE_MS', 250, 0),
     webhooks: {
       timeoutMs: int(merged, 'PBS_WEBHOOK_TIMEOUT_MS', 10_000, 100),

@@ -11,8 +11,6 @@ export const BOOKINGS_TOPIC = 'bookings';
 const PAST_HORIZON_MS = 24 * 3600_000;
 /** Changes remembered for `changedSince` (readers that fall further behind start over). */
 const CHANGE_LOG_SIZE = 4_096;
-/** Bounds the computed days kept per restaurant (dates × party sizes). */
-const MAX_MEMO_DAYS = 1_000;
 
 interface BusinessBookings {
   byId: Map<string, Booking>;
@@ -39,6 +37,8 @@ interface Memo {
 /** Computed days of one restaurant's inventory, by date, then by party size. */
 export interface RestaurantMemo {
   days: Map<string, Array<Memo | undefined>>;
+  /** Memos in `days`. */
+  count: number;
 }
 
 /** A restaurant's reservation model as the catalogue holds it (one object per catalogue load). */
@@ -71,11 +71,16 @@ export class OccupancyIndex {
   private loading: Promise<void> | undefined;
   /** Changes applied while a load is in flight, replayed onto its result (add and remove are idempotent). */
   private replay: Change[] | undefined;
+  /** Inventories holding computed days, oldest memo first, and the days they hold in all. */
+  private memoOwners: RestaurantInventory[] = [];
+  private rememberedDays = 0;
 
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly feed: ChangeFeed,
+    /** Computed days kept in all (dates × party sizes × restaurants); the oldest restaurants' go first. */
+    private readonly maxRememberedDays: number,
   ) {
     feed.subscribe(BOOKINGS_TOPIC, (businessId) => {
       if (businessId === undefined) this.complete = false;
@@ -135,7 +140,10 @@ export class OccupancyIndex {
   day(restaurant: RestaurantInventory, day: DayContext, covers: number): DaySlots {
     const now = day.now;
     let memo = restaurant.memo;
-    if (!memo || memo.days.size >= MAX_MEMO_DAYS) memo = restaurant.memo = { days: new Map() };
+    if (!memo) {
+      memo = restaurant.memo = { days: new Map(), count: 0 };
+      this.memoOwners.push(restaurant);
+    }
     let byCovers = memo.days.get(day.date);
     if (!byCovers) memo.days.set(day.date, (byCovers = []));
     const hit = byCovers[covers];
@@ -149,8 +157,28 @@ export class OccupancyIndex {
     }
     const entry = this.businesses.get(restaurant.businessId);
     const computed = daySlots(day, restaurant.settings, restaurant.tables, entry ? this.sorted(entry, now) : [], covers, now);
+    if (!hit) {
+      memo.count++;
+      if (++this.rememberedDays > this.maxRememberedDays) this.forgetOldestDays();
+    }
     byCovers[covers] = { seq: this.versionSeq, version: entry?.version ?? this.emptyVersion, day: computed };
     return computed;
+  }
+
+  /** Drops the computed days of the restaurants that started remembering first, down to three quarters of the bound. */
+  private forgetOldestDays(): void {
+    let dropped = 0;
+    while (dropped < this.memoOwners.length && this.rememberedDays > this.maxRememberedDays * 0.75) {
+      const owner = this.memoOwners[dropped++];
+      this.rememberedDays -= owner.memo?.count ?? 0;
+      owner.memo = undefined;
+    }
+    this.memoOwners = this.memoOwners.slice(dropped);
+  }
+
+  /** Computed days held now (for tests and metrics). */
+  get daysRemembered(): number {
+    return this.rememberedDays;
   }
 
   private versionOf(businessId: string): number {
