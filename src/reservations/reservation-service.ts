@@ -131,24 +131,18 @@ export class ReservationService {
 
   /**
    * Openings as a JSON text: a day's slots are rendered once per computed day and reused by
-   * every request until its bookings change (the hottest read of the interface).
+   * every request until its bookings change (the hottest read of the interface). The text comes
+   * back at once when the catalogue and the occupancy index are current (nearly always), and as
+   * a promise only when one of them must be brought up to date first.
    */
-  async openings(businessIdOrAlias: string, query: Record<string, unknown>): Promise<string> {
-    const asked = parseOpeningsQuery(query);
-    const r = await this.restaurant(businessIdOrAlias);
-    await this.occupancy.sync();
-    return this.renderOpenings(r, asked);
-  }
-
-  /**
-   * The answer of `openings` without waiting, when the catalogue and the occupancy index are
-   * current (nearly always); undefined when `openings` must be awaited instead.
-   */
-  openingsNow(businessIdOrAlias: string, query: Record<string, unknown>): string | undefined {
+  openings(businessIdOrAlias: string, query: Record<string, unknown>): string | Promise<string> {
     const asked = parseOpeningsQuery(query);
     const entry = this.catalog.findFresh(businessIdOrAlias);
-    if (!entry || !this.occupancy.synced()) return undefined;
-    return this.renderOpenings(restaurantOf(entry, businessIdOrAlias), asked);
+    if (entry && this.occupancy.synced()) return this.renderOpenings(restaurantOf(entry, businessIdOrAlias), asked);
+    return this.restaurant(businessIdOrAlias).then(async (r) => {
+      await this.occupancy.sync();
+      return this.renderOpenings(r, asked);
+    });
   }
 
   private renderOpenings(r: Restaurant, { day0, minutes, covers, withRange }: OpeningsQuery): string {

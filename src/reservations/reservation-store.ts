@@ -335,9 +335,11 @@ export class ReservationStore {
    * rolls back if it cannot be used.
    */
   async lockAndConsumeHold(businessId: string, notice: string, holdId: string): Promise<HoldRow | undefined> {
-    const statement = this.dialect === 'postgres' ? LOCK_AND_CONSUME_HOLD : CONSUME_HOLD;
-    const parameters = this.dialect === 'postgres' ? [notice, businessId, holdId] : [holdId];
-    return (await statement.rows(this.db, this.dialect, parameters))[0];
+    const rows =
+      this.dialect === 'postgres'
+        ? await LOCK_AND_CONSUME_HOLD.rows(this.db, this.dialect, [notice, businessId, holdId])
+        : await CONSUME_HOLD.rows(this.db, this.dialect, [holdId]); // SQLite transactions are already serialised
+    return rows[0];
   }
 
   /** For a reservation, after the lock: the tables taken around the slot, and how many of the guest's reservations start in (dupFrom, dupTo). */

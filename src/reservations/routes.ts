@@ -98,16 +98,14 @@ export function reservationRoutes(service: ReservationService) {
         },
       },
       // The service renders the JSON itself (see openings); the schema above documents it.
-      // Not async: the answer is usually ready at once (openingsNow), and then costs no promise.
+      // Not async: the answer is usually ready at once, and then costs no promise.
       (request, reply) => {
-        const id = (request.params as { business_id: string }).business_id;
-        const query = request.query as Record<string, unknown>;
-        const ready = service.openingsNow(id, query);
-        if (ready !== undefined) {
-          reply.type(JSON_UTF8).send(ready);
+        const answer = service.openings((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>);
+        if (typeof answer === 'string') {
+          reply.type(JSON_UTF8).send(answer);
           return;
         }
-        return service.openings(id, query).then((body) => reply.type(JSON_UTF8).send(body));
+        return answer.then((body) => reply.type(JSON_UTF8).send(body));
       },
     );
 
