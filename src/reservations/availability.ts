@@ -89,12 +89,6 @@ export function freeTable(tables: TableRow[], occupied: Occupied[], covers: numb
   return undefined;
 }
 
-export interface OpenSlot {
-  minutes: number;
-  startAt: number;
-  creditCardRequired: boolean;
-}
-
 /** What every restaurant in one time zone shares about a local date, computed once per request. */
 export interface DayContext {
   date: string;
@@ -134,56 +128,66 @@ export function dayContext(now: number, timeZone: string, date: string): DayCont
   return { date: d.date, weekday: d.weekday, ahead: d.ahead, toUtc: d.toUtc, now };
 }
 
-/** The open start times of one local day for a party, before the notice period and any window. */
+/** Slots in a day: slot q starts at minute q × SLOT_MINUTES. */
+export const DAY_SLOTS = (24 * 60) / SLOT_MINUTES;
+
+/**
+ * The open start times of one local day for a party, before the notice period and any window.
+ * Thousands of these are remembered and read at random, so they are kept small: a bitmap over
+ * the day's 96 slots in three 32-bit words (slot q is bit q % 32 of word q >> 5; see `isOpen`).
+ */
 export interface DaySlots {
-  slots: OpenSlot[];
-  /**
-   * The slots as openings JSON objects joined by commas, built on first use, so any window of
-   * them is one substring: slot i starts at `offsets[i]`, and `offsets[slots.length]` is one past
-   * the end (where a comma would follow).
-   */
-  openingsJson?: { text: string; offsets: Uint32Array };
+  open0: number;
+  open1: number;
+  open2: number;
+  /** Whether a card is needed decides per day and party size, so it is the same for every slot. */
+  creditCardRequired: boolean;
   /** The instant they were computed at, and the instant a counted hold lapses: valid in between. */
   computedAt: number;
   validUntil: number;
 }
 
-const NO_SLOTS: OpenSlot[] = [];
+/** Whether slot `q` (0 ≤ q < DAY_SLOTS) is open. */
+export function isOpen(slots: DaySlots, q: number): boolean {
+  const word = q < 32 ? slots.open0 : q < 64 ? slots.open1 : slots.open2;
+  return ((word >>> (q & 31)) & 1) === 1;
+}
 
 /**
  * Every start time of `day` at which a table fitting the party is free for the whole turn,
  * counting reservations and the holds live at `now`. `bookings` are sorted by start time. The
  * restaurant's fixed rules (party range, closed dates, hours) apply here too; the rules that move
- * with time (booking horizon, notice period) do not (see `bookableSlots`), so the result stays
+ * with time (booking horizon, notice period) do not (see `bookableRange`), so the result stays
  * valid as time passes.
  */
 export function daySlots(day: DayContext, settings: ReservationSettings, tables: TableRow[], bookings: Booking[], covers: number, now: number): DaySlots {
-  const none = { slots: NO_SLOTS, computedAt: now, validUntil: Infinity };
-  if (!settings.accepts_reservations || covers < settings.party_size.min || covers > settings.party_size.max) return none;
+  const slots: DaySlots = { open0: 0, open1: 0, open2: 0, creditCardRequired: false, computedAt: now, validUntil: Infinity };
+  if (!settings.accepts_reservations || covers < settings.party_size.min || covers > settings.party_size.max) return slots;
   const compiled = compile(settings);
-  if (compiled.closed.has(day.date)) return none;
+  if (compiled.closed.has(day.date)) return slots;
   const windows = compiled.windows[day.weekday];
-  if (windows.length === 0) return none;
+  if (windows.length === 0) return slots;
   const turn = turnMinutes(settings, covers) * 60_000;
-  const card = creditCardRequired(settings, day.date, covers);
+  slots.creditCardRequired = creditCardRequired(settings, day.date, covers);
   // Only bookings that can overlap a turn starting this day (turns last at most 10 hours).
   const dayStart = day.toUtc(0);
   const dayEnd = day.toUtc(24 * 60) + turn;
   const occupied: Booking[] = [];
-  let validUntil = Infinity;
   for (let i = firstStartingAfter(bookings, dayStart - 24 * 3600_000); i < bookings.length && bookings[i].start_at < dayEnd; i++) {
     const b = bookings[i];
     if (b.end_at <= dayStart || b.expires_at <= now) continue;
     occupied.push(b);
-    if (b.expires_at < validUntil) validUntil = b.expires_at;
+    if (b.expires_at < slots.validUntil) slots.validUntil = b.expires_at;
   }
-  const slots: OpenSlot[] = [];
-  for (let m = 0; m <= 24 * 60 - SLOT_MINUTES; m += SLOT_MINUTES) {
+  const words = [0, 0, 0];
+  for (let q = 0; q < DAY_SLOTS; q++) {
+    const m = q * SLOT_MINUTES;
     if (!inWindows(windows, m)) continue;
     const startAt = day.toUtc(m);
-    if (freeTable(tables, occupied, covers, startAt, startAt + turn)) slots.push({ minutes: m, startAt, creditCardRequired: card });
+    if (freeTable(tables, occupied, covers, startAt, startAt + turn)) words[q >> 5] |= 1 << (q & 31);
   }
-  return { slots, computedAt: now, validUntil };
+  [slots.open0, slots.open1, slots.open2] = words;
+  return slots;
 }
 
 /** Index of the first booking starting after `instant` (binary search). */
@@ -199,38 +203,24 @@ function firstStartingAfter(bookings: Booking[], instant: number): number {
 }
 
 /**
- * The slots of a day a guest can book now, within [fromMinutes, toMinutes]: inside the booking
- * horizon and past the notice period. With `firstOnly`, stops at the first (enough to know a restaurant has an opening).
+ * The slots of `day` a guest could book now within [fromMinutes, toMinutes], as slot indices
+ * [first, end): inside the booking horizon and past the notice period. The open ones among them
+ * are those `isOpen` in the day's slots.
  */
-export function bookableSlots(
-  day: DayContext,
-  slots: DaySlots,
-  settings: ReservationSettings,
-  fromMinutes: number,
-  toMinutes: number,
-  firstOnly = false,
-): OpenSlot[] {
-  const [start, end] = bookableRange(day, slots, settings, fromMinutes, toMinutes);
-  if (start === end) return NO_SLOTS;
-  return slots.slots.slice(start, firstOnly ? start + 1 : end);
+export function bookableRange(day: DayContext, settings: ReservationSettings, fromMinutes: number, toMinutes: number): [number, number] {
+  if (day.ahead < 0 || day.ahead > settings.max_future_days) return [0, 0];
+  const earliest = Math.max(day.now + 1, day.now + settings.min_notice_minutes * 60_000);
+  let first = Math.max(0, Math.ceil(fromMinutes / SLOT_MINUTES));
+  const end = Math.min(DAY_SLOTS, Math.floor(toMinutes / SLOT_MINUTES) + 1);
+  // Start instants grow with the minute of the day, so the notice period cuts off a prefix.
+  while (first < end && day.toUtc(first * SLOT_MINUTES) < earliest) first++;
+  return first < end ? [first, end] : [0, 0];
 }
 
-/** The same as `bookableSlots`, as indices [start, end) into `slots.slots` (no copying). */
-export function bookableRange(day: DayContext, slots: DaySlots, settings: ReservationSettings, fromMinutes: number, toMinutes: number): [number, number] {
-  if (day.ahead < 0 || day.ahead > settings.max_future_days) return [0, 0];
-  const now = day.now;
-  const earliest = Math.max(now + 1, now + settings.min_notice_minutes * 60_000);
-  const list = slots.slots;
-  let start = 0;
-  let hi = list.length;
-  while (start < hi) {
-    const mid = (start + hi) >> 1;
-    if (list[mid].minutes < fromMinutes) start = mid + 1;
-    else hi = mid;
-  }
-  // Start instants grow with the minute of the day, so the notice period cuts off a prefix.
-  while (start < list.length && list[start].minutes <= toMinutes && list[start].startAt < earliest) start++;
-  let end = start;
-  while (end < list.length && list[end].minutes <= toMinutes) end++;
-  return [start, end];
+/** The start minutes of the open slots a guest can book now within [fromMinutes, toMinutes], at most `limit` of them. */
+export function bookableMinutes(day: DayContext, slots: DaySlots, settings: ReservationSettings, fromMinutes: number, toMinutes: number, limit = DAY_SLOTS): number[] {
+  const [first, end] = bookableRange(day, settings, fromMinutes, toMinutes);
+  const out: number[] = [];
+  for (let q = first; q < end && out.length < limit; q++) if (isOpen(slots, q)) out.push(q * SLOT_MINUTES);
+  return out;
 }

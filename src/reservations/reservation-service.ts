@@ -7,9 +7,9 @@ import { recordEvent } from '../platform/events.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
 import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
-import { bookableRange, dayContext, freeTable, slotProblem, type OpenSlot, type SlotContext } from './availability.js';
+import { bookableRange, DAY_SLOTS, dayContext, freeTable, isOpen, slotProblem, type SlotContext } from './availability.js';
 import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from './occupancy.js';
-import { creditCardRequired, normalizeSettings, turnMinutes, type ReservationSettings } from './inventory.js';
+import { creditCardRequired, normalizeSettings, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
 import { ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
 
@@ -24,6 +24,9 @@ export interface ReservationOptions {
   /** Openings returns slots within ± this many minutes of the asked time. */
   openingsWindowMinutes: number;
 }
+
+/** An open slot that needs no card, in the openings format: the same text for every restaurant. */
+const OPEN_SLOT_JSON = Array.from({ length: DAY_SLOTS }, (_, q) => `{"time":"${formatHHMM(q * SLOT_MINUTES)}","credit_card_required":false}`);
 
 interface Restaurant extends RestaurantModel {
   business: BusinessRef;
@@ -153,10 +156,18 @@ export class ReservationService {
       const date = addDays(day0, shift);
       const day = dayContext(now, r.business.timezone, date);
       const slots = this.occupancy.day(r.inventory, day, covers);
-      const [start, end] = bookableRange(day, slots, r.settings, minutes - w, minutes + w);
-      const json = (slots.openingsJson ??= this.openingsJson(r.business, date, slots.slots, covers));
-      const times = start === end ? '' : json.text.slice(json.offsets[start], json.offsets[end] - 1);
-      body += `${shift === -1 ? '' : ','}{"date":"${date}","times":[${times}]}`;
+      const [first, end] = bookableRange(day, r.settings, minutes - w, minutes + w);
+      body += shift === -1 ? '{"date":"' : ',{"date":"';
+      body += date;
+      body += '","times":[';
+      let comma = false;
+      for (let q = first; q < end; q++) {
+        if (!isOpen(slots, q)) continue;
+        if (comma) body += ',';
+        body += slots.creditCardRequired ? this.cardSlotJson(r.business, date, q, covers) : OPEN_SLOT_JSON[q];
+        comma = true;
+      }
+      body += ']}';
     }
     body += ']';
     if (withRange) body += `,"covers_range":{"min_party_size":${r.settings.party_size.min},"max_party_size":${r.settings.party_size.max}}`;
@@ -415,20 +426,10 @@ export class ReservationService {
     return `${this.options.publicUrl}/reservations/${encodeURIComponent(b.alias)}/confirmed/${id}?utm_medium=api_v3_reservations`;
   }
 
-  /** A day's slots in the openings format, for `DaySlots.openingsJson`. */
-  private openingsJson(b: BusinessRef, date: string, slots: OpenSlot[], covers: number): { text: string; offsets: Uint32Array } {
-    const offsets = new Uint32Array(slots.length + 1);
-    let text = '';
-    slots.forEach((slot, i) => {
-      const time = formatHHMM(slot.minutes);
-      if (i > 0) text += ',';
-      offsets[i] = text.length;
-      text += slot.creditCardRequired
-        ? JSON.stringify({ time, credit_card_required: true, url: this.reserveUrl(b, date, time, covers) })
-        : `{"time":"${time}","credit_card_required":false}`;
-    });
-    offsets[slots.length] = text.length + 1;
-    return { text, offsets };
+  /** An openings slot that needs a card: it links to the reserve page. */
+  private cardSlotJson(b: BusinessRef, date: string, slot: number, covers: number): string {
+    const time = formatHHMM(slot * SLOT_MINUTES);
+    return `{"time":"${time}","credit_card_required":true,"url":${JSON.stringify(this.reserveUrl(b, date, time, covers))}}`;
   }
 
   private reserveUrl(b: BusinessRef, date: string, time: string, covers: number) {

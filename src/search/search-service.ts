@@ -1,7 +1,7 @@
 import type { Clock } from '../platform/clock.js';
 import { apiError } from '../platform/errors.js';
 import { addDays, formatHHMM, localDate, localDay } from '../platform/local-time.js';
-import { bookableSlots, dayContext, type DayContext } from '../reservations/availability.js';
+import { bookableMinutes, dayContext, type DayContext } from '../reservations/availability.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { parseBoolean, parseDateTimeCovers, single } from '../reservations/params.js';
 import { Catalog, distanceMeters, isOpenAt, resolveArea, type IndexedBusiness } from '../catalog/catalog.js';
@@ -193,13 +193,13 @@ export class SearchService {
     if (!res) return 0;
     const day = this.dayFor(entry, a);
     const slots = this.occupancy.day(res, day, a.covers);
-    const first = bookableSlots(day, slots, res.settings, a.minutes - SEARCH_OPENINGS_WINDOW, a.minutes + SEARCH_OPENINGS_WINDOW, true)[0];
+    const first = bookableMinutes(day, slots, res.settings, a.minutes - SEARCH_OPENINGS_WINDOW, a.minutes + SEARCH_OPENINGS_WINDOW, 1)[0];
     // When could this answer change with time alone?
     let until = slots.validUntil;
-    if (first) until = Math.min(until, first.startAt - res.settings.min_notice_minutes * 60_000);
+    if (first !== undefined) until = Math.min(until, day.toUtc(first) - res.settings.min_notice_minutes * 60_000);
     if (day.ahead > res.settings.max_future_days) until = Math.min(until, nextLocalMidnight(a.now, entry.business.timezone));
     if (until < w.validUntil) w.validUntil = until;
-    return first ? 1 : 0;
+    return first !== undefined ? 1 : 0;
   }
 
   private dayFor(entry: IndexedBusiness, a: Availability): DayContext {
@@ -218,7 +218,7 @@ export class SearchService {
     const day = this.dayFor(c.entry, a);
     const w = SEARCH_OPENINGS_WINDOW;
     const slots = this.occupancy.day(res, day, a.covers);
-    return bookableSlots(day, slots, res.settings, a.minutes - w, a.minutes + w).map((s) => formatHHMM(s.minutes));
+    return bookableMinutes(day, slots, res.settings, a.minutes - w, a.minutes + w).map(formatHHMM);
   }
 }
 
