@@ -5,7 +5,8 @@
  *
  * Options: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
- * BENCH_PG_URL=off skips them), BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY=webhooks.
+ * BENCH_PG_URL=off skips them), BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of
+ * openings, search, holds, webhooks: only those groups run, after /healthz).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -267,9 +268,9 @@ async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | un
 }
 
 const WEBHOOK_MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 5000);
-/** BENCH_ONLY=webhooks runs the baseline, healthz and the webhook scenario only. */
-const ONLY = process.env.BENCH_ONLY;
-class SkipScenarios extends Error {}
+/** BENCH_ONLY=openings,webhooks runs /healthz and those groups of scenarios only. */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
+const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks') => !ONLY || ONLY.has(group);
 
 /** Webhook delivery: throughput of a backlog, then event→POST latency at a steady rate. */
 async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
@@ -332,6 +333,19 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
   }
 }
 
+function webhookLines(w: WebhookFigures): string[] {
+  return [
+    `webhook delivery (SQLite, ${WEBHOOK_MESSAGES.toLocaleString('en-US')} messages to a loopback receiver, 8 connections, 64 in flight):`,
+    '',
+    '| measure | value |',
+    '|---|---:|',
+    `| bare undici POST loop (mean of runs before and after the drain) | ${Math.round(w.bareLoopPerSecond).toLocaleString('en-US')} msg/s |`,
+    `| pbs delivery of a backlog | ${Math.round(w.deliveredPerSecond).toLocaleString('en-US')} msg/s (${((w.deliveredPerSecond / w.bareLoopPerSecond) * 100).toFixed(1)} % of the bare loop) |`,
+    `| event → POST latency at ~200 events/s | p50 ${w.latencyP50} ms, p99 ${w.latencyP99} ms |`,
+    `| attempts recorded / POSTs received | ${w.attemptsRecorded.toLocaleString('en-US')} / ${w.postsReceived.toLocaleString('en-US')} |`,
+  ];
+}
+
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-bench-'));
   const raw = await start([path.join(ROOT, 'bench/raw-server.mjs')], { PORT: '0' });
@@ -344,42 +358,40 @@ async function main() {
     const sqlite = await startPbs(dataDir);
     try {
       figures.push(await besideRaw(() => measure('pbs GET /healthz', { url: `${sqlite.url}/healthz` })));
-      if (ONLY === 'webhooks') throw new SkipScenarios();
-      const loadStart = Date.now();
-      const metro = await loadMetro(sqlite.url, 10_000);
-      process.stderr.write(`loaded 10,000 restaurants on SQLite in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
-      figures.push(await besideRaw(() => measure('openings, 1,000 restaurants (SQLite)', openingsOptions(sqlite.url, metro.key, metro.ids.slice(0, 1000), dates))));
-      const searchPath = `/v3/businesses/search?location=Bench%20City&reservation_date=${dates[3]}&reservation_time=19:00&reservation_covers=2&limit=20`;
-      const searchAuth = { authorization: `Bearer ${metro.key}` };
-      figures.push(await besideRaw(() => measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 1)));
-      figures.push(await besideRaw(() => measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 10)));
-      figures.push(
-        await besideRaw(() =>
-          measure(
-            'plain search, 10,000 in one metro (SQLite)',
-            { url: `${sqlite.url}/v3/businesses/search?location=Bench%20City&term=pizza&limit=20`, headers: { authorization: `Bearer ${metro.key}` } },
-            10,
-          ),
-        ),
-      );
-      figures.push(await besideRaw(() => holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates)));
-    } catch (error) {
-      if (!(error instanceof SkipScenarios)) throw error;
+      if (wanted('openings') || wanted('search') || wanted('holds')) {
+        const loadStart = Date.now();
+        const metro = await loadMetro(sqlite.url, 10_000);
+        process.stderr.write(`loaded 10,000 restaurants on SQLite in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
+        if (wanted('openings')) {
+          figures.push(await besideRaw(() => measure('openings, 1,000 restaurants (SQLite)', openingsOptions(sqlite.url, metro.key, metro.ids.slice(0, 1000), dates))));
+        }
+        if (wanted('search')) {
+          const searchPath = `/v3/businesses/search?location=Bench%20City&reservation_date=${dates[3]}&reservation_time=19:00&reservation_covers=2&limit=20`;
+          const searchAuth = { authorization: `Bearer ${metro.key}` };
+          figures.push(await besideRaw(() => measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 1)));
+          figures.push(await besideRaw(() => measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 10)));
+          const plainPath = '/v3/businesses/search?location=Bench%20City&term=pizza&limit=20';
+          figures.push(await besideRaw(() => measure('plain search, 10,000 in one metro (SQLite)', { url: sqlite.url + plainPath, headers: searchAuth }, 10)));
+        }
+        if (wanted('holds')) figures.push(await besideRaw(() => holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates)));
+      }
     } finally {
       await stop(sqlite);
     }
 
-    if (ONLY !== 'webhooks') await withPostgres(async (url) => {
-      const postgres = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'pg') });
-      try {
-        const metro = await loadMetro(postgres.url, 1_000);
-        figures.push(await besideRaw(() => measure('openings, 1,000 restaurants (PostgreSQL)', openingsOptions(postgres.url, metro.key, metro.ids, dates))));
-        figures.push(await besideRaw(() => holdAndReserve('hold → reserve (PostgreSQL)', postgres.url, metro.key, metro.ids, dates)));
-      } finally {
-        await stop(postgres);
-      }
-    });
-    webhooks = await webhookScenario(dataDir);
+    if (wanted('openings') || wanted('holds')) {
+      await withPostgres(async (url) => {
+        const postgres = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'pg') });
+        try {
+          const metro = await loadMetro(postgres.url, 1_000);
+          if (wanted('openings')) figures.push(await besideRaw(() => measure('openings, 1,000 restaurants (PostgreSQL)', openingsOptions(postgres.url, metro.key, metro.ids, dates))));
+          if (wanted('holds')) figures.push(await besideRaw(() => holdAndReserve('hold → reserve (PostgreSQL)', postgres.url, metro.key, metro.ids, dates)));
+        } finally {
+          await stop(postgres);
+        }
+      });
+    }
+    if (wanted('webhooks')) webhooks = await webhookScenario(dataDir);
   } finally {
     await stop(raw);
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -392,15 +404,7 @@ async function main() {
     '| scenario | connections | req/s | p50 ms | p99 ms | vs raw node:http req/s | steal | non-2xx | errors | |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...figures.map(row),
-    '',
-    `webhook delivery (SQLite, ${WEBHOOK_MESSAGES.toLocaleString('en-US')} messages to a loopback receiver, 8 connections, 64 in flight):`,
-    '',
-    '| measure | value |',
-    '|---|---:|',
-    `| bare undici POST loop (mean of runs before and after the drain) | ${Math.round(webhooks!.bareLoopPerSecond).toLocaleString('en-US')} msg/s |`,
-    `| pbs delivery of a backlog | ${Math.round(webhooks!.deliveredPerSecond).toLocaleString('en-US')} msg/s (${((webhooks!.deliveredPerSecond / webhooks!.bareLoopPerSecond) * 100).toFixed(1)} % of the bare loop) |`,
-    `| event → POST latency at ~200 events/s | p50 ${webhooks!.latencyP50} ms, p99 ${webhooks!.latencyP99} ms |`,
-    `| attempts recorded / POSTs received | ${webhooks!.attemptsRecorded.toLocaleString('en-US')} / ${webhooks!.postsReceived.toLocaleString('en-US')} |`,
+    ...(webhooks ? ['', ...webhookLines(webhooks)] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
