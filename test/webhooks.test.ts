@@ -151,6 +151,21 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       expect(d.attempts_log[0].response_excerpt).toBe('oops');
     });
 
+    it('keeps the first 500 characters of a long answer, whole characters only', async () => {
+      const p = await subscribedPartner();
+      // 3,000 two-byte characters in several chunks: the excerpt must not cut one in half.
+      p.receiver.behaviour = (_r, res) => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        for (let i = 0; i < 6; i++) res.write('é'.repeat(500));
+        res.end();
+      };
+      await emitLead();
+      await h.pbs.deliverer.runDue();
+      const [d] = await deliveriesOf(p.partner.id);
+      expect(d).toMatchObject({ status: 'pending', last_status_code: 500 });
+      expect(d.attempts_log[0].response_excerpt).toBe('é'.repeat(500));
+    });
+
     it('retries after a timeout and after a refused connection', async () => {
       const slow = await subscribedPartner();
       slow.receiver.behaviour = (_r, res) => setTimeout(() => res.writeHead(200).end(), 1000);

@@ -1,13 +1,13 @@
 import os from 'node:os';
 import { sql, type Selectable } from 'kysely';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import type { Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database, Tx } from '../platform/db/database.js';
 import { RawStatement } from '../platform/db/raw.js';
 import { newId, randomBase62 } from '../platform/ids.js';
 import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
-import { describeRequestFailure } from './outbound.js';
+import { describeRequestFailure, post } from './outbound.js';
 import { sign } from './signing.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
 
@@ -49,6 +49,9 @@ const SETTLE = new RawStatement(
 type Endpoint = Selectable<WebhookEndpointsTable>;
 const ENDPOINT = new RawStatement<Endpoint>('select * from webhook_endpoints where partner_id = ?');
 
+/** An endpoint address as checked (and parsed) recently. */
+type UrlCheck = { refused: string; target?: undefined; until: number } | { refused: undefined; target: URL; until: number };
+
 interface Outcome {
   statusCode: number | null;
   error: string | null;
@@ -76,7 +79,7 @@ export class WebhookDeliverer {
   private readonly workerId = `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
   private readonly agent: Agent;
   private readonly inFlightByPartner = new Map<string, number>();
-  private readonly urlChecks = new Map<string, { refused: string | undefined; until: number }>();
+  private readonly urlChecks = new Map<string, UrlCheck>();
   /** Deliveries claimed and not yet answered (their records may still be committing). */
   private sending = 0;
   private readonly inFlight = new Set<Promise<void>>();
@@ -341,14 +344,17 @@ export class WebhookDeliverer {
    * The address check of an endpoint URL, remembered for a few seconds: it resolves the host
    * (a DNS lookup for names), which per POST would cost more than the POST on a busy endpoint.
    */
-  private async checkUrl(url: string): Promise<string | undefined> {
+  private async checkUrl(url: string): Promise<UrlCheck> {
     const wall = Date.now();
     const hit = this.urlChecks.get(url);
-    if (hit && hit.until > wall) return hit.refused;
+    if (hit && hit.until > wall) return hit;
     const refused = await checkWebhookUrl(url, this.policy);
     if (this.urlChecks.size > 1_000) this.urlChecks.clear();
-    this.urlChecks.set(url, { refused, until: wall + URL_CHECK_TTL_MS });
-    return refused;
+    // Only an accepted URL is parsed (the check already found it valid).
+    const until = wall + URL_CHECK_TTL_MS;
+    const check: UrlCheck = refused !== undefined ? { refused, until } : { refused, target: new URL(url), until };
+    this.urlChecks.set(url, check);
+    return check;
   }
 
   private async send(
@@ -358,18 +364,18 @@ export class WebhookDeliverer {
     now: number,
   ): Promise<Outcome> {
     const started = performance.now();
-    const refused = await this.checkUrl(endpoint.url);
-    if (refused) return { statusCode: null, error: `url refused: ${refused}`, excerpt: null, retryAfterMs: null, latencyMs: 0 };
+    const check = await this.checkUrl(endpoint.url);
+    if (check.refused !== undefined) return { statusCode: null, error: `url refused: ${check.refused}`, excerpt: null, retryAfterMs: null, latencyMs: 0 };
     const timestamp = Math.floor(now / 1000);
     const signatures = [sign(endpoint.secret, messageId, timestamp, body)];
     if (endpoint.previous_secret && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now) {
       signatures.push(sign(endpoint.previous_secret, messageId, timestamp, body));
     }
     try {
-      const response = await request(endpoint.url, {
-        method: 'POST',
-        dispatcher: this.agent,
-        headers: {
+      const answer = await post(
+        this.agent,
+        check.target,
+        {
           'content-type': 'application/json',
           'user-agent': 'pbs-webhooks/1',
           'webhook-id': messageId,
@@ -379,15 +385,13 @@ export class WebhookDeliverer {
         body,
         // Connect, headers and body each within the timeout (undici's own timers: an abort
         // signal per request cost a measurable share of delivery throughput).
-        headersTimeout: this.config.timeoutMs,
-        bodyTimeout: this.config.timeoutMs,
-      });
-      const text = await response.body.text().catch(() => '');
+        this.config.timeoutMs,
+      );
       return {
-        statusCode: response.statusCode,
+        statusCode: answer.statusCode,
         error: null,
-        excerpt: text.slice(0, 500) || null,
-        retryAfterMs: response.statusCode === 429 || response.statusCode === 503 ? retryAfterMs(response.headers['retry-after'], Date.now()) : null,
+        excerpt: answer.excerpt || null,
+        retryAfterMs: answer.statusCode === 429 || answer.statusCode === 503 ? retryAfterMs(answer.headers['retry-after'], Date.now()) : null,
         latencyMs: performance.now() - started,
       };
     } catch (error) {
