@@ -92,6 +92,13 @@ describe.each(dialects)('GET /v3/businesses/search on %s', (dialect) => {
   it('sorts by rating, review_count and distance, and pages with limit and offset', async () => {
     expect(names(await search('location=San%20Francisco&sort_by=rating'))).toEqual(['Blue Sushi', 'Golden Trattoria', 'Ember Pizza']);
     expect(names(await search('location=San%20Francisco&sort_by=review_count'))).toEqual(['Ember Pizza', 'Golden Trattoria', 'Blue Sushi']);
+    // A named location has no radius: distances are worked out only for ordering and the page.
+    for (const sort of ['distance', 'best_match', 'rating']) {
+      const all = (await search(`location=San%20Francisco&sort_by=${sort}`)).body.businesses as Array<{ distance: number }>;
+      expect(all).toHaveLength(3);
+      for (const b of all) expect(Number.isFinite(b.distance)).toBe(true);
+      if (sort === 'distance') expect(all.map((b) => b.distance)).toEqual(all.map((b) => b.distance).sort((x, y) => x - y));
+    }
     const page = await search('location=San%20Francisco&sort_by=rating&limit=1&offset=1');
     expect(page.body.total).toBe(3);
     expect(names(page)).toEqual(['Golden Trattoria']);

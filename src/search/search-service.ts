@@ -42,7 +42,9 @@ function number(query: Query, field: string, min: number, max: number, integer: 
 
 interface Scored {
   entry: IndexedBusiness;
+  /** Metres from the search centre; NaN until something needs it (see `distanceOf`). */
   distance: number;
+  center: { latitude: number; longitude: number };
   relevance: number;
   /** rating weighted by how many reviews back it (best_match). */
   quality: number;
@@ -106,11 +108,12 @@ export class SearchService {
     // The total needs only whether each restaurant has an opening; the page gets the full list below.
     const answers = availability?.matchesPartySize ? this.windowAnswers(availability, entries, byIdOrAlias) : undefined;
 
-    // Cheap tests first; the distance only for what passes them. Only the best offset + limit
-    // are kept (as objects); the rest are counted.
+    // Cheap tests first; the distance only for what passes them, and only when a radius or the
+    // order needs it (it was a quarter of a metro search). Only the best offset + limit are kept
+    // (as objects); the rest are counted.
     const best = new TopK<Scored>(offset + limit, comparators[sortBy]);
     let total = 0;
-    const scratch: Scored = { entry: entries[0], distance: 0, relevance: 0, quality: 0 };
+    const scratch: Scored = { entry: entries[0], distance: NaN, center, relevance: 0, quality: 0 };
     const pool = areaKey !== undefined ? (searchableByArea.get(areaKey) ?? []) : entries;
     for (const entry of pool) {
       if (!entry.searchable) continue;
@@ -125,8 +128,11 @@ export class SearchService {
       if (prices.length > 0 && !prices.includes(entry.priceLevel)) continue;
       if (attributes.length > 0 && !attributes.every((a) => (a === 'reservation' ? !!entry.reservation?.settings.accepts_reservations : !!b.attributes[a]))) continue;
       if (openInstant !== undefined && !isOpenAt(b, openInstant)) continue;
-      const distance = distanceMeters(center, { latitude: entry.latitude!, longitude: entry.longitude! });
-      if (distance > maxDistance) continue;
+      let distance = NaN;
+      if (maxDistance !== Infinity) {
+        distance = distanceMeters(center, { latitude: entry.latitude!, longitude: entry.longitude! });
+        if (distance > maxDistance) continue;
+      }
       if (answers) {
         let has = answers.has[entry.ordinal];
         if (has < 0) answers.has[entry.ordinal] = has = this.hasOpening(entry, availability!, answers);
@@ -250,11 +256,16 @@ function nextLocalMidnight(now: number, timeZone: string): number {
 
 const byId = (a: Scored, b: Scored) => (a.entry.business.id < b.entry.business.id ? -1 : 1);
 const comparators: Record<string, (a: Scored, b: Scored) => number> = {
-  best_match: (a, b) => b.relevance - a.relevance || b.quality - a.quality || a.distance - b.distance || byId(a, b),
+  best_match: (a, b) => b.relevance - a.relevance || b.quality - a.quality || distanceOf(a) - distanceOf(b) || byId(a, b),
   rating: (a, b) => b.entry.business.rating - a.entry.business.rating || b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
   review_count: (a, b) => b.entry.business.review_count - a.entry.business.review_count || byId(a, b),
-  distance: (a, b) => a.distance - b.distance || byId(a, b),
+  distance: (a, b) => distanceOf(a) - distanceOf(b) || byId(a, b),
 };
+
+function distanceOf(s: Scored): number {
+  if (Number.isNaN(s.distance)) s.distance = distanceMeters(s.center, { latitude: s.entry.latitude!, longitude: s.entry.longitude! });
+  return s.distance;
+}
 
 /**
  * The first k items in `compare` order without sorting them all: a page never reaches past
@@ -311,7 +322,7 @@ function present(c: Scored, now: number) {
     location: b.location,
     phone: b.phone,
     display_phone: b.display_phone,
-    distance: Math.round(c.distance * 10) / 10,
+    distance: Math.round(distanceOf(c) * 10) / 10,
     attributes: b.attributes,
     business_hours: b.hours.map((hours) => ({ ...hours, is_open_now: isOpenAt(b, now) })),
     ...(c.openings ? { data: { reservation_openings: c.openings } } : {}),
