@@ -9,6 +9,8 @@ import { Agent, request } from 'undici';
 export interface WebhookFigures {
   bareLoopPerSecond: number;
   deliveredPerSecond: number;
+  /** Delivered / bare loop, each round. */
+  roundRatios: number[];
   latencyP50: number;
   latencyP99: number;
   attemptsRecorded: number;
