@@ -293,7 +293,8 @@ export class WebhookDeliverer {
       const endpoint = endpoints.get(partner);
       const now = this.clock.now();
       if (d.body === null || !endpoint || endpoint.status !== 'verified') {
-        await this.write((trx) => this.settle(trx, d, 'failed', null, endpoint ? `endpoint is ${endpoint.status}` : 'no endpoint', now));
+        const reason = d.body === null ? 'message is gone' : endpoint ? `endpoint is ${endpoint.status}` : 'no endpoint';
+        await this.write((trx) => this.settle(trx, d, 'failed', null, reason, now));
         this.onAttempt('failed', 0);
         return;
       }
