@@ -169,18 +169,22 @@ async function besideRaw(scenario: () => Promise<Figure>): Promise<Figure> {
 
 const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 3));
 
+/** The item with the median `value` (the lower middle one of an even count). */
+function medianBy<T>(items: T[], value: (item: T) => number): T {
+  return [...items].sort((a, b) => value(a) - value(b))[Math.floor((items.length - 1) / 2)];
+}
+
 /**
  * For the scenarios judged as a share of raw node:http: `PAIRS` alternating raw/scenario pairs,
  * reported as the pair with the median ratio, every pair's ratio and p99 listed beside it. One
- * pair's ratio moved by ten points between identical runs (the machine's speed drifts); the
+ * pair's ratio moved by up to twenty points between identical runs (the machine's speed drifts); the
  * median of several is what a target can be held to.
  */
 async function pairedWithRaw(scenario: () => Promise<Figure>): Promise<Figure> {
   const pairs: Figure[] = [];
   for (let i = 0; i < PAIRS; i++) pairs.push(await besideRaw(scenario));
   const ratio = (f: Figure) => f.reqPerSec / f.raw!;
-  const sorted = [...pairs].sort((a, b) => ratio(a) - ratio(b));
-  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  const median = medianBy(pairs, ratio);
   if (pairs.length === 1) return median;
   const each = pairs.map((f) => `${(ratio(f) * 100).toFixed(1)} % (p99 ${f.p99})`).join(', ');
   return { ...median, extra: `median of ${pairs.length} pairs: ${each}` };
@@ -352,7 +356,7 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
       const attempts = await database.db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       await database.close();
       const ratio = (r: { bare: number; delivered: number }) => r.delivered / r.bare;
-      const median = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor((rounds.length - 1) / 2)];
+      const median = medianBy(rounds, ratio);
       return {
         bareLoopPerSecond: median.bare,
         deliveredPerSecond: median.delivered,
