@@ -297,9 +297,11 @@ const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').
 const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks') => !ONLY || ONLY.has(group);
 
 /**
- * Webhook delivery: `PAIRS` rounds of a backlog drained by a fresh delivering process between two
- * bare loops, reported as the round with the median ratio; then event→POST latency at a steady
- * rate on the last round's process.
+ * Webhook delivery: a backlog of `WEBHOOK_MESSAGES` drained by one delivering process, each drain
+ * between two bare loops. The first drain is the process's first work (cold: the JIT still warming
+ * up); then `PAIRS` warm rounds, reported as the round with the median ratio: the running process
+ * is paused (SIGSTOP) while another process writes the backlog, then resumed, as a deliverer meets
+ * a burst. Then event→POST latency at a steady rate on the same process.
  */
 async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
   const receiver = await startReceiver();
@@ -315,31 +317,43 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
     await api(setup.url, 'POST', '/v3/webhooks/whitelists/businesses/add', key, JSON.stringify({ business_ids: [business.id] }));
     await stop(setup);
 
-    const rounds: Array<{ bare: number; delivered: number }> = [];
+    /** A backlog written by a process that does not deliver, while `deliverer` is paused or not yet started. */
+    const writeBacklog = async () => {
+      const writer = await startPbs(dir, { PBS_JOBS: '0' });
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          while (next++ < WEBHOOK_MESSAGES) await api(writer.url, 'POST', `/admin/v1/businesses/${business.id}/events/leads`, ADMIN, '{}');
+        }),
+      );
+      await stop(writer);
+    };
+    /** One drain between two bare loops: throughput from the first to the last arrival. */
+    let drainConnections = 0;
+    const round = async (release: () => Promise<void>) => {
+      const bareLoopBefore = await bareLoop(receiver.url, WEBHOOK_MESSAGES, 64, 8, sampleBody);
+      receiver.arrivals.clear();
+      const connectionsBefore = receiver.connections();
+      await release();
+      while (receiver.arrivals.size < WEBHOOK_MESSAGES) await new Promise((r) => setTimeout(r, 20));
+      drainConnections += receiver.connections() - connectionsBefore;
+      const times = [...receiver.arrivals.values()];
+      const delivered = (WEBHOOK_MESSAGES - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
+      const bareLoopAfter = await bareLoop(receiver.url, WEBHOOK_MESSAGES, 64, 8, sampleBody);
+      return { bare: (bareLoopBefore + bareLoopAfter) / 2, delivered };
+    };
+
     let deliverer: Started | undefined;
     try {
-      for (let round = 0; round < PAIRS; round++) {
-        if (deliverer) await stop(deliverer);
-        deliverer = undefined;
-        const bareLoopBefore = await bareLoop(receiver.url, WEBHOOK_MESSAGES, 64, 8, sampleBody);
-        // A backlog written while no process delivers…
-        const writer = await startPbs(dir, { PBS_JOBS: '0' });
-        let next = 0;
-        await Promise.all(
-          Array.from({ length: 20 }, async () => {
-            while (next++ < WEBHOOK_MESSAGES) await api(writer.url, 'POST', `/admin/v1/businesses/${business.id}/events/leads`, ADMIN, '{}');
-          }),
-        );
-        await stop(writer);
-        // …then drained by one delivering process: throughput from the first to the last arrival.
-        receiver.arrivals.clear();
+      await writeBacklog();
+      const cold = await round(async () => {
         deliverer = await startPbs(dir);
-        while (receiver.arrivals.size < WEBHOOK_MESSAGES) await new Promise((r) => setTimeout(r, 20));
-        const times = [...receiver.arrivals.values()];
-        const delivered = (WEBHOOK_MESSAGES - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
-        // The bare loop again, right after: the round's baseline is the mean of the two.
-        const bareLoopAfter = await bareLoop(receiver.url, WEBHOOK_MESSAGES, 64, 8, sampleBody);
-        rounds.push({ bare: (bareLoopBefore + bareLoopAfter) / 2, delivered });
+      });
+      const rounds: Array<{ bare: number; delivered: number }> = [];
+      for (let i = 0; i < PAIRS; i++) {
+        deliverer!.child.kill('SIGSTOP');
+        await writeBacklog();
+        rounds.push(await round(async () => void deliverer!.child.kill('SIGCONT')));
       }
 
       // Latency: 1,000 events at about 200 per second, from the emitting request's start to arrival.
@@ -361,10 +375,13 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
         bareLoopPerSecond: median.bare,
         deliveredPerSecond: median.delivered,
         roundRatios: rounds.map(ratio),
+        coldBareLoopPerSecond: cold.bare,
+        coldDeliveredPerSecond: cold.delivered,
         latencyP50: percentile(latencies, 50),
         latencyP99: percentile(latencies, 99),
         attemptsRecorded: Number(attempts.n),
-        postsReceived: receiver.posts() - 2 * PAIRS * WEBHOOK_MESSAGES, // minus the bare loops'
+        postsReceived: receiver.posts() - 2 * (PAIRS + 1) * WEBHOOK_MESSAGES, // minus the bare loops'
+        drainConnections,
       };
     } finally {
       if (deliverer) await stop(deliverer);
@@ -376,12 +393,14 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
 
 function webhookLines(w: WebhookFigures): string[] {
   return [
-    `webhook delivery (SQLite, ${WEBHOOK_MESSAGES.toLocaleString('en-US')} messages to a loopback receiver, 8 connections, 64 in flight; the median of ${w.roundRatios.length} rounds: ${w.roundRatios.map((r) => `${(r * 100).toFixed(1)} %`).join(', ')}):`,
+    `webhook delivery (SQLite, backlogs of ${WEBHOOK_MESSAGES.toLocaleString('en-US')} messages to a loopback receiver, 8 connections, 64 in flight; a running deliverer: the median of ${w.roundRatios.length} rounds: ${w.roundRatios.map((r) => `${(r * 100).toFixed(1)} %`).join(', ')}):`,
     '',
     '| measure | value |',
     '|---|---:|',
     `| bare undici POST loop (mean of runs before and after the drain) | ${Math.round(w.bareLoopPerSecond).toLocaleString('en-US')} msg/s |`,
-    `| pbs delivery of a backlog | ${Math.round(w.deliveredPerSecond).toLocaleString('en-US')} msg/s (${((w.deliveredPerSecond / w.bareLoopPerSecond) * 100).toFixed(1)} % of the bare loop) |`,
+    `| pbs delivery of a backlog by a running deliverer | ${Math.round(w.deliveredPerSecond).toLocaleString('en-US')} msg/s (${((w.deliveredPerSecond / w.bareLoopPerSecond) * 100).toFixed(1)} % of the bare loop) |`,
+    `| the same by a just-started deliverer (its first work) | ${Math.round(w.coldDeliveredPerSecond).toLocaleString('en-US')} msg/s (${((w.coldDeliveredPerSecond / w.coldBareLoopPerSecond) * 100).toFixed(1)} % of ${Math.round(w.coldBareLoopPerSecond).toLocaleString('en-US')}) |`,
+    `| connections the deliverer opened over the ${w.roundRatios.length + 1} drains | ${w.drainConnections.toLocaleString('en-US')} |`,
     `| event → POST latency at ~200 events/s | p50 ${w.latencyP50} ms, p99 ${w.latencyP99} ms |`,
     `| attempts recorded / POSTs received | ${w.attemptsRecorded.toLocaleString('en-US')} / ${w.postsReceived.toLocaleString('en-US')} |`,
   ];

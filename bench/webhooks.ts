@@ -9,12 +9,17 @@ import { Agent, request } from 'undici';
 export interface WebhookFigures {
   bareLoopPerSecond: number;
   deliveredPerSecond: number;
-  /** Delivered / bare loop, each round. */
+  /** Delivered / bare loop, each warm round. */
   roundRatios: number[];
+  /** The first drain, by a just-started process. */
+  coldBareLoopPerSecond: number;
+  coldDeliveredPerSecond: number;
   latencyP50: number;
   latencyP99: number;
   attemptsRecorded: number;
   postsReceived: number;
+  /** Connections the receiver accepted while pbs drained (the deliverer's). */
+  drainConnections: number;
 }
 
 /** A receiver that answers 200 at once and notes when each message id arrived. */
@@ -32,11 +37,14 @@ export async function startReceiver() {
       res.writeHead(200).end();
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     arrivals,
     posts: () => posts,
+    connections: () => connections,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,13 +1,12 @@
 import os from 'node:os';
 import { sql, type Selectable } from 'kysely';
-import { Agent } from 'undici';
 import type { Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database, Tx } from '../platform/db/database.js';
 import { RawStatement } from '../platform/db/raw.js';
 import { newId, randomBase62 } from '../platform/ids.js';
 import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
-import { describeRequestFailure, post } from './outbound.js';
+import { describeRequestFailure, OriginPools, post } from './outbound.js';
 import { sign } from './signing.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
 
@@ -72,12 +71,12 @@ function retryAfterMs(header: string | string[] | undefined, now: number): numbe
  * Sends webhook deliveries: claims due ones from the database (FOR UPDATE SKIP LOCKED on
  * PostgreSQL, so several processes share the work without sending an attempt twice), POSTs them
  * signed (Standard Webhooks), records every attempt, and schedules retries with backoff and
- * jitter until 24 hours after the event. A keep-alive agent limits connections per origin and an
+ * jitter until 24 hours after the event. A keep-alive pool per origin limits its connections and an
  * in-process cap per partner keeps one slow receiver from starving the others.
  */
 export class WebhookDeliverer {
   private readonly workerId = `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
-  private readonly agent: Agent;
+  private readonly pools: OriginPools;
   private readonly inFlightByPartner = new Map<string, number>();
   private readonly urlChecks = new Map<string, UrlCheck>();
   /** Deliveries claimed and not yet answered (their records may still be committing). */
@@ -104,7 +103,7 @@ export class WebhookDeliverer {
     private readonly policy: AddressPolicy,
     private readonly onAttempt: (outcome: 'delivered' | 'retry' | 'failed', latencyMs: number) => void = () => {},
   ) {
-    this.agent = new Agent({ connections: config.perEndpointConcurrency, keepAliveTimeout: 30_000, connect: { timeout: config.timeoutMs } });
+    this.pools = new OriginPools({ connections: config.perEndpointConcurrency, keepAliveTimeout: 30_000, connect: { timeout: config.timeoutMs } });
   }
 
   start(): void {
@@ -121,7 +120,7 @@ export class WebhookDeliverer {
     await this.pumping;
     await Promise.allSettled([...this.inFlight]);
     await this.flushing;
-    await this.agent.close();
+    await this.pools.close();
   }
 
   /** Something may be due (a new message, a moved clock, the poll timer). */
@@ -374,7 +373,7 @@ export class WebhookDeliverer {
     }
     try {
       const answer = await post(
-        this.agent,
+        this.pools.for(check.target.origin),
         check.target,
         {
           'content-type': 'application/json',

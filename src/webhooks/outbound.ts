@@ -1,4 +1,4 @@
-import type { Dispatcher } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 
 /** How a failed outbound request is described in an endpoint's state or an attempt record. */
 export function describeRequestFailure(error: unknown, timeoutMs: number): string {
@@ -71,4 +71,54 @@ export function post(
       },
     );
   });
+}
+
+/** How long an origin's pool is kept without a request before it is closed. */
+const IDLE_POOL_MS = 5 * 60_000;
+
+/**
+ * A keep-alive connection pool per receiving origin, each capped at `connections`. Not undici's
+ * Agent: it forgets an origin's pool whenever that pool's connection count reaches zero, and its
+ * count is kept per origin, so the closing pool's disconnects also close the pool that replaced
+ * it; under load (after idle sockets timed out) that cascade opened hundreds of connections a
+ * second. Pools here live until closed, or until unused for five minutes.
+ */
+export class OriginPools {
+  private readonly pools = new Map<string, { pool: Pool; usedAt: number }>();
+  private sweptAt = 0;
+
+  constructor(private readonly options: Pool.Options, private readonly now: () => number = Date.now) {}
+
+  /** The pool for `origin` (an URL's `origin`). */
+  for(origin: string): Pool {
+    const at = this.now();
+    let entry = this.pools.get(origin);
+    if (!entry) {
+      entry = { pool: new Pool(origin, this.options), usedAt: at };
+      this.pools.set(origin, entry);
+    }
+    entry.usedAt = at;
+    if (at - this.sweptAt > IDLE_POOL_MS) this.closeIdle(at);
+    return entry.pool;
+  }
+
+  get size(): number {
+    return this.pools.size;
+  }
+
+  /** Closes pools unused for five minutes (a closing pool still finishes what it was given). */
+  private closeIdle(at: number): void {
+    this.sweptAt = at;
+    for (const [origin, entry] of this.pools) {
+      if (at - entry.usedAt <= IDLE_POOL_MS) continue;
+      this.pools.delete(origin);
+      void entry.pool.close().catch(() => {});
+    }
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()].map((e) => e.pool);
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
+  }
 }
