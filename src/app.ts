@@ -12,7 +12,7 @@ import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
 import { searchModule } from './search/module.js';
 import { Catalog } from './catalog/catalog.js';
-import { ChangeFeed } from './platform/change-feed.js';
+import { ChangeFeed, changeLogMigration } from './platform/change-feed.js';
 import { OccupancyIndex } from './reservations/occupancy.js';
 import { subscriptionsModule } from './subscriptions/module.js';
 import { SubscriptionService } from './subscriptions/subscription-service.js';
@@ -76,7 +76,7 @@ export interface PbsOptions {
 }
 
 /** Migrations of the foundation; families add theirs through their module. */
-export const foundationMigrations: PbsMigration[] = [platformMigration, businessesMigration, partnersMigration, domainEventsMigration];
+export const foundationMigrations: PbsMigration[] = [platformMigration, businessesMigration, partnersMigration, domainEventsMigration, changeLogMigration];
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
   return openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgPoolSize: config.pgPoolSize });

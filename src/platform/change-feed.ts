@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import type { PbsMigration } from './db/migrate.js';
 import { randomBase62 } from './ids.js';
 import type { Database, DbOrTx } from './db/database.js';
 import { RawStatement } from './db/raw.js';
@@ -5,27 +7,73 @@ import { RawStatement } from './db/raw.js';
 /** What changed elsewhere: one key of a topic, or everything (when changes may have been missed). */
 export type ChangeListener = (key: string | undefined) => void;
 
-const CHANNEL = 'pbs_changes';
-const NOTIFY = new RawStatement(`select pg_notify('${CHANNEL}', ?)`);
+/**
+ * PostgreSQL: the change log other processes read. Not LISTEN/NOTIFY: a transaction that
+ * notifies takes a database-wide lock from its commit until the commit is flushed, so every
+ * booking's commit waited for the one before (half the commit rate of plain transactions here).
+ * `txid` tells a reader which rows may still be committing; `at` lets old rows be pruned.
+ */
+export const changeLogMigration: PbsMigration = {
+  name: '0005_change_log',
+  async up(db, dialect) {
+    if (dialect !== 'postgres') return;
+    await sql`create table change_log (
+      seq bigserial primary key,
+      txid bigint not null default (pg_current_xact_id()::text::bigint),
+      payload text not null,
+      at bigint not null default ((extract(epoch from now()) * 1000)::bigint)
+    )`.execute(db);
+    await sql`create index change_log_txid on change_log (txid)`.execute(db);
+  },
+};
+
+/** The statement that records a change, for writers that fold it into a statement of their own. */
+export const CHANGE_LOG_INSERT = 'insert into change_log (payload) values (?)';
+const RECORD = new RawStatement(CHANGE_LOG_INSERT);
+const HORIZON = new RawStatement<{ xmin: number }>('select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin');
+/**
+ * The rows of every transaction that was not yet finished at the last read, and the new horizon,
+ * from one snapshot: a transaction older than the snapshot's xmin has committed or aborted, so
+ * its rows, if any, are in this answer.
+ */
+const READ = new RawStatement<{ xmin: number; seq: number | null; txid: number | null; payload: string | null }>(
+  `select s.xmin, c.seq, c.txid, c.payload
+   from (select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin) s
+   left join change_log c on c.txid >= ?
+   order by c.seq`,
+);
+const PRUNE = new RawStatement(`delete from change_log where at < (extract(epoch from now()) * 1000)::bigint - ?`);
+
+/** Rows older than this are deleted; a reader that could not read for half of it starts over. */
+const KEEP_MS = 10 * 60_000;
+const PRUNE_EVERY_MS = 60_000;
 
 /**
  * Tells in-memory caches when another process committed a change to what they hold, so they can
- * serve reads without asking the database each time. PostgreSQL pushes: writers NOTIFY in their
- * transaction (delivered on commit only) and every process LISTENs. SQLite polls its
+ * serve reads without asking the database each time. PostgreSQL: writers add a `change_log` row
+ * in their transaction and every process reads the new rows every `pollMs`. SQLite polls its
  * `data_version`, which moves only on other connections' commits, and then reports "everything"
  * (it cannot say what changed; other writers are rare there: the CLI, a second process).
  */
 export class ChangeFeed {
-  /** Identifies this process in notifications, so it skips its own (it updated its caches already). */
+  /** Identifies this process in the log, so it skips its own changes (it updated its caches already). */
   readonly origin = randomBase62(12);
   private readonly listeners = new Map<string, Set<ChangeListener>>();
   private lastDataVersion: number | undefined;
   private checkedAt = 0;
-  private listener: { close(): Promise<void> } | undefined;
+  /** PostgreSQL: rows of transactions with a txid below this were all read. */
+  private horizon = 0;
+  /** Rows at or above the horizon already reported (they are read again until it passes them). */
+  private readonly seen = new Map<number, number>();
+  private readAt = 0;
+  private prunedAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private reading: Promise<void> | undefined;
 
   /**
-   * @param pollMs SQLite: look at `data_version` at most this often (reading it takes file
-   *   locks, a tenth of a cached read's cost), so other processes' commits show within this time.
+   * @param pollMs how often other processes' commits are looked for. SQLite: `data_version` is
+   *   read at most this often, when a cache is consulted (reading it takes file locks).
+   *   PostgreSQL: the change log is read on this timer.
    */
   constructor(
     private readonly database: Database,
@@ -34,15 +82,22 @@ export class ChangeFeed {
     this.lastDataVersion = database.dataVersion?.();
   }
 
-  /** Starts listening (PostgreSQL). Until then, and while reconnecting, other processes' changes may be missed. */
+  /** Starts reading the change log (PostgreSQL); changes committed after this are reported. */
   async start(): Promise<void> {
-    if (!this.database.listen || this.listener) return;
-    this.listener = await this.database.listen(CHANNEL, (payload) => this.received(payload), () => this.emitAll());
+    if (this.database.dialect !== 'postgres' || this.timer) return;
+    const [row] = await HORIZON.rows(this.database.db, 'postgres', []);
+    this.horizon = row.xmin;
+    this.readAt = this.prunedAt = Date.now();
+    this.timer = setInterval(() => {
+      this.reading ??= this.read().finally(() => (this.reading = undefined));
+    }, this.pollMs);
+    this.timer.unref();
   }
 
   async close(): Promise<void> {
-    await this.listener?.close();
-    this.listener = undefined;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.reading;
   }
 
   subscribe(topic: string, listener: ChangeListener): () => void {
@@ -65,7 +120,7 @@ export class ChangeFeed {
     }
   }
 
-  /** The notification text for `topic`/`key`, for writers that fold it into a statement of their own. */
+  /** The change-log text for `topic`/`key`, for writers that fold it into a statement of their own. */
   payload(topic: string, key: string): string {
     return `${this.origin}|${topic}|${key}`;
   }
@@ -73,7 +128,32 @@ export class ChangeFeed {
   /** Announces a change from inside the writing transaction (a no-op on SQLite). */
   async publish(trx: DbOrTx, topic: string, key: string): Promise<void> {
     if (this.database.dialect !== 'postgres') return;
-    await NOTIFY.rows(trx, 'postgres', [this.payload(topic, key)]);
+    await RECORD.run(trx, 'postgres', [this.payload(topic, key)]);
+  }
+
+  /** Reads the rows committed since the last read (PostgreSQL); a failed read is retried on the next tick. */
+  private async read(): Promise<void> {
+    let rows;
+    try {
+      rows = await READ.rows(this.database.db, 'postgres', [this.horizon]);
+    } catch {
+      return;
+    }
+    const wall = Date.now();
+    // Unread for so long that rows may have been pruned meanwhile: everything may have changed.
+    if (wall - this.readAt > KEEP_MS / 2) this.emitAll();
+    this.readAt = wall;
+    for (const row of rows) {
+      if (row.seq === null || this.seen.has(row.seq)) continue;
+      this.seen.set(row.seq, row.txid!);
+      this.received(row.payload!);
+    }
+    this.horizon = rows[0].xmin;
+    for (const [seq, txid] of this.seen) if (txid < this.horizon) this.seen.delete(seq);
+    if (wall - this.prunedAt > PRUNE_EVERY_MS) {
+      this.prunedAt = wall;
+      await PRUNE.run(this.database.db, 'postgres', [KEEP_MS]).catch(() => {});
+    }
   }
 
   private received(payload: string): void {

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 import type { DbOrTx, Dialect } from '../platform/db/database.js';
 import { RawStatement } from '../platform/db/raw.js';
+import { CHANGE_LOG_INSERT } from '../platform/change-feed.js';
 import { ChangeWithEvent, type DomainEvent } from '../platform/events.js';
 import { bumpCatalogVersion } from '../businesses/business-store.js';
 import type { ReservationSettings } from './inventory.js';
@@ -167,8 +168,8 @@ export interface Booking extends Occupied {
 const EARLIEST_OVERLAP_MS = 24 * 3600_000;
 
 // The statements on the booking path, compiled once (see RawStatement).
-// Also announces the change to other processes (NOTIFY is delivered on commit only).
-const LOCK = new RawStatement(`select pg_notify('pbs_changes', ?) from restaurant_settings where business_id = ? for update`);
+// Also records the change for other processes (see ChangeFeed), in the same round trip.
+const LOCK = new RawStatement(`with notice as (${CHANGE_LOG_INSERT}) select 1 from restaurant_settings where business_id = ? for update`);
 // `start_at > earliest` bounds the index range scan: a booking that starts more than a day before
 // the window cannot reach into it (turn times are at most 10 hours).
 const OCCUPIED = new RawStatement<Occupied>(
@@ -220,9 +221,8 @@ const RESERVATION_CHECKS = new RawStatement<Occupied & { kind: 'occupied' | 'dup
  * changed meanwhile; the reads that need everything committed before the lock come after it.
  */
 const LOCK_AND_CONSUME_HOLD = new RawStatement<HoldRow>(
-  `with restaurant as materialized (
-     select pg_notify('pbs_changes', ?) from restaurant_settings where business_id = ? for update
-   )
+  `with notice as (${CHANGE_LOG_INSERT}),
+   restaurant as materialized (select 1 from restaurant_settings where business_id = ? for update)
    update holds set status = 'consumed' where id = ? and status = 'active' and exists (select 1 from restaurant) returning *`,
 );
 
@@ -270,7 +270,7 @@ export class ReservationStore {
 
   /**
    * Serialises bookings of one restaurant across connections and processes (PostgreSQL row
-   * lock), and notifies other processes with `notice` when the transaction commits.
+   * lock), and records `notice` in the change log, which other processes read once it commits.
    */
   async lockRestaurant(businessId: string, notice: string): Promise<void> {
     if (this.dialect !== 'postgres') return; // SQLite transactions are already serialised

@@ -36,11 +36,6 @@ export interface Database {
    * own commits leave it alone. Cheap enough to read before every cache lookup.
    */
   dataVersion?: () => number;
-  /**
-   * PostgreSQL: a dedicated connection LISTENing on `channel`. `onLost` is called when the
-   * connection drops (notifications may have been missed); it reconnects by itself.
-   */
-  listen?: (channel: string, onMessage: (payload: string) => void, onLost: () => void) => Promise<{ close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -77,13 +72,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
     const url = new URL(options.databaseUrl);
-    const clientConfig: pg.ClientConfig = { connectionString: options.databaseUrl, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
     return {
       db,
       dialect: 'postgres',
       description: `postgres://${url.host}${url.pathname}${schema ? ` (schema ${schema})` : ''}`,
       transact: (work) => db.transaction().execute(work),
-      listen: (channel, onMessage, onLost) => listenForNotifications(clientConfig, channel, onMessage, onLost),
       close: () => db.destroy(),
     };
   }
@@ -146,56 +139,6 @@ function usePreparedStatements(client: pg.PoolClient): void {
     const name = typeof config === 'string' ? preparedOnPostgres.get(config) : undefined;
     if (name && Array.isArray(values)) return query({ name, text: config, values }, callback);
     return query(config, values, callback);
-  };
-}
-
-const RECONNECT_MS = 1000;
-
-/**
- * Keeps one connection LISTENing on a channel, reconnecting after a loss (the pool's connections
- * cannot listen: they are shared and returned). Channel names are identifiers we choose.
- */
-async function listenForNotifications(
-  config: pg.ClientConfig,
-  channel: string,
-  onMessage: (payload: string) => void,
-  onLost: () => void,
-): Promise<{ close(): Promise<void> }> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
-  let client: pg.Client | undefined;
-  let closed = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client(config);
-    next.on('notification', (message) => onMessage(message.payload ?? ''));
-    next.on('error', () => lost(next));
-    next.on('end', () => lost(next));
-    await next.connect();
-    await next.query(`listen ${channel}`);
-    if (closed) await next.end().catch(() => {});
-    else client = next;
-  };
-  const lost = (which: pg.Client) => {
-    if (closed || client !== which) return; // a failed connect is retried by its caller
-    client = undefined;
-    which.removeAllListeners('end');
-    void which.end().catch(() => {});
-    onLost();
-    clearTimeout(retry);
-    retry = setTimeout(function again() {
-      if (closed) return;
-      connect().catch(() => {
-        retry = setTimeout(again, RECONNECT_MS);
-      });
-    }, RECONNECT_MS);
-  };
-  await connect();
-  return {
-    async close() {
-      closed = true;
-      clearTimeout(retry);
-      await client?.end().catch(() => {});
-    },
   };
 }
 
