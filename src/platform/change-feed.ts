@@ -39,13 +39,19 @@ const HORIZON = new RawStatement<{ xmin: number }>('select pg_snapshot_xmin(pg_c
 const READ = new RawStatement<{ xmin: number; seq: number | null; txid: number | null; payload: string | null }>(
   `select s.xmin, c.seq, c.txid, c.payload
    from (select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin) s
-   left join change_log c on c.txid >= ?
+   left join change_log c on c.txid >= ? and c.at >= (extract(epoch from now()) * 1000)::bigint - ?
    order by c.seq`,
 );
 const PRUNE = new RawStatement(`delete from change_log where at < (extract(epoch from now()) * 1000)::bigint - ?`);
 
 /** Rows older than this are deleted; a reader that could not read for half of it starts over. */
 const KEEP_MS = 10 * 60_000;
+/**
+ * How far back rows are read again while their transactions may still be committing. Any long
+ * transaction on the server holds the horizon back (pg_dump, a report); without this bound every
+ * read would return everything since. Bookings commit in milliseconds.
+ */
+const LATE_COMMIT_MS = 60_000;
 const PRUNE_EVERY_MS = 60_000;
 
 /**
@@ -63,8 +69,8 @@ export class ChangeFeed {
   private checkedAt = 0;
   /** PostgreSQL: rows of transactions with a txid below this were all read. */
   private horizon = 0;
-  /** Rows at or above the horizon already reported (they are read again until it passes them). */
-  private readonly seen = new Map<number, number>();
+  /** Rows read again until the horizon passes them, already reported: seq → txid and when first read. */
+  private readonly seen = new Map<number, { txid: number; readAt: number }>();
   private readAt = 0;
   private prunedAt = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -135,7 +141,7 @@ export class ChangeFeed {
   private async read(): Promise<void> {
     let rows;
     try {
-      rows = await READ.rows(this.database.db, 'postgres', [this.horizon]);
+      rows = await READ.rows(this.database.db, 'postgres', [this.horizon, LATE_COMMIT_MS]);
     } catch {
       return;
     }
@@ -145,11 +151,13 @@ export class ChangeFeed {
     this.readAt = wall;
     for (const row of rows) {
       if (row.seq === null || this.seen.has(row.seq)) continue;
-      this.seen.set(row.seq, row.txid!);
+      this.seen.set(row.seq, { txid: row.txid!, readAt: wall });
       this.received(row.payload!);
     }
     this.horizon = rows[0].xmin;
-    for (const [seq, txid] of this.seen) if (txid < this.horizon) this.seen.delete(seq);
+    for (const [seq, row] of this.seen) {
+      if (row.txid < this.horizon || wall - row.readAt > 2 * LATE_COMMIT_MS) this.seen.delete(seq);
+    }
     if (wall - this.prunedAt > PRUNE_EVERY_MS) {
       this.prunedAt = wall;
       await PRUNE.run(this.database.db, 'postgres', [KEEP_MS]).catch(() => {});
