@@ -53,26 +53,48 @@ export class Catalog {
   private version: string | undefined;
   private snapshot: Snapshot = { entries: [], byIdOrAlias: new Map(), areas: new Map(), searchableByArea: new Map() };
   private checkedAt = 0;
+  private generation = 0;
   private loading: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly maxStaleMs = 250,
+    /** Wall time (staleness is about other processes, not the sandbox clock). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Call after committing a change to businesses or reservation settings. */
   invalidate(): void {
     this.checkedAt = 0;
+    // A refresh under way may have read the version before this change: it must not count.
+    this.generation++;
+    this.loading = undefined;
   }
 
   async current(force = false): Promise<Snapshot> {
-    if (force || this.version === undefined || Date.now() - this.checkedAt >= this.maxStaleMs) {
-      this.loading ??= this.refresh().finally(() => {
-        this.loading = undefined;
-      });
-      await this.loading;
-    }
+    const age = this.now() - this.checkedAt;
+    if (force || this.version === undefined || age >= this.maxStaleMs) await this.refreshOnce();
+    else if (age >= this.maxStaleMs / 2) this.refreshAhead();
     return this.snapshot;
+  }
+
+  /** One refresh at a time, shared by everyone who needs it. */
+  private refreshOnce(): Promise<void> {
+    if (this.loading) return this.loading;
+    const loading = this.refresh().finally(() => {
+      if (this.loading === loading) this.loading = undefined;
+    });
+    this.loading = loading;
+    return loading;
+  }
+
+  /**
+   * Past half its allowed staleness the snapshot is re-checked in the background, so requests
+   * do not all wait for the database when it goes stale (on PostgreSQL that wait was a latency
+   * spike four times a second).
+   */
+  private refreshAhead(): void {
+    if (!this.loading) this.refreshOnce().catch(() => {});
   }
 
   /**
@@ -80,7 +102,9 @@ export class Catalog {
    * undefined when `find` must be awaited (the hot paths try this first and save a promise).
    */
   findFresh(idOrAlias: string): IndexedBusiness | undefined {
-    if (this.version === undefined || Date.now() - this.checkedAt >= this.maxStaleMs) return undefined;
+    const age = this.now() - this.checkedAt;
+    if (this.version === undefined || age >= this.maxStaleMs) return undefined;
+    if (age >= this.maxStaleMs / 2) this.refreshAhead();
     return this.snapshot.byIdOrAlias.get(idOrAlias);
   }
 
@@ -92,12 +116,15 @@ export class Catalog {
   }
 
   private async refresh(): Promise<void> {
+    // Fresh as of the version read, not of the end of the load.
+    const readAt = this.now();
+    const generation = this.generation;
     const version = (await new SettingsStore(this.db).get(CATALOG_VERSION_KEY)) ?? 'empty';
-    if (version !== this.version) await this.load(version);
-    this.checkedAt = Date.now();
+    if (version !== this.version) await this.load(version, generation);
+    if (generation === this.generation) this.checkedAt = readAt;
   }
 
-  private async load(version: string): Promise<void> {
+  private async load(version: string, generation: number): Promise<void> {
     const rows = await this.db.selectFrom('businesses').select(['record', 'is_closed']).execute();
     const settings = await this.db.selectFrom('restaurant_settings').select(['business_id', 'settings']).execute();
     const tables = await this.db.selectFrom('restaurant_tables').selectAll().where('active', '=', 1).orderBy('max_party').orderBy('name').execute();
@@ -142,6 +169,7 @@ export class Catalog {
         else searchableByArea.set(key, [entry]);
       }
     }
+    if (generation !== this.generation) return; // invalidated meanwhile: a newer refresh follows
     this.snapshot = { entries, byIdOrAlias, areas: buildAreas(entries), searchableByArea };
     this.version = version;
   }

@@ -49,6 +49,10 @@ interface CachedPrincipal {
  */
 export class CredentialService implements CredentialVerifier {
   private readonly cache = new Map<string, CachedPrincipal>();
+  /** Loads under way, one per key, which every asker of that key shares. */
+  private readonly loading = new Map<string, Promise<Principal | null>>();
+  /** Moves on invalidate: a load begun before it must not store its answer. */
+  private generation = 0;
   private tokenSecret: string | undefined;
 
   constructor(
@@ -64,6 +68,8 @@ export class CredentialService implements CredentialVerifier {
   /** Forget verified credentials (after any change to partners, grants or credentials). */
   invalidate(): void {
     this.cache.clear();
+    this.loading.clear();
+    this.generation++;
   }
 
   async issue(partnerId: string, input: { kind: CredentialKind; label?: string | null; username?: string }): Promise<IssuedCredential> {
@@ -167,23 +173,28 @@ export class CredentialService implements CredentialVerifier {
 
   async verifyBearer(token: string): Promise<Principal | null> {
     // Keyed by the token itself: a hit then costs no hashing (the cache lives in this process only).
-    return this.cached(`b:${token}`, async () => {
-      const hash = sha256Hex(token);
-      const now = this.clock.now();
-      if (token.startsWith(ACCESS_TOKEN_PREFIX)) {
-        const t = await this.store().findTokenByHash(hash);
-        if (!t || t.revoked_at !== null || t.credential_revoked_at !== null || t.expires_at <= now) return null;
-        return this.principalFor(t.partner_id, t.credential_id, 'access_token');
-      }
-      const row = await this.store().findApiKeyByHash(hash);
-      if (!row || row.revoked_at !== null) return null;
-      if (row.secret_hash !== hash && !(row.previous_expires_at !== null && row.previous_expires_at > now)) return null;
-      return this.principalFor(row.partner_id, row.id, 'api_key');
-    });
+    return this.cached(`b:${token}`, () => this.loadBearer(token));
+  }
+
+  private async loadBearer(token: string): Promise<Principal | null> {
+    const hash = sha256Hex(token);
+    const now = this.clock.now();
+    if (token.startsWith(ACCESS_TOKEN_PREFIX)) {
+      const t = await this.store().findTokenByHash(hash);
+      if (!t || t.revoked_at !== null || t.credential_revoked_at !== null || t.expires_at <= now) return null;
+      return this.principalFor(t.partner_id, t.credential_id, 'access_token');
+    }
+    const row = await this.store().findApiKeyByHash(hash);
+    if (!row || row.revoked_at !== null) return null;
+    if (row.secret_hash !== hash && !(row.previous_expires_at !== null && row.previous_expires_at > now)) return null;
+    return this.principalFor(row.partner_id, row.id, 'api_key');
   }
 
   knownBearer(token: string): Principal | undefined {
-    return this.fresh(`b:${token}`)?.principal ?? undefined;
+    const key = `b:${token}`;
+    const hit = this.fresh(key);
+    if (hit && this.dueForRenewal(key, hit)) void this.reload(key, () => this.loadBearer(token)).catch(() => {});
+    return hit?.principal ?? undefined;
   }
 
   async verifyBasic(username: string, password: string): Promise<Principal | null> {
@@ -208,14 +219,40 @@ export class CredentialService implements CredentialVerifier {
 
   private async cached(key: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
     const hit = this.fresh(key);
-    if (hit) return hit.principal;
-    const wall = Date.now();
-    const principal = await load();
-    if (this.cacheMs > 0) {
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(key, { principal, until: wall + this.cacheMs });
+    if (hit) {
+      if (this.dueForRenewal(key, hit)) void this.reload(key, load).catch(() => {});
+      return hit.principal;
     }
-    return principal;
+    return this.reload(key, load);
+  }
+
+  /**
+   * Past half its time an entry is reloaded in the background, so requests do not all wait for
+   * the database when it expires (on PostgreSQL that wait was a recurring latency spike).
+   */
+  private dueForRenewal(key: string, hit: CachedPrincipal): boolean {
+    return hit.until - Date.now() < this.cacheMs / 2 && !this.loading.has(key);
+  }
+
+  /** Loads `key` once for every concurrent asker; the answer is trusted for `cacheMs` from the load's start. */
+  private reload(key: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
+    let pending = this.loading.get(key);
+    if (pending) return pending;
+    const wall = Date.now();
+    const generation = this.generation;
+    pending = load()
+      .then((principal) => {
+        if (this.cacheMs > 0 && generation === this.generation) {
+          if (this.cache.size > 10_000) this.cache.clear();
+          this.cache.set(key, { principal, until: wall + this.cacheMs });
+        }
+        return principal;
+      })
+      .finally(() => {
+        if (this.loading.get(key) === pending) this.loading.delete(key);
+      });
+    this.loading.set(key, pending);
+    return pending;
   }
 
   private fresh(key: string) {
