@@ -328,8 +328,8 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
       );
       await stop(writer);
     };
-    /** One drain between two bare loops: throughput from the first to the last arrival. */
     let drainConnections = 0;
+    /** One drain between two bare loops: throughput from the first to the last arrival. */
     const round = async (release: () => Promise<void>) => {
       const bareLoopBefore = await bareLoop(receiver.url, WEBHOOK_MESSAGES, 64, 8, sampleBody);
       receiver.arrivals.clear();

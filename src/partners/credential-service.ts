@@ -192,8 +192,9 @@ export class CredentialService implements CredentialVerifier {
 
   knownBearer(token: string): Principal | undefined {
     const key = `b:${token}`;
-    const hit = this.fresh(key);
-    if (hit && this.dueForRenewal(key, hit)) void this.reload(key, () => this.loadBearer(token)).catch(() => {});
+    const now = Date.now();
+    const hit = this.fresh(key, now);
+    if (hit && this.dueForRenewal(key, hit, now)) void this.reload(key, () => this.loadBearer(token)).catch(() => {});
     return hit?.principal ?? undefined;
   }
 
@@ -218,9 +219,10 @@ export class CredentialService implements CredentialVerifier {
   }
 
   private async cached(key: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
-    const hit = this.fresh(key);
+    const now = Date.now();
+    const hit = this.fresh(key, now);
     if (hit) {
-      if (this.dueForRenewal(key, hit)) void this.reload(key, load).catch(() => {});
+      if (this.dueForRenewal(key, hit, now)) void this.reload(key, load).catch(() => {});
       return hit.principal;
     }
     return this.reload(key, load);
@@ -230,8 +232,8 @@ export class CredentialService implements CredentialVerifier {
    * Past half its time an entry is reloaded in the background, so requests do not all wait for
    * the database when it expires (on PostgreSQL that wait was a recurring latency spike).
    */
-  private dueForRenewal(key: string, hit: CachedPrincipal): boolean {
-    return hit.until - Date.now() < this.cacheMs / 2 && !this.loading.has(key);
+  private dueForRenewal(key: string, hit: CachedPrincipal, now: number): boolean {
+    return hit.until - now < this.cacheMs / 2 && !this.loading.has(key);
   }
 
   /** Loads `key` once for every concurrent asker; the answer is trusted for `cacheMs` from the load's start. */
@@ -255,9 +257,9 @@ export class CredentialService implements CredentialVerifier {
     return pending;
   }
 
-  private fresh(key: string) {
+  private fresh(key: string, now: number) {
     const hit = this.cache.get(key);
-    return hit && hit.until > Date.now() ? hit : undefined;
+    return hit && hit.until > now ? hit : undefined;
   }
 
   private async principalFor(partnerId: string, credentialId: string, kind: Principal['credentialKind']): Promise<Principal | null> {
