@@ -50,7 +50,14 @@ export interface DomainEvent {
   at: number;
 }
 
-function eventParameters(id: string, event: DomainEvent): unknown[] {
+/**
+ * The statement that records an event when `condition` holds, for writers that fold it into a
+ * statement of their own (PostgreSQL); its parameters are `eventParameters`.
+ */
+export const eventInsertWhen = (condition: string) =>
+  `insert into domain_events (id, type, business_id, partner_id, payload, occurred_at) select ?, ?, ?, ?, ?, ? where ${condition}`;
+
+export function eventParameters(id: string, event: DomainEvent): unknown[] {
   return [id, event.type, event.businessId, event.partnerId ?? null, JSON.stringify(event.payload), event.at];
 }
 

@@ -1,6 +1,6 @@
 import type { ApiModule } from '../platform/module.js';
 import { reservationPages } from './pages.js';
-import { dropStartTimeIndexesMigration, reservationsMigration } from './reservation-store.js';
+import { bookingVersionsMigration, dropStartTimeIndexesMigration, reservationsMigration } from './reservation-store.js';
 import type { ReservationService } from './reservation-service.js';
 import { reservationAdminRoutes, reservationRoutes } from './routes.js';
 
@@ -8,7 +8,7 @@ import { reservationAdminRoutes, reservationRoutes } from './routes.js';
 export function reservationsModule(service: ReservationService): ApiModule {
   return {
     name: 'reservations',
-    migrations: [reservationsMigration, dropStartTimeIndexesMigration],
+    migrations: [reservationsMigration, dropStartTimeIndexesMigration, bookingVersionsMigration],
     routes: async (app) => {
       await app.register(reservationRoutes(service));
       await app.register(reservationAdminRoutes(service));

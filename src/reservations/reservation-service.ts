@@ -11,7 +11,7 @@ import { bookableRange, DAY_SLOTS, dayContext, freeTable, isOpen, slotProblem, t
 import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from './occupancy.js';
 import { creditCardRequired, normalizeSettings, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
-import { ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
+import { ReservationStore, type HoldRow, type RestaurantModel, type ReservationRow } from './reservation-store.js';
 
 export const HOLD_MINUTES = 5;
 /** The same guest cannot book the same restaurant within 3 hours of another booking (facts.md §3.1). */
@@ -205,13 +205,12 @@ export class ReservationService {
     const endAt = startAt + turnMinutes(r.settings, covers) * 60_000;
     const id = newId();
     const expiresAt = ctx.now + HOLD_MINUTES * 60_000;
-    const { released, tableId } = await this.database.transact(async (trx) => {
-      const store = this.store(trx);
-      await store.lockRestaurant(r.businessId, this.bookingNotice(r.businessId));
-      const { released, occupied } = await store.releaseGuestHoldsAndFindOccupied(r.businessId, uniqueId, startAt, endAt, this.clock.now());
-      const table = freeTable(r.tables, occupied, covers, startAt, endAt);
+    const { released, tableId } = await this.book(r.businessId, async (store, notice) => {
+      const now = this.clock.now();
+      const seen = await store.holdSnapshot(r.businessId, uniqueId, startAt, endAt, now);
+      const table = freeTable(r.tables, seen.occupied, covers, startAt, endAt);
       if (!table) throw apiError('HOLD_SLOT_NOT_AVAILABLE', `${date} ${time} is not available for ${covers}`);
-      await store.insertHold({
+      const hold: HoldRow = {
         id,
         business_id: r.businessId,
         partner_id: partnerId,
@@ -224,9 +223,9 @@ export class ReservationService {
         end_at: endAt,
         expires_at: expiresAt,
         status: 'active',
-        created_at: this.clock.now(),
-      });
-      return { released, tableId: table.id };
+        created_at: now,
+      };
+      return (await store.placeHold(seen.version, hold, notice)) ? { released: seen.mine, tableId: table.id } : undefined;
     });
     this.occupancy.apply(r.businessId, {
       remove: released,
@@ -271,57 +270,49 @@ export class ReservationService {
 
     const startAt = localDay(date, r.business.timezone)(minutes);
     const id = timeOrderedUuid();
-    const booked = await this.database.transact(async (trx) => {
-      const store = this.store(trx);
-      // Consumed at once; any check below that fails rolls the transaction (and this) back.
-      const hold = await store.lockAndConsumeHold(r.businessId, this.bookingNotice(r.businessId), holdId);
+    const booked = await this.book(r.businessId, async (store, notice) => {
       const now = this.clock.now();
-      if (!hold || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.expires_at <= now) {
+      const seen = await store.reservationSnapshot(r.businessId, holdId, guest.unique_id, now, startAt - DUPLICATE_WINDOW_MS, startAt + DUPLICATE_WINDOW_MS);
+      const hold = seen.hold;
+      if (!hold || hold.status !== 'active' || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.expires_at <= now) {
         throw apiError('HOLD_NOT_FOUND', `No valid hold ${holdId}: it never existed or has expired`);
       }
       if (hold.date !== date || hold.time !== time || hold.covers !== covers || hold.unique_id !== guest.unique_id) {
         throw apiError('RESERVATIONS_PARAMS_DONT_MATCH_HOLDS_PARAMS', `The hold is for ${hold.date} ${hold.time}, ${hold.covers} covers`);
       }
       if (creditCardRequired(r.settings, date, covers)) throw apiError('CREDIT_CARD_REQUIRED');
-      const { occupied, duplicates } = await store.reservationChecks(
-        r.businessId,
-        guest.unique_id,
-        { from: hold.start_at, to: hold.end_at, now, exceptHoldId: hold.id },
-        startAt - DUPLICATE_WINDOW_MS,
-        startAt + DUPLICATE_WINDOW_MS,
-      );
-      if (duplicates > 0) throw apiError('DUPLICATE_RESERVATION');
-      const stillFree = r.tables.find((t) => t.id === hold.table_id) && freeTable(r.tables.filter((t) => t.id === hold.table_id), occupied, covers, hold.start_at, hold.end_at);
-      const table = stillFree ?? freeTable(r.tables, occupied, covers, hold.start_at, hold.end_at);
+      if (seen.duplicates > 0) throw apiError('DUPLICATE_RESERVATION');
+      // The held table, unless the inventory changed under the hold; then any table that fits.
+      const held = r.tables.filter((t) => t.id === hold.table_id);
+      const table = freeTable(held, seen.occupied, covers, hold.start_at, hold.end_at) ?? freeTable(r.tables, seen.occupied, covers, hold.start_at, hold.end_at);
       if (!table) throw apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE');
-      await store.insertReservation(
-        {
-          id,
-          business_id: r.businessId,
-          partner_id: partnerId,
-          table_id: table.id,
-          hold_id: hold.id,
-          ...guest,
-          date,
-          time,
-          covers,
-          start_at: hold.start_at,
-          end_at: hold.end_at,
-          notes,
-          status: 'active',
-          canceled_by: null,
-          created_at: now,
-          canceled_at: null,
-        },
-        {
-          type: 'reservation.created',
-          businessId: r.businessId,
-          partnerId,
-          at: now,
-          payload: { reservation_id: id, business_id: r.businessId, date, time, covers },
-        },
-      );
-      return { holdId: hold.id, table_id: table.id, start_at: hold.start_at, end_at: hold.end_at };
+      const reservation: ReservationRow = {
+        id,
+        business_id: r.businessId,
+        partner_id: partnerId,
+        table_id: table.id,
+        hold_id: hold.id,
+        ...guest,
+        date,
+        time,
+        covers,
+        start_at: hold.start_at,
+        end_at: hold.end_at,
+        notes,
+        status: 'active',
+        canceled_by: null,
+        created_at: now,
+        canceled_at: null,
+      };
+      const event = {
+        type: 'reservation.created',
+        businessId: r.businessId,
+        partnerId,
+        at: now,
+        payload: { reservation_id: id, business_id: r.businessId, date, time, covers },
+      };
+      const won = await store.reserve(seen.version, hold.id, reservation, event, notice);
+      return won ? { holdId: hold.id, table_id: table.id, start_at: hold.start_at, end_at: hold.end_at } : undefined;
     });
     this.occupancy.apply(r.businessId, {
       remove: [booked.holdId],
@@ -400,6 +391,29 @@ export class ReservationService {
       });
     });
     this.occupancy.apply(row.business_id, { remove: [row.id] });
+  }
+
+  /**
+   * Runs a booking of one restaurant: `attempt` reads what its decision depends on from one
+   * snapshot, decides (or throws the partner's error) and writes only if that snapshot is still
+   * current, answering undefined when it was not. PostgreSQL tries it first outside a
+   * transaction, optimistically: two statements, where the locked path needs five round trips.
+   * When another booking of the restaurant came between the read and the write, the attempt is
+   * made again in a transaction holding the restaurant's lock, where it cannot lose.
+   */
+  private async book<T>(businessId: string, attempt: (store: ReservationStore, notice: string) => Promise<T | undefined>): Promise<T> {
+    const notice = this.bookingNotice(businessId);
+    if (this.database.dialect === 'postgres') {
+      const result = await attempt(this.store(), notice);
+      if (result !== undefined) return result;
+    }
+    return this.database.transact(async (trx) => {
+      const store = this.store(trx);
+      await store.lockBookings(businessId);
+      const result = await attempt(store, notice);
+      if (result === undefined) throw new Error(`a booking of ${businessId} changed under the restaurant's lock`);
+      return result;
+    });
   }
 
   /** Another partner's reservation answers exactly like an unknown id. */

@@ -2,8 +2,9 @@ import type { Selectable } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 import type { DbOrTx, Dialect } from '../platform/db/database.js';
 import { RawStatement } from '../platform/db/raw.js';
-import { CHANGE_LOG_INSERT } from '../platform/change-feed.js';
-import { ChangeWithEvent, type DomainEvent } from '../platform/events.js';
+import { changeLogInsertWhen } from '../platform/change-feed.js';
+import { ChangeWithEvent, eventInsertWhen, eventParameters, type DomainEvent } from '../platform/events.js';
+import { newId } from '../platform/ids.js';
 import { bumpCatalogVersion } from '../businesses/business-store.js';
 import type { ReservationSettings } from './inventory.js';
 
@@ -22,6 +23,11 @@ export interface RestaurantTablesTable {
   max_party: number;
   /** Removed tables stay (bookings reference them) but take no new parties. */
   active: number;
+}
+
+export interface BookingVersionsTable {
+  business_id: string;
+  version: number;
 }
 
 export interface HoldsTable {
@@ -69,6 +75,7 @@ declare module '../platform/db/database.js' {
     restaurant_tables: RestaurantTablesTable;
     holds: HoldsTable;
     reservations: ReservationsTable;
+    booking_versions: BookingVersionsTable;
   }
 }
 
@@ -145,6 +152,37 @@ export const dropStartTimeIndexesMigration: PbsMigration = {
   },
 };
 
+/**
+ * A counter per restaurant that every booking change bumps in its own statement. A writer that
+ * read the bookings and the counter from one snapshot may write only while the counter is still
+ * what it read: nothing it decided on has changed (optimistic booking, PostgreSQL). The row
+ * lock its bump takes also serialises the locked path.
+ */
+export const bookingVersionsMigration: PbsMigration = {
+  name: '0102_booking_versions',
+  async up(db) {
+    await db.schema
+      .createTable('booking_versions')
+      .addColumn('business_id', 'text', (c) => c.primaryKey())
+      .addColumn('version', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
+export interface HoldSnapshot {
+  version: number;
+  /** The guest's live holds at the restaurant. */
+  mine: string[];
+  occupied: Occupied[];
+}
+
+export interface ReservationSnapshot {
+  version: number;
+  hold: Omit<HoldRow, 'created_at'> | undefined;
+  occupied: Occupied[];
+  duplicates: number;
+}
+
 export interface RestaurantModel {
   businessId: string;
   settings: ReservationSettings;
@@ -168,17 +206,6 @@ export interface Booking extends Occupied {
 const EARLIEST_OVERLAP_MS = 24 * 3600_000;
 
 // The statements on the booking path, compiled once (see RawStatement).
-// Also records the change for other processes (see ChangeFeed), in the same round trip.
-const LOCK = new RawStatement(`with notice as (${CHANGE_LOG_INSERT}) select 1 from restaurant_settings where business_id = ? for update`);
-// `start_at > earliest` bounds the index range scan: a booking that starts more than a day before
-// the window cannot reach into it (turn times are at most 10 hours).
-const OCCUPIED = new RawStatement<Occupied>(
-  `select table_id, start_at, end_at from holds
-     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ? and id <> ?
-   union all
-   select table_id, start_at, end_at from reservations
-     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ?`,
-);
 const LIVE_BOOKINGS = `select id, business_id, table_id, start_at, end_at, expires_at from holds
      where status = 'active' and start_at > ? and end_at > ? and expires_at > ?{AND}
    union all
@@ -186,62 +213,85 @@ const LIVE_BOOKINGS = `select id, business_id, table_id, start_at, end_at, expir
      where status = 'active' and start_at > ? and end_at > ?{AND}`;
 const LIVE_BOOKINGS_ALL = new RawStatement<Booking & { business_id: string; expires_at: number | null }>(LIVE_BOOKINGS.replaceAll('{AND}', ''));
 const LIVE_BOOKINGS_OF = new RawStatement<Booking & { business_id: string; expires_at: number | null }>(LIVE_BOOKINGS.replaceAll('{AND}', ' and business_id = ?'));
-const INSERT_HOLD = new RawStatement(
-  `insert into holds (id, business_id, partner_id, table_id, unique_id, date, time, covers, start_at, end_at, expires_at, status, created_at)
-   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-);
-const RELEASE_GUEST_HOLDS = new RawStatement<{ id: string }>(
-  `update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active' returning id`,
-);
-const CONSUME_HOLD = new RawStatement<HoldRow>(`update holds set status = 'consumed' where id = ? and status = 'active' returning *`);
-const INSERT_RESERVATION = new ChangeWithEvent(
-  `insert into reservations (id, business_id, partner_id, table_id, hold_id, unique_id, date, time, covers, start_at, end_at,
-     first_name, last_name, phone, email, notes, status, canceled_by, created_at, canceled_at)
-   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-);
 
-// On PostgreSQL every statement of a booking is a round trip (a write that wakes the server), so
-// the booking path folds statements together where that keeps the same answers:
+const HOLD_COLUMNS = 'id, business_id, partner_id, table_id, unique_id, date, time, covers, start_at, end_at, expires_at, status, created_at';
+const RESERVATION_COLUMNS = `id, business_id, partner_id, table_id, hold_id, unique_id, date, time, covers, start_at, end_at,
+     first_name, last_name, phone, email, notes, status, canceled_by, created_at, canceled_at`;
+const placeholders = (columns: string) => columns.split(',').map(() => '?').join(', ');
 
-/** A reservation's two reads in one: tables taken around the slot, and the guest's nearby reservations. */
-const RESERVATION_CHECKS = new RawStatement<Occupied & { kind: 'occupied' | 'duplicate' }>(
-  `select 'occupied' as kind, table_id, start_at, end_at from holds
-     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ? and id <> ?
+// Each snapshot is one statement, so everything in it comes from one snapshot of the database,
+// the restaurant's booking version included. Nulls are cast where a UNION could not type them.
+
+/** For a new hold: the tables taken around the slot by others, the guest's live holds here (released by the new one), and the version. */
+const HOLD_SNAPSHOT = new RawStatement<{ kind: 'occupied' | 'mine' | 'version'; id: string | null; table_id: string; start_at: number; end_at: number; version: number | null }>(
+  `select 'occupied' as kind, cast(null as text) as id, table_id, start_at, end_at, cast(null as bigint) as version from holds
+     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ? and unique_id <> ?
    union all
-   select 'occupied', table_id, start_at, end_at from reservations
+   select 'occupied', null, table_id, start_at, end_at, null from reservations
      where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ?
    union all
-   select 'duplicate', table_id, start_at, end_at from reservations
-     where business_id = ? and unique_id = ? and status = 'active' and start_at > ? and start_at < ?`,
+   select 'mine', id, null, null, null, null from holds where business_id = ? and unique_id = ? and status = 'active'
+   union all
+   select 'version', null, null, null, null, version from booking_versions where business_id = ?`,
 );
 
-/**
- * PostgreSQL: the restaurant lock and the hold's consumption in one statement. Safe because the
- * hold existed before this transaction began, and an UPDATE re-checks a row another transaction
- * changed meanwhile; the reads that need everything committed before the lock come after it.
- */
-const LOCK_AND_CONSUME_HOLD = new RawStatement<HoldRow>(
-  `with notice as (${CHANGE_LOG_INSERT}),
-   restaurant as materialized (select 1 from restaurant_settings where business_id = ? for update)
-   update holds set status = 'consumed' where id = ? and status = 'active' and exists (select 1 from restaurant) returning *`,
+type ReservationSnapshotRow = Omit<HoldRow, 'created_at'> & { kind: 'hold' | 'occupied' | 'duplicate' | 'version'; version: number | null };
+/** For a reservation: the hold, the tables others take around its slot, the guest's reservations near it, and the version. */
+const RESERVATION_SNAPSHOT = new RawStatement<ReservationSnapshotRow>(
+  `with h as (select * from holds where id = ?)
+   select 'hold' as kind, id, business_id, partner_id, table_id, unique_id, date, time, covers, start_at, end_at, expires_at, status,
+     cast(null as bigint) as version from h
+   union all
+   select 'occupied', null, null, null, o.table_id, null, null, null, null, o.start_at, o.end_at, null, null, null from holds o, h
+     where o.business_id = ? and o.status = 'active' and o.start_at > h.start_at - ${EARLIEST_OVERLAP_MS} and o.start_at < h.end_at
+       and o.end_at > h.start_at and o.expires_at > ? and o.id <> h.id
+   union all
+   select 'occupied', null, null, null, o.table_id, null, null, null, null, o.start_at, o.end_at, null, null, null from reservations o, h
+     where o.business_id = ? and o.status = 'active' and o.start_at > h.start_at - ${EARLIEST_OVERLAP_MS} and o.start_at < h.end_at
+       and o.end_at > h.start_at
+   union all
+   select 'duplicate', null, null, null, null, null, null, null, null, null, null, null, null, null from reservations
+     where business_id = ? and unique_id = ? and status = 'active' and start_at > ? and start_at < ?
+   union all
+   select 'version', null, null, null, null, null, null, null, null, null, null, null, null, version from booking_versions where business_id = ?`,
 );
 
+// SQLite's writes: its transactions run one at a time, so what a snapshot read is still true.
+const INSERT_HOLD = new RawStatement(`insert into holds (${HOLD_COLUMNS}) values (${placeholders(HOLD_COLUMNS)})`);
+const RELEASE_GUEST_HOLDS = new RawStatement(`update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active'`);
+const CONSUME_HOLD = new RawStatement(`update holds set status = 'consumed' where id = ? and status = 'active'`);
+const INSERT_RESERVATION = new ChangeWithEvent(`insert into reservations (${RESERVATION_COLUMNS}) values (${placeholders(RESERVATION_COLUMNS)})`);
+
+// PostgreSQL's writes: one statement each, that changes anything only while the restaurant's
+// booking version is the one its snapshot read (parameters: business id, version), and bumps it.
+// ON CONFLICT DO UPDATE locks and judges the newest committed row, even one newer than the snapshot.
+const BUMP_IF_UNCHANGED = `insert into booking_versions (business_id, version) values (?, 1)
+     on conflict (business_id) do update set version = booking_versions.version + 1 where booking_versions.version = ?
+     returning version`;
+const PLACE_HOLD_IF_UNCHANGED = new RawStatement<{ won: number }>(
+  `with bumped as (${BUMP_IF_UNCHANGED}),
+   released as (
+     update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active' and exists (select 1 from bumped)
+   ),
+   placed as (insert into holds (${HOLD_COLUMNS}) select ${placeholders(HOLD_COLUMNS)} where exists (select 1 from bumped)),
+   notice as (${changeLogInsertWhen('exists (select 1 from bumped)')})
+   select count(*) as won from bumped`,
+);
+const RESERVE_IF_UNCHANGED = new RawStatement<{ won: number }>(
+  `with bumped as (${BUMP_IF_UNCHANGED}),
+   consumed as (update holds set status = 'consumed' where id = ? and status = 'active' and exists (select 1 from bumped) returning id),
+   booked as (insert into reservations (${RESERVATION_COLUMNS}) select ${placeholders(RESERVATION_COLUMNS)} where exists (select 1 from consumed)),
+   event as (${eventInsertWhen('exists (select 1 from consumed)')}),
+   notice as (${changeLogInsertWhen('exists (select 1 from consumed)')})
+   select count(*) as won from consumed`,
+);
 /**
- * PostgreSQL, after the lock: the guest's earlier holds released and the tables taken, in one
- * statement. Both parts read the same snapshot, so the released holds are left out by id.
+ * PostgreSQL's locked path: takes the restaurant's version row lock until commit (creating the
+ * row if need be) without changing it; the snapshot read after it then sees every booking.
  */
-const RELEASE_AND_OCCUPIED = new RawStatement<Partial<Occupied> & { kind: 'released' | 'occupied'; id: string | null }>(
-  `with released as (
-     update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active' returning id
-   )
-   select 'released' as kind, id, null as table_id, null as start_at, null as end_at from released
-   union all
-   select 'occupied', null, table_id, start_at, end_at from holds
-     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ?
-       and id not in (select id from released)
-   union all
-   select 'occupied', null, table_id, start_at, end_at from reservations
-     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ?`,
+const LOCK_BOOKINGS = new RawStatement(
+  `insert into booking_versions (business_id, version) values (?, 0)
+   on conflict (business_id) do update set version = booking_versions.version`,
 );
 
 export class ReservationStore {
@@ -269,18 +319,12 @@ export class ReservationStore {
   }
 
   /**
-   * Serialises bookings of one restaurant across connections and processes (PostgreSQL row
-   * lock), and records `notice` in the change log, which other processes read once it commits.
+   * PostgreSQL: serialises bookings of one restaurant across connections and processes until the
+   * transaction ends, for when an optimistic write lost (see `placeHold`). SQLite transactions
+   * are serialised already.
    */
-  async lockRestaurant(businessId: string, notice: string): Promise<void> {
-    if (this.dialect !== 'postgres') return; // SQLite transactions are already serialised
-    await LOCK.rows(this.db, this.dialect, [notice, businessId]);
-  }
-
-  /** Tables taken between two instants: live holds and active reservations. */
-  occupied(businessId: string, from: number, to: number, now: number, exceptHoldId = ''): Promise<Occupied[]> {
-    const earliest = from - EARLIEST_OVERLAP_MS;
-    return OCCUPIED.rows(this.db, this.dialect, [businessId, earliest, to, from, now, exceptHoldId, businessId, earliest, to, from]);
+  async lockBookings(businessId: string): Promise<void> {
+    if (this.dialect === 'postgres') await LOCK_BOOKINGS.run(this.db, this.dialect, [businessId]);
   }
 
   /** Every restaurant's holds live at `since` and reservations ending after it (for the occupancy index). */
@@ -299,72 +343,87 @@ export class ReservationStore {
     return out;
   }
 
-  async insertHold(row: HoldRow): Promise<void> {
-    await INSERT_HOLD.run(this.db, this.dialect, [
-      row.id, row.business_id, row.partner_id, row.table_id, row.unique_id, row.date, row.time, row.covers,
-      row.start_at, row.end_at, row.expires_at, row.status, row.created_at,
-    ]);
-  }
-
   /**
-   * For a new hold, after `lockRestaurant`: the guest's earlier holds here released (one live hold
-   * per guest per restaurant; their ids are returned) and the tables taken between two instants.
+   * What a new hold for `uniqueId` between two instants depends on, from one snapshot: the
+   * tables others take then, the guest's live holds here (the new hold releases them) and the
+   * restaurant's booking version.
    */
-  async releaseGuestHoldsAndFindOccupied(
-    businessId: string,
-    uniqueId: string,
-    from: number,
-    to: number,
-    now: number,
-  ): Promise<{ released: string[]; occupied: Occupied[] }> {
-    if (this.dialect !== 'postgres') {
-      const released = (await RELEASE_GUEST_HOLDS.rows(this.db, this.dialect, [businessId, uniqueId])).map((r) => r.id);
-      return { released, occupied: await this.occupied(businessId, from, to, now) };
-    }
+  async holdSnapshot(businessId: string, uniqueId: string, from: number, to: number, now: number): Promise<HoldSnapshot> {
     const earliest = from - EARLIEST_OVERLAP_MS;
-    const rows = await RELEASE_AND_OCCUPIED.rows(this.db, this.dialect, [businessId, uniqueId, businessId, earliest, to, from, now, businessId, earliest, to, from]);
-    return {
-      released: rows.filter((r) => r.kind === 'released').map((r) => r.id as string),
-      occupied: rows.filter((r) => r.kind === 'occupied').map((r) => ({ table_id: r.table_id!, start_at: r.start_at!, end_at: r.end_at! })),
-    };
+    const rows = await HOLD_SNAPSHOT.rows(this.db, this.dialect, [
+      businessId, earliest, to, from, now, uniqueId,
+      businessId, earliest, to, from,
+      businessId, uniqueId,
+      businessId,
+    ]);
+    const snapshot: HoldSnapshot = { version: 0, mine: [], occupied: [] };
+    for (const r of rows) {
+      if (r.kind === 'occupied') snapshot.occupied.push({ table_id: r.table_id, start_at: r.start_at, end_at: r.end_at });
+      else if (r.kind === 'mine') snapshot.mine.push(r.id!);
+      else snapshot.version = r.version!;
+    }
+    return snapshot;
   }
 
   /**
-   * For a reservation: takes the restaurant lock (see `lockRestaurant`) and marks the hold
-   * consumed, returning it (undefined when it is not an active hold); the caller checks it and
-   * rolls back if it cannot be used.
+   * Places `hold` and releases the guest's other live holds here, with `notice` for other
+   * processes; on PostgreSQL only if the booking version is still `version`. False when it was
+   * not (someone booked meanwhile): nothing was written.
    */
-  async lockAndConsumeHold(businessId: string, notice: string, holdId: string): Promise<HoldRow | undefined> {
-    const rows =
-      this.dialect === 'postgres'
-        ? await LOCK_AND_CONSUME_HOLD.rows(this.db, this.dialect, [notice, businessId, holdId])
-        : await CONSUME_HOLD.rows(this.db, this.dialect, [holdId]); // SQLite transactions are already serialised
-    return rows[0];
-  }
-
-  /** For a reservation, after the lock: the tables taken around the slot, and how many of the guest's reservations start in (dupFrom, dupTo). */
-  async reservationChecks(
-    businessId: string,
-    uniqueId: string,
-    slot: { from: number; to: number; now: number; exceptHoldId: string },
-    dupFrom: number,
-    dupTo: number,
-  ): Promise<{ occupied: Occupied[]; duplicates: number }> {
-    const earliest = slot.from - EARLIEST_OVERLAP_MS;
-    const rows = await RESERVATION_CHECKS.rows(this.db, this.dialect, [
-      businessId, earliest, slot.to, slot.from, slot.now, slot.exceptHoldId,
-      businessId, earliest, slot.to, slot.from,
-      businessId, uniqueId, dupFrom, dupTo,
+  async placeHold(version: number, hold: HoldRow, notice: string): Promise<boolean> {
+    const values = [
+      hold.id, hold.business_id, hold.partner_id, hold.table_id, hold.unique_id, hold.date, hold.time, hold.covers,
+      hold.start_at, hold.end_at, hold.expires_at, hold.status, hold.created_at,
+    ];
+    if (this.dialect !== 'postgres') {
+      await RELEASE_GUEST_HOLDS.run(this.db, this.dialect, [hold.business_id, hold.unique_id]);
+      await INSERT_HOLD.run(this.db, this.dialect, values);
+      return true;
+    }
+    const [{ won }] = await PLACE_HOLD_IF_UNCHANGED.rows(this.db, this.dialect, [
+      hold.business_id, version, hold.business_id, hold.unique_id, ...values, notice,
     ]);
-    return { occupied: rows.filter((r) => r.kind === 'occupied'), duplicates: rows.filter((r) => r.kind === 'duplicate').length };
+    return won > 0;
   }
 
-  /** Inserts a reservation and records `event` with it (one round trip on PostgreSQL). */
-  async insertReservation(r: ReservationRow, event: DomainEvent): Promise<void> {
-    await INSERT_RESERVATION.run(this.db, this.dialect, [
+  /**
+   * What a reservation made with a hold depends on, from one snapshot: the hold (if any), the
+   * tables others take in its slot, how many of the guest's active reservations here start in
+   * (dupFrom, dupTo), and the restaurant's booking version.
+   */
+  async reservationSnapshot(businessId: string, holdId: string, uniqueId: string, now: number, dupFrom: number, dupTo: number): Promise<ReservationSnapshot> {
+    const rows = await RESERVATION_SNAPSHOT.rows(this.db, this.dialect, [
+      holdId, businessId, now, businessId, businessId, uniqueId, dupFrom, dupTo, businessId,
+    ]);
+    const snapshot: ReservationSnapshot = { version: 0, hold: undefined, occupied: [], duplicates: 0 };
+    for (const { kind, version, ...r } of rows) {
+      if (kind === 'hold') snapshot.hold = r;
+      else if (kind === 'occupied') snapshot.occupied.push({ table_id: r.table_id, start_at: r.start_at, end_at: r.end_at });
+      else if (kind === 'duplicate') snapshot.duplicates++;
+      else snapshot.version = version!;
+    }
+    return snapshot;
+  }
+
+  /**
+   * Consumes hold `holdId` and inserts the reservation and `event`, with `notice` for other
+   * processes; on PostgreSQL only if the booking version is still `version`. False when it was
+   * not: nothing was written.
+   */
+  async reserve(version: number, holdId: string, r: ReservationRow, event: DomainEvent, notice: string): Promise<boolean> {
+    const values = [
       r.id, r.business_id, r.partner_id, r.table_id, r.hold_id, r.unique_id, r.date, r.time, r.covers, r.start_at, r.end_at,
       r.first_name, r.last_name, r.phone, r.email, r.notes, r.status, r.canceled_by, r.created_at, r.canceled_at,
-    ], event);
+    ];
+    if (this.dialect !== 'postgres') {
+      if ((await CONSUME_HOLD.run(this.db, this.dialect, [holdId])) !== 1) return false;
+      await INSERT_RESERVATION.run(this.db, this.dialect, values, event);
+      return true;
+    }
+    const [{ won }] = await RESERVE_IF_UNCHANGED.rows(this.db, this.dialect, [
+      r.business_id, version, holdId, ...values, ...eventParameters(newId(), event), notice,
+    ]);
+    return won > 0;
   }
 
   findReservation(id: string) {
