@@ -136,6 +136,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     reservations: new ReservationService(database, clock, catalog, occupancy, changes, {
       publicUrl: config.publicUrl,
       openingsWindowMinutes: config.openingsWindowMinutes,
+      onLockedRetry: () => metrics.bookingRetries.inc(),
     }),
     webhooks: new WebhookService(database.db, clock, config.webhooks, addressPolicy, () => deliverer.wake()),
   };

@@ -90,6 +90,7 @@ export class Metrics {
   readonly registry = new Registry();
   readonly http = new HttpMetrics();
   readonly jobOutcomes: Counter<'type' | 'outcome'>;
+  readonly bookingRetries: Counter;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'pbs_' });
@@ -98,6 +99,11 @@ export class Metrics {
       name: 'pbs_jobs_total',
       help: 'Background job attempts by type and outcome',
       labelNames: ['type', 'outcome'],
+      registers: [this.registry],
+    });
+    this.bookingRetries = new Counter({
+      name: 'pbs_booking_retries_total',
+      help: 'Bookings decided again under the restaurant lock because another booking of the restaurant came in between (PostgreSQL)',
       registers: [this.registry],
     });
   }

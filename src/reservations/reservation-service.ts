@@ -7,11 +7,11 @@ import { recordEvent } from '../platform/events.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
 import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
-import { bookableRange, DAY_SLOTS, dayContext, freeTable, isOpen, slotProblem, type SlotContext } from './availability.js';
+import { bookableRange, DAY_SLOTS, dayContext, isOpen, slotProblem, type SlotContext } from './availability.js';
 import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from './occupancy.js';
 import { creditCardRequired, normalizeSettings, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
-import { ReservationStore, type HoldRow, type RestaurantModel, type ReservationRow } from './reservation-store.js';
+import { holdUsable, ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
 
 export const HOLD_MINUTES = 5;
 /** The same guest cannot book the same restaurant within 3 hours of another booking (facts.md §3.1). */
@@ -23,6 +23,8 @@ export interface ReservationOptions {
   publicUrl: string;
   /** Openings returns slots within ± this many minutes of the asked time. */
   openingsWindowMinutes: number;
+  /** Called when an optimistic booking lost and runs again under the restaurant's lock. */
+  onLockedRetry?: () => void;
 }
 
 /** An open slot that needs no card, in the openings format: the same text for every restaurant. */
@@ -205,31 +207,22 @@ export class ReservationService {
     const endAt = startAt + turnMinutes(r.settings, covers) * 60_000;
     const id = newId();
     const expiresAt = ctx.now + HOLD_MINUTES * 60_000;
-    const { released, tableId } = await this.book(r.businessId, async (store, notice) => {
-      const now = this.clock.now();
-      const seen = await store.holdSnapshot(r.businessId, uniqueId, startAt, endAt, now);
-      const table = freeTable(r.tables, seen.occupied, covers, startAt, endAt);
-      if (!table) throw apiError('HOLD_SLOT_NOT_AVAILABLE', `${date} ${time} is not available for ${covers}`);
-      const hold: HoldRow = {
-        id,
-        business_id: r.businessId,
-        partner_id: partnerId,
-        table_id: table.id,
-        unique_id: uniqueId,
-        date,
-        time,
-        covers,
-        start_at: startAt,
-        end_at: endAt,
-        expires_at: expiresAt,
-        status: 'active',
-        created_at: now,
-      };
-      return (await store.placeHold(seen.version, hold, notice)) ? { released: seen.mine, tableId: table.id } : undefined;
-    });
+    const now = this.clock.now();
+    const { released, tableId } = await this.book(
+      r.businessId,
+      (store, notice) =>
+        store.placeHold(
+          { id, business_id: r.businessId, partner_id: partnerId, unique_id: uniqueId, date, time, covers, start_at: startAt, end_at: endAt, expires_at: expiresAt, created_at: now },
+          fittingTables(r, covers),
+          notice,
+        ),
+      (outcome) => {
+        if (outcome.tableId === undefined) throw apiError('HOLD_SLOT_NOT_AVAILABLE', `${date} ${time} is not available for ${covers}`);
+      },
+    );
     this.occupancy.apply(r.businessId, {
       remove: released,
-      add: [{ id, table_id: tableId, start_at: startAt, end_at: endAt, expires_at: expiresAt }],
+      add: [{ id, table_id: tableId!, start_at: startAt, end_at: endAt, expires_at: expiresAt }],
     });
     return {
       ...base,
@@ -270,53 +263,37 @@ export class ReservationService {
 
     const startAt = localDay(date, r.business.timezone)(minutes);
     const id = timeOrderedUuid();
-    const booked = await this.book(r.businessId, async (store, notice) => {
-      const now = this.clock.now();
-      const seen = await store.reservationSnapshot(r.businessId, holdId, guest.unique_id, now, startAt - DUPLICATE_WINDOW_MS, startAt + DUPLICATE_WINDOW_MS);
-      const hold = seen.hold;
-      if (!hold || hold.status !== 'active' || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.expires_at <= now) {
-        throw apiError('HOLD_NOT_FOUND', `No valid hold ${holdId}: it never existed or has expired`);
-      }
-      if (hold.date !== date || hold.time !== time || hold.covers !== covers || hold.unique_id !== guest.unique_id) {
-        throw apiError('RESERVATIONS_PARAMS_DONT_MATCH_HOLDS_PARAMS', `The hold is for ${hold.date} ${hold.time}, ${hold.covers} covers`);
-      }
-      if (creditCardRequired(r.settings, date, covers)) throw apiError('CREDIT_CARD_REQUIRED');
-      if (seen.duplicates > 0) throw apiError('DUPLICATE_RESERVATION');
-      // The held table, unless the inventory changed under the hold; then any table that fits.
-      const held = r.tables.filter((t) => t.id === hold.table_id);
-      const table = freeTable(held, seen.occupied, covers, hold.start_at, hold.end_at) ?? freeTable(r.tables, seen.occupied, covers, hold.start_at, hold.end_at);
-      if (!table) throw apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE');
-      const reservation: ReservationRow = {
-        id,
-        business_id: r.businessId,
-        partner_id: partnerId,
-        table_id: table.id,
-        hold_id: hold.id,
-        ...guest,
-        date,
-        time,
-        covers,
-        start_at: hold.start_at,
-        end_at: hold.end_at,
-        notes,
-        status: 'active',
-        canceled_by: null,
-        created_at: now,
-        canceled_at: null,
-      };
-      const event = {
-        type: 'reservation.created',
-        businessId: r.businessId,
-        partnerId,
-        at: now,
-        payload: { reservation_id: id, business_id: r.businessId, date, time, covers },
-      };
-      const won = await store.reserve(seen.version, hold.id, reservation, event, notice);
-      return won ? { holdId: hold.id, table_id: table.id, start_at: hold.start_at, end_at: hold.end_at } : undefined;
-    });
+    const now = this.clock.now();
+    const request = { business_id: r.businessId, partner_id: partnerId, date, time, covers, unique_id: guest.unique_id };
+    const { hold, tableId } = await this.book(
+      r.businessId,
+      (store, notice) =>
+        store.reserve({
+          ...request,
+          hold_id: holdId,
+          now,
+          duplicateWindow: [startAt - DUPLICATE_WINDOW_MS, startAt + DUPLICATE_WINDOW_MS],
+          cardRequired: creditCardRequired(r.settings, date, covers),
+          candidates: fittingTables(r, covers),
+          reservation: { id, first_name: guest.first_name, last_name: guest.last_name, phone: guest.phone, email: guest.email, notes },
+          event: { type: 'reservation.created', businessId: r.businessId, partnerId, at: now, payload: { reservation_id: id, business_id: r.businessId, date, time, covers } },
+          notice,
+        }),
+      ({ hold, duplicates, tableId }) => {
+        if (!hold || hold.status !== 'active' || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.expires_at <= now) {
+          throw apiError('HOLD_NOT_FOUND', `No valid hold ${holdId}: it never existed or has expired`);
+        }
+        if (!holdUsable(hold, request, now)) {
+          throw apiError('RESERVATIONS_PARAMS_DONT_MATCH_HOLDS_PARAMS', `The hold is for ${hold.date} ${hold.time}, ${hold.covers} covers`);
+        }
+        if (creditCardRequired(r.settings, date, covers)) throw apiError('CREDIT_CARD_REQUIRED');
+        if (duplicates > 0) throw apiError('DUPLICATE_RESERVATION');
+        if (tableId === undefined) throw apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE');
+      },
+    );
     this.occupancy.apply(r.businessId, {
-      remove: [booked.holdId],
-      add: [{ id, table_id: booked.table_id, start_at: booked.start_at, end_at: booked.end_at, expires_at: Infinity }],
+      remove: [hold!.id],
+      add: [{ id, table_id: tableId!, start_at: hold!.start_at, end_at: hold!.end_at, expires_at: Infinity }],
     });
     return {
       reservation_id: id,
@@ -394,25 +371,38 @@ export class ReservationService {
   }
 
   /**
-   * Runs a booking of one restaurant: `attempt` reads what its decision depends on from one
-   * snapshot, decides (or throws the partner's error) and writes only if that snapshot is still
-   * current, answering undefined when it was not. PostgreSQL tries it first outside a
-   * transaction, optimistically: two statements, where the locked path needs five round trips.
-   * When another booking of the restaurant came between the read and the write, the attempt is
-   * made again in a transaction holding the restaurant's lock, where it cannot lose.
+   * Runs a booking of one restaurant. `run` reads what the booking depends on, writes it if the
+   * rules allow, and answers with what it read and whether it wrote (`won`); `refuse` throws the
+   * partner's error for an answer the rules refuse. On PostgreSQL `run` is first tried outside a
+   * transaction (one statement, see the store); when another booking of the restaurant came
+   * between its read and its write it wrote nothing, and runs again holding the restaurant's
+   * lock, where it cannot lose. SQLite runs it in a transaction, where it cannot lose either.
    */
-  private async book<T>(businessId: string, attempt: (store: ReservationStore, notice: string) => Promise<T | undefined>): Promise<T> {
+  private async book<T extends { won: boolean }>(
+    businessId: string,
+    run: (store: ReservationStore, notice: string) => Promise<T>,
+    refuse: (outcome: T) => void,
+  ): Promise<T> {
     const notice = this.bookingNotice(businessId);
     if (this.database.dialect === 'postgres') {
-      const result = await attempt(this.store(), notice);
-      if (result !== undefined) return result;
+      const outcome = await run(this.store(), notice);
+      try {
+        refuse(outcome);
+      } catch (error) {
+        // The statement's conditions and `refuse` disagree: a bug; say so rather than answer the error.
+        if (outcome.won) throw new Error(`a booking of ${businessId} was written although the rules refuse it`, { cause: error });
+        throw error;
+      }
+      if (outcome.won) return outcome;
+      this.options.onLockedRetry?.();
     }
     return this.database.transact(async (trx) => {
       const store = this.store(trx);
       await store.lockBookings(businessId);
-      const result = await attempt(store, notice);
-      if (result === undefined) throw new Error(`a booking of ${businessId} changed under the restaurant's lock`);
-      return result;
+      const outcome = await run(store, notice);
+      refuse(outcome);
+      if (!outcome.won) throw new Error(`a booking of ${businessId} lost under the restaurant's lock`);
+      return outcome;
     });
   }
 
@@ -453,6 +443,11 @@ export class ReservationService {
   private checkoutUrl(b: BusinessRef, date: string, time: string, covers: number) {
     return `${this.options.publicUrl}/reservations/${encodeURIComponent(b.alias)}/checkout/${date}/${time.replace(':', '')}/${covers}`;
   }
+}
+
+/** The tables that seat `covers`, in the order bookings take them (smallest first). */
+function fittingTables(r: Restaurant, covers: number): string[] {
+  return r.tables.filter((t) => covers >= t.min_party && covers <= t.max_party).map((t) => t.id);
 }
 
 function requiredText(form: Record<string, unknown>, field: string, max: number): string {

@@ -1,9 +1,9 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 import type { DbOrTx, Dialect } from '../platform/db/database.js';
-import { RawStatement } from '../platform/db/raw.js';
+import { PostgresStatement, RawStatement } from '../platform/db/raw.js';
 import { changeLogInsertWhen } from '../platform/change-feed.js';
-import { ChangeWithEvent, eventInsertWhen, eventParameters, type DomainEvent } from '../platform/events.js';
+import { ChangeWithEvent, eventInsertWhen, type DomainEvent } from '../platform/events.js';
 import { newId } from '../platform/ids.js';
 import { bumpCatalogVersion } from '../businesses/business-store.js';
 import type { ReservationSettings } from './inventory.js';
@@ -166,21 +166,48 @@ export const bookingVersionsMigration: PbsMigration = {
       .addColumn('business_id', 'text', (c) => c.primaryKey())
       .addColumn('version', 'bigint', (c) => c.notNull())
       .execute();
+    await sql`insert into booking_versions (business_id, version) select business_id, 0 from restaurant_settings`.execute(db);
   },
 };
 
-export interface HoldSnapshot {
-  version: number;
-  /** The guest's live holds at the restaurant. */
-  mine: string[];
-  occupied: Occupied[];
+export interface HoldOutcome {
+  /** The table the hold took (or would have taken); undefined when none was free. */
+  tableId: string | undefined;
+  /** The guest's earlier live holds here, released. */
+  released: string[];
+  won: boolean;
 }
 
-export interface ReservationSnapshot {
-  version: number;
+/** What a reservation must match in its hold. */
+export interface ReservationRequest {
+  business_id: string;
+  partner_id: string;
+  date: string;
+  time: string;
+  covers: number;
+  unique_id: string;
+}
+
+export interface ReserveInput extends ReservationRequest {
+  hold_id: string;
+  now: number;
+  /** The guest's other active reservations starting in this open interval make it a duplicate. */
+  duplicateWindow: [number, number];
+  cardRequired: boolean;
+  /** Tables that fit the party, in order of preference. */
+  candidates: string[];
+  reservation: Pick<ReservationRow, 'id' | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes'>;
+  event: DomainEvent;
+  notice: string;
+}
+
+export interface ReservationFacts {
   hold: Omit<HoldRow, 'created_at'> | undefined;
-  occupied: Occupied[];
+  /** The guest's active reservations in the duplicate window. */
   duplicates: number;
+  /** The table the reservation took (or would have taken); undefined when none was free. */
+  tableId: string | undefined;
+  won: boolean;
 }
 
 export interface RestaurantModel {
@@ -219,80 +246,150 @@ const RESERVATION_COLUMNS = `id, business_id, partner_id, table_id, hold_id, uni
      first_name, last_name, phone, email, notes, status, canceled_by, created_at, canceled_at`;
 const placeholders = (columns: string) => columns.split(',').map(() => '?').join(', ');
 
-// Each snapshot is one statement, so everything in it comes from one snapshot of the database,
-// the restaurant's booking version included. Nulls are cast where a UNION could not type them.
+// SQLite books in a transaction that runs alone: it reads what a booking depends on, decides
+// and writes. Each read is one statement all the same (PostgreSQL below does it in one).
 
-/** For a new hold: the tables taken around the slot by others, the guest's live holds here (released by the new one), and the version. */
-const HOLD_SNAPSHOT = new RawStatement<{ kind: 'occupied' | 'mine' | 'version'; id: string | null; table_id: string; start_at: number; end_at: number; version: number | null }>(
-  `select 'occupied' as kind, cast(null as text) as id, table_id, start_at, end_at, cast(null as bigint) as version from holds
+/** For a new hold: the tables others take in the slot, and the guest's live holds here (the new hold releases them). */
+const HOLD_SNAPSHOT = new RawStatement<{ kind: 'occupied' | 'mine'; id: string; table_id: string }>(
+  `select 'occupied' as kind, null as id, table_id from holds
      where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ? and unique_id <> ?
    union all
-   select 'occupied', null, table_id, start_at, end_at, null from reservations
+   select 'occupied', null, table_id from reservations
      where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ?
    union all
-   select 'mine', id, null, null, null, null from holds where business_id = ? and unique_id = ? and status = 'active'
-   union all
-   select 'version', null, null, null, null, version from booking_versions where business_id = ?`,
+   select 'mine', id, null from holds where business_id = ? and unique_id = ? and status = 'active'`,
 );
-
-type ReservationSnapshotRow = Omit<HoldRow, 'created_at'> & { kind: 'hold' | 'occupied' | 'duplicate' | 'version'; version: number | null };
-/** For a reservation: the hold, the tables others take around its slot, the guest's reservations near it, and the version. */
-const RESERVATION_SNAPSHOT = new RawStatement<ReservationSnapshotRow>(
+/** For a reservation: the hold, the tables others take in its slot, and the guest's reservations near it. */
+const RESERVATION_SNAPSHOT = new RawStatement<Omit<HoldRow, 'created_at'> & { kind: 'hold' | 'occupied' | 'duplicate' }>(
   `with h as (select * from holds where id = ?)
-   select 'hold' as kind, id, business_id, partner_id, table_id, unique_id, date, time, covers, start_at, end_at, expires_at, status,
-     cast(null as bigint) as version from h
+   select 'hold' as kind, id, business_id, partner_id, table_id, unique_id, date, time, covers, start_at, end_at, expires_at, status from h
    union all
-   select 'occupied', null, null, null, o.table_id, null, null, null, null, o.start_at, o.end_at, null, null, null from holds o, h
+   select 'occupied', null, null, null, o.table_id, null, null, null, null, null, null, null, null from holds o, h
      where o.business_id = ? and o.status = 'active' and o.start_at > h.start_at - ${EARLIEST_OVERLAP_MS} and o.start_at < h.end_at
        and o.end_at > h.start_at and o.expires_at > ? and o.id <> h.id
    union all
-   select 'occupied', null, null, null, o.table_id, null, null, null, null, o.start_at, o.end_at, null, null, null from reservations o, h
+   select 'occupied', null, null, null, o.table_id, null, null, null, null, null, null, null, null from reservations o, h
      where o.business_id = ? and o.status = 'active' and o.start_at > h.start_at - ${EARLIEST_OVERLAP_MS} and o.start_at < h.end_at
        and o.end_at > h.start_at
    union all
-   select 'duplicate', null, null, null, null, null, null, null, null, null, null, null, null, null from reservations
-     where business_id = ? and unique_id = ? and status = 'active' and start_at > ? and start_at < ?
-   union all
-   select 'version', null, null, null, null, null, null, null, null, null, null, null, null, version from booking_versions where business_id = ?`,
+   select 'duplicate', null, null, null, null, null, null, null, null, null, null, null, null from reservations
+     where business_id = ? and unique_id = ? and status = 'active' and start_at > ? and start_at < ?`,
 );
-
-// SQLite's writes: its transactions run one at a time, so what a snapshot read is still true.
 const INSERT_HOLD = new RawStatement(`insert into holds (${HOLD_COLUMNS}) values (${placeholders(HOLD_COLUMNS)})`);
 const RELEASE_GUEST_HOLDS = new RawStatement(`update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active'`);
 const CONSUME_HOLD = new RawStatement(`update holds set status = 'consumed' where id = ? and status = 'active'`);
 const INSERT_RESERVATION = new ChangeWithEvent(`insert into reservations (${RESERVATION_COLUMNS}) values (${placeholders(RESERVATION_COLUMNS)})`);
 
-// PostgreSQL's writes: one statement each, that changes anything only while the restaurant's
-// booking version is the one its snapshot read (parameters: business id, version), and bumps it.
-// ON CONFLICT DO UPDATE locks and judges the newest committed row, even one newer than the snapshot.
-const BUMP_IF_UNCHANGED = `insert into booking_versions (business_id, version) values (?, 1)
-     on conflict (business_id) do update set version = booking_versions.version + 1 where booking_versions.version = ?
-     returning version`;
-const PLACE_HOLD_IF_UNCHANGED = new RawStatement<{ won: number }>(
-  `with bumped as (${BUMP_IF_UNCHANGED}),
-   released as (
-     update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active' and exists (select 1 from bumped)
+// PostgreSQL books in one statement, outside a transaction: a round trip is most of a booking's
+// cost there. Its reads share the statement's snapshot, and it writes only if the restaurant's
+// booking version is still the one that snapshot holds: the guarded UPDATE waits for a concurrent
+// booking's lock and then judges the newest row, while `seen` keeps the snapshot's version. So
+// when nobody booked in between, what the statement read is still true; when somebody did, it
+// writes nothing and the booking runs again under the restaurant's lock (LOCK_BOOKINGS).
+
+/** The first candidate table (in the caller's order) no other booking takes in the slot. */
+const OCCUPIED_AND_CHOSEN = `
+   occupied as (
+     select table_id from holds
+       where business_id = :business_id and status = 'active' and start_at > :earliest and start_at < :end_at and end_at > :start_at
+         and expires_at > :now and id <> :hold_id and unique_id <> :unique_id
+     union all
+     select table_id from reservations
+       where business_id = :business_id and status = 'active' and start_at > :earliest and start_at < :end_at and end_at > :start_at
    ),
-   placed as (insert into holds (${HOLD_COLUMNS}) select ${placeholders(HOLD_COLUMNS)} where exists (select 1 from bumped)),
-   notice as (${changeLogInsertWhen('exists (select 1 from bumped)')})
-   select count(*) as won from bumped`,
+   chosen as (
+     select c.id from unnest(cast(:candidates as text[])) with ordinality as c(id, n)
+     where c.id not in (select table_id from occupied)
+     order by c.id = :preferred_table desc, c.n limit 1
+   )`;
+const BUMP_IF_SEEN = (condition: string) => `
+   bumped as (
+     update booking_versions set version = version + 1
+     where business_id = :business_id and version = (select version from seen) and ${condition}
+     returning version
+   )`;
+
+type HoldParams = 'business_id' | 'unique_id' | 'earliest' | 'start_at' | 'end_at' | 'now' | 'hold_id' | 'candidates' | 'preferred_table'
+  | 'partner_id' | 'date' | 'time' | 'covers' | 'expires_at' | 'notice';
+const PLACE_HOLD = new PostgresStatement<{ table_id: string | null; won: number; released: string[] }, HoldParams>(
+  `with seen as (select version from booking_versions where business_id = :business_id),
+   ${OCCUPIED_AND_CHOSEN},
+   ${BUMP_IF_SEEN('exists (select 1 from chosen)')},
+   released as (
+     update holds set status = 'released'
+     where business_id = :business_id and unique_id = :unique_id and status = 'active' and exists (select 1 from bumped)
+     returning id
+   ),
+   placed as (
+     insert into holds (${HOLD_COLUMNS})
+     select :hold_id, :business_id, :partner_id, chosen.id, :unique_id, :date, :time, :covers, :start_at, :end_at, :expires_at, 'active', :now
+     from chosen where exists (select 1 from bumped)
+   ),
+   notice as (${changeLogInsertWhen('exists (select 1 from bumped)').replace('?', ':notice')})
+   select (select id from chosen) as table_id, (select count(*) from bumped) as won, array(select id from released) as released`,
 );
-const RESERVE_IF_UNCHANGED = new RawStatement<{ won: number }>(
-  `with bumped as (${BUMP_IF_UNCHANGED}),
-   consumed as (update holds set status = 'consumed' where id = ? and status = 'active' and exists (select 1 from bumped) returning id),
-   booked as (insert into reservations (${RESERVATION_COLUMNS}) select ${placeholders(RESERVATION_COLUMNS)} where exists (select 1 from consumed)),
-   event as (${eventInsertWhen('exists (select 1 from consumed)')}),
-   notice as (${changeLogInsertWhen('exists (select 1 from consumed)')})
-   select count(*) as won from consumed`,
+
+type ReserveParams = Exclude<HoldParams, 'earliest' | 'start_at' | 'end_at' | 'expires_at' | 'preferred_table'> | 'reservation_id' | 'card_required' | 'dup_from' | 'dup_to' | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes'
+  | 'event_id' | 'event_type' | 'event_payload';
+/** The hold's own window is the slot: `start_at`/`end_at` come from the hold row (`h`). */
+const RESERVE = new PostgresStatement<Partial<Omit<HoldRow, 'created_at'>> & { duplicates: number; chosen_table: string | null; won: number }, ReserveParams>(
+  `with seen as (select version from booking_versions where business_id = :business_id),
+   h as (select * from holds where id = :hold_id),
+   usable as (
+     select 1 from h where status = 'active' and business_id = :business_id and partner_id = :partner_id and expires_at > :now
+       and date = :date and time = :time and covers = :covers and unique_id = :unique_id
+   ),
+   duplicates as (
+     select count(*) as n from reservations
+     where business_id = :business_id and unique_id = :unique_id and status = 'active' and start_at > :dup_from and start_at < :dup_to
+   ),
+   ${OCCUPIED_AND_CHOSEN.replaceAll(':earliest', `(select start_at - ${EARLIEST_OVERLAP_MS} from h)`)
+     .replaceAll(':start_at', '(select start_at from h)')
+     .replaceAll(':end_at', '(select end_at from h)')
+     .replace("and unique_id <> :unique_id", '')
+     .replace(':preferred_table', '(select table_id from h)')},
+   ${BUMP_IF_SEEN('exists (select 1 from usable) and :card_required = 0 and (select n from duplicates) = 0 and exists (select 1 from chosen)')},
+   consumed as (
+     update holds set status = 'consumed' where id = :hold_id and status = 'active' and exists (select 1 from bumped)
+     returning id, start_at, end_at
+   ),
+   booked as (
+     insert into reservations (${RESERVATION_COLUMNS})
+     select :reservation_id, :business_id, :partner_id, chosen.id, consumed.id, :unique_id, :date, :time, :covers, consumed.start_at, consumed.end_at,
+       :first_name, :last_name, :phone, :email, :notes, 'active', null, :now, null
+     from consumed, chosen
+   ),
+   event as (${eventInsertWhen('exists (select 1 from consumed)').replace('?, ?, ?, ?, ?, ?', ':event_id, :event_type, :business_id, :partner_id, :event_payload, :now')}),
+   notice as (${changeLogInsertWhen('exists (select 1 from consumed)').replace('?', ':notice')})
+   select h.id, h.business_id, h.partner_id, h.table_id, h.unique_id, h.date, h.time, h.covers, h.start_at, h.end_at, h.expires_at, h.status,
+     (select n from duplicates) as duplicates, (select id from chosen) as chosen_table, (select count(*) from consumed) as won
+   from (select 1) as one left join h on true`,
 );
+
 /**
  * PostgreSQL's locked path: takes the restaurant's version row lock until commit (creating the
- * row if need be) without changing it; the snapshot read after it then sees every booking.
+ * row if need be) without changing it; the statement after it then sees every booking.
  */
 const LOCK_BOOKINGS = new RawStatement(
   `insert into booking_versions (business_id, version) values (?, 0)
    on conflict (business_id) do update set version = booking_versions.version`,
 );
+
+/** True when a hold can be turned into the reservation `expected` describes (PostgreSQL: `usable` in RESERVE). */
+export function holdUsable(hold: Omit<HoldRow, 'created_at'> | undefined, expected: ReservationRequest, now: number): boolean {
+  return (
+    hold !== undefined && hold.status === 'active' && hold.business_id === expected.business_id && hold.partner_id === expected.partner_id &&
+    hold.expires_at > now && hold.date === expected.date && hold.time === expected.time && hold.covers === expected.covers &&
+    hold.unique_id === expected.unique_id
+  );
+}
+
+/** The first of `candidates` (the held table first, if it is one) that no booking in `occupied` takes. */
+function chooseTable(candidates: readonly string[], occupied: ReadonlyArray<{ table_id: string }>, preferred?: string): string | undefined {
+  const taken = new Set(occupied.map((o) => o.table_id));
+  if (preferred !== undefined && candidates.includes(preferred) && !taken.has(preferred)) return preferred;
+  return candidates.find((id) => !taken.has(id));
+}
 
 export class ReservationStore {
   constructor(
@@ -307,6 +404,7 @@ export class ReservationStore {
       .values(row)
       .onConflict((oc) => oc.column('business_id').doUpdateSet({ accepts_reservations: row.accepts_reservations, settings: row.settings, updated_at: now }))
       .execute();
+    await this.db.insertInto('booking_versions').values({ business_id: businessId, version: 0 }).onConflict((oc) => oc.column('business_id').doNothing()).execute();
     await this.db.updateTable('restaurant_tables').set({ active: 0 }).where('business_id', '=', businessId).execute();
     for (const t of settings.tables) {
       await this.db
@@ -344,86 +442,75 @@ export class ReservationStore {
   }
 
   /**
-   * What a new hold for `uniqueId` between two instants depends on, from one snapshot: the
-   * tables others take then, the guest's live holds here (the new hold releases them) and the
-   * restaurant's booking version.
+   * Places `hold` on the first of `candidates` (table ids, in order of preference) free for its
+   * slot, releasing the guest's other live holds here, with `notice` for other processes. No
+   * free table: `tableId` undefined, nothing written. On PostgreSQL `won` is false, and nothing
+   * was written, also when another booking of the restaurant came between its read and write.
    */
-  async holdSnapshot(businessId: string, uniqueId: string, from: number, to: number, now: number): Promise<HoldSnapshot> {
-    const earliest = from - EARLIEST_OVERLAP_MS;
+  async placeHold(hold: Omit<HoldRow, 'table_id' | 'status'>, candidates: string[], notice: string): Promise<HoldOutcome> {
+    const earliest = hold.start_at - EARLIEST_OVERLAP_MS;
+    if (this.dialect === 'postgres') {
+      const [row] = await PLACE_HOLD.rows(this.db, {
+        business_id: hold.business_id, unique_id: hold.unique_id, earliest, start_at: hold.start_at, end_at: hold.end_at, now: hold.created_at,
+        hold_id: hold.id, candidates, preferred_table: null, partner_id: hold.partner_id, date: hold.date, time: hold.time,
+        covers: hold.covers, expires_at: hold.expires_at, notice,
+      });
+      return { tableId: row.table_id ?? undefined, released: row.released, won: row.won > 0 };
+    }
     const rows = await HOLD_SNAPSHOT.rows(this.db, this.dialect, [
-      businessId, earliest, to, from, now, uniqueId,
-      businessId, earliest, to, from,
-      businessId, uniqueId,
-      businessId,
+      hold.business_id, earliest, hold.end_at, hold.start_at, hold.created_at, hold.unique_id,
+      hold.business_id, earliest, hold.end_at, hold.start_at,
+      hold.business_id, hold.unique_id,
     ]);
-    const snapshot: HoldSnapshot = { version: 0, mine: [], occupied: [] };
-    for (const r of rows) {
-      if (r.kind === 'occupied') snapshot.occupied.push({ table_id: r.table_id, start_at: r.start_at, end_at: r.end_at });
-      else if (r.kind === 'mine') snapshot.mine.push(r.id!);
-      else snapshot.version = r.version!;
-    }
-    return snapshot;
+    const tableId = chooseTable(candidates, rows.filter((r) => r.kind === 'occupied'));
+    if (tableId === undefined) return { tableId, released: [], won: false };
+    await RELEASE_GUEST_HOLDS.run(this.db, this.dialect, [hold.business_id, hold.unique_id]);
+    await INSERT_HOLD.run(this.db, this.dialect, [
+      hold.id, hold.business_id, hold.partner_id, tableId, hold.unique_id, hold.date, hold.time, hold.covers,
+      hold.start_at, hold.end_at, hold.expires_at, 'active', hold.created_at,
+    ]);
+    return { tableId, released: rows.filter((r) => r.kind === 'mine').map((r) => r.id), won: true };
   }
 
   /**
-   * Places `hold` and releases the guest's other live holds here, with `notice` for other
-   * processes; on PostgreSQL only if the booking version is still `version`. False when it was
-   * not (someone booked meanwhile): nothing was written.
+   * Turns a hold into a reservation, with its event and `notice` for other processes, when the
+   * hold is usable (`holdUsable`), no card is required, the guest has no active reservation here
+   * in the duplicate window, and one of `candidates` is free for the hold's slot (the held table
+   * first). Answers with what that depended on, and whether it was written (`won`); on
+   * PostgreSQL `won` is also false when another booking of the restaurant came in between.
    */
-  async placeHold(version: number, hold: HoldRow, notice: string): Promise<boolean> {
-    const values = [
-      hold.id, hold.business_id, hold.partner_id, hold.table_id, hold.unique_id, hold.date, hold.time, hold.covers,
-      hold.start_at, hold.end_at, hold.expires_at, hold.status, hold.created_at,
-    ];
-    if (this.dialect !== 'postgres') {
-      await RELEASE_GUEST_HOLDS.run(this.db, this.dialect, [hold.business_id, hold.unique_id]);
-      await INSERT_HOLD.run(this.db, this.dialect, values);
-      return true;
+  async reserve(input: ReserveInput): Promise<ReservationFacts> {
+    const { reservation: r } = input;
+    if (this.dialect === 'postgres') {
+      const [{ duplicates, chosen_table, won, ...hold }] = await RESERVE.rows(this.db, {
+        business_id: input.business_id, unique_id: input.unique_id, now: input.now, hold_id: input.hold_id, candidates: input.candidates,
+        partner_id: input.partner_id, date: input.date, time: input.time, covers: input.covers, notice: input.notice, reservation_id: r.id,
+        card_required: input.cardRequired ? 1 : 0, dup_from: input.duplicateWindow[0], dup_to: input.duplicateWindow[1],
+        first_name: r.first_name, last_name: r.last_name, phone: r.phone, email: r.email, notes: r.notes,
+        event_id: newId(), event_type: input.event.type, event_payload: JSON.stringify(input.event.payload),
+      });
+      return { hold: hold.id ? (hold as Omit<HoldRow, 'created_at'>) : undefined, duplicates, tableId: chosen_table ?? undefined, won: won > 0 };
     }
-    const [{ won }] = await PLACE_HOLD_IF_UNCHANGED.rows(this.db, this.dialect, [
-      hold.business_id, version, hold.business_id, hold.unique_id, ...values, notice,
-    ]);
-    return won > 0;
-  }
-
-  /**
-   * What a reservation made with a hold depends on, from one snapshot: the hold (if any), the
-   * tables others take in its slot, how many of the guest's active reservations here start in
-   * (dupFrom, dupTo), and the restaurant's booking version.
-   */
-  async reservationSnapshot(businessId: string, holdId: string, uniqueId: string, now: number, dupFrom: number, dupTo: number): Promise<ReservationSnapshot> {
     const rows = await RESERVATION_SNAPSHOT.rows(this.db, this.dialect, [
-      holdId, businessId, now, businessId, businessId, uniqueId, dupFrom, dupTo, businessId,
+      input.hold_id, input.business_id, input.now, input.business_id, input.business_id, input.unique_id, ...input.duplicateWindow,
     ]);
-    const snapshot: ReservationSnapshot = { version: 0, hold: undefined, occupied: [], duplicates: 0 };
-    for (const { kind, version, ...r } of rows) {
-      if (kind === 'hold') snapshot.hold = r;
-      else if (kind === 'occupied') snapshot.occupied.push({ table_id: r.table_id, start_at: r.start_at, end_at: r.end_at });
-      else if (kind === 'duplicate') snapshot.duplicates++;
-      else snapshot.version = version!;
+    const facts: ReservationFacts = { hold: undefined, duplicates: 0, tableId: undefined, won: false };
+    const occupied: Array<{ table_id: string }> = [];
+    for (const { kind, ...row } of rows) {
+      if (kind === 'hold') facts.hold = row;
+      else if (kind === 'occupied') occupied.push(row);
+      else facts.duplicates++;
     }
-    return snapshot;
-  }
-
-  /**
-   * Consumes hold `holdId` and inserts the reservation and `event`, with `notice` for other
-   * processes; on PostgreSQL only if the booking version is still `version`. False when it was
-   * not: nothing was written.
-   */
-  async reserve(version: number, holdId: string, r: ReservationRow, event: DomainEvent, notice: string): Promise<boolean> {
-    const values = [
-      r.id, r.business_id, r.partner_id, r.table_id, r.hold_id, r.unique_id, r.date, r.time, r.covers, r.start_at, r.end_at,
-      r.first_name, r.last_name, r.phone, r.email, r.notes, r.status, r.canceled_by, r.created_at, r.canceled_at,
-    ];
-    if (this.dialect !== 'postgres') {
-      if ((await CONSUME_HOLD.run(this.db, this.dialect, [holdId])) !== 1) return false;
-      await INSERT_RESERVATION.run(this.db, this.dialect, values, event);
-      return true;
-    }
-    const [{ won }] = await RESERVE_IF_UNCHANGED.rows(this.db, this.dialect, [
-      r.business_id, version, holdId, ...values, ...eventParameters(newId(), event), notice,
-    ]);
-    return won > 0;
+    facts.tableId = chooseTable(input.candidates, occupied, facts.hold?.table_id);
+    const hold = facts.hold;
+    if (!holdUsable(hold, input, input.now) || input.cardRequired || facts.duplicates > 0 || facts.tableId === undefined) return facts;
+    if ((await CONSUME_HOLD.run(this.db, this.dialect, [input.hold_id])) !== 1) return facts;
+    await INSERT_RESERVATION.run(this.db, this.dialect, [
+      r.id, input.business_id, input.partner_id, facts.tableId, input.hold_id, input.unique_id, input.date, input.time, input.covers,
+      hold!.start_at, hold!.end_at, r.first_name, r.last_name, r.phone, r.email, r.notes, 'active', null, input.now, null,
+    ], input.event);
+    facts.won = true;
+    return facts;
   }
 
   findReservation(id: string) {

@@ -43,3 +43,27 @@ export class RawStatement<Row = Record<string, unknown>> {
     return Number(result.numAffectedRows ?? 0);
   }
 }
+
+/**
+ * A PostgreSQL-only statement with named parameters (`:name`, the same name as often as needed;
+ * `::type` casts are left alone), for statements long enough that positional ones would be
+ * unreadable. Runs as a named prepared statement, like RawStatement.
+ */
+export class PostgresStatement<Row = Record<string, unknown>, Params extends string = string> {
+  private readonly statement: RawStatement<Row>;
+  private readonly names: Params[] = [];
+
+  constructor(text: string) {
+    const text$ = text.replace(/(?<![:\w]):([a-z_]+)/g, (_, name: Params) => {
+      let index = this.names.indexOf(name);
+      if (index < 0) index = this.names.push(name) - 1;
+      return `$${index + 1}`;
+    });
+    if (text$.includes('?')) throw new Error('PostgresStatement takes :name parameters, not ?');
+    this.statement = new RawStatement<Row>(text$);
+  }
+
+  rows(db: DbOrTx, parameters: Record<Params, unknown>): Promise<Row[]> {
+    return this.statement.rows(db, 'postgres', this.names.map((name) => parameters[name]));
+  }
+}
