@@ -30,10 +30,10 @@ export const changeLogMigration: PbsMigration = {
 const CHANGE_LOG_INSERT = 'insert into change_log (payload) values (?)';
 const RECORD = new RawStatement(CHANGE_LOG_INSERT);
 /**
- * The statement that records a change (its one parameter: the payload) when `condition` holds,
- * for writers that fold it into a statement of their own.
+ * The statement that records a change (`payload`, an SQL expression) when `condition` holds, for
+ * writers that fold it into a statement of their own.
  */
-export const changeLogInsertWhen = (condition: string) => `insert into change_log (payload) select ? where ${condition}`;
+export const changeLogInsertWhen = (payload: string, condition: string) => `insert into change_log (payload) select ${payload} where ${condition}`;
 const HORIZON = new RawStatement<{ xmin: number }>('select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin');
 /**
  * The rows of every transaction that was not yet finished at the last read, and the new horizon,

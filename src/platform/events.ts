@@ -52,12 +52,13 @@ export interface DomainEvent {
 
 /**
  * The statement that records an event when `condition` holds, for writers that fold it into a
- * statement of their own (PostgreSQL); its parameters are `eventParameters`.
+ * statement of their own: `values` are SQL expressions for id, type, business_id, partner_id,
+ * payload (JSON text) and occurred_at.
  */
-export const eventInsertWhen = (condition: string) =>
-  `insert into domain_events (id, type, business_id, partner_id, payload, occurred_at) select ?, ?, ?, ?, ?, ? where ${condition}`;
+export const eventInsertWhen = (values: string, condition: string) =>
+  `insert into domain_events (id, type, business_id, partner_id, payload, occurred_at) select ${values} where ${condition}`;
 
-export function eventParameters(id: string, event: DomainEvent): unknown[] {
+function eventParameters(id: string, event: DomainEvent): unknown[] {
   return [id, event.type, event.businessId, event.partnerId ?? null, JSON.stringify(event.payload), event.at];
 }
 

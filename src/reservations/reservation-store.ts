@@ -153,10 +153,10 @@ export const dropStartTimeIndexesMigration: PbsMigration = {
 };
 
 /**
- * A counter per restaurant that every booking change bumps in its own statement. A writer that
- * read the bookings and the counter from one snapshot may write only while the counter is still
- * what it read: nothing it decided on has changed (optimistic booking, PostgreSQL). The row
- * lock its bump takes also serialises the locked path.
+ * A counter per restaurant, bumped by every hold and reservation in the statement that writes it
+ * (PostgreSQL). A booking that read the bookings and the counter from one snapshot writes only
+ * while the counter is still what it read, so nothing it decided on has changed. Cancellations
+ * leave it alone: they only free tables. The row's lock also serialises the locked path.
  */
 export const bookingVersionsMigration: PbsMigration = {
   name: '0102_booking_versions',
@@ -246,8 +246,8 @@ const RESERVATION_COLUMNS = `id, business_id, partner_id, table_id, hold_id, uni
      first_name, last_name, phone, email, notes, status, canceled_by, created_at, canceled_at`;
 const placeholders = (columns: string) => columns.split(',').map(() => '?').join(', ');
 
-// SQLite books in a transaction that runs alone: it reads what a booking depends on, decides
-// and writes. Each read is one statement all the same (PostgreSQL below does it in one).
+// SQLite books inside a transaction that runs alone (GroupCommit): it reads what the booking
+// depends on, decides and writes, in a few statements without round trips.
 
 /** For a new hold: the tables others take in the slot, and the guest's live holds here (the new hold releases them). */
 const HOLD_SNAPSHOT = new RawStatement<{ kind: 'occupied' | 'mine'; id: string; table_id: string }>(
@@ -287,20 +287,25 @@ const INSERT_RESERVATION = new ChangeWithEvent(`insert into reservations (${RESE
 // when nobody booked in between, what the statement read is still true; when somebody did, it
 // writes nothing and the booking runs again under the restaurant's lock (LOCK_BOOKINGS).
 
-/** The first candidate table (in the caller's order) no other booking takes in the slot. */
-const OCCUPIED_AND_CHOSEN = `
+/**
+ * `chosen`: the first of the candidate tables (`:candidates`, in order; `preferred` first) no
+ * other live booking takes in the slot [start, end). SQL expressions give the slot, so a
+ * reservation can take it from its hold's row.
+ */
+const occupiedAndChosen = (slot: { start: string; end: string; preferred: string; otherThan: string }) => `
    occupied as (
      select table_id from holds
-       where business_id = :business_id and status = 'active' and start_at > :earliest and start_at < :end_at and end_at > :start_at
-         and expires_at > :now and id <> :hold_id and unique_id <> :unique_id
+       where business_id = :business_id and status = 'active' and start_at > ${slot.start} - ${EARLIEST_OVERLAP_MS} and start_at < ${slot.end}
+         and end_at > ${slot.start} and expires_at > :now and ${slot.otherThan}
      union all
      select table_id from reservations
-       where business_id = :business_id and status = 'active' and start_at > :earliest and start_at < :end_at and end_at > :start_at
+       where business_id = :business_id and status = 'active' and start_at > ${slot.start} - ${EARLIEST_OVERLAP_MS} and start_at < ${slot.end}
+         and end_at > ${slot.start}
    ),
    chosen as (
      select c.id from unnest(cast(:candidates as text[])) with ordinality as c(id, n)
      where c.id not in (select table_id from occupied)
-     order by c.id = :preferred_table desc, c.n limit 1
+     order by c.id = ${slot.preferred} desc, c.n limit 1
    )`;
 const BUMP_IF_SEEN = (condition: string) => `
    bumped as (
@@ -309,11 +314,11 @@ const BUMP_IF_SEEN = (condition: string) => `
      returning version
    )`;
 
-type HoldParams = 'business_id' | 'unique_id' | 'earliest' | 'start_at' | 'end_at' | 'now' | 'hold_id' | 'candidates' | 'preferred_table'
-  | 'partner_id' | 'date' | 'time' | 'covers' | 'expires_at' | 'notice';
+type HoldParams = 'business_id' | 'unique_id' | 'start_at' | 'end_at' | 'now' | 'hold_id' | 'candidates' | 'partner_id' | 'date' | 'time'
+  | 'covers' | 'expires_at' | 'notice';
 const PLACE_HOLD = new PostgresStatement<{ table_id: string | null; won: number; released: string[] }, HoldParams>(
   `with seen as (select version from booking_versions where business_id = :business_id),
-   ${OCCUPIED_AND_CHOSEN},
+   ${occupiedAndChosen({ start: 'cast(:start_at as bigint)', end: 'cast(:end_at as bigint)', preferred: 'null', otherThan: 'unique_id <> :unique_id' })},
    ${BUMP_IF_SEEN('exists (select 1 from chosen)')},
    released as (
      update holds set status = 'released'
@@ -325,12 +330,12 @@ const PLACE_HOLD = new PostgresStatement<{ table_id: string | null; won: number;
      select :hold_id, :business_id, :partner_id, chosen.id, :unique_id, :date, :time, :covers, :start_at, :end_at, :expires_at, 'active', :now
      from chosen where exists (select 1 from bumped)
    ),
-   notice as (${changeLogInsertWhen('exists (select 1 from bumped)').replace('?', ':notice')})
+   notice as (${changeLogInsertWhen(':notice', 'exists (select 1 from bumped)')})
    select (select id from chosen) as table_id, (select count(*) from bumped) as won, array(select id from released) as released`,
 );
 
-type ReserveParams = Exclude<HoldParams, 'earliest' | 'start_at' | 'end_at' | 'expires_at' | 'preferred_table'> | 'reservation_id' | 'card_required' | 'dup_from' | 'dup_to' | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes'
-  | 'event_id' | 'event_type' | 'event_payload';
+type ReserveParams = Exclude<HoldParams, 'start_at' | 'end_at' | 'expires_at'> | 'reservation_id' | 'card_required' | 'dup_from' | 'dup_to'
+  | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes' | 'event_id' | 'event_type' | 'event_payload';
 /** The hold's own window is the slot: `start_at`/`end_at` come from the hold row (`h`). */
 const RESERVE = new PostgresStatement<Partial<Omit<HoldRow, 'created_at'>> & { duplicates: number; chosen_table: string | null; won: number }, ReserveParams>(
   `with seen as (select version from booking_versions where business_id = :business_id),
@@ -343,11 +348,7 @@ const RESERVE = new PostgresStatement<Partial<Omit<HoldRow, 'created_at'>> & { d
      select count(*) as n from reservations
      where business_id = :business_id and unique_id = :unique_id and status = 'active' and start_at > :dup_from and start_at < :dup_to
    ),
-   ${OCCUPIED_AND_CHOSEN.replaceAll(':earliest', `(select start_at - ${EARLIEST_OVERLAP_MS} from h)`)
-     .replaceAll(':start_at', '(select start_at from h)')
-     .replaceAll(':end_at', '(select end_at from h)')
-     .replace("and unique_id <> :unique_id", '')
-     .replace(':preferred_table', '(select table_id from h)')},
+   ${occupiedAndChosen({ start: '(select start_at from h)', end: '(select end_at from h)', preferred: '(select table_id from h)', otherThan: 'id <> :hold_id' })},
    ${BUMP_IF_SEEN('exists (select 1 from usable) and :card_required = 0 and (select n from duplicates) = 0 and exists (select 1 from chosen)')},
    consumed as (
      update holds set status = 'consumed' where id = :hold_id and status = 'active' and exists (select 1 from bumped)
@@ -359,8 +360,8 @@ const RESERVE = new PostgresStatement<Partial<Omit<HoldRow, 'created_at'>> & { d
        :first_name, :last_name, :phone, :email, :notes, 'active', null, :now, null
      from consumed, chosen
    ),
-   event as (${eventInsertWhen('exists (select 1 from consumed)').replace('?, ?, ?, ?, ?, ?', ':event_id, :event_type, :business_id, :partner_id, :event_payload, :now')}),
-   notice as (${changeLogInsertWhen('exists (select 1 from consumed)').replace('?', ':notice')})
+   event as (${eventInsertWhen(':event_id, :event_type, :business_id, :partner_id, :event_payload, :now', 'exists (select 1 from consumed)')}),
+   notice as (${changeLogInsertWhen(':notice', 'exists (select 1 from consumed)')})
    select h.id, h.business_id, h.partner_id, h.table_id, h.unique_id, h.date, h.time, h.covers, h.start_at, h.end_at, h.expires_at, h.status,
      (select n from duplicates) as duplicates, (select id from chosen) as chosen_table, (select count(*) from consumed) as won
    from (select 1) as one left join h on true`,
@@ -448,15 +449,15 @@ export class ReservationStore {
    * was written, also when another booking of the restaurant came between its read and write.
    */
   async placeHold(hold: Omit<HoldRow, 'table_id' | 'status'>, candidates: string[], notice: string): Promise<HoldOutcome> {
-    const earliest = hold.start_at - EARLIEST_OVERLAP_MS;
     if (this.dialect === 'postgres') {
       const [row] = await PLACE_HOLD.rows(this.db, {
-        business_id: hold.business_id, unique_id: hold.unique_id, earliest, start_at: hold.start_at, end_at: hold.end_at, now: hold.created_at,
-        hold_id: hold.id, candidates, preferred_table: null, partner_id: hold.partner_id, date: hold.date, time: hold.time,
+        business_id: hold.business_id, unique_id: hold.unique_id, start_at: hold.start_at, end_at: hold.end_at, now: hold.created_at,
+        hold_id: hold.id, candidates, partner_id: hold.partner_id, date: hold.date, time: hold.time,
         covers: hold.covers, expires_at: hold.expires_at, notice,
       });
       return { tableId: row.table_id ?? undefined, released: row.released, won: row.won > 0 };
     }
+    const earliest = hold.start_at - EARLIEST_OVERLAP_MS;
     const rows = await HOLD_SNAPSHOT.rows(this.db, this.dialect, [
       hold.business_id, earliest, hold.end_at, hold.start_at, hold.created_at, hold.unique_id,
       hold.business_id, earliest, hold.end_at, hold.start_at,
