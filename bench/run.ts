@@ -68,8 +68,11 @@ async function stop(s: Started): Promise<void> {
   });
 }
 
+/** The Node.js flags `npm start` and `bin/pbs.js` run the server with (package.json config.serverNodeFlags). */
+const SERVER_NODE_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).config.serverNodeFlags.split(/\s+/).filter(Boolean);
+
 function startPbs(dataDir: string, extra: Record<string, string> = {}) {
-  return start([path.join(ROOT, 'dist/main.js'), 'serve'], {
+  return start([...SERVER_NODE_FLAGS, path.join(ROOT, 'dist/main.js'), 'serve'], {
     PORT: '0',
     HOST: '127.0.0.1',
     PBS_DATA_DIR: dataDir,

@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
+// The flag is package.json's config.serverNodeFlags (see docs/architecture.md, "Memory"); keep them equal.
 // The CLI is compiled to dist/ by `npm run build` (run automatically by `npm ci` and `npm start`).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

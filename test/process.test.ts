@@ -142,3 +142,13 @@ describe.each([
     expect(reset.json.admin_token).toMatch(/^pbs_admin_/);
   });
 });
+
+describe('server launch flags', () => {
+  it('are the same for bin/pbs.js as for npm start (package.json config.serverNodeFlags)', () => {
+    const root = path.resolve(import.meta.dirname, '..');
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const shebang = fs.readFileSync(path.join(root, 'bin/pbs.js'), 'utf8').split('\n')[0];
+    expect(shebang).toBe(`#!/usr/bin/env -S node ${pkg.config.serverNodeFlags}`);
+    expect(pkg.scripts.start).toContain('node $npm_package_config_serverNodeFlags dist/main.js serve');
+  });
+});
