@@ -2,6 +2,7 @@ import { BusinessStore, type BusinessRef } from '../businesses/business-store.js
 import type { Catalog, IndexedBusiness } from '../catalog/catalog.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
+import { ByteWriter } from '../platform/byte-writer.js';
 import { ApiError, apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
@@ -27,8 +28,14 @@ export interface ReservationOptions {
   onLockedRetry?: () => void;
 }
 
-/** An open slot that needs no card, in the openings format: the same text for every restaurant. */
-const OPEN_SLOT_JSON = Array.from({ length: DAY_SLOTS }, (_, q) => `{"time":"${formatHHMM(q * SLOT_MINUTES)}","credit_card_required":false}`);
+/** An open slot that needs no card, in the openings format: the same bytes for every restaurant. */
+const OPEN_SLOT_JSON = Array.from({ length: DAY_SLOTS }, (_, q) => Buffer.from(`{"time":"${formatHHMM(q * SLOT_MINUTES)}","credit_card_required":false}`));
+// The other fixed fragments of an openings body.
+const [OPENINGS_START, DAY_START, NEXT_DAY_START, TIMES_START, COMMA, DAY_END, TIMES_END, OBJECT_END] = [
+  '{"reservation_times":[', '{"date":"', ',{"date":"', '","times":[', ',', ']}', ']', '}',
+].map((text) => Buffer.from(text));
+/** Assembles openings bodies (one at a time: rendering is synchronous). */
+const openingsWriter = new ByteWriter();
 
 interface Restaurant extends RestaurantModel {
   business: BusinessRef;
@@ -135,12 +142,13 @@ export class ReservationService {
   // ---- partner side --------------------------------------------------------------------------
 
   /**
-   * Openings as a JSON text: a day's slots are rendered once per computed day and reused by
-   * every request until its bookings change (the hottest read of the interface). The text comes
-   * back at once when the catalogue and the occupancy index are current (nearly always), and as
-   * a promise only when one of them must be brought up to date first.
+   * Openings as JSON bytes: a day's slots are computed once per restaurant, date and party size
+   * and reused by every request until its bookings change (the hottest read of the interface),
+   * and the body is assembled from prepared fragments (`ByteWriter`). The body comes back at once
+   * when the catalogue and the occupancy index are current (nearly always), and as a promise
+   * only when one of them must be brought up to date first.
    */
-  openings(businessIdOrAlias: string, query: Record<string, unknown>): string | Promise<string> {
+  openings(businessIdOrAlias: string, query: Record<string, unknown>): Buffer | Promise<Buffer> {
     const asked = parseOpeningsQuery(query);
     const entry = this.catalog.findFresh(businessIdOrAlias);
     if (entry && this.occupancy.synced()) return this.renderOpenings(restaurantOf(entry, businessIdOrAlias), asked);
@@ -150,30 +158,29 @@ export class ReservationService {
     });
   }
 
-  private renderOpenings(r: Restaurant, { day0, minutes, covers, withRange }: OpeningsQuery): string {
+  private renderOpenings(r: Restaurant, { day0, minutes, covers, withRange }: OpeningsQuery): Buffer {
     const now = this.clock.now();
     const w = this.options.openingsWindowMinutes;
-    let body = '{"reservation_times":[';
+    const body = openingsWriter.reset().bytes(OPENINGS_START);
     for (let shift = -1; shift <= 2; shift++) {
       const date = addDays(day0, shift);
       const day = dayContext(now, r.business.timezone, date);
       const slots = this.occupancy.day(r.inventory, day, covers);
       const [first, end] = bookableRange(day, r.settings, minutes - w, minutes + w);
-      body += shift === -1 ? '{"date":"' : ',{"date":"';
-      body += date;
-      body += '","times":[';
+      body.bytes(shift === -1 ? DAY_START : NEXT_DAY_START).ascii(date).bytes(TIMES_START);
       let comma = false;
       for (let q = first; q < end; q++) {
         if (!isOpen(slots, q)) continue;
-        if (comma) body += ',';
-        body += slots.creditCardRequired ? this.cardSlotJson(r.business, date, q, covers) : OPEN_SLOT_JSON[q];
+        if (comma) body.bytes(COMMA);
+        if (slots.creditCardRequired) body.utf8(this.cardSlotJson(r.business, date, q, covers));
+        else body.bytes(OPEN_SLOT_JSON[q]);
         comma = true;
       }
-      body += ']}';
+      body.bytes(DAY_END);
     }
-    body += ']';
-    if (withRange) body += `,"covers_range":{"min_party_size":${r.settings.party_size.min},"max_party_size":${r.settings.party_size.max}}`;
-    return `${body}}`;
+    body.bytes(TIMES_END);
+    if (withRange) body.ascii(`,"covers_range":{"min_party_size":${r.settings.party_size.min},"max_party_size":${r.settings.party_size.max}}`);
+    return body.bytes(OBJECT_END).finish();
   }
 
   async hold(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>) {

@@ -101,7 +101,7 @@ export function reservationRoutes(service: ReservationService) {
       // Not async: the answer is usually ready at once, and then costs no promise.
       (request, reply) => {
         const answer = service.openings((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>);
-        if (typeof answer === 'string') {
+        if (Buffer.isBuffer(answer)) {
           reply.type(JSON_UTF8).send(answer);
           return;
         }
