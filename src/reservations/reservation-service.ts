@@ -213,8 +213,8 @@ export class ReservationService {
     }
     const endAt = startAt + turnMinutes(r.settings, covers) * 60_000;
     const id = newId();
-    const expiresAt = ctx.now + HOLD_MINUTES * 60_000;
-    const now = this.clock.now();
+    const now = ctx.now;
+    const expiresAt = now + HOLD_MINUTES * 60_000;
     const { released, tableId } = await this.book(
       r.businessId,
       (store, notice) =>
