@@ -92,6 +92,8 @@ export function freeTable(tables: TableRow[], occupied: Occupied[], covers: numb
 /** What every restaurant in one time zone shares about a local date, computed once per request. */
 export interface DayContext {
   date: string;
+  /** `date` as days since 1970-01-01: a cheap key for remembered days. */
+  dayNumber: number;
   weekday: number;
   /** Days from the zone's today to `date`. */
   ahead: number;
@@ -101,6 +103,7 @@ export interface DayContext {
 
 interface ZoneDay {
   date: string;
+  dayNumber: number;
   weekday: number;
   toUtc: (minutes: number) => number;
   /** `ahead` as last computed, valid while the zone's today is `today`. */
@@ -117,7 +120,7 @@ export function dayContext(now: number, timeZone: string, date: string): DayCont
   let d = days.get(date);
   if (!d) {
     if (days.size > 5_000) days.clear();
-    d = { date, weekday: memoWeekday(date), toUtc: localDay(date, timeZone), today: '', ahead: 0 };
+    d = { date, dayNumber: daysBetween('1970-01-01', date), weekday: memoWeekday(date), toUtc: localDay(date, timeZone), today: '', ahead: 0 };
     days.set(date, d);
   }
   const today = localDate(now, timeZone);
@@ -125,7 +128,7 @@ export function dayContext(now: number, timeZone: string, date: string): DayCont
     d.today = today;
     d.ahead = daysBetween(today, date);
   }
-  return { date: d.date, weekday: d.weekday, ahead: d.ahead, toUtc: d.toUtc, now };
+  return { date: d.date, dayNumber: d.dayNumber, weekday: d.weekday, ahead: d.ahead, toUtc: d.toUtc, now };
 }
 
 /** Slots in a day: slot q starts at minute q × SLOT_MINUTES. */

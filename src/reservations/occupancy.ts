@@ -26,20 +26,22 @@ interface Change {
   remove: string[];
 }
 
-interface Memo {
+/** A computed day and when it was computed: one object, so a lookup follows few pointers. */
+interface RememberedDay extends DaySlots {
   /** The index's change counter when computed: unchanged means nothing changed anywhere. */
   seq: number;
   /** The restaurant's bookings version when computed. */
   version: number;
-  day: DaySlots;
 }
 
-/** Computed days of one restaurant's inventory, by date, then by party size. */
+/** Computed days of one restaurant's inventory, by `memoKey` (date and party size). */
 export interface RestaurantMemo {
-  days: Map<string, Array<Memo | undefined>>;
-  /** Memos in `days`. */
-  count: number;
+  days: Map<number, RememberedDay>;
 }
+
+/** Party sizes stay below this (the inventory caps them far lower). */
+const COVERS_KEY_SPAN = 1024;
+const memoKey = (day: DayContext, covers: number) => day.dayNumber * COVERS_KEY_SPAN + covers;
 
 /** A restaurant's reservation model as the catalogue holds it (one object per catalogue load). */
 export interface RestaurantInventory {
@@ -141,28 +143,34 @@ export class OccupancyIndex {
     const now = day.now;
     let memo = restaurant.memo;
     if (!memo) {
-      memo = restaurant.memo = { days: new Map(), count: 0 };
+      memo = restaurant.memo = { days: new Map() };
       this.memoOwners.push(restaurant);
     }
-    let byCovers = memo.days.get(day.date);
-    if (!byCovers) memo.days.set(day.date, (byCovers = []));
-    const hit = byCovers[covers];
-    if (hit && hit.day.computedAt <= now && now < hit.day.validUntil) {
+    const key = memoKey(day, covers);
+    const hit = memo.days.get(key);
+    if (hit && hit.computedAt <= now && now < hit.validUntil) {
       // Fast path first: a search asks this for every restaurant of a metro.
-      if (hit.seq === this.versionSeq) return hit.day;
+      if (hit.seq === this.versionSeq) return hit;
       if (hit.version === this.versionOf(restaurant.businessId)) {
         hit.seq = this.versionSeq;
-        return hit.day;
+        return hit;
       }
     }
     const entry = this.businesses.get(restaurant.businessId);
     const computed = daySlots(day, restaurant.settings, restaurant.tables, entry ? this.sorted(entry, now) : [], covers, now);
-    if (!hit) {
-      memo.count++;
-      if (++this.rememberedDays > this.maxRememberedDays) this.forgetOldestDays();
-    }
-    byCovers[covers] = { seq: this.versionSeq, version: entry?.version ?? this.emptyVersion, day: computed };
-    return computed;
+    const remembered: RememberedDay = {
+      open0: computed.open0,
+      open1: computed.open1,
+      open2: computed.open2,
+      creditCardRequired: computed.creditCardRequired,
+      computedAt: computed.computedAt,
+      validUntil: computed.validUntil,
+      seq: this.versionSeq,
+      version: entry?.version ?? this.emptyVersion,
+    };
+    memo.days.set(key, remembered);
+    if (!hit && ++this.rememberedDays > this.maxRememberedDays) this.forgetOldestDays();
+    return remembered;
   }
 
   /** Drops the computed days of the restaurants that started remembering first, down to three quarters of the bound. */
@@ -170,7 +178,7 @@ export class OccupancyIndex {
     let dropped = 0;
     while (dropped < this.memoOwners.length && this.rememberedDays > this.maxRememberedDays * 0.75) {
       const owner = this.memoOwners[dropped++];
-      this.rememberedDays -= owner.memo?.count ?? 0;
+      this.rememberedDays -= owner.memo?.days.size ?? 0;
       owner.memo = undefined;
     }
     this.memoOwners = this.memoOwners.slice(dropped);
