@@ -228,8 +228,12 @@ export interface Booking extends Occupied {
   expires_at: number;
 }
 
-/** SQL of restaurant inventory, holds and reservations. */
-/** Turn times are at most 10 hours (inventory schema); a day's margin is safe. */
+// SQL of restaurant inventory, holds and reservations.
+
+/**
+ * Turn times are at most 10 hours (inventory schema), so a booking that starts more than a day
+ * before a slot cannot reach into it: `start_at > slot start − this` bounds the index range scan.
+ */
 const EARLIEST_OVERLAP_MS = 24 * 3600_000;
 
 // The statements on the booking path, compiled once (see RawStatement).
