@@ -191,11 +191,7 @@ export class CredentialService implements CredentialVerifier {
   }
 
   knownBearer(token: string): Principal | undefined {
-    const key = `b:${token}`;
-    const now = Date.now();
-    const hit = this.fresh(key, now);
-    if (hit && this.dueForRenewal(key, hit, now)) void this.reload(key, () => this.loadBearer(token)).catch(() => {});
-    return hit?.principal ?? undefined;
+    return this.freshRenewing(`b:${token}`, () => this.loadBearer(token))?.principal ?? undefined;
   }
 
   async verifyBasic(username: string, password: string): Promise<Principal | null> {
@@ -219,21 +215,20 @@ export class CredentialService implements CredentialVerifier {
   }
 
   private async cached(key: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
-    const now = Date.now();
-    const hit = this.fresh(key, now);
-    if (hit) {
-      if (this.dueForRenewal(key, hit, now)) void this.reload(key, load).catch(() => {});
-      return hit.principal;
-    }
-    return this.reload(key, load);
+    const hit = this.freshRenewing(key, load);
+    return hit ? hit.principal : this.reload(key, load);
   }
 
   /**
-   * Past half its time an entry is reloaded in the background, so requests do not all wait for
-   * the database when it expires (on PostgreSQL that wait was a recurring latency spike).
+   * The cached entry while it is fresh. Past half its time it is reloaded in the background, so
+   * requests do not all wait for the database when it expires (on PostgreSQL that wait was a
+   * recurring latency spike).
    */
-  private dueForRenewal(key: string, hit: CachedPrincipal, now: number): boolean {
-    return hit.until - now < this.cacheMs / 2 && !this.loading.has(key);
+  private freshRenewing(key: string, load: () => Promise<Principal | null>): CachedPrincipal | undefined {
+    const now = Date.now();
+    const hit = this.fresh(key, now);
+    if (hit && hit.until - now < this.cacheMs / 2 && !this.loading.has(key)) void this.reload(key, load).catch(() => {});
+    return hit;
   }
 
   /** Loads `key` once for every concurrent asker; the answer is trusted for `cacheMs` from the load's start. */

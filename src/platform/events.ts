@@ -39,8 +39,8 @@ export const domainEventsMigration: PbsMigration = {
   },
 };
 
-const INSERT_EVENT_SQL = 'insert into domain_events (id, type, business_id, partner_id, payload, occurred_at) values (?, ?, ?, ?, ?, ?)';
-const INSERT_EVENT = new RawStatement(INSERT_EVENT_SQL);
+const EVENT_COLUMNS = 'id, type, business_id, partner_id, payload, occurred_at';
+const INSERT_EVENT = new RawStatement(`insert into domain_events (${EVENT_COLUMNS}) values (?, ?, ?, ?, ?, ?)`);
 
 export interface DomainEvent {
   type: string;
@@ -56,7 +56,7 @@ export interface DomainEvent {
  * payload (JSON text) and occurred_at.
  */
 export const eventInsertWhen = (values: string, condition: string) =>
-  `insert into domain_events (id, type, business_id, partner_id, payload, occurred_at) select ${values} where ${condition}`;
+  `insert into domain_events (${EVENT_COLUMNS}) select ${values} where ${condition}`;
 
 function eventParameters(id: string, event: DomainEvent): unknown[] {
   return [id, event.type, event.businessId, event.partnerId ?? null, JSON.stringify(event.payload), event.at];
@@ -67,31 +67,4 @@ export async function recordEvent(db: DbOrTx, dialect: Dialect, event: DomainEve
   const id = newId();
   await INSERT_EVENT.run(db, dialect, eventParameters(id, event));
   return id;
-}
-
-/**
- * A change (an INSERT or UPDATE without RETURNING) and the event that records it, as one
- * statement on PostgreSQL — one round trip instead of two; a data-modifying WITH runs whether or
- * not it is read. SQLite runs the two statements (no round trips there).
- */
-export class ChangeWithEvent {
-  private readonly alone: RawStatement;
-  private readonly combined: RawStatement;
-
-  constructor(changeSql: string) {
-    this.alone = new RawStatement(changeSql);
-    this.combined = new RawStatement(`with change as (${changeSql}) ${INSERT_EVENT_SQL}`);
-  }
-
-  /** Runs the change with `parameters` and records `event`; returns the event's id. */
-  async run(db: DbOrTx, dialect: Dialect, parameters: readonly unknown[], event: DomainEvent): Promise<string> {
-    const id = newId();
-    if (dialect === 'postgres') {
-      await this.combined.run(db, dialect, [...parameters, ...eventParameters(id, event)]);
-    } else {
-      await this.alone.run(db, dialect, parameters);
-      await INSERT_EVENT.run(db, dialect, eventParameters(id, event));
-    }
-    return id;
-  }
 }

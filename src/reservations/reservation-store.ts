@@ -3,7 +3,7 @@ import type { PbsMigration } from '../platform/db/migrate.js';
 import type { DbOrTx, Dialect } from '../platform/db/database.js';
 import { PostgresStatement, RawStatement } from '../platform/db/raw.js';
 import { changeLogInsertWhen } from '../platform/change-feed.js';
-import { ChangeWithEvent, eventInsertWhen, type DomainEvent } from '../platform/events.js';
+import { eventInsertWhen, recordEvent, type DomainEvent } from '../platform/events.js';
 import { newId } from '../platform/ids.js';
 import { bumpCatalogVersion } from '../businesses/business-store.js';
 import type { ReservationSettings } from './inventory.js';
@@ -282,7 +282,7 @@ const RESERVATION_SNAPSHOT = new RawStatement<Omit<HoldRow, 'created_at'> & { ki
 const INSERT_HOLD = new RawStatement(`insert into holds (${HOLD_COLUMNS}) values (${placeholders(HOLD_COLUMNS)})`);
 const RELEASE_GUEST_HOLDS = new RawStatement(`update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active'`);
 const CONSUME_HOLD = new RawStatement(`update holds set status = 'consumed' where id = ? and status = 'active'`);
-const INSERT_RESERVATION = new ChangeWithEvent(`insert into reservations (${RESERVATION_COLUMNS}) values (${placeholders(RESERVATION_COLUMNS)})`);
+const INSERT_RESERVATION = new RawStatement(`insert into reservations (${RESERVATION_COLUMNS}) values (${placeholders(RESERVATION_COLUMNS)})`);
 
 // PostgreSQL books in one statement, outside a transaction: a round trip is most of a booking's
 // cost there. Its reads share the statement's snapshot, and it writes only if the restaurant's
@@ -513,7 +513,8 @@ export class ReservationStore {
     await INSERT_RESERVATION.run(this.db, this.dialect, [
       r.id, input.business_id, input.partner_id, facts.tableId, input.hold_id, input.unique_id, input.date, input.time, input.covers,
       hold!.start_at, hold!.end_at, r.first_name, r.last_name, r.phone, r.email, r.notes, 'active', null, input.now, null,
-    ], input.event);
+    ]);
+    await recordEvent(this.db, this.dialect, input.event);
     facts.won = true;
     return facts;
   }
