@@ -25,6 +25,13 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     requests?: Array<Record<string, unknown>>;
+    /** Called once per connection, before the run's clock starts. */
+    setupClient?: (client: Client) => void;
+  }
+  /** One connection of a run. */
+  export interface Client {
+    /** Replaces the requests this connection cycles through. */
+    setRequests(requests: Array<Record<string, unknown>>): void;
   }
   export default function autocannon(options: Options): Promise<Result>;
 }

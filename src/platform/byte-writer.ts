@@ -1,52 +1,65 @@
 /**
- * Assembles a response body as bytes in one reused scratch buffer and hands out an exact copy.
- * A body built by string concatenation costs a chain of string pieces, a flat copy when its
- * length is taken and an encoded copy when it is written to the socket; this costs one buffer.
+ * Assembles response bodies as bytes, each written once, straight into a shared slab, and handed
+ * out as a view of it. A body built by string concatenation costs a chain of string pieces, a flat
+ * copy when its length is taken and an encoded copy when it is written to the socket; a body
+ * built in a scratch buffer costs a copy out and, per few bodies, one of Node's small pool
+ * buffers. Here a new slab is needed only every `slabBytes` of output.
  * Synchronous use only (one body at a time per writer).
  */
 export class ByteWriter {
-  private scratch = Buffer.allocUnsafe(16 * 1024);
-  private length = 0;
+  private slab: Buffer;
+  /** Where the body being written starts in `slab`: the bytes before it belong to bodies handed out. */
+  private start = 0;
+  private end = 0;
 
-  /** Starts a new body. */
+  constructor(private readonly slabBytes = 64 * 1024) {
+    this.slab = Buffer.allocUnsafeSlow(slabBytes);
+  }
+
+  /** Starts a new body (dropping any unfinished one). */
   reset(): this {
-    this.length = 0;
+    this.end = this.start;
     return this;
   }
 
   /** Appends a string of ASCII (or Latin-1) characters. */
   ascii(text: string): this {
     this.room(text.length);
-    this.length += this.scratch.write(text, this.length, 'latin1');
+    this.end += this.slab.write(text, this.end, 'latin1');
     return this;
   }
 
   /** Appends any string as UTF-8. */
   utf8(text: string): this {
     this.room(Buffer.byteLength(text));
-    this.length += this.scratch.write(text, this.length, 'utf8');
+    this.end += this.slab.write(text, this.end, 'utf8');
     return this;
   }
 
-  /** Appends bytes prepared earlier (fragments used by every body). */
+  /** Appends bytes prepared earlier. */
   bytes(bytes: Uint8Array): this {
     this.room(bytes.length);
-    this.scratch.set(bytes, this.length);
-    this.length += bytes.length;
+    this.slab.set(bytes, this.end);
+    this.end += bytes.length;
     return this;
   }
 
-  /** The body so far, copied out (small ones come from Node's shared buffer pool). */
+  /** The body: a view of the slab that no later body overwrites. */
   finish(): Buffer {
-    const body = Buffer.allocUnsafe(this.length);
-    this.scratch.copy(body, 0, 0, this.length);
+    const body = this.slab.subarray(this.start, this.end);
+    // The next body starts on an 8-byte boundary, as Node's own pool aligns its slices.
+    this.start = this.end = Math.min(this.slab.length, (this.end + 7) & ~7);
     return body;
   }
 
   private room(bytes: number): void {
-    if (this.length + bytes <= this.scratch.length) return;
-    const larger = Buffer.allocUnsafe(Math.max(this.scratch.length * 2, this.length + bytes));
-    this.scratch.copy(larger, 0, 0, this.length);
-    this.scratch = larger;
+    if (this.end + bytes <= this.slab.length) return;
+    // A fresh slab; bodies handed out keep the old one alive for as long as they need it.
+    const written = this.end - this.start;
+    const next = Buffer.allocUnsafeSlow(Math.max(this.slabBytes, 2 * (written + bytes)));
+    this.slab.copy(next, 0, this.start, this.end);
+    this.slab = next;
+    this.start = 0;
+    this.end = written;
   }
 }

@@ -2,16 +2,16 @@ import { BusinessStore, type BusinessRef } from '../businesses/business-store.js
 import type { Catalog, IndexedBusiness } from '../catalog/catalog.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
-import { ByteWriter } from '../platform/byte-writer.js';
 import { ApiError, apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
 import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
-import { bookableRange, DAY_SLOTS, dayContext, isOpen, slotProblem, type SlotContext } from './availability.js';
+import { bookableRange, dayContext, slotProblem, type SlotContext } from './availability.js';
 import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from './occupancy.js';
 import { creditCardRequired, normalizeSettings, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
+import { OpeningsJson } from './openings-json.js';
 import { holdUsable, ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
 
 export const HOLD_MINUTES = 5;
@@ -28,14 +28,8 @@ export interface ReservationOptions {
   onLockedRetry?: () => void;
 }
 
-/** An open slot that needs no card, in the openings format: the same bytes for every restaurant. */
-const OPEN_SLOT_JSON = Array.from({ length: DAY_SLOTS }, (_, q) => Buffer.from(`{"time":"${formatHHMM(q * SLOT_MINUTES)}","credit_card_required":false}`));
-// The other fixed fragments of an openings body.
-const [OPENINGS_START, DAY_START, NEXT_DAY_START, TIMES_START, COMMA, DAY_END, TIMES_END, OBJECT_END] = [
-  '{"reservation_times":[', '{"date":"', ',{"date":"', '","times":[', ',', ']}', ']', '}',
-].map((text) => Buffer.from(text));
 /** Assembles openings bodies (one at a time: rendering is synchronous). */
-const openingsWriter = new ByteWriter();
+const openingsJson = new OpeningsJson();
 
 interface Restaurant extends RestaurantModel {
   business: BusinessRef;
@@ -144,7 +138,7 @@ export class ReservationService {
   /**
    * Openings as JSON bytes: a day's slots are computed once per restaurant, date and party size
    * and reused by every request until its bookings change (the hottest read of the interface),
-   * and the body is assembled from prepared fragments (`ByteWriter`). The body comes back at once
+   * and the body is assembled from prepared fragments (`OpeningsJson`). The body comes back at once
    * when the catalogue and the occupancy index are current (nearly always), and as a promise
    * only when one of them must be brought up to date first.
    */
@@ -161,26 +155,15 @@ export class ReservationService {
   private renderOpenings(r: Restaurant, { day0, minutes, covers, withRange }: OpeningsQuery): Buffer {
     const now = this.clock.now();
     const w = this.options.openingsWindowMinutes;
-    const body = openingsWriter.reset().bytes(OPENINGS_START);
+    const body = openingsJson.begin();
     for (let shift = -1; shift <= 2; shift++) {
       const date = addDays(day0, shift);
       const day = dayContext(now, r.business.timezone, date);
       const slots = this.occupancy.day(r.inventory, day, covers);
       const [first, end] = bookableRange(day, r.settings, minutes - w, minutes + w);
-      body.bytes(shift === -1 ? DAY_START : NEXT_DAY_START).ascii(date).bytes(TIMES_START);
-      let comma = false;
-      for (let q = first; q < end; q++) {
-        if (!isOpen(slots, q)) continue;
-        if (comma) body.bytes(COMMA);
-        if (slots.creditCardRequired) body.utf8(this.cardSlotJson(r.business, date, q, covers));
-        else body.bytes(OPEN_SLOT_JSON[q]);
-        comma = true;
-      }
-      body.bytes(DAY_END);
+      body.day(date, slots, first, end, slots.creditCardRequired ? (q) => this.cardSlotJson(r.business, date, q, covers) : undefined);
     }
-    body.bytes(TIMES_END);
-    if (withRange) body.ascii(`,"covers_range":{"min_party_size":${r.settings.party_size.min},"max_party_size":${r.settings.party_size.max}}`);
-    return body.bytes(OBJECT_END).finish();
+    return body.end(withRange ? r.settings.party_size : undefined);
   }
 
   async hold(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>) {
