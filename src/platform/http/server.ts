@@ -99,6 +99,19 @@ function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
 }
 
+const nul = (where: string) => apiError('VALIDATION_ERROR', `The ${where} contains a NUL character.`, { field: null });
+const nonFinite = (where: string) => apiError('VALIDATION_ERROR', `The ${where} holds a number that is not finite.`, { field: null });
+
+/** Why a request's parsed input cannot be used, checked in order: path, query, body. Runs on every request, so no arrays. */
+function inputProblem(params: unknown, query: unknown, body: unknown): ApiError | undefined {
+  if (containsNul(params)) return nul('path');
+  if (containsNul(query)) return nul('query');
+  if (containsNonFinite(query)) return nonFinite('query');
+  if (containsNul(body)) return nul('body');
+  if (containsNonFinite(body)) return nonFinite('body');
+  return undefined;
+}
+
 /** Turns anything thrown while answering into the catalogue's error shape; only real faults are 5xx. */
 export function toApiError(error: FastifyError | Error): ApiError {
   if (error instanceof ApiError) return error;
@@ -199,17 +212,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // And after validation (which coerces query strings) no number may be Infinity or NaN: "1e309"
   // passes JSON-schema range checks as Infinity and would fail deep in a query instead.
   app.addHook('preHandler', (request, _reply, done) => {
-    for (const [where, value] of [
-      ['path', request.params],
-      ['query', request.query],
-      ['body', request.body],
-    ] as const) {
-      if (containsNul(value)) return done(apiError('VALIDATION_ERROR', `The ${where} contains a NUL character.`, { field: null }));
-      if (where !== 'path' && containsNonFinite(value)) {
-        return done(apiError('VALIDATION_ERROR', `The ${where} holds a number that is not finite.`, { field: null }));
-      }
-    }
-    done();
+    done(inputProblem(request.params, request.query, request.body));
   });
 
   app.addHook('onResponse', (request, reply, done) => {
