@@ -5,6 +5,9 @@
  * built in a scratch buffer costs a copy out and, per few bodies, one of Node's small pool
  * buffers. Here a new slab is needed only every `slabBytes` of output.
  * Synchronous use only (one body at a time per writer).
+ *
+ * Slabs are 8 KB, the size of Node's own pool: with 64 KB slabs an openings run's heap grew by
+ * ~7 MB at every scavenge and the pauses reached 12–14 ms (`--trace-gc`), against ~2 ms with 8 KB.
  */
 export class ByteWriter {
   private slab: Buffer;
@@ -12,7 +15,7 @@ export class ByteWriter {
   private start = 0;
   private end = 0;
 
-  constructor(private readonly slabBytes = 64 * 1024) {
+  constructor(private readonly slabBytes = 8 * 1024) {
     this.slab = Buffer.allocUnsafeSlow(slabBytes);
   }
 
