@@ -65,7 +65,10 @@ export class OpeningsJson {
       while (last + 1 < end && isOpen(slots, last + 1)) last++;
       if (comma) w.bytes(COMMA);
       if (cardSlot) {
-        for (let s = q; s <= last; s++) (s > q ? w.bytes(COMMA) : w).utf8(cardSlot(s));
+        for (let s = q; s <= last; s++) {
+          if (s > q) w.bytes(COMMA);
+          w.utf8(cardSlot(s));
+        }
       } else {
         w.bytes(run(q, last));
       }
