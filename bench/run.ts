@@ -324,6 +324,7 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
     const key = (await api(setup.url, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }))).api_key;
     await api(setup.url, 'PUT', `/admin/v1/partners/${partner.id}/webhook`, ADMIN, JSON.stringify({ url: receiver.url, client_id: 'bench' }));
     await api(setup.url, 'POST', `/admin/v1/partners/${partner.id}/webhook/verify`, ADMIN);
+    await api(setup.url, 'PUT', `/admin/v1/partners/${partner.id}/businesses/${business.id}`, ADMIN);
     await api(setup.url, 'POST', '/v3/webhooks/whitelists/businesses/add', key, JSON.stringify({ business_ids: [business.id] }));
     await stop(setup);
 

@@ -5,7 +5,7 @@ import { businessesMigration } from './businesses/business-store.js';
 import { operationsAdminRoutes, systemRoutes } from './operations/routes.js';
 import { CredentialService } from './partners/credential-service.js';
 import { PartnerService } from './partners/partner-service.js';
-import { partnersMigration } from './partners/partner-tables.js';
+import { oauthTokenSecretMigration, partnersMigration } from './partners/partner-tables.js';
 import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
 import { waitlistModule } from './waitlist/module.js';
 import { reservationsModule } from './reservations/module.js';
@@ -76,7 +76,14 @@ export interface PbsOptions {
 }
 
 /** Migrations of the foundation; families add theirs through their module. */
-export const foundationMigrations: PbsMigration[] = [platformMigration, businessesMigration, partnersMigration, domainEventsMigration, changeLogMigration];
+export const foundationMigrations: PbsMigration[] = [
+  platformMigration,
+  businessesMigration,
+  partnersMigration,
+  domainEventsMigration,
+  changeLogMigration,
+  oauthTokenSecretMigration,
+];
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
   return openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgPoolSize: config.pgPoolSize });
@@ -129,16 +136,33 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const occupancy = new OccupancyIndex(database, clock, changes, config.rememberedDays);
   const addressPolicy = { allowPrivate: config.webhooks.allowPrivateAddresses, allowLoopback: config.sandbox };
   const deliverer = new WebhookDeliverer(database, clock, config.webhooks, addressPolicy);
+  const partners = new PartnerService(database.db, clock, () => credentials.invalidate());
+  const subscriptions = new SubscriptionService(database.db, clock, jobs, partners);
+  partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
   const services: Services = {
     businesses: new BusinessService(database.db, clock, () => catalog.invalidate()),
-    partners: new PartnerService(database.db, clock, () => credentials.invalidate()),
+    partners,
     credentials,
     reservations: new ReservationService(database, clock, catalog, occupancy, changes, {
       publicUrl: config.publicUrl,
       openingsWindowMinutes: config.openingsWindowMinutes,
       onLockedRetry: () => metrics.bookingRetries.inc(),
     }),
-    webhooks: new WebhookService(database.db, clock, config.webhooks, addressPolicy, () => deliverer.wake()),
+    webhooks: new WebhookService(
+      database.db,
+      clock,
+      config.webhooks,
+      addressPolicy,
+      {
+        // Subscribed and still linked: a link is what lets a partner hear of a business at all.
+        async receiversOf(db, businessId) {
+          const subscribed = await subscriptions.webhookSubscribers(db, businessId);
+          const linked = await partners.partnersLinkedTo(db, businessId, subscribed);
+          return subscribed.filter((id) => linked.has(id));
+        },
+      },
+      () => deliverer.wake(),
+    ),
   };
   const modules: ApiModule[] = [
     { name: 'system', routes: systemRoutes(ctx, { ready: () => ready }) },
@@ -149,7 +173,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     waitlistModule(services),
     reservationsModule(services.reservations),
     searchModule(ctx, catalog, occupancy),
-    subscriptionsModule(new SubscriptionService(database.db, clock, jobs)),
+    subscriptionsModule(subscriptions),
     webhooksModule(services.webhooks, clock),
     ...(options.modules?.(ctx, services) ?? []),
   ];
@@ -164,6 +188,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const idempotency = new IdempotencyStore(database.db, clock, config.idempotencyTtlMs);
   installGuards(app, {
     verifier: credentials,
+    links: services.partners,
     rateLimiter,
     idempotency,
     defaultLimits: config.rateLimit,

@@ -13,6 +13,7 @@ describe.each(dialects)('subscriptions on %s', (dialect) => {
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/listing_management`, { json: { per_second: 1000 } });
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/webhooks`, { json: { per_second: 1000 } });
     for (let i = 0; i < 6; i++) ids.push((await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Sub ${i}` }) })).body.id);
+    for (const id of ids) await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${id}`);
   });
   afterAll(() => h.close());
 

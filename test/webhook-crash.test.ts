@@ -62,6 +62,7 @@ describe.each(['sqlite', 'postgres'] as const)('webhook delivery survives SIGKIL
     const key = (await admin(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, { json: { kind: 'api_key' } })).body.api_key;
     await admin(base, 'PUT', `/admin/v1/partners/${partner.id}/webhook`, { json: { url: hookUrl, client_id: 'crash' } });
     expect((await admin(base, 'POST', `/admin/v1/partners/${partner.id}/webhook/verify`)).body.status).toBe('verified');
+    await admin(base, 'PUT', `/admin/v1/partners/${partner.id}/businesses/${business.id}`);
     expect((await call(base, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: key, json: { business_ids: [business.id] } })).status).toBe(200);
 
     // Emit the events, 20 requests at a time.

@@ -33,7 +33,9 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url, client_id: `client-${n}`, ...(eventTypes ? { event_types: eventTypes } : {}) } });
     const verified = await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`);
     expect(verified.body.status).toBe('verified');
-    await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
+    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${businessId}`);
+    const added = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
+    expect(added.status).toBe(200);
     return { ...p, receiver, url };
   };
   const emitLead = async () => (await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/events/leads`, { json: { lead_id: `lead-${++n}` } })).body;
@@ -292,6 +294,7 @@ describe.each(dialects)('a slow endpoint on %s', (dialect) => {
         const p = await createPartner(h.url, ['webhooks'], name);
         await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url: await receiver.start(), client_id: name } });
         expect((await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`)).body.status).toBe('verified');
+        await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${businessId}`);
         await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
       }
       for (let i = 0; i < 20; i++) await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/events/leads`, { json: {} });

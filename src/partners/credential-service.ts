@@ -3,7 +3,7 @@ import type { CredentialVerifier, Principal } from '../platform/auth/principal.j
 import { isPartnerInterface } from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
-import { fromFlag, isUniqueViolation, type Db } from '../platform/db/database.js';
+import { fromFlag, isUniqueViolation, type Db, type DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId, randomBase62, secretMatches, sha256Hex } from '../platform/ids.js';
 import { SettingsStore } from '../platform/settings.js';
@@ -61,7 +61,7 @@ export class CredentialService implements CredentialVerifier {
     private readonly cacheMs: number,
   ) {}
 
-  private store(db = this.db) {
+  private store(db: DbOrTx = this.db) {
     return new PartnerStore(db);
   }
 
@@ -99,7 +99,10 @@ export class CredentialService implements CredentialVerifier {
     return { ...toView(row), ...secretFields };
   }
 
-  /** New secret for the same credential; the old one keeps working for `graceSeconds`. */
+  /**
+   * New secret for the same credential; the old one keeps working for `graceSeconds`, and so do
+   * access tokens issued before the rotation: they expire when the grace ends (at once without one).
+   */
   async rotate(credentialId: string, graceSeconds = 0): Promise<IssuedCredential> {
     const row = await this.store().findCredential(credentialId);
     if (!row) throw apiError('NOT_FOUND', `Credential not found: ${credentialId}`);
@@ -113,7 +116,10 @@ export class CredentialService implements CredentialVerifier {
       previous_expires_at: graceSeconds > 0 ? now + graceSeconds * 1000 : null,
       rotated_at: now,
     };
-    await this.store().updateCredential(credentialId, change);
+    await this.db.transaction().execute(async (trx) => {
+      await this.store(trx).updateCredential(credentialId, change);
+      if (row.kind === 'oauth_client') await this.store(trx).expireTokensOf(credentialId, now + graceSeconds * 1000);
+    });
     this.invalidate();
     return { ...toView({ ...row, ...change }), ...secretFields };
   }
@@ -150,7 +156,7 @@ export class CredentialService implements CredentialVerifier {
     }
     const now = this.clock.now();
     const secret = await this.getTokenSecret();
-    const live = await this.store().findLiveToken(row.id, now);
+    const live = await this.store().findLiveToken(row.id, row.secret_hash, now);
     if (live) {
       return {
         access_token: deriveToken(secret, live.id),
@@ -165,6 +171,7 @@ export class CredentialService implements CredentialVerifier {
       credential_id: row.id,
       partner_id: row.partner_id,
       token_hash: sha256Hex(token),
+      issued_for_secret: row.secret_hash,
       created_at: now,
       expires_at: now + ACCESS_TOKEN_TTL_SECONDS * 1000,
     });

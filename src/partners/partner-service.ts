@@ -1,8 +1,8 @@
 import { BusinessStore, fromRecord } from '../businesses/business-store.js';
-import { partnerInterfaces, isPartnerInterface, type PartnerInterface } from '../platform/auth/principal.js';
+import { partnerInterfaces, isPartnerInterface, type BusinessLinks, type LinkCheck, type PartnerInterface } from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
-import { toFlag, fromFlag, type Db } from '../platform/db/database.js';
+import { toFlag, fromFlag, type Db, type DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { containsNul } from '../platform/input-guards.js';
@@ -30,8 +30,13 @@ export interface InterfaceChange {
   per_day?: number | null;
 }
 
+/** Runs in the transaction that removes a partner ↔ business link (e.g. to drop its subscriptions). */
+export type UnlinkListener = (trx: DbOrTx, partnerId: string, businessId: string) => Promise<void>;
+
 /** Partners, their interface grants and the businesses they may act for. */
-export class PartnerService {
+export class PartnerService implements BusinessLinks {
+  private readonly unlinkListeners: UnlinkListener[] = [];
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -39,7 +44,7 @@ export class PartnerService {
     private readonly onAccessChanged: () => void = () => {},
   ) {}
 
-  private store(db = this.db) {
+  private store(db: DbOrTx = this.db) {
     return new PartnerStore(db);
   }
 
@@ -108,13 +113,42 @@ export class PartnerService {
     return { partner_id: partnerId, business_id: business.id, comment: comment ?? null };
   }
 
+  /** Another family's state that depends on a link goes with it, in the same transaction. */
+  onUnlink(listener: UnlinkListener): void {
+    this.unlinkListeners.push(listener);
+  }
+
   async unlink(partnerId: string, businessIdOrAlias: string) {
     await this.get(partnerId);
     const business = await new BusinessStore(this.db).findByIdOrAlias(businessIdOrAlias);
-    const result = business ? await this.store().unlinkBusiness(partnerId, business.id) : undefined;
-    if (!result || Number(result.numDeletedRows) === 0) {
-      throw apiError('NOT_FOUND', `Business ${businessIdOrAlias} is not linked to partner ${partnerId}`);
+    const removed =
+      business !== undefined &&
+      (await this.db.transaction().execute(async (trx) => {
+        const result = await this.store(trx).unlinkBusiness(partnerId, business.id);
+        if (Number(result.numDeletedRows) === 0) return false;
+        for (const listener of this.unlinkListeners) await listener(trx, partnerId, business.id);
+        return true;
+      }));
+    if (!removed) throw apiError('NOT_FOUND', `Business ${businessIdOrAlias} is not linked to partner ${partnerId}`);
+  }
+
+  /** BusinessLinks: which of the given ids or aliases exist, and which of those the partner may act for. */
+  async check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck> {
+    const resolved = await new BusinessStore(this.db).resolveIds([...idsOrAliases]);
+    const linked = await this.store().linkedAmong(partnerId, [...new Set(resolved.values())]);
+    const unknown: string[] = [];
+    const unlinked: string[] = [];
+    for (const id of idsOrAliases) {
+      const businessId = resolved.get(id);
+      if (businessId === undefined) unknown.push(id);
+      else if (!linked.has(businessId)) unlinked.push(id);
     }
+    return { resolved, unknown, unlinked };
+  }
+
+  /** Of `partnerIds`, those linked to the business (for fan-out to a business's partners). */
+  partnersLinkedTo(db: DbOrTx, businessId: string, partnerIds: readonly string[]): Promise<Set<string>> {
+    return this.store(db).partnersLinkedTo(businessId, partnerIds);
   }
 
   async listLinks(partnerId: string, limit = 100, offset = 0) {
@@ -170,16 +204,6 @@ export class PartnerService {
       for (const r of resolved) await store.linkBusiness({ partner_id: partnerId, business_id: r.id, comment: r.comment, created_at: now });
     });
     return { linked: resolved.length };
-  }
-
-  /** Resolves a business for a partner route: unknown → 404, not linked to this partner → 403. */
-  async requireLinkedBusiness(partnerId: string, businessIdOrAlias: string) {
-    const business = await new BusinessStore(this.db).findByIdOrAlias(businessIdOrAlias);
-    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
-    if (!(await this.store().isLinked(partnerId, business.id))) {
-      throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for business ${businessIdOrAlias}.`);
-    }
-    return business;
   }
 }
 

@@ -73,15 +73,17 @@ export class PartnerStore {
     return this.db.updateTable('credentials').set(change).where('id', '=', id).executeTakeFirst();
   }
 
-  insertToken(row: { id: string; credential_id: string; partner_id: string; token_hash: string; created_at: number; expires_at: number }) {
+  insertToken(row: { id: string; credential_id: string; partner_id: string; token_hash: string; issued_for_secret: string; created_at: number; expires_at: number }) {
     return this.db.insertInto('oauth_tokens').values({ ...row, revoked_at: null }).execute();
   }
 
-  findLiveToken(credentialId: string, now: number) {
+  /** A live token issued for the client's current secret. */
+  findLiveToken(credentialId: string, secretHash: string, now: number) {
     return this.db
       .selectFrom('oauth_tokens')
       .selectAll()
       .where('credential_id', '=', credentialId)
+      .where('issued_for_secret', '=', secretHash)
       .where('revoked_at', 'is', null)
       .where('expires_at', '>', now)
       .orderBy('expires_at', 'desc')
@@ -102,6 +104,17 @@ export class PartnerStore {
       ])
       .where('oauth_tokens.token_hash', '=', hash)
       .executeTakeFirst();
+  }
+
+  /** Tokens of the credential that would outlive `at` expire then instead (a rotation's grace). */
+  expireTokensOf(credentialId: string, at: number) {
+    return this.db
+      .updateTable('oauth_tokens')
+      .set({ expires_at: at })
+      .where('credential_id', '=', credentialId)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', at)
+      .execute();
   }
 
   revokeTokensOf(credentialId: string, now: number) {
@@ -133,6 +146,33 @@ export class PartnerStore {
       .where('business_id', '=', businessId)
       .executeTakeFirst();
     return !!row;
+  }
+
+  /** Which of `businessIds` are linked to the partner. */
+  async linkedAmong(partnerId: string, businessIds: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let i = 0; i < businessIds.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('partner_businesses')
+        .select('business_id')
+        .where('partner_id', '=', partnerId)
+        .where('business_id', 'in', businessIds.slice(i, i + 500))
+        .execute();
+      for (const r of rows) out.add(r.business_id);
+    }
+    return out;
+  }
+
+  /** Of `partnerIds`, the partners linked to the business. */
+  async partnersLinkedTo(businessId: string, partnerIds: readonly string[]): Promise<Set<string>> {
+    if (partnerIds.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('partner_businesses')
+      .select('partner_id')
+      .where('business_id', '=', businessId)
+      .where('partner_id', 'in', [...partnerIds])
+      .execute();
+    return new Set(rows.map((r) => r.partner_id));
   }
 
   async listLinks(partnerId: string, limit: number, offset: number) {

@@ -40,6 +40,8 @@ export interface OauthTokensTable {
   credential_id: string;
   partner_id: string;
   token_hash: string;
+  /** The client secret's hash when the token was issued: a rotated secret never gets an older token back. */
+  issued_for_secret: string | null;
   created_at: number;
   expires_at: number;
   revoked_at: number | null;
@@ -121,5 +123,13 @@ export const partnersMigration: PbsMigration = {
       .addPrimaryKeyConstraint('partner_businesses_pk', ['partner_id', 'business_id'])
       .execute();
     await db.schema.createIndex('partner_businesses_business').on('partner_businesses').column('business_id').execute();
+  },
+};
+
+/** Tokens remember which client secret they were issued for (issue 13 §2: rotation ends older tokens). */
+export const oauthTokenSecretMigration: PbsMigration = {
+  name: '0006_oauth_tokens_issued_for',
+  async up(db) {
+    await db.schema.alterTable('oauth_tokens').addColumn('issued_for_secret', 'text').execute();
   },
 };

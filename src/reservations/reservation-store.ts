@@ -253,15 +253,19 @@ const placeholders = (columns: string) => columns.split(',').map(() => '?').join
 // SQLite books inside a transaction that runs alone (GroupCommit): it reads what the booking
 // depends on, decides and writes, in a few statements without round trips.
 
-/** For a new hold: the tables others take in the slot, and the guest's live holds here (the new hold releases them). */
+/**
+ * For a new hold: the tables others take in the slot, and the guest's live holds here (the new
+ * hold releases them). A guest is a partner's `unique_id`: two partners' ids never meet.
+ */
 const HOLD_SNAPSHOT = new RawStatement<{ kind: 'occupied' | 'mine'; id: string; table_id: string }>(
   `select 'occupied' as kind, null as id, table_id from holds
-     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ? and unique_id <> ?
+     where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ? and expires_at > ?
+       and not (partner_id = ? and unique_id = ?)
    union all
    select 'occupied', null, table_id from reservations
      where business_id = ? and status = 'active' and start_at > ? and start_at < ? and end_at > ?
    union all
-   select 'mine', id, null from holds where business_id = ? and unique_id = ? and status = 'active'`,
+   select 'mine', id, null from holds where business_id = ? and partner_id = ? and unique_id = ? and status = 'active'`,
 );
 /** For a reservation: the hold, the tables others take in its slot, and the guest's reservations near it. */
 const RESERVATION_SNAPSHOT = new RawStatement<Omit<HoldRow, 'created_at'> & { kind: 'hold' | 'occupied' | 'duplicate' }>(
@@ -277,10 +281,12 @@ const RESERVATION_SNAPSHOT = new RawStatement<Omit<HoldRow, 'created_at'> & { ki
        and o.end_at > h.start_at
    union all
    select 'duplicate', null, null, null, null, null, null, null, null, null, null, null, null from reservations
-     where business_id = ? and unique_id = ? and status = 'active' and start_at > ? and start_at < ?`,
+     where business_id = ? and partner_id = ? and unique_id = ? and status = 'active' and start_at > ? and start_at < ?`,
 );
 const INSERT_HOLD = new RawStatement(`insert into holds (${HOLD_COLUMNS}) values (${placeholders(HOLD_COLUMNS)})`);
-const RELEASE_GUEST_HOLDS = new RawStatement(`update holds set status = 'released' where business_id = ? and unique_id = ? and status = 'active'`);
+const RELEASE_GUEST_HOLDS = new RawStatement(
+  `update holds set status = 'released' where business_id = ? and partner_id = ? and unique_id = ? and status = 'active'`,
+);
 const CONSUME_HOLD = new RawStatement(`update holds set status = 'consumed' where id = ? and status = 'active'`);
 const INSERT_RESERVATION = new RawStatement(`insert into reservations (${RESERVATION_COLUMNS}) values (${placeholders(RESERVATION_COLUMNS)})`);
 
@@ -322,11 +328,11 @@ type HoldParams = 'business_id' | 'unique_id' | 'start_at' | 'end_at' | 'now' | 
   | 'covers' | 'expires_at' | 'notice';
 const PLACE_HOLD = new PostgresStatement<{ table_id: string | null; won: number; released: string[] }, HoldParams>(
   `with seen as (select version from booking_versions where business_id = :business_id),
-   ${occupiedAndChosen({ start: 'cast(:start_at as bigint)', end: 'cast(:end_at as bigint)', preferred: 'null', otherThan: 'unique_id <> :unique_id' })},
+   ${occupiedAndChosen({ start: 'cast(:start_at as bigint)', end: 'cast(:end_at as bigint)', preferred: 'null', otherThan: 'not (partner_id = :partner_id and unique_id = :unique_id)' })},
    ${BUMP_IF_SEEN('exists (select 1 from chosen)')},
    released as (
      update holds set status = 'released'
-     where business_id = :business_id and unique_id = :unique_id and status = 'active' and exists (select 1 from bumped)
+     where business_id = :business_id and partner_id = :partner_id and unique_id = :unique_id and status = 'active' and exists (select 1 from bumped)
      returning id
    ),
    placed as (
@@ -350,7 +356,8 @@ const RESERVE = new PostgresStatement<Partial<Omit<HoldRow, 'created_at'>> & { d
    ),
    duplicates as (
      select count(*) as n from reservations
-     where business_id = :business_id and unique_id = :unique_id and status = 'active' and start_at > :dup_from and start_at < :dup_to
+     where business_id = :business_id and partner_id = :partner_id and unique_id = :unique_id and status = 'active'
+       and start_at > :dup_from and start_at < :dup_to
    ),
    ${occupiedAndChosen({ start: '(select start_at from h)', end: '(select end_at from h)', preferred: '(select table_id from h)', otherThan: 'id <> :hold_id' })},
    ${BUMP_IF_SEEN('exists (select 1 from usable) and :card_required = 0 and (select n from duplicates) = 0 and exists (select 1 from chosen)')},
@@ -463,13 +470,13 @@ export class ReservationStore {
     }
     const earliest = hold.start_at - EARLIEST_OVERLAP_MS;
     const rows = await HOLD_SNAPSHOT.rows(this.db, this.dialect, [
-      hold.business_id, earliest, hold.end_at, hold.start_at, hold.created_at, hold.unique_id,
+      hold.business_id, earliest, hold.end_at, hold.start_at, hold.created_at, hold.partner_id, hold.unique_id,
       hold.business_id, earliest, hold.end_at, hold.start_at,
-      hold.business_id, hold.unique_id,
+      hold.business_id, hold.partner_id, hold.unique_id,
     ]);
     const tableId = chooseTable(candidates, rows.filter((r) => r.kind === 'occupied'));
     if (tableId === undefined) return { tableId, released: [], won: false };
-    await RELEASE_GUEST_HOLDS.run(this.db, this.dialect, [hold.business_id, hold.unique_id]);
+    await RELEASE_GUEST_HOLDS.run(this.db, this.dialect, [hold.business_id, hold.partner_id, hold.unique_id]);
     await INSERT_HOLD.run(this.db, this.dialect, [
       hold.id, hold.business_id, hold.partner_id, tableId, hold.unique_id, hold.date, hold.time, hold.covers,
       hold.start_at, hold.end_at, hold.expires_at, 'active', hold.created_at,
@@ -497,7 +504,7 @@ export class ReservationStore {
       return { hold: hold.id ? (hold as Omit<HoldRow, 'created_at'>) : undefined, duplicates, tableId: chosen_table ?? undefined, won: won > 0 };
     }
     const rows = await RESERVATION_SNAPSHOT.rows(this.db, this.dialect, [
-      input.hold_id, input.business_id, input.now, input.business_id, input.business_id, input.unique_id, ...input.duplicateWindow,
+      input.hold_id, input.business_id, input.now, input.business_id, input.business_id, input.partner_id, input.unique_id, ...input.duplicateWindow,
     ]);
     const facts: ReservationFacts = { hold: undefined, duplicates: 0, tableId: undefined, won: false };
     const occupied: Array<{ table_id: string }> = [];

@@ -3,7 +3,18 @@ import { requireFormBody } from './params.js';
 import type { ReservationService } from './reservation-service.js';
 import { reservationSettingsSchema } from './inventory.js';
 
-const partner = { partner: { interface: 'reservations', scheme: 'bearer' } } as const;
+/**
+ * Reservations are open to every reservable restaurant, not only linked ones: the original's
+ * booking partners book any restaurant on the platform (facts.md §3.1), and test restaurants
+ * are provisioned, not onboarded. Reservation ids are scoped by ownership instead: another
+ * partner's reservation answers like an unknown id.
+ */
+const partner = {
+  partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'books any reservable restaurant (facts.md §3.1)' } },
+} as const;
+const ownReservation = {
+  partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: "acts on the caller's own reservation; another partner's answers like an unknown id" } },
+} as const;
 const tags = ['reservations'];
 const security = [{ bearerAuth: [] }];
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -163,7 +174,7 @@ export function reservationRoutes(service: ReservationService) {
     app.get(
       '/v3/bookings/reservation/:reservation_id/status',
       {
-        config: partner,
+        config: ownReservation,
         schema: {
           tags,
           security,
@@ -180,7 +191,7 @@ export function reservationRoutes(service: ReservationService) {
     app.post(
       '/v3/bookings/reservation/:reservation_id/cancel',
       {
-        config: partner,
+        config: ownReservation,
         schema: {
           tags,
           security,

@@ -33,7 +33,7 @@ export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: 
       app.get(
         '/v3/businesses/search',
         {
-          config: { partner: { interface: 'reservations', scheme: 'bearer' } },
+          config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'searches the whole public catalogue' } } },
           schema: {
             tags: ['reservations'],
             security: [{ bearerAuth: [] }],

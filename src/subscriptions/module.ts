@@ -1,13 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
-import { APPLY_JOB, type SubscriptionService } from './subscription-service.js';
-import { subscriptionsMigration, subscriptionTypes } from './subscription-store.js';
+import { APPLY_JOB, MAX_IDS, type SubscriptionService } from './subscription-service.js';
+import { subscriptionLinksMigration, subscriptionsMigration, subscriptionTypes } from './subscription-store.js';
 
 /** facts.md §1.3: 5 requests per second per client and endpoint by default. */
 const perSecond = 5;
-const v3 = (iface: PartnerRouteConfig['interface']) => ({ partner: { interface: iface, scheme: 'bearer', defaultPerSecond: perSecond } as PartnerRouteConfig });
-const listing = { partner: { interface: 'listing_management', scheme: 'basic', defaultPerSecond: perSecond } as PartnerRouteConfig };
+const v3 = (iface: PartnerRouteConfig['interface'], business: PartnerRouteConfig['business']) => ({
+  partner: { interface: iface, scheme: 'bearer', business, defaultPerSecond: perSecond } as PartnerRouteConfig,
+});
+const listing = (business: PartnerRouteConfig['business']) => ({
+  partner: { interface: 'listing_management', scheme: 'basic', business, defaultPerSecond: perSecond } as PartnerRouteConfig,
+});
+const ownSubscriptions = { unscoped: "lists the caller's own subscriptions" };
 const bearer = [{ bearerAuth: [] }];
 const basic = [{ basicAuth: [] }];
 const errors = { 400: { $ref: 'ErrorResponse#' }, 403: { $ref: 'ErrorResponse#' }, 413: { $ref: 'ErrorResponse#' } };
@@ -44,14 +49,14 @@ const empty = { type: 'object', additionalProperties: false, properties: {} } as
 export function subscriptionsModule(service: SubscriptionService): ApiModule {
   return {
     name: 'subscriptions',
-    migrations: [subscriptionsMigration],
+    migrations: [subscriptionsMigration, subscriptionLinksMigration],
     registerJobs: (jobs) => jobs.register(APPLY_JOB, (payload: { request_id: string }) => service.apply(payload.request_id), { maxAttempts: 20 }),
     routes: async (app: FastifyInstance) => {
       const tags = ['subscriptions'];
       app.get(
         '/v3/businesses/subscriptions',
         {
-          config: v3('business_subscriptions'),
+          config: v3('business_subscriptions', ownSubscriptions),
           schema: {
             tags,
             security: bearer,
@@ -75,7 +80,9 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
         app.route({
           method,
           url: '/v3/businesses/subscriptions',
-          config: v3('business_subscriptions'),
+          config: v3('business_subscriptions', {
+            deferred: 'the subscriptions.apply job refuses ids of businesses not linked to the caller and records them on the request',
+          }),
           schema: {
             tags,
             security: bearer,
@@ -93,7 +100,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
         app.post(
           `/v3/webhooks/whitelists/businesses/${path}`,
           {
-            config: v3('webhooks'),
+            config: v3('webhooks', { bodyList: 'business_ids', max: MAX_IDS.whitelist }),
             schema: {
               tags,
               security: bearer,
@@ -107,7 +114,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
         app.post(
           `/listing_management/businesses/${path}/v1`,
           {
-            config: listing,
+            config: listing({ bodyList: 'business_ids', max: MAX_IDS.listingManagement }),
             schema: {
               tags,
               security: basic,
@@ -122,7 +129,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
       app.get(
         '/listing_management/businesses/v1',
         {
-          config: listing,
+          config: listing(ownSubscriptions),
           schema: {
             tags,
             security: basic,
@@ -140,7 +147,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
           schema: {
             tags: ['operator'],
             security: [{ adminToken: [] }],
-            summary: "A partner's subscription requests and what became of them (skipped unknown ids)",
+            summary: "A partner's subscription requests and what became of them (unknown ids skipped, unlinked ids refused)",
             params: { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string' } } },
           },
         },

@@ -1,8 +1,9 @@
 import { BusinessStore } from '../businesses/business-store.js';
-import type { PartnerInterface, Principal } from '../platform/auth/principal.js';
+import type { BusinessLinks, PartnerInterface, Principal } from '../platform/auth/principal.js';
+import { parseBusinessIdList } from '../platform/business-ids.js';
 import type { Clock } from '../platform/clock.js';
 import { toIsoOffset } from '../platform/clock.js';
-import type { Db } from '../platform/db/database.js';
+import type { Db, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import type { JobRunner } from '../platform/jobs/job-runner.js';
@@ -17,15 +18,10 @@ const interfaceOfType: Record<SubscriptionType, PartnerInterface> = {
   YELP_KNOWLEDGE: 'business_subscriptions',
 };
 
-function businessIdList(body: unknown, max: number): string[] {
-  const ids = (body as { business_ids?: unknown } | undefined)?.business_ids;
-  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id.length === 0 || id.length > 200)) {
-    throw apiError('VALIDATION_ERROR', 'business_ids must be a list of business ids', { field: 'business_ids' });
-  }
-  if (ids.length === 0) throw apiError('VALIDATION_ERROR', 'business_ids must hold at least one business id', { field: 'business_ids' });
-  if (ids.length > max) throw apiError('PAYLOAD_TOO_LARGE', `The number of businesses in the request exceeded the maximum (${max})`);
-  return [...new Set(ids as string[])];
-}
+/** Most business ids one request may name (facts.md §5.2, §5.5, §9). */
+export const MAX_IDS = { subscriptions: 1000, whitelist: 100, listingManagement: 500 } as const;
+
+const businessIdList = (body: unknown, max: number) => parseBusinessIdList(body, 'business_ids', max);
 
 function pageParams(query: Record<string, unknown>, defaultLimit: number, minLimit: number) {
   const read = (name: string, fallback: number, min: number, max: number) => {
@@ -48,6 +44,7 @@ export class SubscriptionService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly jobs: JobRunner,
+    private readonly links: BusinessLinks,
   ) {}
 
   private store() {
@@ -86,7 +83,7 @@ export class SubscriptionService {
       throw apiError('VALIDATION_ERROR', 'subscription_types must be a non-empty list', { field: 'subscription_types' });
     }
     const types = [...new Set(rawTypes.map((t) => this.requireType(principal, t)))];
-    const businessIds = businessIdList(body, 1000);
+    const businessIds = businessIdList(body, MAX_IDS.subscriptions);
     const now = this.clock.now();
     const id = newId();
     await this.db.transaction().execute(async (trx) => {
@@ -98,6 +95,7 @@ export class SubscriptionService {
         business_ids: JSON.stringify(businessIds),
         status: 'PROCESSING',
         skipped_business_ids: null,
+        refused_business_ids: null,
         created_at: now,
         completed_at: null,
       });
@@ -106,23 +104,37 @@ export class SubscriptionService {
     return {};
   }
 
-  /** The job: applies one request; unknown business ids are skipped and recorded, not fatal. */
+  /**
+   * The job: applies one request. Unknown business ids are skipped, and ids of businesses not
+   * linked to the partner are refused; both are recorded on the request, neither is fatal.
+   */
   async apply(requestId: string): Promise<void> {
     const request = await this.store().findRequest(requestId);
     if (!request || request.status === 'COMPLETED') return;
     const ids = JSON.parse(request.business_ids) as string[];
     const types = JSON.parse(request.subscription_types) as SubscriptionType[];
+    const { resolved, unknown, unlinked } = await this.links.check(request.partner_id, ids);
+    const refused = new Set(unlinked);
+    const allowed = [...new Set(ids.filter((id) => !refused.has(id) && resolved.has(id)).map((id) => resolved.get(id)!))];
     await this.db.transaction().execute(async (trx) => {
-      const resolved = await new BusinessStore(trx).resolveIds(ids);
-      const found = [...new Set(ids.map((id) => resolved.get(id)).filter((id): id is string => !!id))];
       const store = new SubscriptionStore(trx);
       const now = this.clock.now();
       for (const type of types) {
-        if (request.action === 'subscribe') await store.subscribe(request.partner_id, type, found, now);
-        else await store.unsubscribe(request.partner_id, type, found);
+        if (request.action === 'subscribe') await store.subscribe(request.partner_id, type, allowed, now);
+        else await store.unsubscribe(request.partner_id, type, allowed);
       }
-      await store.completeRequest(request.id, ids.filter((id) => !resolved.has(id)), now);
+      await store.completeRequest(request.id, { skipped: unknown, refused: unlinked }, now);
     });
+  }
+
+  /** When a partner loses its link to a business, its subscriptions to it go too (same transaction). */
+  async forget(trx: DbOrTx, partnerId: string, businessId: string): Promise<void> {
+    await new SubscriptionStore(trx).forget(partnerId, businessId);
+  }
+
+  /** The partners with a WEBHOOK subscription to a business (the webhooks family fans out to them). */
+  webhookSubscribers(db: DbOrTx, businessId: string): Promise<string[]> {
+    return new SubscriptionStore(db).subscribersAmong('WEBHOOK', businessId);
   }
 
   async requests(partnerId: string, limit = 50) {
@@ -133,6 +145,7 @@ export class SubscriptionService {
       business_ids: JSON.parse(r.business_ids) as string[],
       status: r.status,
       skipped_business_ids: r.skipped_business_ids ? (JSON.parse(r.skipped_business_ids) as string[]) : [],
+      refused_business_ids: r.refused_business_ids ? (JSON.parse(r.refused_business_ids) as string[]) : [],
       created_at: toIsoOffset(r.created_at),
       completed_at: r.completed_at === null ? null : toIsoOffset(r.completed_at),
     }));
@@ -152,7 +165,7 @@ export class SubscriptionService {
 
   /** The replaced `/v3/webhooks/whitelists/businesses/add|remove`: the partner's WEBHOOK total afterwards. */
   async whitelist(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown) {
-    await this.changeNow(principal.partnerId, 'WEBHOOK', action, businessIdList(body, 100));
+    await this.changeNow(principal.partnerId, 'WEBHOOK', action, businessIdList(body, MAX_IDS.whitelist));
     return { whitelist_business_ids_count: await this.store().count(principal.partnerId, 'WEBHOOK') };
   }
 
@@ -162,7 +175,7 @@ export class SubscriptionService {
   }
 
   async listingManagementChange(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown): Promise<Record<string, never>> {
-    await this.changeNow(principal.partnerId, 'LISTING_MANAGEMENT', action, businessIdList(body, 500));
+    await this.changeNow(principal.partnerId, 'LISTING_MANAGEMENT', action, businessIdList(body, MAX_IDS.listingManagement));
     return {};
   }
 }

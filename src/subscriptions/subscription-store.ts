@@ -21,6 +21,8 @@ export interface SubscriptionRequestsTable {
   status: 'PROCESSING' | 'COMPLETED';
   /** Business ids that were not found and were skipped (JSON list). */
   skipped_business_ids: string | null;
+  /** Business ids not linked to the partner, refused (JSON list). */
+  refused_business_ids: string | null;
   created_at: number;
   completed_at: number | null;
 }
@@ -66,6 +68,31 @@ export const subscriptionsMigration: PbsMigration = {
       .addColumn('completed_at', 'bigint')
       .execute();
     await db.schema.createIndex('subscription_requests_partner').on('subscription_requests').columns(['partner_id', 'created_at']).execute();
+  },
+};
+
+/**
+ * Subscriptions need a partner ↔ business link (issue 13): the requests record ids refused for
+ * want of one, and subscriptions made before links were enforced, to businesses the partner is
+ * not linked to, are dropped (they could not be removed by the partner any more).
+ */
+export const subscriptionLinksMigration: PbsMigration = {
+  name: '0201_subscriptions_need_links',
+  async up(db) {
+    await db.schema.alterTable('subscription_requests').addColumn('refused_business_ids', 'text').execute();
+    await db
+      .deleteFrom('business_subscriptions')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('partner_businesses as l')
+              .select('l.business_id')
+              .whereRef('l.partner_id', '=', 'business_subscriptions.partner_id')
+              .whereRef('l.business_id', '=', 'business_subscriptions.business_id'),
+          ),
+        ),
+      )
+      .execute();
   },
 };
 
@@ -120,10 +147,31 @@ export class SubscriptionStore {
     return this.db.selectFrom('subscription_requests').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  completeRequest(id: string, skipped: string[], now: number) {
+  /** Every subscription of the partner to the business, whatever its type. */
+  async forget(partnerId: string, businessId: string): Promise<void> {
+    await this.db.deleteFrom('business_subscriptions').where('partner_id', '=', partnerId).where('business_id', '=', businessId).execute();
+  }
+
+  /** Of `partnerIds`, those with a subscription of `type` to the business. */
+  async subscribersAmong(type: SubscriptionType, businessId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('business_subscriptions')
+      .select('partner_id')
+      .where('business_id', '=', businessId)
+      .where('subscription_type', '=', type)
+      .execute();
+    return rows.map((r) => r.partner_id);
+  }
+
+  completeRequest(id: string, outcome: { skipped: string[]; refused: string[] }, now: number) {
     return this.db
       .updateTable('subscription_requests')
-      .set({ status: 'COMPLETED', skipped_business_ids: JSON.stringify(skipped), completed_at: now })
+      .set({
+        status: 'COMPLETED',
+        skipped_business_ids: JSON.stringify(outcome.skipped),
+        refused_business_ids: JSON.stringify(outcome.refused),
+        completed_at: now,
+      })
       .where('id', '=', id)
       .execute();
   }

@@ -1,7 +1,7 @@
 import type { Services } from '../app.js';
 import type { ApiModule } from '../platform/module.js';
 
-const partnerConfig = { partner: { interface: 'waitlist', scheme: 'bearer' } } as const;
+const partnerConfig = { partner: { interface: 'waitlist', scheme: 'bearer', business: { unscoped: 'lists the businesses linked to the caller' } } } as const;
 
 /**
  * Waitlist family. So far: `GET /v3/partner/restaurants`, the businesses onboarded for the

@@ -20,6 +20,12 @@ export interface WebhookUpdate {
 
 const ROTATION_GRACE_MS = 24 * 3600_000;
 
+/** Who may hear of a business's events; supplied by the subscriptions and partners families. */
+export interface WebhookAudience {
+  /** Partners with a WEBHOOK subscription to the business that are still linked to it. */
+  receiversOf(db: DbOrTx, businessId: string): Promise<string[]>;
+}
+
 function endpointView(e: WebhookEndpointsTable) {
   return {
     partner_id: e.partner_id,
@@ -49,6 +55,7 @@ export class WebhookService {
     private readonly clock: Clock,
     private readonly config: Config['webhooks'],
     private readonly policy: AddressPolicy,
+    private readonly audience: WebhookAudience,
     /** Nudges the deliverer after new work is committed. */
     private readonly wake: () => void = () => {},
   ) {}
@@ -194,14 +201,16 @@ export class WebhookService {
     });
     const messageId = `msg_${newId()}`;
     await db.insertInto('webhook_messages').values({ id: messageId, business_id: event.businessId, event_type: type, body, occurred_at: at }).execute();
-    const receivers = await db
-      .selectFrom('webhook_endpoints as e')
-      .innerJoin('business_subscriptions as s', (join) =>
-        join.onRef('s.partner_id', '=', 'e.partner_id').on('s.subscription_type', '=', 'WEBHOOK').on('s.business_id', '=', event.businessId),
-      )
-      .select(['e.partner_id', 'e.event_types'])
-      .where('e.status', '=', 'verified')
-      .execute();
+    const audience = await this.audience.receiversOf(db, event.businessId);
+    const receivers =
+      audience.length === 0
+        ? []
+        : await db
+            .selectFrom('webhook_endpoints as e')
+            .select(['e.partner_id', 'e.event_types'])
+            .where('e.partner_id', 'in', audience)
+            .where('e.status', '=', 'verified')
+            .execute();
     const targets = receivers.filter((r) => (JSON.parse(r.event_types) as string[]).includes(type));
     if (targets.length > 0) {
       await db

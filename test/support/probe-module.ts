@@ -14,38 +14,32 @@ export function probeModule(ctx: PlatformContext, services: Services): ApiModule
     routes: async (app) => {
       app.get(
         '/probe/bearer/:business_id',
-        { config: { partner: { interface: 'reservations', scheme: 'bearer' } } },
-        async (request) => {
-          const business = await services.partners.requireLinkedBusiness(
-            request.principal!.partnerId,
-            (request.params as { business_id: string }).business_id,
-          );
-          return { partner: request.principal!.partnerId, kind: request.principal!.credentialKind, business: business.id };
-        },
+        { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { param: 'business_id' } } } },
+        async (request) => ({ partner: request.principal!.partnerId, kind: request.principal!.credentialKind, business: request.business!.id }),
       );
-      app.get('/probe/engagement', { config: { partner: { interface: 'engagement', scheme: 'bearer' } } }, async (request) => ({
+      app.get('/probe/engagement', { config: { partner: { interface: 'engagement', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async (request) => ({
         partner: request.principal!.partnerId,
         kind: request.principal!.credentialKind,
       }));
-      app.get('/probe/basic', { config: { partner: { interface: 'advertising', scheme: 'basic' } } }, async (request) => ({
+      app.get('/probe/basic', { config: { partner: { interface: 'advertising', scheme: 'basic', business: { unscoped: 'probe' } } } }, async (request) => ({
         partner: request.principal!.partnerId,
         kind: request.principal!.credentialKind,
       }));
       app.get(
         '/probe/subscriptions',
-        { config: { partner: { interface: 'business_subscriptions', scheme: 'bearer', defaultPerSecond: 5 } } },
+        { config: { partner: { interface: 'business_subscriptions', scheme: 'bearer', business: { unscoped: 'probe' }, defaultPerSecond: 5 } } },
         async () => ({ ok: true }),
       );
       // Writes a row per execution, so a test can count how often the handler really ran.
-      app.post('/probe/write', { config: { partner: { interface: 'reservations', scheme: 'bearer' } } }, async (request, reply) => {
+      app.post('/probe/write', { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async (request, reply) => {
         const id = newId();
         await new SettingsStore(ctx.database.db).set(`probe:${id}`, JSON.stringify(request.body ?? null));
         return reply.code(201).send({ id, received: request.body ?? null });
       });
-      app.delete('/probe/write/:id', { config: { partner: { interface: 'reservations', scheme: 'bearer' } } }, async (request) => ({
+      app.delete('/probe/write/:id', { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async (request) => ({
         deleted: (request.params as { id: string }).id,
       }));
-      app.post('/probe/slow', { config: { partner: { interface: 'reservations', scheme: 'bearer' } } }, async () => {
+      app.post('/probe/slow', { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async () => {
         await new Promise<void>((resolve) => {
           slowRelease = resolve;
         });
@@ -55,7 +49,7 @@ export function probeModule(ctx: PlatformContext, services: Services): ApiModule
         slowRelease?.();
         return { released: !!slowRelease };
       });
-      app.post('/probe/fail', { config: { partner: { interface: 'reservations', scheme: 'bearer' } } }, async () => {
+      app.post('/probe/fail', { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async () => {
         throw new Error('boom');
       });
     },

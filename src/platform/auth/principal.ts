@@ -47,12 +47,44 @@ export interface CredentialVerifier {
   verifyBasic(username: string, password: string): Promise<Principal | null>;
 }
 
+/**
+ * Which businesses a partner route acts for, and so which partner ↔ business links it needs.
+ * Every partner route states one; a route without it does not start (see installGuards).
+ * - `param`: a path parameter names one business (id or alias): unknown → 404
+ *   BUSINESS_NOT_FOUND, not linked to the caller → 403 AUTHORIZATION_ERROR.
+ * - `bodyList`: a JSON body field lists business ids (at most `max`): any id not linked to the
+ *   caller (unknown ids included) → 403 AUTHORIZATION_ERROR, and the handler never runs.
+ * - `deferred`: the ids are checked later, one by one, by the background work named here.
+ * - `unscoped`: the route acts for no particular linked business; the text says why.
+ */
+export type BusinessScope =
+  | { param: string }
+  | { bodyList: string; max: number }
+  | { deferred: string }
+  | { unscoped: string };
+
 /** Route option that makes a route a partner route. */
 export interface PartnerRouteConfig {
   interface: PartnerInterface;
   scheme: AuthScheme;
+  business: BusinessScope;
   /** Overrides the default per-second limit for this route's interface (e.g. subscriptions: 5). */
   defaultPerSecond?: number;
+}
+
+/** What a link check found for some business ids or aliases. */
+export interface LinkCheck {
+  /** Each given id or alias that exists → its business id. */
+  resolved: Map<string, string>;
+  /** Given ids or aliases that name no business. */
+  unknown: string[];
+  /** Given ids or aliases of businesses not linked to the partner. */
+  unlinked: string[];
+}
+
+/** Implemented by the partners family: which businesses a partner may act for. */
+export interface BusinessLinks {
+  check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck>;
 }
 
 declare module 'fastify' {
@@ -63,5 +95,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal?: Principal;
+    /** The business of a route scoped by `{ param }`, once its link is checked. */
+    business?: { id: string };
   }
 }

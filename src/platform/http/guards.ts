@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { authenticateAdmin, authenticateKnownBearer, authenticatePartner } from '../auth/authenticate.js';
-import type { CredentialVerifier, PartnerRouteConfig, Principal } from '../auth/principal.js';
+import { isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
+import { firstFew, parseBusinessIdList } from '../business-ids.js';
+import { apiError } from '../errors.js';
 import { IdempotencyStore } from '../idempotency.js';
 import type { Limits, RateLimiter } from '../rate-limit.js';
 
 export interface GuardOptions {
   verifier: CredentialVerifier;
+  links: BusinessLinks;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   defaultLimits: Limits;
@@ -27,6 +30,31 @@ declare module 'fastify' {
 function toArray<T>(value: T | T[] | undefined): T[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
+}
+
+/** Paths of the partner interfaces and the operator API: a route here must declare how it authenticates. */
+const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/program/', '/admin/'];
+
+/** Why a route's security declaration cannot be used, or undefined when it can. */
+export function declarationProblem(url: string, config: { partner?: PartnerRouteConfig; admin?: boolean } | undefined): string | undefined {
+  const partner = config?.partner;
+  if (!partner) {
+    if (config?.admin) return undefined;
+    return AUTHENTICATED_PREFIXES.some((p) => url.startsWith(p) || `${url}/` === p)
+      ? 'declares no authentication (config.partner or config.admin)'
+      : undefined;
+  }
+  if (config?.admin) return 'declares both a partner and an operator guard';
+  if (!isPartnerInterface(partner.interface)) return `names no known interface (${String(partner.interface)})`;
+  if (partner.scheme !== 'bearer' && partner.scheme !== 'basic') return `names no known scheme (${String(partner.scheme)})`;
+  const scope: Partial<Record<string, unknown>> | undefined = partner.business;
+  if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
+  const kinds = Object.keys(scope).filter((k) => ['param', 'bodyList', 'deferred', 'unscoped'].includes(k));
+  if (kinds.length !== 1) return 'must declare exactly one business scope: param, bodyList, deferred or unscoped';
+  if (typeof scope[kinds[0]] !== 'string' || (scope[kinds[0]] as string).trim() === '') return `business scope ${kinds[0]} needs a non-empty text`;
+  if ('param' in scope && !url.split('/').includes(`:${scope.param as string}`)) return `has no path parameter :${scope.param as string}`;
+  if ('bodyList' in scope && !(Number.isInteger(scope.max) && (scope.max as number) > 0)) return 'bodyList scope needs a positive max';
+  return undefined;
 }
 
 /**
@@ -98,11 +126,42 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
     authenticateAdmin(request, options.adminTokenHash());
   };
 
+  /** Checks the partner ↔ business links a route's scope asks for (after validation, before idempotency). */
+  const linkGuard = (scope: BusinessScope): preHandlerHookHandler | undefined => {
+    if ('param' in scope) {
+      return async function businessLinkGuard(request) {
+        const raw = (request.params as Record<string, string>)[scope.param];
+        const check = await options.links.check(request.principal!.partnerId, [raw]);
+        if (check.unknown.length > 0) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${raw}`);
+        if (check.unlinked.length > 0) throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for business ${raw}.`);
+        request.business = { id: check.resolved.get(raw)! };
+      };
+    }
+    if ('bodyList' in scope) {
+      return async function businessListLinkGuard(request) {
+        const ids = parseBusinessIdList(request.body, scope.bodyList, scope.max);
+        const check = await options.links.check(request.principal!.partnerId, ids);
+        const refused = [...check.unknown, ...check.unlinked];
+        if (refused.length > 0) {
+          throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(refused)}. Nothing was changed.`, {
+            field: scope.bodyList,
+          });
+        }
+      };
+    }
+    return undefined;
+  };
+
   app.addHook('onRoute', (route) => {
     const config = route.config as { partner?: PartnerRouteConfig; admin?: boolean } | undefined;
+    const methods = toArray(route.method);
+    // Fail closed: a partner or operator path without a usable declaration never starts.
+    const problem = declarationProblem(route.url, config);
+    if (problem) throw new Error(`Route ${methods.join(',')} ${route.url} ${problem}`);
     if (config?.partner) {
       route.onRequest = [...toArray(route.onRequest), partnerOnRequest(config.partner)];
-      const methods = toArray(route.method);
+      const links = linkGuard(config.partner.business);
+      if (links) route.preHandler = [...toArray(route.preHandler), links];
       if (methods.some((m) => m === 'POST' || m === 'DELETE')) {
         route.preHandler = [...toArray(route.preHandler), idempotencyPreHandler];
         route.onSend = [...toArray(route.onSend), idempotencyOnSend];

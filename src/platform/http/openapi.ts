@@ -1,7 +1,46 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { PartnerRouteConfig } from '../auth/principal.js';
 import { errorResponseSchema } from './server.js';
+
+const error = (description: string) => ({ description, $ref: 'ErrorResponse#' });
+
+/**
+ * What the guards add to a route, written into its operation: the statuses authentication, links,
+ * rate limits and Idempotency-Key can answer, and `x-pbs-partner` (interface, scheme and business
+ * scope), which the every-operation test reads to know what to expect of each route.
+ */
+function documentGuards(schema: Record<string, unknown> | undefined, config: { partner?: PartnerRouteConfig; admin?: boolean } | undefined, method: string) {
+  if (!config?.partner && !config?.admin) return schema;
+  const response = { ...((schema?.response as Record<string, unknown> | undefined) ?? {}) };
+  const add = (status: number, description: string) => {
+    const existing = response[status] as { description?: string } | undefined;
+    if (!existing?.description) response[status] = error(description);
+  };
+  const out: Record<string, unknown> = { ...schema };
+  if (config.admin) {
+    add(401, 'TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong');
+  } else {
+    const partner = config.partner!;
+    const scope = partner.business;
+    out['x-pbs-partner'] = { interface: partner.interface, scheme: partner.scheme, business: scope };
+    add(401, 'TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled)');
+    add(
+      403,
+      'PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner)' +
+        ('param' in scope || 'bodyList' in scope ? ', AUTHORIZATION_ERROR (a business not linked to this partner)' : ''),
+    );
+    if ('param' in scope) add(404, 'BUSINESS_NOT_FOUND');
+    add(429, 'TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget)');
+    if (method === 'POST' || method === 'DELETE') {
+      add(409, 'IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running');
+      add(422, 'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another request');
+    }
+  }
+  out.response = response;
+  return out;
+}
 
 /**
  * The OpenAPI 3.1 document is generated from the route schemas; register this before any route.
@@ -38,6 +77,10 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
         { name: 'system', description: 'Health, readiness and metrics' },
       ],
     },
+    transform: ({ schema, url, route }) => ({
+      schema: documentGuards(schema as Record<string, unknown> | undefined, route.config as never, String(route.method)) as typeof schema,
+      url,
+    }),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

@@ -1,0 +1,24 @@
+import { apiError } from './errors.js';
+
+/** Longest business id or alias accepted anywhere (ids are 22 characters; aliases are slugs). */
+export const MAX_BUSINESS_ID_LENGTH = 200;
+
+/**
+ * A body's list of business ids, checked the same way on every interface: a list of 1 to `max`
+ * non-empty strings (facts.md §9: more than the maximum → 413 with the original's wording).
+ * Duplicates are dropped, order kept.
+ */
+export function parseBusinessIdList(body: unknown, field: string, max: number): string[] {
+  const ids = (body as Record<string, unknown> | undefined)?.[field];
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id.length === 0 || id.length > MAX_BUSINESS_ID_LENGTH)) {
+    throw apiError('VALIDATION_ERROR', `${field} must be a list of business ids`, { field });
+  }
+  if (ids.length === 0) throw apiError('VALIDATION_ERROR', `${field} must hold at least one business id`, { field });
+  if (ids.length > max) throw apiError('PAYLOAD_TOO_LARGE', `The number of businesses in the request exceeded the maximum (${max})`);
+  return [...new Set(ids as string[])];
+}
+
+/** "a, b, c, …": the first few of a list, for an error description. */
+export function firstFew(values: readonly string[], n = 10): string {
+  return `${values.slice(0, n).join(', ')}${values.length > n ? ', …' : ''}`;
+}
