@@ -235,6 +235,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       await app.close();
       await jobs.stop();
       await deliverer.stop();
+      await services.webhooks.close();
       await changes.close();
       if (!options.keepDatabaseOpen) await database.close();
     },

@@ -1,66 +1,147 @@
-import { lookup } from 'node:dns/promises';
-import net from 'node:net';
+import dns from 'node:dns';
+import net, { type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export interface AddressPolicy {
-  /** Send to private, link-local and metadata addresses too (operator's choice). */
+  /** Send to private addresses too (RFC 1918, unique local, shared address space): the operator's choice. */
   allowPrivate: boolean;
   /** Loopback is allowed in sandbox mode, so local receivers work. */
   allowLoopback: boolean;
 }
 
-function ipv4ToInt(ip: string): number {
-  return ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
-}
+/** Cloud metadata services: refused whatever the policy, since no webhook lives there. */
+const METADATA = ['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'].map((a) => ipaddr.parse(a).toNormalizedString());
 
-const inV4 = (ip: string, base: string, bits: number) => {
-  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return ((ipv4ToInt(ip) & mask) >>> 0) === ((ipv4ToInt(base) & mask) >>> 0);
-};
+/**
+ * IPv4 blocks that ipaddr.js reports as plain unicast although they are special-purpose
+ * (RFC 6890 and its updates): protocol assignments, documentation, 6to4 relay anycast.
+ */
+const SPECIAL_V4 = ['192.0.0.0/24', '192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '192.88.99.0/24', '240.0.0.0/4'].map((c) =>
+  ipaddr.IPv4.parseCIDR(c),
+);
 
-/** Why an address may not receive webhooks, or undefined when it may. */
-export function forbiddenAddress(ip: string, policy: AddressPolicy): string | undefined {
-  let address = ip;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) address = mapped[1];
-  if (net.isIPv4(address)) {
-    if (inV4(address, '127.0.0.0', 8)) return policy.allowLoopback ? undefined : 'loopback address';
-    if (policy.allowPrivate) return undefined;
-    if (inV4(address, '169.254.0.0', 16)) return 'link-local or metadata address';
-    if (inV4(address, '10.0.0.0', 8) || inV4(address, '172.16.0.0', 12) || inV4(address, '192.168.0.0', 16)) return 'private address';
-    if (inV4(address, '100.64.0.0', 10)) return 'shared address space';
-    if (inV4(address, '0.0.0.0', 8)) return 'unspecified address';
-    return undefined;
+/** The IPv4 address carried inside an IPv6 one (mapped, compatible, NAT64, SIIT, 6to4), if any. */
+function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const parts = v6.parts;
+  const last32 = () => new ipaddr.IPv4([parts[6] >> 8, parts[6] & 0xff, parts[7] >> 8, parts[7] & 0xff]);
+  switch (v6.range()) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d
+      return last32();
+    case 'rfc6052': // 64:ff9b::a.b.c.d, the NAT64 well-known prefix
+      return parts[2] === 0 && parts[3] === 0 && parts[4] === 0 && parts[5] === 0 ? last32() : undefined;
+    case '6to4': // 2002:AABB:CCDD::/48
+      return new ipaddr.IPv4([parts[1] >> 8, parts[1] & 0xff, parts[2] >> 8, parts[2] & 0xff]);
+    default:
+      // IPv4-compatible (::a.b.c.d, deprecated): the first 96 bits are zero.
+      if (parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || parts[7] > 1)) return last32();
+      return undefined;
   }
-  const lower = address.toLowerCase();
-  if (lower === '::1') return policy.allowLoopback ? undefined : 'loopback address';
-  if (policy.allowPrivate) return undefined;
-  if (lower === '::') return 'unspecified address';
-  if (/^fe[89ab]/.test(lower)) return 'link-local address';
-  if (/^f[cd]/.test(lower)) return 'private address';
-  if (lower.startsWith('fd00:ec2::254')) return 'metadata address';
-  return undefined;
 }
 
-/** Resolves the URL's host and checks every address; answers the reason when refused. */
-export async function checkWebhookUrl(rawUrl: string, policy: AddressPolicy): Promise<string | undefined> {
+/**
+ * Why an address may not receive webhooks, or undefined when it may. Every spelling is first
+ * normalised (IPv4 inside IPv6 unwrapped), then judged by its range: only global unicast is
+ * allowed, plus loopback in sandbox mode and private ranges when the operator allows them.
+ * Metadata, link-local, multicast, broadcast, reserved, benchmarking, Teredo and the like never.
+ */
+export function forbiddenAddress(ip: string, policy: AddressPolicy): string | undefined {
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    address = ipaddr.parse(ip.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  } catch {
+    return 'not an IP address';
+  }
+  if (address.kind() === 'ipv6') {
+    const inner = embeddedIPv4(address as ipaddr.IPv6);
+    if (inner) {
+      const reason = forbiddenAddress(inner.toString(), policy);
+      return reason ? `${reason} inside an IPv6 address` : undefined;
+    }
+  }
+  if (METADATA.includes(address.toNormalizedString())) return 'metadata address';
+  if (address.kind() === 'ipv4' && SPECIAL_V4.some((cidr) => (address as ipaddr.IPv4).match(cidr))) return 'special-purpose address';
+  const range = address.range();
+  switch (range) {
+    case 'unicast':
+      return undefined;
+    case 'loopback':
+      return policy.allowLoopback ? undefined : 'loopback address';
+    case 'private':
+    case 'uniqueLocal':
+    case 'carrierGradeNat':
+      return policy.allowPrivate ? undefined : 'private address';
+    case 'linkLocal':
+      return 'link-local address';
+    default:
+      return `${range.replace(/([A-Z])/g, ' $1').toLowerCase()} address`;
+  }
+}
+
+/** The parts of a webhook URL that can be judged without the network, or why it is refused. */
+export function parseWebhookUrl(rawUrl: string, policy: AddressPolicy): { url: URL; host: string } | { refused: string } {
   let url: URL;
   try {
     url = new URL(rawUrl);
   } catch {
-    return 'not a valid URL';
+    return { refused: 'not a valid URL' };
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'only http and https URLs are allowed';
-  if (url.username || url.password) return 'URLs with credentials are not allowed';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: 'only http and https URLs are allowed' };
+  if (url.username || url.password) return { refused: 'URLs with credentials are not allowed' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  try {
-    addresses = net.isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  } catch {
-    return `cannot resolve ${host}`;
+  if (net.isIP(host)) {
+    const reason = forbiddenAddress(host, policy);
+    if (reason) return { refused: `${host} is a ${reason}` };
   }
-  for (const address of addresses) {
+  return { url, host };
+}
+
+type Resolve = (host: string) => Promise<Array<{ address: string; family: number }>>;
+const systemResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
+
+/** Resolves the URL's host and checks every address; answers the reason when refused. */
+export async function checkWebhookUrl(rawUrl: string, policy: AddressPolicy, resolve: Resolve = systemResolve): Promise<string | undefined> {
+  const parsed = parseWebhookUrl(rawUrl, policy);
+  if ('refused' in parsed) return parsed.refused;
+  if (net.isIP(parsed.host)) return undefined;
+  let addresses: Array<{ address: string }>;
+  try {
+    addresses = await resolve(parsed.host);
+  } catch {
+    return `cannot resolve ${parsed.host}`;
+  }
+  for (const { address } of addresses) {
     const reason = forbiddenAddress(address, policy);
-    if (reason) return `${host} resolves to a ${reason} (${address})`;
+    if (reason) return `${parsed.host} resolves to a ${reason} (${address})`;
   }
   return undefined;
+}
+
+/**
+ * A `lookup` for outbound connections that checks what it resolves: the socket connects to an
+ * address that passed the policy in this very lookup, so a DNS answer that changes between the
+ * URL check and the connection (rebinding) cannot redirect a request. Any forbidden address in
+ * the answer refuses the connection, as the URL check does.
+ */
+export function guardedLookup(policy: AddressPolicy, resolve: Resolve = systemResolve): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        for (const { address } of addresses) {
+          const reason = forbiddenAddress(address, policy);
+          if (reason) {
+            const error = Object.assign(new Error(`${hostname} resolves to a ${reason} (${address})`), { code: 'EADDRREFUSED' });
+            return callback(error, '', 0);
+          }
+        }
+        const family = (options as { family?: number | string }).family;
+        const wanted = family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : 0;
+        const usable = addresses.filter((a) => wanted === 0 || a.family === wanted);
+        if (usable.length === 0) return callback(Object.assign(new Error(`cannot resolve ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+        if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable);
+        callback(null, usable[0].address, usable[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
 }

@@ -5,7 +5,7 @@ import type { Config } from '../platform/config.js';
 import type { Database, Tx } from '../platform/db/database.js';
 import { RawStatement } from '../platform/db/raw.js';
 import { newId, randomBase62 } from '../platform/ids.js';
-import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
+import { guardedLookup, parseWebhookUrl, type AddressPolicy } from './address-guard.js';
 import { describeRequestFailure, OriginPools, post } from './outbound.js';
 import { sign } from './signing.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
@@ -22,8 +22,6 @@ const INSERT_ATTEMPT = new RawStatement(
 );
 /** How long attempt records wait for others to share their commit. */
 const RECORD_LINGER_MS = 2;
-/** How long an endpoint's address check is trusted (wall time). */
-const URL_CHECK_TTL_MS = 10_000;
 
 /**
  * What a claim returns: only the columns delivering needs, and the message body, so a batch needs
@@ -48,8 +46,8 @@ const SETTLE = new RawStatement(
 type Endpoint = Selectable<WebhookEndpointsTable>;
 const ENDPOINT = new RawStatement<Endpoint>('select * from webhook_endpoints where partner_id = ?');
 
-/** An endpoint address as checked (and parsed) recently. */
-type UrlCheck = { refused: string; target?: undefined; until: number } | { refused: undefined; target: URL; until: number };
+/** An endpoint address as parsed and checked (host names are checked again at every connection). */
+type UrlCheck = { refused: string; target?: undefined } | { refused: undefined; target: URL };
 
 interface Outcome {
   statusCode: number | null;
@@ -103,7 +101,13 @@ export class WebhookDeliverer {
     private readonly policy: AddressPolicy,
     private readonly onAttempt: (outcome: 'delivered' | 'retry' | 'failed', latencyMs: number) => void = () => {},
   ) {
-    this.pools = new OriginPools({ connections: config.perEndpointConcurrency, keepAliveTimeout: 30_000, connect: { timeout: config.timeoutMs } });
+    // Connections resolve and check the host themselves (guardedLookup): what is connected to is
+    // what was checked, however DNS answers change after the endpoint was registered.
+    this.pools = new OriginPools({
+      connections: config.perEndpointConcurrency,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: config.timeoutMs, lookup: guardedLookup(policy) },
+    });
   }
 
   start(): void {
@@ -341,18 +345,15 @@ export class WebhookDeliverer {
   }
 
   /**
-   * The address check of an endpoint URL, remembered for a few seconds: it resolves the host
-   * (a DNS lookup for names), which per POST would cost more than the POST on a busy endpoint.
+   * An endpoint URL parsed and judged without the network (IP literals by the address policy);
+   * host names are resolved and judged by every new connection (see the pools' lookup).
    */
-  private async checkUrl(url: string): Promise<UrlCheck> {
-    const wall = Date.now();
+  private checkUrl(url: string): UrlCheck {
     const hit = this.urlChecks.get(url);
-    if (hit && hit.until > wall) return hit;
-    const refused = await checkWebhookUrl(url, this.policy);
+    if (hit) return hit;
+    const parsed = parseWebhookUrl(url, this.policy);
+    const check: UrlCheck = 'refused' in parsed ? { refused: parsed.refused } : { refused: undefined, target: parsed.url };
     if (this.urlChecks.size > 1_000) this.urlChecks.clear();
-    // Only an accepted URL is parsed (the check already found it valid).
-    const until = wall + URL_CHECK_TTL_MS;
-    const check: UrlCheck = refused !== undefined ? { refused, until } : { refused, target: new URL(url), until };
     this.urlChecks.set(url, check);
     return check;
   }
@@ -364,7 +365,7 @@ export class WebhookDeliverer {
     now: number,
   ): Promise<Outcome> {
     const started = performance.now();
-    const check = await this.checkUrl(endpoint.url);
+    const check = this.checkUrl(endpoint.url);
     if (check.refused !== undefined) return { statusCode: null, error: `url refused: ${check.refused}`, excerpt: null, retryAfterMs: null, latencyMs: 0 };
     const timestamp = Math.floor(now / 1000);
     const signatures = [sign(endpoint.secret, messageId, timestamp, body)];

@@ -1,13 +1,26 @@
 import { Pool, type Dispatcher } from 'undici';
 
+/** Raised when a receiver has not answered within the whole deadline (not just between bytes). */
+export class DeadlineError extends Error {
+  override readonly name = 'TimeoutError';
+  readonly code = 'PBS_DEADLINE';
+}
+
 /** How a failed outbound request is described in an endpoint's state or an attempt record. */
 export function describeRequestFailure(error: unknown, timeoutMs: number): string {
   const e = error as { name?: string; code?: string; message?: string };
-  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
+  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
     return `no answer within ${timeoutMs / 1000} seconds`;
   }
+  if (e.code === 'EADDRREFUSED') return `url refused: ${e.message}`;
   return `request failed: ${e.code ?? e.message ?? 'unknown error'}`;
 }
+
+/**
+ * Most bytes of an answer pbs reads: the status is what counts, and a receiver must not be able
+ * to make pbs read (or hold a connection for) an endless body.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** What a POST answered: status, headers, and the start of the body (at most `EXCERPT_CHARS`). */
 export interface PostAnswer {
@@ -26,6 +39,11 @@ const EXCERPT_BYTES = EXCERPT_CHARS * 4;
  * rejects with undici's error (refused, reset, headers or body timeout). Uses undici's dispatch
  * interface with a handler of its own: `request()` builds a response stream and an async
  * resource per call, which cost about half of a webhook POST's client CPU.
+ *
+ * `timeoutMs` is a deadline for the whole exchange, not only between bytes (a receiver dripping
+ * a byte every few seconds once held a delivery for over a minute). An answer whose status came
+ * in time counts even if its body does not finish: reading stops at the deadline or after
+ * MAX_ANSWER_BYTES, and the connection is dropped.
  */
 export function post(
   dispatcher: Dispatcher,
@@ -38,6 +56,23 @@ export function post(
     let answer: PostAnswer | undefined;
     const kept: Buffer[] = [];
     let keptBytes = 0;
+    let readBytes = 0;
+    let controller: { abort(reason: Error): void } | undefined;
+    let settled = false;
+    const finish = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      if (answer) {
+        if (keptBytes > 0) answer.excerpt = Buffer.concat(kept).subarray(0, EXCERPT_BYTES).toString('utf8').slice(0, EXCERPT_CHARS);
+        resolve(answer);
+      } else reject(error ?? new Error('the response ended before its headers'));
+    };
+    const deadline = setTimeout(() => {
+      const error = new DeadlineError(`no answer within ${timeoutMs / 1000} seconds`);
+      finish(error);
+      controller?.abort(error);
+    }, timeoutMs);
     dispatcher.dispatch(
       {
         origin: url.origin,
@@ -49,24 +84,30 @@ export function post(
         bodyTimeout: timeoutMs,
       },
       {
-        onRequestStart() {},
+        onRequestStart(c) {
+          controller = c;
+        },
         onResponseStart(_controller, statusCode, responseHeaders) {
           answer = { statusCode, headers: responseHeaders, excerpt: '' };
           kept.length = 0;
           keptBytes = 0;
         },
-        onResponseData(_controller, chunk) {
-          if (keptBytes >= EXCERPT_BYTES) return;
-          kept.push(chunk);
-          keptBytes += chunk.length;
+        onResponseData(c, chunk) {
+          readBytes += chunk.length;
+          if (keptBytes < EXCERPT_BYTES) {
+            kept.push(chunk);
+            keptBytes += chunk.length;
+          }
+          if (readBytes > MAX_ANSWER_BYTES) {
+            finish();
+            c.abort(new Error('answer too long; the rest is not read'));
+          }
         },
         onResponseEnd() {
-          if (!answer) return reject(new Error('the response ended before its headers'));
-          if (keptBytes > 0) answer.excerpt = Buffer.concat(kept).subarray(0, EXCERPT_BYTES).toString('utf8').slice(0, EXCERPT_CHARS);
-          resolve(answer);
+          finish();
         },
         onResponseError(_controller, error) {
-          reject(error);
+          finish(error);
         },
       },
     );

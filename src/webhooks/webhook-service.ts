@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { BusinessStore } from '../businesses/business-store.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso, toIsoOffset } from '../platform/clock.js';
@@ -7,8 +7,8 @@ import type { Config } from '../platform/config.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { checkWebhookUrl, type AddressPolicy } from './address-guard.js';
-import { describeRequestFailure } from './outbound.js';
+import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-guard.js';
+import { describeRequestFailure, MAX_ANSWER_BYTES } from './outbound.js';
 import { newWebhookSecret } from './signing.js';
 import { webhookEventTypes, type WebhookEndpointsTable, type WebhookEventType } from './webhook-tables.js';
 import './webhook-tables.js';
@@ -50,6 +50,9 @@ function naiveMicros(ms: number): string {
  * and the operator's view of deliveries. Sending is the deliverer's job.
  */
 export class WebhookService {
+  /** Verification requests connect only to addresses the policy allows, checked at connection time. */
+  private readonly verifier: Agent;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -58,7 +61,13 @@ export class WebhookService {
     private readonly audience: WebhookAudience,
     /** Nudges the deliverer after new work is committed. */
     private readonly wake: () => void = () => {},
-  ) {}
+  ) {
+    this.verifier = new Agent({ connect: { timeout: config.timeoutMs, lookup: guardedLookup(policy) }, pipelining: 0 });
+  }
+
+  async close(): Promise<void> {
+    await this.verifier.close();
+  }
 
   private async endpointRow(partnerId: string) {
     return this.db.selectFrom('webhook_endpoints').selectAll().where('partner_id', '=', partnerId).executeTakeFirst();
@@ -161,14 +170,27 @@ export class WebhookService {
     const url = new URL(rawUrl);
     url.searchParams.set('verification', token);
     try {
+      // One deadline for the whole exchange, and at most MAX_ANSWER_BYTES read: the answer is a
+      // one-key JSON object, and a receiver must not make pbs read (or wait for) more.
       const response = await request(url, {
         method: 'GET',
+        dispatcher: this.verifier,
         headers: { accept: 'application/json', 'user-agent': 'pbs-webhooks/1' },
         headersTimeout: this.config.timeoutMs,
         bodyTimeout: this.config.timeoutMs,
         signal: AbortSignal.timeout(this.config.timeoutMs),
       });
-      const text = (await response.body.text()).slice(0, 10_000);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_ANSWER_BYTES) {
+          response.body.destroy();
+          return `answer is longer than ${MAX_ANSWER_BYTES} bytes`;
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
       if (response.statusCode < 200 || response.statusCode >= 300) return `answered HTTP ${response.statusCode}`;
       let parsed: unknown;
       try {
