@@ -30,11 +30,12 @@ import { installGuards } from './platform/http/guards.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { createHttpServer } from './platform/http/server.js';
 import { IdempotencyStore } from './platform/idempotency.js';
-import { randomBase62, sha256Hex } from './platform/ids.js';
 import { JobRunner } from './platform/jobs/job-runner.js';
 import { Metrics } from './platform/metrics.js';
 import type { ApiModule, PlatformContext } from './platform/module.js';
-import { RateLimiter } from './platform/rate-limit.js';
+import { FailureThrottle, RateLimiter, TokenBuckets } from './platform/rate-limit.js';
+import { AdminToken } from './platform/admin-token.js';
+import { SecretKeys } from './platform/secret-keys.js';
 import { SettingsStore } from './platform/settings.js';
 
 export const VERSION = '0.1.0';
@@ -85,29 +86,26 @@ export const foundationMigrations: PbsMigration[] = [
   oauthTokenSecretMigration,
 ];
 
+/** A database pbs cannot use at start: said in one line, without a stack trace. */
+export class DatabaseUnavailable extends Error {}
+
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
-  return openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgPoolSize: config.pgPoolSize });
+  try {
+    return await openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgPoolSize: config.pgPoolSize });
+  } catch (error) {
+    throw new DatabaseUnavailable(`cannot open the database ${describeLocation(config)}: ${(error as Error).message}`);
+  }
 }
 
-/**
- * Resolves the operator token: configured, stored (hash), or — when `generate` — created now and
- * returned once so the caller can print it.
- */
-async function resolveAdminToken(config: Config, settings: SettingsStore, generate: boolean): Promise<{ hash: string; generated?: string }> {
-  if (config.adminToken) return { hash: sha256Hex(config.adminToken) };
-  if (!generate) return { hash: (await settings.get(ADMIN_TOKEN_KEY)) ?? '' };
-  const candidate = `pbs_admin_${randomBase62(32)}`;
-  const stored = await settings.setIfAbsent(ADMIN_TOKEN_KEY, sha256Hex(candidate));
-  return stored === sha256Hex(candidate) ? { hash: stored, generated: candidate } : { hash: stored };
+function describeLocation(config: Config): string {
+  if (!config.databaseUrl) return `sqlite:${config.sqlitePath}`;
+  const url = new URL(config.databaseUrl);
+  return `postgres://${url.host}${url.pathname}`;
 }
-
-const ADMIN_TOKEN_KEY = 'admin_token_hash';
 
 /** Replaces the stored operator token (when the printed one was lost); returns the new token. */
 export async function resetAdminToken(database: Database): Promise<string> {
-  const token = `pbs_admin_${randomBase62(32)}`;
-  await new SettingsStore(database.db).set(ADMIN_TOKEN_KEY, sha256Hex(token));
-  return token;
+  return AdminToken.reset(new SettingsStore(database.db));
 }
 
 export async function createPbs(config: Config, options: PbsOptions = {}): Promise<Pbs> {
@@ -121,6 +119,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     logLevel: config.logLevel,
     logRequests: config.logRequests,
     bodyLimitBytes: config.bodyLimitBytes,
+    requestTimeoutMs: config.requestTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
     metrics,
   });
   const jobs = new JobRunner(database, clock, {
@@ -130,7 +130,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   });
   const ctx: PlatformContext = { config, database, clock, sandboxClock, clockSync, jobs, metrics, log: app.log };
 
-  const credentials = new CredentialService(database.db, clock, config.authCacheMs);
+  const keys = new SecretKeys(database.db, config.secretKey);
+  const credentials = new CredentialService(database.db, clock, config.authCacheMs, keys);
   const catalog = new Catalog(database.db, config.catalogMaxStaleMs);
   const changes = new ChangeFeed(database);
   const occupancy = new OccupancyIndex(database, clock, changes, config.rememberedDays);
@@ -164,35 +165,47 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       () => deliverer.wake(),
     ),
   };
+  const rateLimiter = new RateLimiter(clock, options.wallClock);
+  const authFailures = new FailureThrottle(config.clientLimits.authFailuresPerMinute, options.wallClock);
+  const publicLimiter = new TokenBuckets(config.clientLimits.publicPerSecond, config.clientLimits.publicPerSecond * 2, options.wallClock);
   const modules: ApiModule[] = [
     { name: 'system', routes: systemRoutes(ctx, { ready: () => ready }) },
     { name: 'operations', routes: operationsAdminRoutes(ctx) },
     { name: 'businesses', routes: businessAdminRoutes(services.businesses) },
     { name: 'partners', routes: partnerAdminRoutes(services.partners, services.credentials) },
-    { name: 'oauth', routes: oauthRoutes(services.credentials) },
+    { name: 'oauth', routes: oauthRoutes(services.credentials, authFailures) },
     waitlistModule(services),
-    reservationsModule(services.reservations),
+    reservationsModule(services.reservations, keys),
     searchModule(ctx, catalog, occupancy),
     subscriptionsModule(subscriptions),
     webhooksModule(services.webhooks, clock),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 
-  await migrateToLatest(database, [...foundationMigrations, ...modules.flatMap((m) => m.migrations ?? [])]);
+  try {
+    await migrateToLatest(database, [...foundationMigrations, ...modules.flatMap((m) => m.migrations ?? [])]);
+  } catch (error) {
+    if (!options.database) await database.close().catch(() => {});
+    // Connection refused, no such database or schema, no permission: one line, not a stack trace.
+    const code = (error as { code?: string }).code;
+    if (code && /^(E[A-Z]+|[0-9A-Z]{5})$/.test(code)) throw new DatabaseUnavailable(`cannot use the database ${database.description}: ${(error as Error).message}`);
+    throw error;
+  }
   await clockSync?.load();
   await changes.start();
-  const settings = new SettingsStore(database.db);
-  const admin = await resolveAdminToken(config, settings, options.issueAdminToken ?? true);
+  const adminToken = new AdminToken(new SettingsStore(database.db), config.adminToken, options.wallClock);
+  const generatedAdminToken = await adminToken.load(options.issueAdminToken ?? true);
 
-  const rateLimiter = new RateLimiter(clock, options.wallClock);
-  const idempotency = new IdempotencyStore(database.db, clock, config.idempotencyTtlMs);
+  const idempotency = new IdempotencyStore(database.db, clock, config.idempotencyTtlMs, config.idempotencyTakeoverMs);
   installGuards(app, {
     verifier: credentials,
     links: services.partners,
     rateLimiter,
     idempotency,
     defaultLimits: config.rateLimit,
-    adminTokenHash: () => admin.hash,
+    adminTokenMatches: (token) => adminToken.matches(token),
+    publicLimiter,
+    authFailures,
   });
   await registerOpenApi(app, { version: VERSION });
   for (const module of modules) {
@@ -211,7 +224,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     rateLimiter,
     deliverer,
     occupancy,
-    generatedAdminToken: admin.generated,
+    generatedAdminToken,
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
       if (config.jobs.enabled) {

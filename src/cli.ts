@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { createPbs, resetAdminToken, type Pbs } from './app.js';
-import { seedDemo, writeDemoCredentials } from './demo/seed.js';
+import { createPbs, DatabaseUnavailable, resetAdminToken, type Pbs } from './app.js';
+import { demoCredentialsFile, seedDemo, writeDemoCredentials } from './demo/seed.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { ApiError } from './platform/errors.js';
 
@@ -81,6 +81,10 @@ async function withPbs<T>(config: Config, run: (pbs: Pbs) => Promise<T>): Promis
 }
 
 async function serve(config: Config): Promise<void> {
+  // Production prints no secret: the operator brings the token (and PBS_SECRET_KEY, see loadConfig).
+  if (!config.sandbox && !config.adminToken) {
+    throw new ConfigError('PBS_SANDBOX=0 needs PBS_ADMIN_TOKEN: production generates and prints no secrets; see docs/security.md');
+  }
   const pbs = await createPbs(config);
   const log = pbs.app.log;
   const lines: string[] = [];
@@ -91,7 +95,8 @@ async function serve(config: Config): Promise<void> {
   const secrets: Record<string, string> = {};
   if (pbs.generatedAdminToken) secrets.admin_token = pbs.generatedAdminToken;
   if (demo?.credentials) Object.assign(secrets, demo.credentials);
-  const secretsFile = config.sandbox && Object.keys(secrets).length > 0 ? writeDemoCredentials(config.dataDir, secrets) : undefined;
+  const secretsFile =
+    config.sandbox && Object.keys(secrets).length > 0 ? writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), secrets) : undefined;
   const address = await pbs.listen();
   // With PORT=0 or a wildcard HOST the bound address says more than the configured one.
   const base = config.publicUrlSet ? config.publicUrl : address.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//localhost');
@@ -292,7 +297,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'seed':
         await withPbs(config, async (pbs) => {
           const result = await seedDemo(pbs.ctx.database.db, pbs.services);
-          if (result.credentials && config.sandbox) writeDemoCredentials(config.dataDir, { ...result.credentials });
+          if (result.credentials && config.sandbox) writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), { ...result.credentials });
           print(result);
         });
         return 0;
@@ -339,6 +344,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof ConfigError) {
       process.stderr.write(`pbs: configuration: ${error.message}\n`);
       return 2;
+    }
+    if (error instanceof DatabaseUnavailable) {
+      process.stderr.write(`pbs: ${error.message}\n`);
+      return 1;
     }
     throw error;
   }

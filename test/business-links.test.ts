@@ -126,7 +126,16 @@ describe('route security declarations', () => {
   });
 
   it('refuses to start with a partner or operator route that declares no authentication', async () => {
-    const guards = { verifier: {} as never, links: {} as never, rateLimiter: {} as never, idempotency: {} as never, defaultLimits: { perSecond: 1, perDay: 1 }, adminTokenHash: () => '' };
+    const guards = {
+      verifier: {} as never,
+      links: {} as never,
+      rateLimiter: {} as never,
+      idempotency: {} as never,
+      publicLimiter: {} as never,
+      authFailures: {} as never,
+      defaultLimits: { perSecond: 1, perDay: 1 },
+      adminTokenMatches: async () => false,
+    };
     for (const [url, config] of [
       ['/v3/forgotten', undefined],
       ['/admin/v1/forgotten', undefined],

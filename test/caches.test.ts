@@ -7,6 +7,7 @@ import { PartnerService } from '../src/partners/partner-service.js';
 import { dropStartTimeIndexesMigration, reservationsMigration } from '../src/reservations/reservation-store.js';
 import { ControllableClock } from '../src/platform/clock.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
+import { SecretKeys } from '../src/platform/secret-keys.js';
 import { dialects, openTestDatabase, sampleBusiness, T0, type TestDatabase } from './support/harness.js';
 
 describe.each(dialects)('in-memory caches on %s', (dialect) => {
@@ -39,7 +40,7 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
   });
 
   it('credentials: a load that began before a revocation does not bring the credential back', async () => {
-    const credentials = new CredentialService(database.db, clock, 60_000);
+    const credentials = new CredentialService(database.db, clock, 60_000, new SecretKeys(database.db, undefined));
     const partners = new PartnerService(database.db, clock, () => credentials.invalidate());
     const partner = await partners.create({ name: 'Cached', interfaces: ['reservations'] });
     const issued = await credentials.issue(partner.id, { kind: 'api_key' });
@@ -51,7 +52,7 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
   });
 
   it('credentials: concurrent verifications of an unknown token share one load', async () => {
-    const credentials = new CredentialService(database.db, clock, 60_000);
+    const credentials = new CredentialService(database.db, clock, 60_000, new SecretKeys(database.db, undefined));
     const partner = await new PartnerService(database.db, clock).create({ name: 'Shared', interfaces: ['reservations'] });
     const issued = await credentials.issue(partner.id, { kind: 'api_key' });
     const answers = await Promise.all(Array.from({ length: 20 }, () => credentials.verifyBearer(issued.api_key!)));

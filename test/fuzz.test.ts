@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../src/demo/demo-dataset.js';
 import { ADMIN_TOKEN, admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness } from './support/harness.js';
 
-const REQUESTS = 2000;
+const REQUESTS = 5000;
 const CONCURRENCY = 16;
 
 interface Sent {
@@ -99,8 +99,14 @@ describe.each(dialects)('fuzzing the running server on %s', (dialect) => {
       const parts: string[] = [];
       const n = 1 + Math.floor(random() * 5);
       for (let i = 0; i < n; i++) {
-        const key = pick(['limit', 'offset', 'city', 'state', 'type', 'business_ids', encodeURIComponent(junk(8)), 'limit[]', '__proto__']);
-        const value = pick(['-1', '0', '1e309', 'NaN', '99999999999999999999', 'true', '', encodeURIComponent(junk(20)), '%zz', 'dead', 'pending']);
+        const key = pick([
+          'limit', 'offset', 'city', 'state', 'type', 'business_ids', encodeURIComponent(junk(8)), 'limit[]', '__proto__',
+          'date', 'time', 'covers', 'get_covers_range', 'subscription_type', 'notice', 'error', 'reservation_date', 'location',
+        ]);
+        const value = pick([
+          '-1', '0', '1e309', '1e20', 'NaN', '99999999999999999999', 'true', '', encodeURIComponent(junk(20)), '%zz', 'dead', 'pending',
+          '9999-12-30', '9999-12-31', '0000-01-01', '2031-05-07', '19:00', '24:00', 'WEBHOOK', '%3Cscript%3E', 'San%20Francisco',
+        ]);
         parts.push(`${key}=${value}`);
       }
       return `?${parts.join('&')}`;
@@ -122,7 +128,8 @@ describe.each(dialects)('fuzzing the running server on %s', (dialect) => {
       if (roll < 0.2) return {};
       if (roll < 0.55) return { body: Buffer.from(JSON.stringify(randomJson())), type: 'application/json' };
       if (roll < 0.65) return { body: Buffer.from(JSON.stringify(randomJson()).slice(0, -1)), type: 'application/json' };
-      if (roll < 0.72) return { body: Buffer.from(`grant_type=${encodeURIComponent(junk(10))}&client_id=${secrets.clientId}&client_secret=${junk(10)}&a=1&a=2`), type: 'application/x-www-form-urlencoded' };
+      if (roll < 0.7) return { body: Buffer.from(`grant_type=${encodeURIComponent(junk(10))}&client_id=${secrets.clientId}&client_secret=${junk(10)}&a=1&a=2`), type: 'application/x-www-form-urlencoded' };
+      if (roll < 0.72) return { body: Buffer.from(Array.from({ length: 100 + Math.floor(random() * 2000) }, (_, i) => `p${i}=${i}`).join('&')), type: 'application/x-www-form-urlencoded' };
       if (roll < 0.78) return { body: Buffer.from(`${secrets.businessId},ok\n${junk(50)}\n"unterminated`), type: 'text/csv' };
       if (roll < 0.84) return { body: Buffer.from(`${JSON.stringify(sampleBusiness())}\n${junk(80)}`), type: 'application/x-ndjson' };
       if (roll < 0.9) return { body: Buffer.from(Array.from({ length: 200 }, () => Math.floor(random() * 256))), type: pick(['application/octet-stream', 'application/json', 'multipart/form-data; boundary=x', 'text/xml']) };
@@ -139,6 +146,8 @@ describe.each(dialects)('fuzzing the running server on %s', (dialect) => {
         `Basic ${secrets.basic}`,
         `Bearer ${junk(30)}`,
         `Basic ${Buffer.from(junk(20)).toString('base64')}`,
+        `Basic ${Buffer.from(`user\u0000${junk(5)}:${junk(5)}`).toString('base64')}`,
+        `Basic ${Buffer.from(`${junk(5)}:pass\u0000word`).toString('base64')}`,
         'Basic !!!',
         'Bearer',
         junk(15),

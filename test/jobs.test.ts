@@ -203,7 +203,7 @@ describe.each(dialects)('jobs and clock through the operator API on %s', (dialec
 describe('clock outside sandbox mode', () => {
   it('can be read but not moved', async () => {
     const database = await openTestDatabase('sqlite');
-    const pbs = await createPbs(testConfig({ PBS_SANDBOX: '0' }), { database });
+    const pbs = await createPbs(testConfig({ PBS_SANDBOX: '0', PBS_SECRET_KEY: 'a-test-secret-key-of-at-least-32-characters' }), { database });
     try {
       const url = await pbs.listen();
       const read = await admin(url, 'GET', '/admin/v1/clock');

@@ -63,9 +63,19 @@ describe.each([
     const restaurants = await call(server.url, 'GET', '/v3/partner/restaurants?limit=200', { token: apiKey });
     expect(restaurants.body.total).toBe(businesses.body.total);
 
-    const saved = JSON.parse(fs.readFileSync(path.join(target.env.PBS_DATA_DIR, 'demo-credentials.json'), 'utf8'));
+    const file = /also saved in (\S+)\)/.exec(banner)![1];
+    expect(path.dirname(file)).toBe(target.env.PBS_DATA_DIR);
+    expect(path.basename(file)).toEqual(target.name === 'sqlite' ? 'demo-credentials.json' : expect.stringMatching(/^demo-credentials\.postgres-.+\.json$/));
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
     expect(saved.api_key).toBe(apiKey);
     expect(saved.admin_token).toBe(adminToken);
+
+    // A token reset by the CLI works at once against the running server, and the old one stops.
+    const reset = runCli(['admin-token', 'reset'], target.env);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect((await call(server.url, 'GET', '/admin/v1/partners', { token: reset.json.admin_token })).status).toBe(200);
+    expect((await call(server.url, 'GET', '/admin/v1/partners', { token: adminToken })).status).toBe(401);
 
     expect(await server.stop('SIGTERM')).toBe(0);
 
@@ -140,6 +150,51 @@ describe.each([
 
     const reset = runCli(['admin-token', 'reset'], env);
     expect(reset.json.admin_token).toMatch(/^pbs_admin_/);
+  });
+
+  it('runs as production with PBS_SANDBOX=0: needs its secrets, seeds and prints nothing, keeps files to its owner', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-prod-'));
+    const env = { ...target.env, PBS_DATA_DIR: path.join(dir, 'data'), PBS_SANDBOX: '0' };
+    try {
+      const noKey = runCli(['serve'], env);
+      expect(noKey.code).toBe(2);
+      expect(noKey.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pbs: configuration: PBS_SANDBOX=0 needs PBS_SECRET_KEY/)]);
+      const withKey = { ...env, PBS_SECRET_KEY: 'production-secret-key-with-enough-characters' };
+      const noToken = runCli(['serve'], withKey);
+      expect(noToken.code).toBe(2);
+      expect(noToken.stderr).toMatch(/needs PBS_ADMIN_TOKEN/);
+
+      const server = await startServerProcess({ ...withKey, PBS_ADMIN_TOKEN: 'operator-token' });
+      try {
+        const banner = server.output();
+        expect(banner).not.toMatch(/API key|password|secret|admin token/i);
+        expect((await call(server.url, 'GET', '/admin/v1/partners', { token: 'operator-token' })).body.total).toEqual(target.name === 'sqlite' ? 0 : expect.any(Number));
+        if (target.name === 'sqlite') {
+          expect((await call(server.url, 'GET', '/admin/v1/businesses', { token: 'operator-token' })).body.total).toBe(0);
+          expect(fs.statSync(env.PBS_DATA_DIR).mode & 0o777).toBe(0o700);
+          expect(fs.statSync(path.join(env.PBS_DATA_DIR, 'pbs.sqlite')).mode & 0o777).toBe(0o600);
+        }
+        expect(fs.readdirSync(dir).flatMap((d) => fs.readdirSync(path.join(dir, d))).filter((f) => f.includes('credentials'))).toEqual([]);
+      } finally {
+        expect(await server.stop('SIGTERM')).toBe(0);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a database pbs cannot use', () => {
+  it('is said in one line, without a stack trace', () => {
+    const url = new URL(process.env.PBS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+    url.searchParams.set('options', '-c search_path=no_such_schema_here');
+    const noSchema = runCli(['migrate'], { DATABASE_URL: url.toString() });
+    expect(noSchema.code).toBe(1);
+    expect(noSchema.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pbs: cannot use the database postgres:\/\/127\.0\.0\.1:5432\/test: /)]);
+    url.pathname = '/no_such_database_here';
+    const noDatabase = runCli(['migrate'], { DATABASE_URL: url.toString() });
+    expect(noDatabase.code).toBe(1);
+    expect(noDatabase.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pbs: cannot use the database .*no_such_database_here/)]);
   });
 });
 

@@ -7,7 +7,7 @@ function serverWithLog(logRequests: boolean) {
   const app = createHttpServer({
     logLevel: 'info',
     logRequests,
-    bodyLimitBytes: 1024,
+    bodyLimitBytes: 1024, requestTimeoutMs: 30_000, headersTimeoutMs: 10_000,
     metrics: new Metrics(),
     logStream: { write: (line) => void lines.push(JSON.parse(line)) },
   });

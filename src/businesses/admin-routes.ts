@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { businessInputSchema } from './business-record.js';
 import type { BusinessService } from './business-service.js';
+import { pagingQuerySchema } from '../platform/paging.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -25,14 +26,7 @@ export function businessAdminRoutes(service: BusinessService) {
           tags,
           security,
           summary: 'List businesses',
-          querystring: {
-            type: 'object',
-            properties: {
-              city: { type: 'string' },
-              limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
-              offset: { type: 'integer', minimum: 0, default: 0 },
-            },
-          },
+          querystring: pagingQuerySchema({ defaultLimit: 50, maxLimit: 1000 }, { city: { type: 'string', maxLength: 200 } }),
         },
       },
       async (request) => {

@@ -60,11 +60,23 @@ export async function seedDemo(db: Db, services: Services): Promise<SeedResult> 
   };
 }
 
+/**
+ * Where the sandbox keeps a database's demo secrets: `demo-credentials.json` for the embedded
+ * SQLite database, a file of its own for each PostgreSQL database (a PostgreSQL start must not
+ * overwrite the SQLite run's secrets).
+ */
+export function demoCredentialsFile(dataDir: string, databaseUrl: string | undefined): string {
+  if (!databaseUrl) return path.join(dataDir, 'demo-credentials.json');
+  const url = new URL(databaseUrl);
+  const where = `${url.hostname}-${url.port || '5432'}${url.pathname.replace(/\//g, '-')}${url.searchParams.get('options') ?? ''}`;
+  return path.join(dataDir, `demo-credentials.postgres-${where.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/_+$/, '')}.json`);
+}
+
 /** In sandbox mode the demo secrets are also kept in the data directory (mode 0600) so they can be found again. */
-export function writeDemoCredentials(dataDir: string, values: Record<string, string>): string {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, 'demo-credentials.json');
+export function writeDemoCredentials(file: string, values: Record<string, string>): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const current = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>) : {};
   fs.writeFileSync(file, `${JSON.stringify({ ...current, ...values }, null, 2)}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
   return file;
 }

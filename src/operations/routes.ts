@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { toIso } from '../platform/clock.js';
 import type { PlatformContext } from '../platform/module.js';
 import { apiError } from '../platform/errors.js';
+import { pagingQuerySchema } from '../platform/paging.js';
 import type { Job } from '../platform/jobs/job-runner.js';
 
 const system = ['system'];
@@ -141,15 +142,10 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
           tags,
           security,
           summary: 'List background jobs (newest first)',
-          querystring: {
-            type: 'object',
-            properties: {
-              state: { type: 'string', enum: ['pending', 'running', 'succeeded', 'dead'] },
-              type: { type: 'string' },
-              limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
-              offset: { type: 'integer', minimum: 0, default: 0 },
-            },
-          },
+          querystring: pagingQuerySchema(
+            { defaultLimit: 50, maxLimit: 500 },
+            { state: { type: 'string', enum: ['pending', 'running', 'succeeded', 'dead'] }, type: { type: 'string', maxLength: 200 } },
+          ),
         },
       },
       async (request) => {

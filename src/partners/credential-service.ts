@@ -6,7 +6,7 @@ import { toIso } from '../platform/clock.js';
 import { fromFlag, isUniqueViolation, type Db, type DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId, randomBase62, secretMatches, sha256Hex } from '../platform/ids.js';
-import { SettingsStore } from '../platform/settings.js';
+import type { SecretKeys } from '../platform/secret-keys.js';
 import { PartnerStore, type CredentialRow } from './partner-store.js';
 import type { CredentialKind } from './partner-tables.js';
 
@@ -53,12 +53,11 @@ export class CredentialService implements CredentialVerifier {
   private readonly loading = new Map<string, Promise<Principal | null>>();
   /** Moves on invalidate: a load begun before it must not store its answer. */
   private generation = 0;
-  private tokenSecret: string | undefined;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly cacheMs: number,
+    private readonly keys: SecretKeys,
   ) {}
 
   private store(db: DbOrTx = this.db) {
@@ -145,8 +144,9 @@ export class CredentialService implements CredentialVerifier {
 
   /**
    * OAuth 2.0 client credentials. While a token is live the same token is returned with the
-   * remaining lifetime, as the original did; tokens are derived from their id with a server
-   * secret, so only their hash is stored.
+   * remaining lifetime, as the original did; tokens are derived from their id with a key derived
+   * from PBS_SECRET_KEY (SecretKeys), so only their hash is stored and the database alone gives
+   * no token away. A token derived under another key (the key changed) is not handed out again.
    */
   async exchangeClientCredentials(clientId: string, clientSecret: string) {
     const row = await this.store().findCredentialByPublicId('oauth_client', clientId);
@@ -155,9 +155,9 @@ export class CredentialService implements CredentialVerifier {
       throw apiError('INVALID_CLIENT');
     }
     const now = this.clock.now();
-    const secret = await this.getTokenSecret();
+    const secret = await this.keys.key('oauth-access-tokens');
     const live = await this.store().findLiveToken(row.id, row.secret_hash, now);
-    if (live) {
+    if (live && sha256Hex(deriveToken(secret, live.id)) === live.token_hash) {
       return {
         access_token: deriveToken(secret, live.id),
         token_type: 'Bearer' as const,
@@ -306,15 +306,11 @@ export class CredentialService implements CredentialVerifier {
     }
   }
 
-  private async getTokenSecret(): Promise<string> {
-    this.tokenSecret ??= await new SettingsStore(this.db).setIfAbsent('oauth_token_secret', randomBase62(64));
-    return this.tokenSecret;
-  }
 }
 
 const DUMMY_ROW = { secret_hash: sha256Hex('pbs-no-such-user'), previous_secret_hash: null, previous_expires_at: null };
 
-function deriveToken(secret: string, tokenId: string): string {
+function deriveToken(secret: Buffer, tokenId: string): string {
   return ACCESS_TOKEN_PREFIX + createHmac('sha256', secret).update(tokenId).digest('base64url');
 }
 

@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { decodeBasic } from '../platform/auth/authenticate.js';
+import { throttledAuthentication } from '../platform/http/guards.js';
+import type { FailureThrottle } from '../platform/rate-limit.js';
 import { partnerInterfaces } from '../platform/auth/principal.js';
 import { apiError } from '../platform/errors.js';
+import { pagingQuerySchema } from '../platform/paging.js';
 import type { CredentialService } from './credential-service.js';
 import type { PartnerService } from './partner-service.js';
 
@@ -13,13 +17,7 @@ const partnerParams = {
   required: ['partner_id'],
   properties: { partner_id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
-const paging = {
-  type: 'object',
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
-  },
-} as const;
+const paging = pagingQuerySchema({ defaultLimit: 50, maxLimit: 1000 });
 const nullableLimit = { type: ['integer', 'null'], minimum: 1 } as const;
 
 type PartnerParams = { partner_id: string };
@@ -227,18 +225,24 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
   };
 }
 
+/** Anyone may call the token endpoint: its bodies are small forms, and nothing more is read. */
+const TOKEN_BODY_LIMIT = 4096;
+
 /** `POST /oauth2/token`: client credentials → bearer access token (facts.md §7.3). */
-export function oauthRoutes(credentials: CredentialService) {
+export function oauthRoutes(credentials: CredentialService, failures: FailureThrottle) {
   return async (app: FastifyInstance) => {
     app.post(
       '/oauth2/token',
       {
+        bodyLimit: TOKEN_BODY_LIMIT,
         schema: {
           tags: ['oauth'],
           summary: 'Obtain an access token with client credentials',
           description:
             'Form body `grant_type=client_credentials&client_id=…&client_secret=…` (or the client in HTTP Basic). ' +
-            'While a token is live the same token is returned with its remaining lifetime.',
+            'While a token is live the same token is returned with its remaining lifetime. Only form bodies are read ' +
+            '(RFC 6749 §4.4.2); repeated failures from one address or for one client id are slowed down (429).',
+          consumes: ['application/x-www-form-urlencoded'],
           body: {
             type: 'object',
             properties: {
@@ -257,25 +261,27 @@ export function oauthRoutes(credentials: CredentialService) {
         },
       },
       async (request, reply) => {
+        const type = request.headers['content-type'];
+        if (request.body !== undefined && !type?.startsWith('application/x-www-form-urlencoded')) {
+          throw apiError('UNSUPPORTED_MEDIA_TYPE', 'Send the token request as a form (application/x-www-form-urlencoded).');
+        }
         const body = (request.body ?? {}) as Record<string, unknown>;
         const single = (v: unknown) => (Array.isArray(v) ? v[0] : v) as string | undefined;
         const grantType = single(body.grant_type);
         let clientId = single(body.client_id);
         let clientSecret = single(body.client_secret);
-        const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(request.headers.authorization ?? '');
-        if (basic && !clientId) {
-          const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
-          const colon = decoded.indexOf(':');
-          if (colon >= 0) {
-            clientId = safeDecode(decoded.slice(0, colon));
-            clientSecret = safeDecode(decoded.slice(colon + 1));
-          }
+        const basic = clientId ? undefined : decodeBasic(request.headers.authorization, safeDecode);
+        if (basic) {
+          clientId = basic.username;
+          clientSecret = basic.password;
         }
         if (!grantType) throw apiError('INVALID_REQUEST', 'grant_type is required', { field: 'grant_type' });
         if (grantType !== 'client_credentials') throw apiError('UNSUPPORTED_GRANT_TYPE');
         if (!clientId || !clientSecret) throw apiError('INVALID_CLIENT', 'client_id and client_secret are required');
         reply.header('cache-control', 'no-store');
-        return credentials.exchangeClientCredentials(clientId, clientSecret);
+        return throttledAuthentication(failures, [`ip:${request.ip}`, `client:${clientId}`], () =>
+          credentials.exchangeClientCredentials(clientId, clientSecret),
+        );
       },
     );
   };

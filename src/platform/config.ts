@@ -14,6 +14,8 @@ export interface Config {
   sandbox: boolean;
   /** Fixed operator token; when absent one is generated at first start and stored hashed. */
   adminToken: string | undefined;
+  /** Root of derived keys (OAuth tokens, page tokens); production requires it (see SecretKeys). */
+  secretKey: string | undefined;
   /** Public address used in links pbs hands out (confirmation pages, docs URL). */
   publicUrl: string;
   /** False when publicUrl was derived from HOST and PORT (then the bound address is more exact). */
@@ -24,9 +26,19 @@ export interface Config {
   bodyLimitBytes: number;
   seedDemo: boolean;
   rateLimit: { perSecond: number; perDay: number };
+  /**
+   * Per client address: requests a second to routes anyone may call (token, pages, docs), and
+   * failed authentications a minute (per address, and per username or client id).
+   */
+  clientLimits: { publicPerSecond: number; authFailuresPerMinute: number };
+  /** Whole-request and header deadlines: a client that sends slowly is cut off (slowloris). */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
   /** How long a verified credential is trusted from memory before it is looked up again. */
   authCacheMs: number;
   idempotencyTtlMs: number;
+  /** How long (wall time) a request holding an Idempotency-Key may run before a retry takes over. */
+  idempotencyTakeoverMs: number;
   jobs: { enabled: boolean; pollMs: number; batchSize: number; leaseMs: number };
   /** How often a process re-reads the shared sandbox clock written by another process. */
   clockSyncMs: number;
@@ -85,6 +97,12 @@ function schedule(raw: string): number[] {
   return values;
 }
 
+function secretKey(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 32) throw new ConfigError('PBS_SECRET_KEY must be at least 32 characters (e.g. `openssl rand -base64 48`)');
+  return raw;
+}
+
 /** Flags (`--port 9000`) override environment variables of the same meaning. */
 export function loadConfig(env: Env = process.env, flags: Record<string, string> = {}): Config {
   const merged: Env = { ...env };
@@ -108,6 +126,11 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
   const visibleHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const sandbox = bool(merged, 'PBS_SANDBOX', true);
+  // Production keeps no secret it could derive tokens from in the database (see SecretKeys).
+  if (!sandbox && !merged.PBS_SECRET_KEY) {
+    throw new ConfigError('PBS_SANDBOX=0 needs PBS_SECRET_KEY (32+ random characters, e.g. `openssl rand -base64 48`); see docs/security.md');
+  }
   return {
     port,
     host,
@@ -115,20 +138,29 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     dataDir,
     sqlitePath: merged.PBS_SQLITE_PATH || path.join(dataDir, 'pbs.sqlite'),
     pgPoolSize: int(merged, 'PBS_PG_POOL_SIZE', 20, 1),
-    sandbox: bool(merged, 'PBS_SANDBOX', true),
+    sandbox,
     adminToken: merged.PBS_ADMIN_TOKEN || undefined,
+    secretKey: secretKey(merged.PBS_SECRET_KEY),
     publicUrl: (merged.PBS_PUBLIC_URL || `http://${visibleHost}:${port}`).replace(/\/$/, ''),
     publicUrlSet: Boolean(merged.PBS_PUBLIC_URL),
     logLevel: merged.PBS_LOG_LEVEL || 'info',
     logRequests: bool(merged, 'PBS_LOG_REQUESTS', true),
     bodyLimitBytes: int(merged, 'PBS_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
-    seedDemo: bool(merged, 'PBS_SEED_DEMO', true),
+    // A production server starts empty: the demo dataset and its partner are for the sandbox.
+    seedDemo: bool(merged, 'PBS_SEED_DEMO', sandbox),
     rateLimit: {
       perSecond: int(merged, 'PBS_RATE_LIMIT_PER_SECOND', 50, 1),
       perDay: int(merged, 'PBS_RATE_LIMIT_PER_DAY', 25000, 1),
     },
+    clientLimits: {
+      publicPerSecond: int(merged, 'PBS_PUBLIC_RATE_LIMIT_PER_SECOND', 20, 1),
+      authFailuresPerMinute: int(merged, 'PBS_AUTH_FAILURES_PER_MINUTE', 10, 1),
+    },
+    requestTimeoutMs: int(merged, 'PBS_REQUEST_TIMEOUT_MS', 30_000, 1000),
+    headersTimeoutMs: Math.min(int(merged, 'PBS_HEADERS_TIMEOUT_MS', 10_000, 1000), int(merged, 'PBS_REQUEST_TIMEOUT_MS', 30_000, 1000)),
     authCacheMs: int(merged, 'PBS_AUTH_CACHE_MS', 2000),
     idempotencyTtlMs: int(merged, 'PBS_IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1) * 1000,
+    idempotencyTakeoverMs: int(merged, 'PBS_IDEMPOTENCY_TAKEOVER_MS', 60_000, 100),
     jobs: {
       enabled: bool(merged, 'PBS_JOBS', true),
       pollMs: int(merged, 'PBS_JOBS_POLL_MS', 500, 10),

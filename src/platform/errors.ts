@@ -20,6 +20,7 @@ export const errorCatalogue = {
   },
   NOT_FOUND: { status: 404, description: 'Resource Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'Method Not Allowed' },
+  REQUEST_TIMEOUT: { status: 408, description: 'The request did not arrive in time.' },
   IDEMPOTENCY_KEY_IN_USE: {
     status: 409,
     description: 'A request with this Idempotency-Key is still being processed; retry later.',

@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import type { Db } from './db/database.js';
+import type { Db, DbOrTx } from './db/database.js';
 import './db/platform-tables.js';
 import { apiError } from './errors.js';
 import { sha256Hex } from './ids.js';
@@ -12,9 +12,51 @@ export interface StoredResponse {
 
 export type IdempotencyOutcome = { kind: 'proceed' } | { kind: 'replay'; response: StoredResponse };
 
+/** A claimed Idempotency-Key whose request is running: a change answers it in its own transaction. */
+export interface PendingIdempotency {
+  partnerId: string;
+  key: string;
+}
+
+/** JSON answers are stored with this type (what the routes send). */
+export const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/**
+ * Stores the answer to an idempotent request inside the transaction of the change it answers:
+ * both commit or neither does, so a crash between them cannot leave a committed change whose
+ * retry runs again (and answers, say, HOLD_NOT_FOUND for a hold the first attempt consumed).
+ * Writers that commit in one PostgreSQL statement fold the same update into it (see the
+ * reservation store) with `idempotencyParameters`.
+ */
+export async function answerWithinChange(db: DbOrTx, pending: PendingIdempotency | undefined, statusCode: number, body: unknown): Promise<void> {
+  if (!pending) return;
+  await db
+    .updateTable('idempotency_keys')
+    .set({ state: 'completed', status_code: statusCode, content_type: JSON_UTF8, response_body: JSON.stringify(body) })
+    .where('partner_id', '=', pending.partnerId)
+    .where('key', '=', pending.key)
+    // Only a key still in progress: the request's own onSend may not store over it, nor it over that.
+    .where('state', '=', 'in_progress')
+    .execute();
+}
+
+/** Parameters for a statement that completes the key itself (nulls match no key). */
+export function idempotencyParameters(pending: PendingIdempotency | undefined, statusCode: number, body: unknown) {
+  return {
+    idem_partner: pending?.partnerId ?? null,
+    idem_key: pending?.key ?? null,
+    idem_status: statusCode,
+    idem_body: pending ? JSON.stringify(body) : null,
+  };
+}
+
+/** The SQL of a data-modifying WITH that completes a key when `condition` holds (PostgreSQL statements). */
+export const completeIdempotencyWhen = (condition: string) =>
+  `update idempotency_keys set state = 'completed', status_code = cast(:idem_status as integer), content_type = '${JSON_UTF8}',
+     response_body = :idem_body
+   where partner_id = :idem_partner and key = :idem_key and state = 'in_progress' and ${condition}`;
+
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-/** A first attempt that has not finished after this long (wall time) is presumed dead. */
-const ABANDONED_AFTER_MS = 60_000;
 
 /**
  * Idempotency-Key support for partner POST/DELETE: the first response is stored for 24 h and
@@ -25,6 +67,11 @@ export class IdempotencyStore {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly ttlMs: number,
+    /**
+     * A first attempt that has not finished after this long (wall time) is presumed dead, and a
+     * retry runs the request again: safe, since a change that committed completed the key with it.
+     */
+    private readonly abandonedAfterMs = 60_000,
   ) {}
 
   static fingerprint(method: string, url: string, body: unknown): string {
@@ -65,7 +112,7 @@ export class IdempotencyStore {
         .executeTakeFirst();
       if (!row) continue; // removed between our insert and select: try again
       if (row.expires_at <= now) {
-        await this.release(partnerId, key, row.fingerprint);
+        await this.release(partnerId, key, row.fingerprint, { evenCompleted: true });
         continue;
       }
       if (row.fingerprint !== fingerprint) throw apiError('IDEMPOTENCY_KEY_REUSED');
@@ -75,12 +122,13 @@ export class IdempotencyStore {
           response: { statusCode: row.status_code!, contentType: row.content_type, body: row.response_body ?? '' },
         };
       }
-      if (Date.now() - row.locked_at < ABANDONED_AFTER_MS) throw apiError('IDEMPOTENCY_KEY_IN_USE');
+      if (Date.now() - row.locked_at < this.abandonedAfterMs) throw apiError('IDEMPOTENCY_KEY_IN_USE');
       await this.release(partnerId, key, row.fingerprint);
     }
     throw apiError('IDEMPOTENCY_KEY_IN_USE');
   }
 
+  /** Stores the answer of a request whose key is still in progress (a change may have stored its own). */
   async complete(partnerId: string, key: string, response: StoredResponse): Promise<void> {
     await this.db
       .updateTable('idempotency_keys')
@@ -92,13 +140,18 @@ export class IdempotencyStore {
       })
       .where('partner_id', '=', partnerId)
       .where('key', '=', key)
+      .where('state', '=', 'in_progress')
       .execute();
   }
 
-  /** Forget a key so the request can be tried again (after a server error, or when expired). */
-  async release(partnerId: string, key: string, fingerprint?: string): Promise<void> {
+  /**
+   * Forgets a key so the request can be tried again (after a server error, or when expired). A
+   * key completed by a committed change stays: that change happened, and retries must hear so.
+   */
+  async release(partnerId: string, key: string, fingerprint?: string, { evenCompleted = false } = {}): Promise<void> {
     let q = this.db.deleteFrom('idempotency_keys').where('partner_id', '=', partnerId).where('key', '=', key);
     if (fingerprint) q = q.where('fingerprint', '=', fingerprint);
+    if (!evenCompleted) q = q.where('state', '=', 'in_progress');
     await q.execute();
   }
 

@@ -98,11 +98,18 @@ const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 const validDates = new Set<string>();
 
-/** A real calendar date in `%Y-%m-%d`, or undefined. */
+/**
+ * Years a date may name: date arithmetic (the day before, two days after, a booking horizon)
+ * must stay within four-digit years, or its `%Y-%m-%d` form breaks (`9999-12-30` + 2 days).
+ */
+export const YEARS = { first: 1000, last: 9998 } as const;
+
+/** A real calendar date in `%Y-%m-%d` within YEARS, or undefined. */
 export function parseDate(value: string): string | undefined {
   if (validDates.has(value)) return value;
   const m = DATE.exec(value);
   if (!m) return undefined;
+  if (Number(m[1]) < YEARS.first || Number(m[1]) > YEARS.last) return undefined;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   if (d.toISOString().slice(0, 10) !== value) return undefined;
   if (validDates.size > 50_000) validDates.clear();

@@ -79,3 +79,74 @@ export class RateLimiter {
     this.counters.clear();
   }
 }
+
+/**
+ * Token buckets per key (a client address) on the wall clock: `perSecond` tokens a second, at
+ * most `burst` saved up. For routes anyone may call, where there is no partner to count against.
+ */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+    private readonly wallNow: () => number = Date.now,
+  ) {}
+
+  /** 0 when a token was taken; otherwise the seconds until one will be there. */
+  take(key: string): number {
+    const now = this.wallNow();
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      // Bounded: a flood of addresses forgets the quiet ones rather than grow without end.
+      if (this.buckets.size > 50_000) this.buckets.clear();
+      bucket = { tokens: this.burst, at: now };
+      this.buckets.set(key, bucket);
+    }
+    bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
+    bucket.at = now;
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
+  }
+}
+
+/**
+ * Failed authentications per key (a client address, a username, a client id) in a sliding
+ * minute: past `perMinute` failures the key is refused until its oldest failure is a minute old,
+ * which slows a guesser to `perMinute` guesses a minute however many requests it sends.
+ */
+export class FailureThrottle {
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly wallNow: () => number = Date.now,
+  ) {}
+
+  /** Seconds the key must wait before it may try again; 0 when it may try now. */
+  waitFor(key: string): number {
+    const recent = this.recent(key, this.wallNow());
+    if (recent.length < this.perMinute) return 0;
+    return Math.max(1, Math.ceil((recent[0] + 60_000 - this.wallNow()) / 1000));
+  }
+
+  fail(key: string): void {
+    const now = this.wallNow();
+    const recent = this.recent(key, now);
+    if (this.failures.size > 50_000) this.failures.clear();
+    recent.push(now);
+    this.failures.set(key, recent.slice(-this.perMinute));
+  }
+
+  private recent(key: string, now: number): number[] {
+    return (this.failures.get(key) ?? []).filter((at) => at > now - 60_000);
+  }
+}
+
+/** The 429 a throttled client gets (the original's per-second code, so clients back off as they know how). */
+export function throttled(seconds: number, description: string) {
+  return apiError('TOO_MANY_REQUESTS_PER_SECOND', description, { headers: { 'retry-after': String(seconds) } });
+}

@@ -1,18 +1,19 @@
 import type { ApiModule } from '../platform/module.js';
+import type { SecretKeys } from '../platform/secret-keys.js';
 import { reservationPages } from './pages.js';
 import { bookingVersionsMigration, dropStartTimeIndexesMigration, reservationsMigration } from './reservation-store.js';
 import type { ReservationService } from './reservation-service.js';
 import { reservationAdminRoutes, reservationRoutes } from './routes.js';
 
 /** Reservations: openings, holds, reservations, status, cancel; inventory; end-user pages. */
-export function reservationsModule(service: ReservationService): ApiModule {
+export function reservationsModule(service: ReservationService, keys: SecretKeys): ApiModule {
   return {
     name: 'reservations',
     migrations: [reservationsMigration, dropStartTimeIndexesMigration, bookingVersionsMigration],
     routes: async (app) => {
       await app.register(reservationRoutes(service));
       await app.register(reservationAdminRoutes(service));
-      await app.register(reservationPages(service));
+      await app.register(reservationPages(service, keys));
     },
   };
 }

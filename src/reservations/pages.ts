@@ -1,7 +1,40 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../platform/errors.js';
 import { parseDate } from '../platform/local-time.js';
+import type { SecretKeys } from '../platform/secret-keys.js';
 import type { ReservationService } from './reservation-service.js';
+
+/**
+ * What a page may be told after a cancel: fixed texts chosen by a code in the query string.
+ * Nothing from the query string itself is ever rendered.
+ */
+const NOTICES: Record<string, string> = {
+  already_canceled: 'This reservation was already canceled.',
+  too_late: 'This reservation can no longer be canceled online; please contact the restaurant.',
+  expired_form: 'This page was open too long or came from elsewhere; please try again.',
+};
+
+function noticeFor(error: ApiError): string {
+  if (error.code === 'RESERVATION_ALREADY_CANCELED') return 'already_canceled';
+  if (error.code === 'RESERVATION_CANCEL_CONFLICT') return 'too_late';
+  return 'expired_form';
+}
+
+/**
+ * Headers of every page: no framing (clickjacking the cancel button), no script at all, forms only
+ * to pbs itself, and no Referer: the confirmation URL is the guest's key to the reservation.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+/** Pages take small forms only. */
+const PAGE_BODY_LIMIT = 4096;
 
 const escapeHtml = (value: unknown) =>
   String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -10,7 +43,7 @@ function page(reply: FastifyReply, status: number, title: string, body: string) 
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
+    .headers(PAGE_HEADERS)
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
         `<title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}` +
@@ -25,7 +58,20 @@ const hhmm = (raw: string) => (/^\d{4}$/.test(raw) ? `${raw.slice(0, 2)}:${raw.s
  * The pages behind confirmation_url and reserve_url: the end user sees the reservation and can
  * cancel it, or is told that the time needs a credit card.
  */
-export function reservationPages(service: ReservationService) {
+export function reservationPages(service: ReservationService, keys: SecretKeys) {
+  /**
+   * The cancel form's token: a key only pbs holds, bound to the reservation. The confirmation URL
+   * lets the guest see and cancel; the token makes the cancel come from that page, not from a
+   * form on another site that merely knows (or guesses) the URL.
+   */
+  const formToken = async (reservationId: string) =>
+    createHmac('sha256', await keys.key('confirmation-page-forms')).update(reservationId).digest('base64url');
+  const tokenMatches = async (reservationId: string, given: unknown) => {
+    const expected = Buffer.from(await formToken(reservationId));
+    const got = Buffer.from(typeof given === 'string' ? given : '');
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  };
+
   return async (app: FastifyInstance) => {
     const hide = { schema: { hide: true } };
 
@@ -35,7 +81,8 @@ export function reservationPages(service: ReservationService) {
       if (!found) return page(reply, 404, 'Reservation not found', '<h1>Reservation not found</h1>');
       const { reservation: r, business, settings } = found;
       const canceled = r.status === 'canceled';
-      const message = (request.query as { canceled?: string; error?: string }).error;
+      const notice = (request.query as { notice?: string }).notice;
+      const message = typeof notice === 'string' && Object.hasOwn(NOTICES, notice) ? NOTICES[notice] : undefined;
       return page(
         reply,
         200,
@@ -49,20 +96,23 @@ export function reservationPages(service: ReservationService) {
           (canceled
             ? ''
             : `<form method="post" action="/reservations/${encodeURIComponent(business.alias)}/confirmed/${r.id}/cancel">` +
+              `<input type="hidden" name="token" value="${await formToken(r.id)}">` +
               `<button type="submit">Cancel this reservation</button></form>`),
       );
     });
 
-    app.post('/reservations/:alias/confirmed/:reservation_id/cancel', hide, async (request, reply) => {
+    app.post('/reservations/:alias/confirmed/:reservation_id/cancel', { ...hide, bodyLimit: PAGE_BODY_LIMIT }, async (request, reply) => {
       const { alias, reservation_id } = request.params as { alias: string; reservation_id: string };
-      const back = `/reservations/${encodeURIComponent(alias)}/confirmed/${reservation_id}`;
+      const back = `/reservations/${encodeURIComponent(alias)}/confirmed/${encodeURIComponent(reservation_id)}`;
+      const token = (request.body as { token?: unknown } | undefined)?.token;
+      if (!(await tokenMatches(reservation_id, token))) return reply.redirect(`${back}?notice=expired_form`, 303);
       try {
         await service.cancelFromConfirmationPage(reservation_id);
         return reply.redirect(back, 303);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         if (error.code === 'NOT_FOUND') return page(reply, 404, 'Reservation not found', '<h1>Reservation not found</h1>');
-        return reply.redirect(`${back}?error=${encodeURIComponent(error.message)}`, 303);
+        return reply.redirect(`${back}?notice=${noticeFor(error)}`, 303);
       }
     });
 

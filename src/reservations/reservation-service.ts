@@ -4,6 +4,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { ApiError, apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
+import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
 import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
@@ -166,7 +167,8 @@ export class ReservationService {
     return body.end(withRange ? r.settings.party_size : undefined);
   }
 
-  async hold(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>) {
+  /** `pending`: the request's Idempotency-Key, answered in the booking's own write. */
+  async hold(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>, pending?: PendingIdempotency) {
     const { date, minutes, time, covers } = parseDateTimeCovers(form, { date: 'date', time: 'time', covers: 'covers' }, 'INVALID_RESERVATION_PARAMETER');
     const uniqueId = requiredText(form, 'unique_id', 300);
     const r = await this.restaurant(businessIdOrAlias);
@@ -198,6 +200,13 @@ export class ReservationService {
     const id = newId();
     const now = ctx.now;
     const expiresAt = now + HOLD_MINUTES * 60_000;
+    const answer = {
+      ...base,
+      hold_id: id,
+      expires_at: expiresAt / 1000,
+      credit_card_hold: false,
+      reserve_url: `${this.checkoutUrl(r.business, date, time, covers)}?hold_id=${id}`,
+    };
     const { released, tableId } = await this.book(
       r.businessId,
       (store, notice) =>
@@ -205,6 +214,7 @@ export class ReservationService {
           { id, business_id: r.businessId, partner_id: partnerId, unique_id: uniqueId, date, time, covers, start_at: startAt, end_at: endAt, expires_at: expiresAt, created_at: now },
           fittingTables(r, covers),
           notice,
+          { pending, body: answer },
         ),
       (outcome) => {
         if (outcome.tableId === undefined) throw apiError('HOLD_SLOT_NOT_AVAILABLE', `${date} ${time} is not available for ${covers}`);
@@ -214,16 +224,11 @@ export class ReservationService {
       remove: released,
       add: [{ id, table_id: tableId!, start_at: startAt, end_at: endAt, expires_at: expiresAt }],
     });
-    return {
-      ...base,
-      hold_id: id,
-      expires_at: expiresAt / 1000,
-      credit_card_hold: false,
-      reserve_url: `${this.checkoutUrl(r.business, date, time, covers)}?hold_id=${id}`,
-    };
+    return answer;
   }
 
-  async reserve(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>) {
+  /** `pending`: the request's Idempotency-Key, answered in the booking's own write. */
+  async reserve(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>, pending?: PendingIdempotency) {
     const { date, minutes, time, covers } = parseDateTimeCovers(form, { date: 'date', time: 'time', covers: 'covers' }, 'INVALID_RESERVATION_PARAMETER');
     if (minutes % 15 !== 0) throw apiError('INVALID_RESERVATION_PARAMETER', `Minutes must be 0, 15, 30 or 45: ${time}`, { field: 'time' });
     const guest = {
@@ -255,6 +260,7 @@ export class ReservationService {
     const id = timeOrderedUuid();
     const now = this.clock.now();
     const request = { business_id: r.businessId, partner_id: partnerId, date, time, covers, unique_id: guest.unique_id };
+    const answer = { reservation_id: id, confirmation_url: this.confirmationUrl(r.business, id), notes: r.settings.notes };
     const { hold, tableId } = await this.book(
       r.businessId,
       (store, notice) =>
@@ -268,6 +274,7 @@ export class ReservationService {
           reservation: { id, first_name: guest.first_name, last_name: guest.last_name, phone: guest.phone, email: guest.email, notes },
           event: { type: 'reservation.created', businessId: r.businessId, partnerId, at: now, payload: { reservation_id: id, business_id: r.businessId, date, time, covers } },
           notice,
+          answer: { pending, body: answer },
         }),
       ({ hold, duplicates, tableId }) => {
         if (!hold || hold.status !== 'active' || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.expires_at <= now) {
@@ -285,11 +292,7 @@ export class ReservationService {
       remove: [hold!.id],
       add: [{ id, table_id: tableId!, start_at: hold!.start_at, end_at: hold!.end_at, expires_at: Infinity }],
     });
-    return {
-      reservation_id: id,
-      confirmation_url: this.confirmationUrl(r.business, id),
-      notes: r.settings.notes,
-    };
+    return answer;
   }
 
   async status(partnerId: string, reservationId: string, query: Record<string, unknown>) {
@@ -300,9 +303,9 @@ export class ReservationService {
     return { active: row.end_at > this.clock.now(), date: row.date, time: `${row.time}:00`, covers: row.covers };
   }
 
-  async cancel(partnerId: string, reservationId: string): Promise<Record<string, never>> {
+  async cancel(partnerId: string, reservationId: string, pending?: PendingIdempotency): Promise<Record<string, never>> {
     const row = await this.ownReservation(partnerId, reservationId, 404);
-    await this.cancelRow(row, 'guest');
+    await this.cancelRow(row, 'guest', pending);
     return {};
   }
 
@@ -335,7 +338,7 @@ export class ReservationService {
 
   // ---- helpers -------------------------------------------------------------------------------
 
-  private async cancelRow(row: ReservationRow, by: 'guest' | 'restaurant') {
+  private async cancelRow(row: ReservationRow, by: 'guest' | 'restaurant', pending?: PendingIdempotency) {
     if (row.status === 'canceled') throw apiError('RESERVATION_ALREADY_CANCELED');
     const r = await this.restaurant(row.business_id, { requireReservable: false });
     const now = this.clock.now();
@@ -348,6 +351,7 @@ export class ReservationService {
     await this.database.transact(async (trx) => {
       const result = await this.store(trx).cancelReservation(row.id, by, now);
       if (Number(result.numUpdatedRows) === 0) throw apiError('RESERVATION_ALREADY_CANCELED');
+      await answerWithinChange(trx, pending, 200, {});
       await this.feed.publish(trx, BOOKINGS_TOPIC, row.business_id);
       await recordEvent(trx, this.database.dialect, {
         type: 'reservation.canceled',

@@ -4,6 +4,7 @@ import type { DbOrTx, Dialect } from '../platform/db/database.js';
 import { PostgresStatement, RawStatement } from '../platform/db/raw.js';
 import { changeLogInsertWhen } from '../platform/change-feed.js';
 import { eventInsertWhen, recordEvent, type DomainEvent } from '../platform/events.js';
+import { answerWithinChange, completeIdempotencyWhen, idempotencyParameters, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
 import { bumpCatalogVersion } from '../businesses/business-store.js';
 import type { ReservationSettings } from './inventory.js';
@@ -170,6 +171,12 @@ export const bookingVersionsMigration: PbsMigration = {
   },
 };
 
+/** The answer a booking gives when it is written, stored with it for its Idempotency-Key (if any). */
+export interface BookingAnswer {
+  pending: PendingIdempotency | undefined;
+  body: unknown;
+}
+
 export interface HoldOutcome {
   /** The table the hold took (or would have taken); undefined when none was free. */
   tableId: string | undefined;
@@ -199,6 +206,7 @@ export interface ReserveInput extends ReservationRequest {
   reservation: Pick<ReservationRow, 'id' | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes'>;
   event: DomainEvent;
   notice: string;
+  answer: BookingAnswer;
 }
 
 export interface ReservationFacts {
@@ -324,8 +332,9 @@ const BUMP_IF_SEEN = (condition: string) => `
      returning version
    )`;
 
+type AnswerParams = keyof ReturnType<typeof idempotencyParameters>;
 type HoldParams = 'business_id' | 'unique_id' | 'start_at' | 'end_at' | 'now' | 'hold_id' | 'candidates' | 'partner_id' | 'date' | 'time'
-  | 'covers' | 'expires_at' | 'notice';
+  | 'covers' | 'expires_at' | 'notice' | AnswerParams;
 const PLACE_HOLD = new PostgresStatement<{ table_id: string | null; won: number; released: string[] }, HoldParams>(
   `with seen as (select version from booking_versions where business_id = :business_id),
    ${occupiedAndChosen({ start: 'cast(:start_at as bigint)', end: 'cast(:end_at as bigint)', preferred: 'null', otherThan: 'not (partner_id = :partner_id and unique_id = :unique_id)' })},
@@ -340,7 +349,8 @@ const PLACE_HOLD = new PostgresStatement<{ table_id: string | null; won: number;
      select :hold_id, :business_id, :partner_id, chosen.id, :unique_id, :date, :time, :covers, :start_at, :end_at, :expires_at, 'active', :now
      from chosen where exists (select 1 from bumped)
    ),
-   notice as (${changeLogInsertWhen(':notice', 'exists (select 1 from bumped)')})
+   notice as (${changeLogInsertWhen(':notice', 'exists (select 1 from bumped)')}),
+   answered as (${completeIdempotencyWhen('exists (select 1 from bumped)')})
    select (select id from chosen) as table_id, (select count(*) from bumped) as won, array(select id from released) as released`,
 );
 
@@ -372,7 +382,8 @@ const RESERVE = new PostgresStatement<Partial<Omit<HoldRow, 'created_at'>> & { d
      from consumed, chosen
    ),
    event as (${eventInsertWhen(':event_id, :event_type, :business_id, :partner_id, :event_payload, :now', 'exists (select 1 from consumed)')}),
-   notice as (${changeLogInsertWhen(':notice', 'exists (select 1 from consumed)')})
+   notice as (${changeLogInsertWhen(':notice', 'exists (select 1 from consumed)')}),
+   answered as (${completeIdempotencyWhen('exists (select 1 from consumed)')})
    select h.id, h.business_id, h.partner_id, h.table_id, h.unique_id, h.date, h.time, h.covers, h.start_at, h.end_at, h.expires_at, h.status,
      (select n from duplicates) as duplicates, (select id from chosen) as chosen_table, (select count(*) from consumed) as won
    from (select 1) as one left join h on true`,
@@ -455,16 +466,17 @@ export class ReservationStore {
 
   /**
    * Places `hold` on the first of `candidates` (table ids, in order of preference) free for its
-   * slot, releasing the guest's other live holds here, with `notice` for other processes. No
-   * free table: `tableId` undefined, nothing written. On PostgreSQL `won` is false, and nothing
-   * was written, also when another booking of the restaurant came between its read and write.
+   * slot, releasing the guest's other live holds here, with `notice` for other processes and
+   * `answer` stored for its Idempotency-Key. No free table: `tableId` undefined, nothing written.
+   * On PostgreSQL `won` is false, and nothing was written, also when another booking of the
+   * restaurant came between its read and write.
    */
-  async placeHold(hold: Omit<HoldRow, 'table_id' | 'status'>, candidates: string[], notice: string): Promise<HoldOutcome> {
+  async placeHold(hold: Omit<HoldRow, 'table_id' | 'status'>, candidates: string[], notice: string, answer: BookingAnswer): Promise<HoldOutcome> {
     if (this.dialect === 'postgres') {
       const [row] = await PLACE_HOLD.rows(this.db, {
         business_id: hold.business_id, unique_id: hold.unique_id, start_at: hold.start_at, end_at: hold.end_at, now: hold.created_at,
         hold_id: hold.id, candidates, partner_id: hold.partner_id, date: hold.date, time: hold.time,
-        covers: hold.covers, expires_at: hold.expires_at, notice,
+        covers: hold.covers, expires_at: hold.expires_at, notice, ...idempotencyParameters(answer.pending, 200, answer.body),
       });
       return { tableId: row.table_id ?? undefined, released: row.released, won: row.won > 0 };
     }
@@ -481,6 +493,7 @@ export class ReservationStore {
       hold.id, hold.business_id, hold.partner_id, tableId, hold.unique_id, hold.date, hold.time, hold.covers,
       hold.start_at, hold.end_at, hold.expires_at, 'active', hold.created_at,
     ]);
+    await answerWithinChange(this.db, answer.pending, 200, answer.body);
     return { tableId, released: rows.filter((r) => r.kind === 'mine').map((r) => r.id), won: true };
   }
 
@@ -500,6 +513,7 @@ export class ReservationStore {
         card_required: input.cardRequired ? 1 : 0, dup_from: input.duplicateWindow[0], dup_to: input.duplicateWindow[1],
         first_name: r.first_name, last_name: r.last_name, phone: r.phone, email: r.email, notes: r.notes,
         event_id: newId(), event_type: input.event.type, event_payload: JSON.stringify(input.event.payload),
+        ...idempotencyParameters(input.answer.pending, 200, input.answer.body),
       });
       return { hold: hold.id ? (hold as Omit<HoldRow, 'created_at'>) : undefined, duplicates, tableId: chosen_table ?? undefined, won: won > 0 };
     }
@@ -522,6 +536,7 @@ export class ReservationStore {
       hold!.start_at, hold!.end_at, r.first_name, r.last_name, r.phone, r.email, r.notes, 'active', null, input.now, null,
     ]);
     await recordEvent(this.db, this.dialect, input.event);
+    await answerWithinChange(this.db, input.answer.pending, 200, input.answer.body);
     facts.won = true;
     return facts;
   }

@@ -136,7 +136,7 @@ export function reservationRoutes(service: ReservationService) {
       },
       async (request) => {
         const form = requireFormBody(request.query, request.body, request.headers['content-type']);
-        return service.hold(request.principal!.partnerId, (request.params as { business_id: string }).business_id, form);
+        return service.hold(request.principal!.partnerId, (request.params as { business_id: string }).business_id, form, request.idempotency);
       },
     );
 
@@ -167,7 +167,7 @@ export function reservationRoutes(service: ReservationService) {
       },
       async (request) => {
         const form = requireFormBody(request.query, request.body, request.headers['content-type']);
-        return service.reserve(request.principal!.partnerId, (request.params as { business_id: string }).business_id, form);
+        return service.reserve(request.principal!.partnerId, (request.params as { business_id: string }).business_id, form, request.idempotency);
       },
     );
 
@@ -200,7 +200,7 @@ export function reservationRoutes(service: ReservationService) {
           response: { 200: { type: 'object', additionalProperties: false, properties: {} }, ...errors },
         },
       },
-      async (request) => service.cancel(request.principal!.partnerId, (request.params as { reservation_id: string }).reservation_id),
+      async (request) => service.cancel(request.principal!.partnerId, (request.params as { reservation_id: string }).reservation_id, request.idempotency),
     );
   };
 }

@@ -90,7 +90,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
             body: changeBody,
             response: { 202: empty, ...errors },
           },
-          handler: async (request, reply) => reply.code(202).send(await service.request(request.principal!, action, request.body)),
+          handler: async (request, reply) => reply.code(202).send(await service.request(request.principal!, action, request.body, request.idempotency)),
         });
       }
       for (const [path, action] of [
@@ -109,7 +109,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
               response: { 200: { type: 'object', properties: { whitelist_business_ids_count: { type: 'integer' } } }, ...errors },
             },
           },
-          async (request) => service.whitelist(request.principal!, action, request.body),
+          async (request) => service.whitelist(request.principal!, action, request.body, request.idempotency),
         );
         app.post(
           `/listing_management/businesses/${path}/v1`,
@@ -123,7 +123,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
               response: { 200: empty, ...errors },
             },
           },
-          async (request) => service.listingManagementChange(request.principal!, action, request.body),
+          async (request) => service.listingManagementChange(request.principal!, action, request.body, request.idempotency),
         );
       }
       app.get(

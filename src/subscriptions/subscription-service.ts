@@ -1,6 +1,8 @@
 import { BusinessStore } from '../businesses/business-store.js';
 import type { BusinessLinks, PartnerInterface, Principal } from '../platform/auth/principal.js';
 import { parseBusinessIdList } from '../platform/business-ids.js';
+import { MAX_OFFSET } from '../platform/paging.js';
+import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import type { Clock } from '../platform/clock.js';
 import { toIsoOffset } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
@@ -31,7 +33,7 @@ function pageParams(query: Record<string, unknown>, defaultLimit: number, minLim
     if (!Number.isInteger(n) || n < min || n > max) throw apiError('VALIDATION_ERROR', `The supplied ${name}: ${String(raw)} is invalid.`, { field: name });
     return n;
   };
-  return { limit: read('limit', defaultLimit, minLimit, 10_000), offset: read('offset', 0, 0, Number.MAX_SAFE_INTEGER) };
+  return { limit: read('limit', defaultLimit, minLimit, 10_000), offset: read('offset', 0, 0, MAX_OFFSET) };
 }
 
 /**
@@ -77,7 +79,7 @@ export class SubscriptionService {
   }
 
   /** Records the request and its job in one transaction; the change itself happens in the job. */
-  async request(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown): Promise<Record<string, never>> {
+  async request(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown, pending?: PendingIdempotency): Promise<Record<string, never>> {
     const rawTypes = (body as { subscription_types?: unknown } | undefined)?.subscription_types;
     if (!Array.isArray(rawTypes) || rawTypes.length === 0) {
       throw apiError('VALIDATION_ERROR', 'subscription_types must be a non-empty list', { field: 'subscription_types' });
@@ -100,6 +102,7 @@ export class SubscriptionService {
         completed_at: null,
       });
       await this.jobs.enqueue(trx, APPLY_JOB, { request_id: id });
+      await answerWithinChange(trx, pending, 202, {});
     });
     return {};
   }
@@ -153,20 +156,32 @@ export class SubscriptionService {
 
   // ---- synchronous interfaces: webhook allow-list and listing management ----------------------
 
-  private async changeNow(partnerId: string, type: SubscriptionType, action: 'subscribe' | 'unsubscribe', ids: string[]) {
-    await this.db.transaction().execute(async (trx) => {
+  /** Applies a change at once; `answer` builds the reply inside the transaction, stored with it for `pending`. */
+  private async changeNow<T>(
+    partnerId: string,
+    type: SubscriptionType,
+    action: 'subscribe' | 'unsubscribe',
+    ids: string[],
+    pending: PendingIdempotency | undefined,
+    answer: (store: SubscriptionStore) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
       const resolved = await new BusinessStore(trx).resolveIds(ids);
       const found = [...new Set(ids.map((id) => resolved.get(id)).filter((id): id is string => !!id))];
       const store = new SubscriptionStore(trx);
       if (action === 'subscribe') await store.subscribe(partnerId, type, found, this.clock.now());
       else await store.unsubscribe(partnerId, type, found);
+      const body = await answer(store);
+      await answerWithinChange(trx, pending, 200, body);
+      return body;
     });
   }
 
   /** The replaced `/v3/webhooks/whitelists/businesses/add|remove`: the partner's WEBHOOK total afterwards. */
-  async whitelist(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown) {
-    await this.changeNow(principal.partnerId, 'WEBHOOK', action, businessIdList(body, MAX_IDS.whitelist));
-    return { whitelist_business_ids_count: await this.store().count(principal.partnerId, 'WEBHOOK') };
+  async whitelist(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown, pending?: PendingIdempotency) {
+    return this.changeNow(principal.partnerId, 'WEBHOOK', action, businessIdList(body, MAX_IDS.whitelist), pending, async (store) => ({
+      whitelist_business_ids_count: await store.count(principal.partnerId, 'WEBHOOK'),
+    }));
   }
 
   async listingManagementList(principal: Principal, query: Record<string, unknown>) {
@@ -174,8 +189,7 @@ export class SubscriptionService {
     return this.page(principal.partnerId, 'LISTING_MANAGEMENT', limit, offset);
   }
 
-  async listingManagementChange(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown): Promise<Record<string, never>> {
-    await this.changeNow(principal.partnerId, 'LISTING_MANAGEMENT', action, businessIdList(body, MAX_IDS.listingManagement));
-    return {};
+  async listingManagementChange(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown, pending?: PendingIdempotency): Promise<Record<string, never>> {
+    return this.changeNow(principal.partnerId, 'LISTING_MANAGEMENT', action, businessIdList(body, MAX_IDS.listingManagement), pending, async () => ({}));
   }
 }

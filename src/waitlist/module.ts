@@ -1,5 +1,6 @@
 import type { Services } from '../app.js';
 import type { ApiModule } from '../platform/module.js';
+import { pagingQuerySchema } from '../platform/paging.js';
 
 const partnerConfig = { partner: { interface: 'waitlist', scheme: 'bearer', business: { unscoped: 'lists the businesses linked to the caller' } } } as const;
 
@@ -19,13 +20,7 @@ export function waitlistModule(services: Services): ApiModule {
             tags: ['waitlist'],
             summary: 'Restaurants onboarded for the calling partner',
             security: [{ bearerAuth: [] }],
-            querystring: {
-              type: 'object',
-              properties: {
-                limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-                offset: { type: 'integer', minimum: 0, default: 0 },
-              },
-            },
+            querystring: pagingQuerySchema({ defaultLimit: 50, maxLimit: 200 }),
             response: {
               200: {
                 type: 'object',

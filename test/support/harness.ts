@@ -42,6 +42,10 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PBS_JOBS: '0',
     PBS_CLOCK_SYNC_MS: '0',
     PBS_AUTH_CACHE_MS: '0',
+    // Tests send many requests from one address on a wall clock that stands still; the limits on
+    // client addresses have tests of their own that set them low.
+    PBS_PUBLIC_RATE_LIMIT_PER_SECOND: '1000000',
+    PBS_AUTH_FAILURES_PER_MINUTE: '1000000',
     PBS_SEED_DEMO: '0',
     PORT: '0',
     HOST: '127.0.0.1',

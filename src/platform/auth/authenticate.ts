@@ -1,10 +1,27 @@
 import type { FastifyRequest } from 'fastify';
 import { apiError } from '../errors.js';
-import { secretMatches } from '../ids.js';
 import type { CredentialVerifier, PartnerRouteConfig, Principal } from './principal.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i;
+
+/**
+ * `user:password` from an `Authorization: Basic …` header, or undefined when it is not one. Control
+ * characters (NUL above all, which PostgreSQL text cannot hold) make the credentials unusable.
+ * `decode` applies to each part (RFC 6749 §2.3.1 form-encodes OAuth client credentials).
+ */
+export function decodeBasic(header: string | undefined, decode: (part: string) => string = (part) => part): { username: string; password: string } | undefined {
+  const match = header ? BASIC.exec(header) : null;
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  const username = decode(decoded.slice(0, colon));
+  const password = decode(decoded.slice(colon + 1));
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(username + password)) return undefined;
+  return { username, password };
+}
 
 function basicChallenge(realm: string) {
   return { headers: { 'www-authenticate': `Basic realm="${realm}", charset="UTF-8"` } };
@@ -31,12 +48,10 @@ export async function authenticatePartner(
     if (!match) throw apiError('TOKEN_INVALID', 'The Authorization header must be "Bearer <API key or access token>".');
     principal = await verifier.verifyBearer(match[1]);
   } else {
-    const match = BASIC.exec(header);
-    if (!match) throw apiError('TOKEN_INVALID', 'The Authorization header must use HTTP Basic authentication.', challenge);
-    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw apiError('TOKEN_INVALID', 'Malformed Basic credentials.', challenge);
-    principal = await verifier.verifyBasic(decoded.slice(0, colon), decoded.slice(colon + 1));
+    if (!BASIC.test(header)) throw apiError('TOKEN_INVALID', 'The Authorization header must use HTTP Basic authentication.', challenge);
+    const credentials = decodeBasic(header);
+    if (!credentials) throw apiError('TOKEN_INVALID', 'Malformed Basic credentials.', challenge);
+    principal = await verifier.verifyBasic(credentials.username, credentials.password);
   }
   if (!principal) {
     throw apiError('TOKEN_INVALID', route.scheme === 'basic' ? 'Authentication Error: the credentials are not valid.' : undefined, challenge);
@@ -69,10 +84,10 @@ function admitted(principal: Principal, route: PartnerRouteConfig): Principal {
   return principal;
 }
 
-/** Operator API: `Authorization: Bearer <admin token>`, compared in constant time. */
-export function authenticateAdmin(request: FastifyRequest, adminTokenHash: string): void {
+/** Operator API: `Authorization: Bearer <admin token>`, compared in constant time (by `matches`). */
+export async function authenticateAdmin(request: FastifyRequest, matches: (token: string) => Promise<boolean>): Promise<void> {
   const header = request.headers.authorization;
   if (!header) throw apiError('TOKEN_MISSING', 'The operator API needs "Authorization: Bearer <admin token>".');
   const match = BEARER.exec(header);
-  if (!match || !secretMatches(match[1], adminTokenHash)) throw apiError('TOKEN_INVALID', 'Invalid admin token.');
+  if (!match || !(await matches(match[1]))) throw apiError('TOKEN_INVALID', 'Invalid admin token.');
 }

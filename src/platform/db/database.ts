@@ -81,7 +81,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
   }
   const file = options.sqlitePath ?? ':memory:';
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // Owner only: the database holds partners' data and credential hashes. SQLite gives its WAL
+    // and shared-memory files the database file's mode.
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    fs.chmodSync(file, 0o600);
+  }
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

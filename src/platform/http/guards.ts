@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import { authenticateAdmin, authenticateKnownBearer, authenticatePartner } from '../auth/authenticate.js';
+import { authenticateAdmin, authenticateKnownBearer, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
 import { isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 import { firstFew, parseBusinessIdList } from '../business-ids.js';
 import { apiError } from '../errors.js';
-import { IdempotencyStore } from '../idempotency.js';
-import type { Limits, RateLimiter } from '../rate-limit.js';
+import { ApiError } from '../errors.js';
+import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
+import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
 
 export interface GuardOptions {
   verifier: CredentialVerifier;
@@ -12,18 +13,45 @@ export interface GuardOptions {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   defaultLimits: Limits;
-  /** Read per request: the admin token may be created after the routes are registered. */
-  adminTokenHash: () => string;
+  /** Whether a token is the operator's (see AdminToken). */
+  adminTokenMatches: (token: string) => Promise<boolean>;
+  /** Requests per client address to routes anyone may call. */
+  publicLimiter: TokenBuckets;
+  /** Failed authentications per client address and per username. */
+  authFailures: FailureThrottle;
 }
 
-interface IdempotentRequest {
-  partnerId: string;
-  key: string;
+/** Routes anyone may call that are not limited per address: probes and scrapers call them often. */
+const UNLIMITED_PUBLIC = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * Runs `authenticate` unless the client address (or Basic username) failed too often lately;
+ * wrong credentials count as a failure against both.
+ */
+export async function throttledAuthentication<T>(throttle: FailureThrottle, keys: string[], authenticate: () => T | Promise<T>): Promise<T> {
+  for (const key of keys) {
+    const wait = throttle.waitFor(key);
+    if (wait > 0) throw throttled(wait, `Too many failed authentication attempts; retry in ${wait} seconds.`);
+  }
+  try {
+    return await authenticate();
+  } catch (error) {
+    if (error instanceof ApiError && (error.code === 'TOKEN_INVALID' || error.code === 'INVALID_CLIENT')) for (const key of keys) throttle.fail(key);
+    throw error;
+  }
+}
+
+function failureKeys(request: FastifyRequest): string[] {
+  const keys = [`ip:${request.ip}`];
+  const basic = decodeBasic(request.headers.authorization);
+  if (basic) keys.push(`user:${basic.username}`);
+  return keys;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency?: IdempotentRequest;
+    /** The Idempotency-Key this request claimed: pass it to the service that makes the change. */
+    idempotency?: PendingIdempotency;
   }
 }
 
@@ -84,7 +112,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         return done(error as Error);
       }
       if (known) return done();
-      authenticatePartner(request, route, options.verifier)
+      throttledAuthentication(options.authFailures, failureKeys(request), () => authenticatePartner(request, route, options.verifier))
         .then((principal) => admit(request, reply, route, principal))
         .then(() => done(), done);
     };
@@ -123,7 +151,12 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
   };
 
   const adminOnRequest: onRequestHookHandler = async function adminGuard(request) {
-    authenticateAdmin(request, options.adminTokenHash());
+    await throttledAuthentication(options.authFailures, [`ip:${request.ip}`], () => authenticateAdmin(request, options.adminTokenMatches));
+  };
+
+  const publicOnRequest: onRequestHookHandler = function publicLimit(request, _reply, done) {
+    const wait = options.publicLimiter.take(request.ip);
+    done(wait > 0 ? throttled(wait, `Too many requests from this address; retry in ${wait} seconds.`) : undefined);
   };
 
   /** Checks the partner ↔ business links a route's scope asks for (after validation, before idempotency). */
@@ -168,6 +201,8 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       }
     } else if (config?.admin) {
       route.onRequest = [...toArray(route.onRequest), adminOnRequest];
+    } else if (!UNLIMITED_PUBLIC.has(route.url)) {
+      route.onRequest = [publicOnRequest, ...toArray(route.onRequest)];
     }
   });
 }

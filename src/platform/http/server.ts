@@ -12,6 +12,9 @@ export interface HttpServerOptions {
   logLevel: string;
   logRequests: boolean;
   bodyLimitBytes: number;
+  /** The whole request, body included, must arrive within this; its headers within `headersTimeoutMs`. */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
   metrics: Metrics;
   /** Where log lines go (default stdout); tests read them here. */
   logStream?: { write(line: string): void };
@@ -26,10 +29,15 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const body = JSON.stringify({ error: { code: 'INVALID_REQUEST', description: 'Malformed HTTP request' } });
+  const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT';
+  const [status, reason, code, description] = timedOut
+    ? [408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request did not arrive in time.']
+    : err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'INVALID_REQUEST', 'Malformed HTTP request']
+      : [400, 'Bad Request', 'INVALID_REQUEST', 'Malformed HTTP request'];
+  const body = JSON.stringify({ error: { code, description } });
   socket.end(
-    `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\n` +
       `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
@@ -82,8 +90,19 @@ for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as cons
 }
 Object.defineProperty(LazyRequestLogger.prototype, 'silent', { value: () => undefined });
 
-/** Repeated keys become arrays, as in query strings, so `ids=a&ids=b` reads the same either way. */
+/** Most parameters a form body may hold: the largest form of the interfaces has a dozen. */
+export const MAX_FORM_PARAMETERS = 256;
+
+/**
+ * Repeated keys become arrays, as in query strings, so `ids=a&ids=b` reads the same either way.
+ * The parameters are counted before anything is parsed: 100,000 of them in one body once held
+ * the event loop long enough to slow every other request.
+ */
 export function parseFormBody(body: string): Record<string, string | string[]> {
+  let parameters = 1;
+  for (let i = body.indexOf('&'); i >= 0; i = body.indexOf('&', i + 1)) {
+    if (++parameters > MAX_FORM_PARAMETERS) throw apiError('PAYLOAD_TOO_LARGE', `A form may hold at most ${MAX_FORM_PARAMETERS} parameters.`);
+  }
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of new URLSearchParams(body)) {
     const existing = out[key];
@@ -157,6 +176,10 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // Requests are logged once, compactly, in onResponse below (when enabled).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimitBytes,
+    // Slow clients are cut off: a partial body once stayed open for minutes. Node checks open
+    // requests against these every connectionsCheckingInterval.
+    requestTimeout: options.requestTimeoutMs,
+    http: { headersTimeout: options.headersTimeoutMs, connectionsCheckingInterval: 1000 } as never,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -196,7 +219,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     jsonParser(request, body as string, done);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, parseFormBody(body as string));
+    try {
+      done(null, parseFormBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
   });
   for (const type of ['text/csv', 'text/plain', 'application/x-ndjson', 'application/jsonl']) {
     app.addContentTypeParser(type, { parseAs: 'string' }, (_request, body, done) => done(null, body));
