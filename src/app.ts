@@ -25,7 +25,8 @@ import type { Config } from './platform/config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest, type PbsMigration } from './platform/db/migrate.js';
 import { platformMigration } from './platform/db/platform-tables.js';
-import { domainEventsMigration } from './platform/events.js';
+import { EventRelay } from './platform/event-relay.js';
+import { domainEventsMigration, eventRelayMigration } from './platform/events.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { createHttpServer } from './platform/http/server.js';
@@ -55,7 +56,11 @@ export interface Pbs {
   services: Services;
   rateLimiter: RateLimiter;
   deliverer: WebhookDeliverer;
+  /** Hands committed events to their consumers (webhook fan-out). */
+  relay: EventRelay;
   occupancy: OccupancyIndex;
+  /** Relays waiting events and delivers what is due, waiting for both (tests call this instead of sleeping). */
+  deliverWebhooks(): Promise<number>;
   /** Set only when this start generated the admin token (print it once). */
   generatedAdminToken: string | undefined;
   listen(): Promise<string>;
@@ -84,6 +89,7 @@ export const foundationMigrations: PbsMigration[] = [
   domainEventsMigration,
   changeLogMigration,
   oauthTokenSecretMigration,
+  eventRelayMigration,
 ];
 
 /** A database pbs cannot use at start: said in one line, without a stack trace. */
@@ -137,6 +143,12 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const occupancy = new OccupancyIndex(database, clock, changes, config.rememberedDays);
   const addressPolicy = { allowPrivate: config.webhooks.allowPrivateAddresses, allowLoopback: config.sandbox };
   const deliverer = new WebhookDeliverer(database, clock, config.webhooks, addressPolicy);
+  const relay = new EventRelay(database, clock, {
+    batchSize: 200,
+    pollMs: config.webhooks.pollMs,
+    onRelayed: () => deliverer.wake(),
+    onError: (error) => app.log.warn({ err: error }, 'relaying events failed; retried'),
+  });
   const partners = new PartnerService(database.db, clock, () => credentials.invalidate());
   const subscriptions = new SubscriptionService(database.db, clock, jobs, partners);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
@@ -148,9 +160,10 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       publicUrl: config.publicUrl,
       openingsWindowMinutes: config.openingsWindowMinutes,
       onLockedRetry: () => metrics.bookingRetries.inc(),
+      onEventsCommitted: () => relay.wake(),
     }),
     webhooks: new WebhookService(
-      database.db,
+      database,
       clock,
       config.webhooks,
       addressPolicy,
@@ -161,10 +174,13 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
           const linked = await partners.partnersLinkedTo(db, businessId, subscribed);
           return subscribed.filter((id) => linked.has(id));
         },
+        mayReceive: (db, partnerIds) => partners.activeWith(db, 'webhooks', partnerIds),
       },
       () => deliverer.wake(),
+      () => relay.wake(),
     ),
   };
+  relay.register((trx, events) => services.webhooks.fanOut(trx, events));
   const rateLimiter = new RateLimiter(clock, options.wallClock);
   const authFailures = new FailureThrottle(config.clientLimits.authFailuresPerMinute, options.wallClock);
   const publicLimiter = new TokenBuckets(config.clientLimits.publicPerSecond, config.clientLimits.publicPerSecond * 2, options.wallClock);
@@ -178,7 +194,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     reservationsModule(services.reservations, keys),
     searchModule(ctx, catalog, occupancy),
     subscriptionsModule(subscriptions),
-    webhooksModule(services.webhooks, clock),
+    webhooksModule(services.webhooks),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 
@@ -223,12 +239,18 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     services,
     rateLimiter,
     deliverer,
+    relay,
     occupancy,
     generatedAdminToken,
+    async deliverWebhooks() {
+      await relay.runDue();
+      return deliverer.runDue();
+    },
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
       if (config.jobs.enabled) {
         jobs.start();
+        relay.start();
         deliverer.start();
       }
       clockSync?.start();
@@ -247,6 +269,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       clockSync?.stop();
       await app.close();
       await jobs.stop();
+      await relay.stop();
       await deliverer.stop();
       await services.webhooks.close();
       await changes.close();

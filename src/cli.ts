@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createPbs, DatabaseUnavailable, resetAdminToken, type Pbs } from './app.js';
 import { demoCredentialsFile, seedDemo, writeDemoCredentials } from './demo/seed.js';
@@ -257,26 +256,21 @@ async function eventCommand(pbs: Pbs, args: string[], flags: Record<string, stri
   const id = need(business, 'business id');
   switch (kind) {
     case 'lead':
-      return hooks.emitForBusiness(id, [
-        { event_type: 'NEW_EVENT', event_id: crypto.randomUUID(), lead_id: flags['lead-id'] ?? crypto.randomUUID(), interaction_time: new Date(pbs.ctx.clock.now()).toISOString().replace(/\.\d{3}Z$/, '+00:00') },
-      ]);
+      return hooks.emitLead(id, { lead_id: flags['lead-id'] });
     case 'license': {
       const status = flags.status ?? 'VERIFIED';
-      if (!['VERIFIED', 'REJECTED', 'PENDING'].includes(status)) throw new UsageError('--status must be VERIFIED, REJECTED or PENDING');
-      return hooks.emitForBusiness(id, [
-        {
-          event_type: 'VERIFIED_LICENSE_UPDATE_EVENT',
-          license_verification_status: status,
-          ...(status === 'REJECTED' ? { license_verification_failure_reason: flags.reason ?? 'REJECT' } : {}),
-          license_number: need(flags['license-number'], '--license-number'),
-          license_expiry_date: flags.expiry ?? null,
-          license_trade: flags.trade ?? null,
-          license_issuing_agency: flags.agency ?? null,
-        },
-      ]);
+      if (status !== 'VERIFIED' && status !== 'REJECTED' && status !== 'PENDING') throw new UsageError('--status must be VERIFIED, REJECTED or PENDING');
+      return hooks.emitLicense(id, {
+        license_verification_status: status,
+        license_verification_failure_reason: flags.reason,
+        license_number: need(flags['license-number'], '--license-number'),
+        license_expiry_date: flags.expiry,
+        license_trade: flags.trade,
+        license_issuing_agency: flags.agency,
+      });
     }
     case 'ingestion':
-      return hooks.emitForBusiness(id, [{ event_type: 'DATA_INGESTION_JOB_UPDATE_EVENT', job_id: need(flags['job-id'], '--job-id'), status: flags.status ?? 'COMPLETED' }]);
+      return hooks.emitIngestion(id, { job_id: need(flags['job-id'], '--job-id'), status: flags.status ?? 'COMPLETED' });
     default:
       throw new UsageError(`unknown event kind ${kind ?? ''}`);
   }

@@ -154,7 +154,7 @@ describe.each(dialects)('what a receiver can make pbs read, on %s', (dialect) =>
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${businessId}`);
     await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
     await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/events/leads`, { json: {} });
-    await h.pbs.deliverer.runDue();
+    await h.pbs.deliverWebhooks();
     return (await admin(h.url, 'GET', `/admin/v1/webhook-deliveries?partner_id=${p.partner.id}`)).body.deliveries[0];
   };
 

@@ -73,7 +73,7 @@ describe.each(dialects)('partner ↔ business links on %s', (dialect) => {
 
     await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: b.apiKey.api_key, json: { business_ids: [ofB] } });
     await admin(h.url, 'POST', `/admin/v1/businesses/${ofB}/events/leads`, { json: { lead_id: 'lead-of-b' } });
-    await h.pbs.deliverer.runDue();
+    await h.pbs.deliverWebhooks();
     const [toA, toB] = receivers;
     expect(toA.posts().filter((p) => p.body.includes('lead-of-b'))).toEqual([]);
     expect(toB.posts().filter((p) => p.body.includes('lead-of-b'))).toHaveLength(1);
@@ -99,7 +99,7 @@ describe.each(dialects)('partner ↔ business links on %s', (dialect) => {
       .values({ partner_id: a.partner.id, subscription_type: 'WEBHOOK', business_id: ofB, subscribed_at: h.clock.now() })
       .execute();
     await admin(h.url, 'POST', `/admin/v1/businesses/${ofB}/events/leads`, { json: { lead_id: 'legacy-lead' } });
-    await h.pbs.deliverer.runDue();
+    await h.pbs.deliverWebhooks();
     expect(receivers[0].posts().filter((p) => p.body.includes('legacy-lead'))).toEqual([]);
     expect(receivers[1].posts().filter((p) => p.body.includes('legacy-lead'))).toHaveLength(1);
   });

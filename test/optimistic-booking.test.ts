@@ -141,7 +141,7 @@ describe('optimistic booking on postgres', () => {
     const booked = await h.database.db.selectFrom('reservations').select(['hold_id', 'status']).where('id', '=', r.body.reservation_id).executeTakeFirstOrThrow();
     expect(booked).toEqual({ hold_id: held.body.hold_id, status: 'active' });
     const events = await h.database.db.selectFrom('domain_events').select('type').where('business_id', '=', biz.id).execute();
-    expect(events).toEqual([{ type: 'reservation.created' }]);
+    expect(events).toEqual([{ type: 'RESERVATION_CREATED_EVENT' }]);
     expect(await retries()).toBe(retriedBefore + 1);
   });
 });

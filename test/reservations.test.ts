@@ -202,8 +202,8 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       });
       expectError(await reserve(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '2', ...held }), 404, 'HOLD_NOT_FOUND');
       const events = await h.database.db.selectFrom('domain_events').selectAll().where('business_id', '=', biz.id).execute();
-      expect(events.map((e) => e.type)).toEqual(['reservation.created']);
-      expect(JSON.parse(events[0].payload)).toMatchObject({ reservation_id: r.body.reservation_id, date: DAY, time: '19:00', covers: 2 });
+      expect(events.map((e) => e.type)).toEqual(['RESERVATION_CREATED_EVENT']);
+      expect(JSON.parse(events[0].payload)).toMatchObject({ reservation_id: r.body.reservation_id, date: DAY, time: '19:00', covers: 2, status: 'ACTIVE' });
 
       const page = await call(h.url, 'GET', new URL(r.body.confirmation_url).pathname);
       expect(page.status).toBe(200);
@@ -303,8 +303,8 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       expectError(await call(h.url, 'POST', `/v3/bookings/reservation/${id}/cancel`, { token: otherKey }), 404, 'INVALID_RESERVATION_ID');
       expectError(await call(h.url, 'POST', `/v3/bookings/reservation/nope/cancel`, { token: key }), 404, 'INVALID_RESERVATION_ID');
       const events = await h.database.db.selectFrom('domain_events').select(['type', 'payload']).where('business_id', '=', biz.id).orderBy('occurred_at').execute();
-      expect(events.map((e) => e.type)).toEqual(['reservation.created', 'reservation.canceled']);
-      expect(JSON.parse(events[1].payload).canceled_by).toBe('guest');
+      expect(events.map((e) => e.type)).toEqual(['RESERVATION_CREATED_EVENT', 'RESERVATION_CANCELED_BY_GUEST_EVENT']);
+      expect(JSON.parse(events[1].payload)).toMatchObject({ status: 'CANCELED', source: 'PARTNER_API' });
       // The table is free again.
       expect((await hold(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '3', unique_id: uid() })).status).toBe(200);
     });

@@ -146,6 +146,11 @@ export class PartnerService implements BusinessLinks {
     return { resolved, unknown, unlinked };
   }
 
+  /** Of `partnerIds`, the active partners with `iface` enabled (e.g. who may receive webhooks). */
+  activeWith(db: DbOrTx, iface: PartnerInterface, partnerIds: readonly string[]): Promise<Set<string>> {
+    return this.store(db).activeWith(iface, partnerIds);
+  }
+
   /** Of `partnerIds`, those linked to the business (for fan-out to a business's partners). */
   partnersLinkedTo(db: DbOrTx, businessId: string, partnerIds: readonly string[]): Promise<Set<string>> {
     return this.store(db).partnersLinkedTo(businessId, partnerIds);

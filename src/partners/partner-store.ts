@@ -163,6 +163,21 @@ export class PartnerStore {
     return out;
   }
 
+  /** Of `partnerIds`, the active partners with `iface` enabled. */
+  async activeWith(iface: string, partnerIds: readonly string[]): Promise<Set<string>> {
+    if (partnerIds.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('partners as p')
+      .innerJoin('partner_interfaces as i', 'i.partner_id', 'p.id')
+      .select('p.id')
+      .where('p.id', 'in', [...partnerIds])
+      .where('p.status', '=', 'active')
+      .where('i.interface', '=', iface)
+      .where('i.enabled', '=', 1)
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** Of `partnerIds`, the partners linked to the business. */
   async partnersLinkedTo(businessId: string, partnerIds: readonly string[]): Promise<Set<string>> {
     if (partnerIds.length === 0) return new Set();

@@ -1,20 +1,26 @@
+import { sql } from 'kysely';
 import type { PbsMigration } from './db/migrate.js';
 import type { DbOrTx, Dialect } from './db/database.js';
 import { RawStatement } from './db/raw.js';
 import { newId } from './ids.js';
 
 /**
- * Domain events (reservation made, review edited, …) written in the transaction of the change
- * that causes them: an outbox the webhook deliverer reads, so no event is lost or invented.
+ * The outbox. Every change that partners may hear of writes its event here, in the transaction
+ * of the change (so an event exists if and only if its change committed); the relay
+ * (`EventRelay`) hands unrelayed events to their consumers (webhook fan-out) and marks them.
  */
 export interface DomainEventsTable {
   id: string;
+  /** What happened, as partners are told: the update's `event_type` (e.g. NEW_EVENT, RESERVATION_CREATED_EVENT). */
   type: string;
   business_id: string;
-  /** The partner whose action caused it, when one did. */
+  /** The one partner this event is for (e.g. the owner of a reservation); null: the partners subscribed to the business. */
   partner_id: string | null;
+  /** The update partners receive (JSON), built by the owning family. */
   payload: string;
   occurred_at: number;
+  /** When the relay handed the event on; null while it waits. */
+  relayed_at: number | null;
 }
 
 declare module './db/database.js' {
@@ -39,16 +45,33 @@ export const domainEventsMigration: PbsMigration = {
   },
 };
 
+/**
+ * Events wait for the relay; those written before the relay existed had nothing to relay to.
+ * (Their old internal payloads are no partner update, so they are marked relayed.)
+ */
+export const eventRelayMigration: PbsMigration = {
+  name: '0007_domain_events_relay',
+  async up(db) {
+    await db.schema.alterTable('domain_events').addColumn('relayed_at', 'bigint').execute();
+    await db.updateTable('domain_events').set({ relayed_at: sql`occurred_at` }).execute();
+    await db.schema.createIndex('domain_events_unrelayed').on('domain_events').columns(['occurred_at', 'id']).where(sql.ref('relayed_at'), 'is', null).execute();
+  },
+};
+
 const EVENT_COLUMNS = 'id, type, business_id, partner_id, payload, occurred_at';
 const INSERT_EVENT = new RawStatement(`insert into domain_events (${EVENT_COLUMNS}) values (?, ?, ?, ?, ?, ?)`);
 
 export interface DomainEvent {
   type: string;
   businessId: string;
+  /** The one partner the event is for; absent or null: the partners subscribed to the business. */
   partnerId?: string | null;
   payload: unknown;
   at: number;
 }
+
+/** An event as the relay hands it to consumers. */
+export type RelayedEvent = Omit<DomainEventsTable, 'relayed_at'>;
 
 /**
  * The statement that records an event when `condition` holds, for writers that fold it into a

@@ -13,6 +13,7 @@ import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from '.
 import { creditCardRequired, normalizeSettings, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
 import { OpeningsJson } from './openings-json.js';
+import { reservationCanceled, reservationCreated, type CancelSource } from './reservation-events.js';
 import { holdUsable, ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
 
 export const HOLD_MINUTES = 5;
@@ -27,6 +28,8 @@ export interface ReservationOptions {
   openingsWindowMinutes: number;
   /** Called when an optimistic booking lost and runs again under the restaurant's lock. */
   onLockedRetry?: () => void;
+  /** Called after a change that wrote events committed (wakes the relay). */
+  onEventsCommitted?: () => void;
 }
 
 /** Assembles openings bodies (one at a time: rendering is synchronous). */
@@ -272,7 +275,7 @@ export class ReservationService {
           cardRequired: creditCardRequired(r.settings, date, covers),
           candidates: fittingTables(r, covers),
           reservation: { id, first_name: guest.first_name, last_name: guest.last_name, phone: guest.phone, email: guest.email, notes },
-          event: { type: 'reservation.created', businessId: r.businessId, partnerId, at: now, payload: { reservation_id: id, business_id: r.businessId, date, time, covers } },
+          event: reservationCreated({ id, ...request }, now),
           notice,
           answer: { pending, body: answer },
         }),
@@ -288,6 +291,7 @@ export class ReservationService {
         if (tableId === undefined) throw apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE');
       },
     );
+    this.options.onEventsCommitted?.();
     this.occupancy.apply(r.businessId, {
       remove: [hold!.id],
       add: [{ id, table_id: tableId!, start_at: hold!.start_at, end_at: hold!.end_at, expires_at: Infinity }],
@@ -305,7 +309,7 @@ export class ReservationService {
 
   async cancel(partnerId: string, reservationId: string, pending?: PendingIdempotency): Promise<Record<string, never>> {
     const row = await this.ownReservation(partnerId, reservationId, 404);
-    await this.cancelRow(row, 'guest', pending);
+    await this.cancelRow(row, 'PARTNER_API', pending);
     return {};
   }
 
@@ -313,7 +317,7 @@ export class ReservationService {
   async cancelByRestaurant(reservationId: string): Promise<ReservationRow> {
     const row = RESERVATION_ID.test(reservationId) ? await this.store().findReservation(reservationId) : undefined;
     if (!row) throw apiError('NOT_FOUND', `Reservation not found: ${reservationId}`);
-    await this.cancelRow(row, 'restaurant');
+    await this.cancelRow(row, 'RESTAURANT');
     return (await this.store().findReservation(reservationId))!;
   }
 
@@ -321,7 +325,7 @@ export class ReservationService {
   async cancelFromConfirmationPage(reservationId: string): Promise<void> {
     const row = RESERVATION_ID.test(reservationId) ? await this.store().findReservation(reservationId) : undefined;
     if (!row) throw apiError('NOT_FOUND');
-    await this.cancelRow(row, 'guest');
+    await this.cancelRow(row, 'CONFIRMATION_PAGE');
   }
 
   async findForPage(reservationId: string): Promise<{ reservation: ReservationRow; business: BusinessRef; settings: ReservationSettings } | undefined> {
@@ -338,7 +342,8 @@ export class ReservationService {
 
   // ---- helpers -------------------------------------------------------------------------------
 
-  private async cancelRow(row: ReservationRow, by: 'guest' | 'restaurant', pending?: PendingIdempotency) {
+  private async cancelRow(row: ReservationRow, source: CancelSource, pending?: PendingIdempotency) {
+    const by = source === 'RESTAURANT' ? 'restaurant' : 'guest';
     if (row.status === 'canceled') throw apiError('RESERVATION_ALREADY_CANCELED');
     const r = await this.restaurant(row.business_id, { requireReservable: false });
     const now = this.clock.now();
@@ -353,14 +358,10 @@ export class ReservationService {
       if (Number(result.numUpdatedRows) === 0) throw apiError('RESERVATION_ALREADY_CANCELED');
       await answerWithinChange(trx, pending, 200, {});
       await this.feed.publish(trx, BOOKINGS_TOPIC, row.business_id);
-      await recordEvent(trx, this.database.dialect, {
-        type: 'reservation.canceled',
-        businessId: row.business_id,
-        partnerId: row.partner_id,
-        at: now,
-        payload: { reservation_id: row.id, business_id: row.business_id, date: row.date, time: row.time, covers: row.covers, canceled_by: by },
-      });
+      const event = reservationCanceled(row, source, now);
+      if (event) await recordEvent(trx, this.database.dialect, event);
     });
+    this.options.onEventsCommitted?.();
     this.occupancy.apply(row.business_id, { remove: [row.id] });
   }
 

@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import type { ApiModule } from '../platform/module.js';
-import { newId } from '../platform/ids.js';
-import { toIsoOffset } from '../platform/clock.js';
-import type { Clock } from '../platform/clock.js';
 import { webhookEventTypes, webhooksMigration } from './webhook-tables.js';
+import type { LicenseInput } from './operator-events.js';
 import type { WebhookService } from './webhook-service.js';
 
 const tags = ['operator'];
@@ -16,7 +13,7 @@ type PartnerParams = { partner_id: string };
 type BusinessParams = { business_id: string };
 
 /** Operator side of webhooks: endpoints and their verification, events, deliveries. */
-export function webhooksModule(service: WebhookService, clock: Clock): ApiModule {
+export function webhooksModule(service: WebhookService): ApiModule {
   return {
     name: 'webhooks',
     migrations: [webhooksMigration],
@@ -132,16 +129,8 @@ export function webhooksModule(service: WebhookService, clock: Clock): ApiModule
             },
           },
         },
-        async (request, reply) => {
-          const b = (request.body ?? {}) as { lead_id?: string; event_type?: 'NEW_EVENT' };
-          const type = b.event_type ?? 'NEW_EVENT';
-          const lead_id = b.lead_id ?? newId();
-          const update =
-            type === 'NEW_EVENT'
-              ? { event_type: type, event_id: randomUUID(), lead_id, interaction_time: toIsoOffset(clock.now()) }
-              : { event_type: type, lead_id };
-          return reply.code(201).send(await service.emitForBusiness((request.params as BusinessParams).business_id, [update]));
-        },
+        async (request, reply) =>
+          reply.code(201).send(await service.emitLead((request.params as BusinessParams).business_id, (request.body ?? {}) as Parameters<WebhookService['emitLead']>[1])),
       );
       app.post(
         '/admin/v1/businesses/:business_id/events/license-verifications',
@@ -167,19 +156,8 @@ export function webhooksModule(service: WebhookService, clock: Clock): ApiModule
             },
           },
         },
-        async (request, reply) => {
-          const b = request.body as Record<string, unknown>;
-          const update = {
-            event_type: 'VERIFIED_LICENSE_UPDATE_EVENT' as const,
-            license_verification_status: b.license_verification_status,
-            ...(b.license_verification_status === 'REJECTED' ? { license_verification_failure_reason: b.license_verification_failure_reason ?? 'REJECT' } : {}),
-            license_number: b.license_number,
-            license_expiry_date: b.license_expiry_date ?? null,
-            license_trade: b.license_trade ?? null,
-            license_issuing_agency: b.license_issuing_agency ?? null,
-          };
-          return reply.code(201).send(await service.emitForBusiness((request.params as BusinessParams).business_id, [update]));
-        },
+        async (request, reply) =>
+          reply.code(201).send(await service.emitLicense((request.params as BusinessParams).business_id, request.body as LicenseInput)),
       );
       app.post(
         '/admin/v1/businesses/:business_id/events/ingestion-jobs',
@@ -198,11 +176,8 @@ export function webhooksModule(service: WebhookService, clock: Clock): ApiModule
             },
           },
         },
-        async (request, reply) => {
-          const b = request.body as { job_id: string; status: string };
-          const update = { event_type: 'DATA_INGESTION_JOB_UPDATE_EVENT' as const, job_id: b.job_id, status: b.status };
-          return reply.code(201).send(await service.emitForBusiness((request.params as BusinessParams).business_id, [update]));
-        },
+        async (request, reply) =>
+          reply.code(201).send(await service.emitIngestion((request.params as BusinessParams).business_id, request.body as { job_id: string; status: string })),
       );
     },
   };

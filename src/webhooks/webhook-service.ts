@@ -4,19 +4,19 @@ import { BusinessStore } from '../businesses/business-store.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso, toIsoOffset } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
-import type { Db, DbOrTx } from '../platform/db/database.js';
+import type { Database, DbOrTx, Tx } from '../platform/db/database.js';
+import { recordEvent, type RelayedEvent } from '../platform/events.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-guard.js';
 import { describeRequestFailure, MAX_ANSWER_BYTES } from './outbound.js';
 import { newWebhookSecret } from './signing.js';
-import { webhookEventTypes, type WebhookEndpointsTable, type WebhookEventType } from './webhook-tables.js';
+import { ingestionUpdate, leadUpdate, licenseUpdate, type LicenseInput, type WebhookUpdate } from './operator-events.js';
+import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes, type WebhookEndpointsTable } from './webhook-tables.js';
 import './webhook-tables.js';
 
-export interface WebhookUpdate {
-  event_type: WebhookEventType;
-  [field: string]: unknown;
-}
+/** A message's id (the `webhook-id` header) is its event's: a receiver de-duplicates by it. */
+export const messageIdOf = (eventId: string) => `msg_${eventId}`;
 
 const ROTATION_GRACE_MS = 24 * 3600_000;
 
@@ -24,6 +24,8 @@ const ROTATION_GRACE_MS = 24 * 3600_000;
 export interface WebhookAudience {
   /** Partners with a WEBHOOK subscription to the business that are still linked to it. */
   receiversOf(db: DbOrTx, businessId: string): Promise<string[]>;
+  /** Of these partners, the active ones with the webhooks interface enabled. */
+  mayReceive(db: DbOrTx, partnerIds: string[]): Promise<Set<string>>;
 }
 
 function endpointView(e: WebhookEndpointsTable) {
@@ -54,15 +56,21 @@ export class WebhookService {
   private readonly verifier: Agent;
 
   constructor(
-    private readonly db: Db,
+    private readonly database: Database,
     private readonly clock: Clock,
     private readonly config: Config['webhooks'],
     private readonly policy: AddressPolicy,
     private readonly audience: WebhookAudience,
-    /** Nudges the deliverer after new work is committed. */
+    /** Nudges the deliverer after redeliveries are queued. */
     private readonly wake: () => void = () => {},
+    /** Nudges the relay after an event is committed. */
+    private readonly eventsCommitted: () => void = () => {},
   ) {
     this.verifier = new Agent({ connect: { timeout: config.timeoutMs, lookup: guardedLookup(policy) }, pipelining: 0 });
+  }
+
+  private get db() {
+    return this.database.db;
   }
 
   async close(): Promise<void> {
@@ -85,7 +93,7 @@ export class WebhookService {
     if (!partner) throw apiError('NOT_FOUND', `Partner not found: ${partnerId}`);
     const refused = await checkWebhookUrl(input.url, this.policy);
     if (refused) throw apiError('VALIDATION_ERROR', `url refused: ${refused}`, { field: 'url' });
-    const types = input.event_types ?? [...webhookEventTypes];
+    const types = input.event_types ?? [...defaultEventTypes];
     for (const t of types) {
       if (!(webhookEventTypes as readonly string[]).includes(t)) throw apiError('VALIDATION_ERROR', `Unknown event type ${t}`, { field: 'event_types' });
     }
@@ -209,33 +217,34 @@ export class WebhookService {
   }
 
   /**
-   * Records an event for a business and, in the same transaction, one delivery per partner with a
-   * verified endpoint that receives this event type and subscribes to the business (WEBHOOK).
+   * The relay's consumer: each event becomes one message and one delivery per receiving partner,
+   * in the relay's transaction. An event for one partner (a reservation's owner) goes to that
+   * partner; any other goes to the partners subscribed (WEBHOOK) and linked to its business.
+   * Either way only to a verified endpoint that receives the event's type. The message id is
+   * the event's, so a second relay of the same event could not send a different message.
    */
-  async emit(db: DbOrTx, event: { businessId: string; updates: WebhookUpdate[]; at?: number }): Promise<{ message_id: string; deliveries: number }> {
-    const at = event.at ?? this.clock.now();
-    const type = event.updates[0].event_type;
-    const isLead = type === 'NEW_EVENT' || type.startsWith('CONSUMER_PHONE_NUMBER');
-    const body = JSON.stringify({
-      time: isLead ? toIsoOffset(at) : naiveMicros(at),
-      object: 'business',
-      data: { id: event.businessId, updates: event.updates },
-    });
-    const messageId = `msg_${newId()}`;
-    await db.insertInto('webhook_messages').values({ id: messageId, business_id: event.businessId, event_type: type, body, occurred_at: at }).execute();
-    const audience = await this.audience.receiversOf(db, event.businessId);
-    const receivers =
-      audience.length === 0
-        ? []
-        : await db
-            .selectFrom('webhook_endpoints as e')
-            .select(['e.partner_id', 'e.event_types'])
-            .where('e.partner_id', 'in', audience)
-            .where('e.status', '=', 'verified')
-            .execute();
-    const targets = receivers.filter((r) => (JSON.parse(r.event_types) as string[]).includes(type));
-    if (targets.length > 0) {
-      await db
+  async fanOut(trx: Tx, events: RelayedEvent[]): Promise<void> {
+    for (const event of events) {
+      const addressed = event.partner_id !== null ? [event.partner_id] : await this.audience.receiversOf(trx, event.business_id);
+      const allowed = await this.audience.mayReceive(trx, addressed);
+      const candidates = addressed.filter((id) => allowed.has(id));
+      const endpoints =
+        candidates.length === 0
+          ? []
+          : await trx
+              .selectFrom('webhook_endpoints')
+              .select(['partner_id', 'event_types'])
+              .where('partner_id', 'in', candidates)
+              .where('status', '=', 'verified')
+              .execute();
+      const targets = endpoints.filter((e) => (JSON.parse(e.event_types) as string[]).includes(event.type));
+      if (targets.length === 0) continue;
+      const messageId = messageIdOf(event.id);
+      const time = envelopeTimeStyle(event.type) === 'offset' ? toIsoOffset(event.occurred_at) : naiveMicros(event.occurred_at);
+      // The payload is embedded as written, so the body is the same whenever it is built.
+      const body = `{"time":${JSON.stringify(time)},"object":"business","data":{"id":${JSON.stringify(event.business_id)},"updates":[${event.payload}]}}`;
+      await trx.insertInto('webhook_messages').values({ id: messageId, business_id: event.business_id, event_type: event.type, body, occurred_at: event.occurred_at }).execute();
+      await trx
         .insertInto('webhook_deliveries')
         .values(
           targets.map((t) => ({
@@ -244,28 +253,42 @@ export class WebhookService {
             partner_id: t.partner_id,
             status: 'pending' as const,
             attempts: 0,
-            next_attempt_at: at,
-            give_up_at: at + this.config.retryWindowHours * 3600_000,
+            next_attempt_at: this.clock.now(),
+            // Retried for 24 hours after the event, not after the relay.
+            give_up_at: event.occurred_at + this.config.retryWindowHours * 3600_000,
             locked_by: null,
             locked_until: null,
             last_status_code: null,
             last_error: null,
-            created_at: at,
+            created_at: event.occurred_at,
             finished_at: null,
           })),
         )
         .execute();
     }
-    return { message_id: messageId, deliveries: targets.length };
   }
 
-  /** Operator emission (leads, license verifications, ingestion-job updates) for a business. */
-  async emitForBusiness(businessIdOrAlias: string, updates: WebhookUpdate[]) {
+  /** Operator emission (leads, license verifications, ingestion-job updates) for a business: an event in the outbox. */
+  async emitForBusiness(businessIdOrAlias: string, update: WebhookUpdate) {
     const business = await new BusinessStore(this.db).findRef(businessIdOrAlias);
     if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
-    const result = await this.db.transaction().execute((trx) => this.emit(trx, { businessId: business.id, updates }));
-    this.wake();
-    return result;
+    const eventId = await this.database.transact((trx) =>
+      recordEvent(trx, this.database.dialect, { type: update.event_type, businessId: business.id, payload: update, at: this.clock.now() }),
+    );
+    this.eventsCommitted();
+    return { event_id: eventId, message_id: messageIdOf(eventId) };
+  }
+
+  emitLead(businessIdOrAlias: string, input: Parameters<typeof leadUpdate>[0]) {
+    return this.emitForBusiness(businessIdOrAlias, leadUpdate(input, this.clock.now()));
+  }
+
+  emitLicense(businessIdOrAlias: string, input: LicenseInput) {
+    return this.emitForBusiness(businessIdOrAlias, licenseUpdate(input));
+  }
+
+  emitIngestion(businessIdOrAlias: string, input: { job_id: string; status: string }) {
+    return this.emitForBusiness(businessIdOrAlias, ingestionUpdate(input));
   }
 
   async deliveries(filter: { partnerId?: string; status?: string; limit?: number }) {

@@ -1,7 +1,12 @@
 import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 
-/** The update types pbs sends (facts.md §6.3); an endpoint receives the ones enabled for it. */
+/**
+ * The update types pbs sends; an endpoint receives the ones enabled for it. The spec's kinds
+ * (facts.md §6.3) are on by default; the reservation types are opt-in (an endpoint lists them):
+ * they go to the partner that made the reservation, so it hears of changes made elsewhere (the
+ * guest on the confirmation page, the restaurant), as booking partners such as Google require.
+ */
 export const webhookEventTypes = [
   'NEW_REVIEW_EVENT',
   'REVIEW_EDITED_EVENT',
@@ -11,8 +16,24 @@ export const webhookEventTypes = [
   'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT',
   'VERIFIED_LICENSE_UPDATE_EVENT',
   'DATA_INGESTION_JOB_UPDATE_EVENT',
+  'RESERVATION_CREATED_EVENT',
+  'RESERVATION_CANCELED_BY_GUEST_EVENT',
+  'RESERVATION_CANCELED_BY_RESTAURANT_EVENT',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/** Sent only to endpoints that list them. */
+export const optInEventTypes: readonly WebhookEventType[] = ['RESERVATION_CREATED_EVENT', 'RESERVATION_CANCELED_BY_GUEST_EVENT', 'RESERVATION_CANCELED_BY_RESTAURANT_EVENT'];
+/** What a new endpoint receives when it names no types. */
+export const defaultEventTypes = webhookEventTypes.filter((t) => !optInEventTypes.includes(t));
+
+/**
+ * How the envelope's `time` is written (facts.md §6.2): review and license webhooks use a naive
+ * ISO time with microseconds, leads seconds with `+00:00`; reservations follow the leads.
+ */
+export function envelopeTimeStyle(type: string): 'offset' | 'naive' {
+  return type === 'NEW_EVENT' || type.startsWith('CONSUMER_PHONE_NUMBER') || type.startsWith('RESERVATION_') ? 'offset' : 'naive';
+}
 
 export type EndpointStatus = 'unverified' | 'verified' | 'failed' | 'gone';
 
