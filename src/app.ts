@@ -149,14 +149,15 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     onRelayed: () => deliverer.wake(),
     onError: (error) => app.log.warn({ err: error }, 'relaying events failed; retried'),
   });
-  const partners = new PartnerService(database.db, clock, () => credentials.invalidate());
-  const subscriptions = new SubscriptionService(database.db, clock, jobs, partners);
+  const businesses = new BusinessService(database.db, clock, () => catalog.invalidate());
+  const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate());
+  const subscriptions = new SubscriptionService(database.db, clock, jobs, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
   const services: Services = {
-    businesses: new BusinessService(database.db, clock, () => catalog.invalidate()),
+    businesses,
     partners,
     credentials,
-    reservations: new ReservationService(database, clock, catalog, occupancy, changes, {
+    reservations: new ReservationService(database, clock, catalog, occupancy, changes, businesses, {
       publicUrl: config.publicUrl,
       openingsWindowMinutes: config.openingsWindowMinutes,
       onLockedRetry: () => metrics.bookingRetries.inc(),
@@ -176,6 +177,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
         },
         mayReceive: (db, partnerIds) => partners.activeWith(db, 'webhooks', partnerIds),
       },
+      businesses,
       () => deliverer.wake(),
       () => relay.wake(),
     ),
@@ -190,7 +192,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'businesses', routes: businessAdminRoutes(services.businesses) },
     { name: 'partners', routes: partnerAdminRoutes(services.partners, services.credentials) },
     { name: 'oauth', routes: oauthRoutes(services.credentials, authFailures) },
-    waitlistModule(services),
+    waitlistModule(services.partners),
     reservationsModule(services.reservations, keys),
     searchModule(ctx, catalog, occupancy),
     subscriptionsModule(subscriptions),

@@ -41,7 +41,7 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
 
   it('credentials: a load that began before a revocation does not bring the credential back', async () => {
     const credentials = new CredentialService(database.db, clock, 60_000, new SecretKeys(database.db, undefined));
-    const partners = new PartnerService(database.db, clock, () => credentials.invalidate());
+    const partners = new PartnerService(database.db, clock, new BusinessService(database.db, clock), () => credentials.invalidate());
     const partner = await partners.create({ name: 'Cached', interfaces: ['reservations'] });
     const issued = await credentials.issue(partner.id, { kind: 'api_key' });
     const verifying = credentials.verifyBearer(issued.api_key!); // loads from the database
@@ -53,7 +53,7 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
 
   it('credentials: concurrent verifications of an unknown token share one load', async () => {
     const credentials = new CredentialService(database.db, clock, 60_000, new SecretKeys(database.db, undefined));
-    const partner = await new PartnerService(database.db, clock).create({ name: 'Shared', interfaces: ['reservations'] });
+    const partner = await new PartnerService(database.db, clock, new BusinessService(database.db, clock)).create({ name: 'Shared', interfaces: ['reservations'] });
     const issued = await credentials.issue(partner.id, { kind: 'api_key' });
     const answers = await Promise.all(Array.from({ length: 20 }, () => credentials.verifyBearer(issued.api_key!)));
     expect(new Set(answers).size).toBe(1); // the same object: one load answered them all

@@ -2,9 +2,14 @@ import type { Clock } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { normalizeBusinessInput, type Business } from './business-record.js';
-import { BusinessStore } from './business-store.js';
+import { BusinessStore, type BusinessRef } from './business-store.js';
 
 export const MAX_IMPORT_LINES = 100_000;
+
+const notFound = (idOrAlias: string) => apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
+
+/** What other families may ask of the businesses family. */
+export type BusinessDirectory = Pick<BusinessService, 'get' | 'requireRef' | 'resolveIds' | 'records'>;
 
 /** The operator's catalogue of businesses: the records every partner interface reads. */
 export class BusinessService {
@@ -61,10 +66,30 @@ export class BusinessService {
     return { imported: parsed.length, created, updated: parsed.length - created };
   }
 
-  async get(idOrAlias: string): Promise<Business> {
-    const business = await this.store().findByIdOrAlias(idOrAlias);
-    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
+  // ---- the one business lookup every family uses ---------------------------------------------
+
+  /** The whole record of a business by id or alias, or 404 BUSINESS_NOT_FOUND. */
+  async get(idOrAlias: string, db: DbOrTx = this.db): Promise<Business> {
+    const business = await this.store(db).findByIdOrAlias(idOrAlias);
+    if (!business) throw notFound(idOrAlias);
     return business;
+  }
+
+  /** The few fields most routes need, by id or alias, or 404 BUSINESS_NOT_FOUND. */
+  async requireRef(idOrAlias: string, db: DbOrTx = this.db): Promise<BusinessRef> {
+    const business = await this.store(db).findRef(idOrAlias);
+    if (!business) throw notFound(idOrAlias);
+    return business;
+  }
+
+  /** Each given id or alias that exists → its business id (unknown ones are absent). */
+  resolveIds(idsOrAliases: string[], db: DbOrTx = this.db): Promise<Map<string, string>> {
+    return this.store(db).resolveIds(idsOrAliases);
+  }
+
+  /** The records of these business ids (missing ones are absent). */
+  records(ids: string[], db: DbOrTx = this.db): Promise<Map<string, Business>> {
+    return this.store(db).records(ids);
   }
 
   async list(filter: { city?: string; limit?: number; offset?: number }) {

@@ -160,6 +160,15 @@ export class BusinessStore {
     return out;
   }
 
+  async records(ids: string[]): Promise<Map<string, Business>> {
+    const out = new Map<string, Business>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db.selectFrom('businesses').select(['id', 'record']).where('id', 'in', ids.slice(i, i + 500)).execute();
+      for (const r of rows) out.set(r.id, fromRecord(r.record));
+    }
+    return out;
+  }
+
   async list(filter: { city?: string; limit: number; offset: number }): Promise<{ total: number; businesses: Business[] }> {
     let base = this.db.selectFrom('businesses');
     if (filter.city) base = base.where('city', '=', filter.city);

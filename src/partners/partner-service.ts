@@ -1,4 +1,4 @@
-import { BusinessStore, fromRecord } from '../businesses/business-store.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
 import { partnerInterfaces, isPartnerInterface, type BusinessLinks, type LinkCheck, type PartnerInterface } from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
@@ -40,6 +40,7 @@ export class PartnerService implements BusinessLinks {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly businesses: BusinessDirectory,
     /** Called after any change that alters what a credential may do. */
     private readonly onAccessChanged: () => void = () => {},
   ) {}
@@ -107,8 +108,7 @@ export class PartnerService implements BusinessLinks {
 
   async link(partnerId: string, businessIdOrAlias: string, comment?: string | null) {
     await this.get(partnerId);
-    const business = await new BusinessStore(this.db).findByIdOrAlias(businessIdOrAlias);
-    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
+    const business = await this.businesses.requireRef(businessIdOrAlias);
     await this.store().linkBusiness({ partner_id: partnerId, business_id: business.id, comment: comment ?? null, created_at: this.clock.now() });
     return { partner_id: partnerId, business_id: business.id, comment: comment ?? null };
   }
@@ -120,7 +120,8 @@ export class PartnerService implements BusinessLinks {
 
   async unlink(partnerId: string, businessIdOrAlias: string) {
     await this.get(partnerId);
-    const business = await new BusinessStore(this.db).findByIdOrAlias(businessIdOrAlias);
+    const resolved = (await this.businesses.resolveIds([businessIdOrAlias])).get(businessIdOrAlias);
+    const business = resolved === undefined ? undefined : { id: resolved };
     const removed =
       business !== undefined &&
       (await this.db.transaction().execute(async (trx) => {
@@ -134,7 +135,7 @@ export class PartnerService implements BusinessLinks {
 
   /** BusinessLinks: which of the given ids or aliases exist, and which of those the partner may act for. */
   async check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck> {
-    const resolved = await new BusinessStore(this.db).resolveIds([...idsOrAliases]);
+    const resolved = await this.businesses.resolveIds([...idsOrAliases]);
     const linked = await this.store().linkedAmong(partnerId, [...new Set(resolved.values())]);
     const unknown: string[] = [];
     const unlinked: string[] = [];
@@ -159,14 +160,15 @@ export class PartnerService implements BusinessLinks {
   async listLinks(partnerId: string, limit = 100, offset = 0) {
     await this.get(partnerId);
     const { total, rows } = await this.store().listLinks(partnerId, limit, offset);
+    const records = await this.businesses.records(rows.map((r) => r.business_id));
     return {
       total,
       limit,
       offset,
       businesses: rows.map((r) => ({
         business_id: r.business_id,
-        alias: r.alias,
-        name: r.name,
+        alias: records.get(r.business_id)?.alias ?? null,
+        name: records.get(r.business_id)?.name ?? null,
         comment: r.comment,
         linked_at: toIso(r.created_at),
       })),
@@ -176,7 +178,8 @@ export class PartnerService implements BusinessLinks {
   /** The full records of the businesses a partner may act for, in the order they were linked. */
   async linkedBusinesses(partnerId: string, limit: number, offset: number) {
     const { total, rows } = await this.store().listLinks(partnerId, limit, offset);
-    return { total, businesses: rows.map((r) => fromRecord(r.record)) };
+    const records = await this.businesses.records(rows.map((r) => r.business_id));
+    return { total, businesses: rows.flatMap((r) => records.get(r.business_id) ?? []) };
   }
 
   /**
@@ -189,14 +192,14 @@ export class PartnerService implements BusinessLinks {
     const rows = parseCsv(csv).filter((r) => r.length > 0 && r.some((cell) => cell.trim() !== ''));
     if (rows.length > 0 && /^(business[_ ]?id|biz[_ ]?id)$/i.test(rows[0][0].trim())) rows.shift();
     if (rows.length === 0) throw apiError('VALIDATION_ERROR', 'The CSV holds no business ids.');
-    const businesses = new BusinessStore(this.db);
+    const ids = await this.businesses.resolveIds(rows.map(([rawId]) => rawId.trim()));
     const resolved: Array<{ id: string; comment: string | null }> = [];
     const unknown: string[] = [];
     for (const [rawId, ...rest] of rows) {
       const id = rawId.trim();
-      const business = await businesses.findByIdOrAlias(id);
-      if (!business) unknown.push(id);
-      else resolved.push({ id: business.id, comment: rest.join(',').trim() || null });
+      const businessId = ids.get(id);
+      if (businessId === undefined) unknown.push(id);
+      else resolved.push({ id: businessId, comment: rest.join(',').trim() || null });
     }
     if (unknown.length > 0) {
       throw apiError('VALIDATION_ERROR', `Unknown business ids: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', …' : ''}`, {

@@ -194,17 +194,9 @@ export class PartnerStore {
     const base = this.db.selectFrom('partner_businesses').where('partner_id', '=', partnerId);
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base
-      .innerJoin('businesses', 'businesses.id', 'partner_businesses.business_id')
-      .select([
-        'partner_businesses.business_id',
-        'partner_businesses.comment',
-        'partner_businesses.created_at',
-        'businesses.name',
-        'businesses.alias',
-        'businesses.record',
-      ])
-      .orderBy('partner_businesses.created_at')
-      .orderBy('partner_businesses.business_id')
+      .select(['business_id', 'comment', 'created_at'])
+      .orderBy('created_at')
+      .orderBy('business_id')
       .limit(limit)
       .offset(offset)
       .execute();

@@ -1,4 +1,5 @@
-import { BusinessStore, type BusinessRef } from '../businesses/business-store.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { BusinessRef } from '../businesses/business-store.js';
 import type { Catalog, IndexedBusiness } from '../catalog/catalog.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
@@ -75,6 +76,7 @@ export class ReservationService {
     private readonly catalog: Catalog,
     private readonly occupancy: OccupancyIndex,
     private readonly feed: ChangeFeed,
+    private readonly businesses: BusinessDirectory,
     private readonly options: ReservationOptions,
   ) {}
 
@@ -89,8 +91,7 @@ export class ReservationService {
   // ---- operator side -------------------------------------------------------------------------
 
   async setSettings(businessIdOrAlias: string, input: unknown): Promise<ReservationSettings> {
-    const business = await new BusinessStore(this.db).findRef(businessIdOrAlias);
-    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
+    const business = await this.businesses.requireRef(businessIdOrAlias);
     const settings = normalizeSettings(input);
     await this.db.transaction().execute(async (trx) => {
       await this.store(trx).saveSettings(business.id, settings, () => newId(), this.clock.now());
@@ -105,7 +106,6 @@ export class ReservationService {
    */
   async importSettings(text: string): Promise<{ imported: number }> {
     const parsed: Array<{ businessId: string; settings: ReservationSettings }> = [];
-    const businesses = new BusinessStore(this.db);
     for (const [i, raw] of text.split(/\r?\n/).entries()) {
       if (raw.trim() === '') continue;
       let line: { business_id?: unknown; settings?: unknown };
@@ -114,7 +114,7 @@ export class ReservationService {
       } catch {
         throw apiError('VALIDATION_ERROR', `line ${i + 1}: not valid JSON`);
       }
-      const business = typeof line.business_id === 'string' ? await businesses.findRef(line.business_id) : undefined;
+      const business = typeof line.business_id === 'string' ? await this.businesses.requireRef(line.business_id).catch(() => undefined) : undefined;
       if (!business) throw apiError('VALIDATION_ERROR', `line ${i + 1}: unknown business_id ${String(line.business_id)}`, { field: 'business_id' });
       try {
         parsed.push({ businessId: business.id, settings: normalizeSettings(line.settings) });

@@ -1,4 +1,4 @@
-import { BusinessStore } from '../businesses/business-store.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { BusinessLinks, PartnerInterface, Principal } from '../platform/auth/principal.js';
 import { parseBusinessIdList } from '../platform/business-ids.js';
 import { MAX_OFFSET } from '../platform/paging.js';
@@ -47,6 +47,7 @@ export class SubscriptionService {
     private readonly clock: Clock,
     private readonly jobs: JobRunner,
     private readonly links: BusinessLinks,
+    private readonly businesses: BusinessDirectory,
   ) {}
 
   private store() {
@@ -166,7 +167,7 @@ export class SubscriptionService {
     answer: (store: SubscriptionStore) => Promise<T>,
   ): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
-      const resolved = await new BusinessStore(trx).resolveIds(ids);
+      const resolved = await this.businesses.resolveIds(ids, trx);
       const found = [...new Set(ids.map((id) => resolved.get(id)).filter((id): id is string => !!id))];
       const store = new SubscriptionStore(trx);
       if (action === 'subscribe') await store.subscribe(partnerId, type, found, this.clock.now());

@@ -1,4 +1,4 @@
-import type { Services } from '../app.js';
+import type { PartnerService } from '../partners/partner-service.js';
 import type { ApiModule } from '../platform/module.js';
 import { pagingQuerySchema } from '../platform/paging.js';
 
@@ -8,7 +8,7 @@ const partnerConfig = { partner: { interface: 'waitlist', scheme: 'bearer', busi
  * Waitlist family. So far: `GET /v3/partner/restaurants`, the businesses onboarded for the
  * calling partner (facts.md §4.3 leaves the shape open; pbs answers `{restaurants, total}`).
  */
-export function waitlistModule(services: Services): ApiModule {
+export function waitlistModule(partners: PartnerService): ApiModule {
   return {
     name: 'waitlist',
     routes: async (app) => {
@@ -50,7 +50,7 @@ export function waitlistModule(services: Services): ApiModule {
         },
         async (request) => {
           const q = request.query as { limit: number; offset: number };
-          const { total, businesses } = await services.partners.linkedBusinesses(request.principal!.partnerId, q.limit, q.offset);
+          const { total, businesses } = await partners.linkedBusinesses(request.principal!.partnerId, q.limit, q.offset);
           return {
             total,
             restaurants: businesses.map((b) => ({

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { BusinessStore } from '../businesses/business-store.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso, toIsoOffset } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
@@ -61,6 +61,7 @@ export class WebhookService {
     private readonly config: Config['webhooks'],
     private readonly policy: AddressPolicy,
     private readonly audience: WebhookAudience,
+    private readonly businesses: BusinessDirectory,
     /** Nudges the deliverer after redeliveries are queued. */
     private readonly wake: () => void = () => {},
     /** Nudges the relay after an event is committed. */
@@ -270,8 +271,7 @@ export class WebhookService {
 
   /** Operator emission (leads, license verifications, ingestion-job updates) for a business: an event in the outbox. */
   async emitForBusiness(businessIdOrAlias: string, update: WebhookUpdate) {
-    const business = await new BusinessStore(this.db).findRef(businessIdOrAlias);
-    if (!business) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
+    const business = await this.businesses.requireRef(businessIdOrAlias);
     const eventId = await this.database.transact((trx) =>
       recordEvent(trx, this.database.dialect, { type: update.event_type, businessId: business.id, payload: update, at: this.clock.now() }),
     );
