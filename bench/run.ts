@@ -318,7 +318,7 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
   const dir = path.join(dataDir, 'webhooks');
   try {
     const sampleBody = JSON.stringify({ time: new Date().toISOString(), object: 'business', data: { id: 'x'.repeat(22), updates: [{ event_type: 'NEW_EVENT', event_id: 'e'.repeat(36), lead_id: 'l'.repeat(22), interaction_time: new Date().toISOString() }] } });
-    const setup = await startPbs(dir, { PBS_JOBS: '0' });
+    const setup = await startPbs(dir, { PBS_TASKS: '0' });
     const business = await api(setup.url, 'POST', '/admin/v1/businesses', ADMIN, JSON.stringify({ name: 'Hooked', location: { city: 'Bench City', state: 'CA', country: 'US' }, timezone: 'America/Los_Angeles' }));
     const partner = await api(setup.url, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Hooks', interfaces: ['webhooks'] }));
     const key = (await api(setup.url, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }))).api_key;
@@ -330,7 +330,7 @@ async function webhookScenario(dataDir: string): Promise<WebhookFigures> {
 
     /** A backlog written by a process that does not deliver, while `deliverer` is paused or not yet started. */
     const writeBacklog = async () => {
-      const writer = await startPbs(dir, { PBS_JOBS: '0' });
+      const writer = await startPbs(dir, { PBS_TASKS: '0' });
       let next = 0;
       await Promise.all(
         Array.from({ length: 20 }, async () => {

@@ -24,14 +24,14 @@ import { ClockSync } from './platform/clock-sync.js';
 import type { Config } from './platform/config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest, type PbsMigration } from './platform/db/migrate.js';
-import { platformMigration } from './platform/db/platform-tables.js';
+import { platformMigration, tasksMigration } from './platform/db/platform-tables.js';
 import { EventRelay } from './platform/event-relay.js';
 import { domainEventsMigration, eventRelayMigration } from './platform/events.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { createHttpServer } from './platform/http/server.js';
 import { IdempotencyStore } from './platform/idempotency.js';
-import { JobRunner } from './platform/jobs/job-runner.js';
+import { TaskRunner } from './platform/tasks/task-runner.js';
 import { Metrics } from './platform/metrics.js';
 import type { ApiModule, PlatformContext } from './platform/module.js';
 import { FailureThrottle, RateLimiter, TokenBuckets } from './platform/rate-limit.js';
@@ -90,6 +90,7 @@ export const foundationMigrations: PbsMigration[] = [
   changeLogMigration,
   oauthTokenSecretMigration,
   eventRelayMigration,
+  tasksMigration,
 ];
 
 /** A database pbs cannot use at start: said in one line, without a stack trace. */
@@ -129,12 +130,12 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     headersTimeoutMs: config.headersTimeoutMs,
     metrics,
   });
-  const jobs = new JobRunner(database, clock, {
-    ...config.jobs,
-    onError: (error, job) => app.log.warn({ err: error, job: job?.id, type: job?.type }, 'job attempt failed'),
-    onOutcome: (type, outcome) => metrics.jobOutcomes.inc({ type, outcome }),
+  const tasks = new TaskRunner(database, clock, {
+    ...config.tasks,
+    onError: (error, task) => app.log.warn({ err: error, task: task?.id, type: task?.type }, 'task attempt failed'),
+    onOutcome: (type, outcome) => metrics.taskOutcomes.inc({ type, outcome }),
   });
-  const ctx: PlatformContext = { config, database, clock, sandboxClock, clockSync, jobs, metrics, log: app.log };
+  const ctx: PlatformContext = { config, database, clock, sandboxClock, clockSync, tasks, metrics, log: app.log };
 
   const keys = new SecretKeys(database.db, config.secretKey);
   const credentials = new CredentialService(database.db, clock, config.authCacheMs, keys);
@@ -151,7 +152,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   });
   const businesses = new BusinessService(database.db, clock, () => catalog.invalidate());
   const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate());
-  const subscriptions = new SubscriptionService(database.db, clock, jobs, partners, businesses);
+  const subscriptions = new SubscriptionService(database.db, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
   const services: Services = {
     businesses,
@@ -215,6 +216,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const generatedAdminToken = await adminToken.load(options.issueAdminToken ?? true);
 
   const idempotency = new IdempotencyStore(database.db, clock, config.idempotencyTtlMs, config.idempotencyTakeoverMs);
+  // Stored idempotent answers are kept for a day (pbs time); older ones go every ten minutes.
+  tasks.schedule({ name: 'idempotency.purge', everyMs: 600_000, run: async () => void (await idempotency.purgeExpired()) });
   installGuards(app, {
     verifier: credentials,
     links: services.partners,
@@ -227,14 +230,13 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   });
   await registerOpenApi(app, { version: VERSION });
   for (const module of modules) {
-    module.registerJobs?.(jobs);
+    module.registerTasks?.(tasks);
     if (module.routes) await app.register(module.routes);
   }
   await app.ready();
 
   let ready = true;
   let closed = false;
-  let purgeTimer: NodeJS.Timeout | undefined;
   return {
     app,
     ctx,
@@ -250,27 +252,23 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     },
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
-      if (config.jobs.enabled) {
-        jobs.start();
+      if (config.tasks.enabled) {
+        tasks.start();
         relay.start();
         deliverer.start();
       }
       clockSync?.start();
       // Load the bookings now rather than on the first openings or search request.
       void occupancy.sync().catch((error) => app.log.warn({ err: error }, 'loading bookings failed; retried on first use'));
-      // Stored idempotent responses are only useful for a day; drop older ones now and then.
-      purgeTimer = setInterval(() => void idempotency.purgeExpired().catch(() => {}), 600_000);
-      purgeTimer.unref();
       return address;
     },
     async close() {
       if (closed) return;
       closed = true;
       ready = false;
-      clearInterval(purgeTimer);
       clockSync?.stop();
       await app.close();
-      await jobs.stop();
+      await tasks.stop();
       await relay.stop();
       await deliverer.stop();
       await services.webhooks.close();

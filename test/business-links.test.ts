@@ -66,7 +66,7 @@ describe.each(dialects)('partner ↔ business links on %s', (dialect) => {
       json: { subscription_types: ['WEBHOOK'], business_ids: [ofA, ofB, 'no-such-business'] },
     });
     expect(r.status).toBe(202);
-    await h.pbs.ctx.jobs.runDue();
+    await h.pbs.ctx.tasks.runDue();
     const [request] = (await admin(h.url, 'GET', `/admin/v1/partners/${a.partner.id}/subscription-requests`)).body.requests;
     expect(request).toMatchObject({ status: 'COMPLETED', refused_business_ids: [ofB], skipped_business_ids: ['no-such-business'] });
     expect(await listed(a, 'WEBHOOK')).toEqual([ofA]);

@@ -139,7 +139,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
       if ('param' in scope || 'bodyList' in scope) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
       else if ('deferred' in scope) expect(r.status, what).toBe(202);
     }
-    await h.pbs.ctx.jobs.runDue();
+    await h.pbs.ctx.tasks.runDue();
     const requests = (await admin(h.url, 'GET', `/admin/v1/partners/${owner.partner.id}/subscription-requests`)).body.requests;
     expect(requests.length).toBeGreaterThan(0);
     for (const request of requests) expect(request.refused_business_ids).toEqual([othersBusiness]);

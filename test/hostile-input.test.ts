@@ -28,7 +28,7 @@ describe.each(dialects)('hostile input on %s', (dialect) => {
       expect(r.status, path).toBe(400);
       expect(r.body.error.code).toBe('VALIDATION_ERROR');
     }
-    for (const path of ['/admin/v1/partners?offset=1e20', '/admin/v1/businesses?offset=1e20', `/admin/v1/partners/${p.partner.id}/businesses?offset=1e20`, '/admin/v1/jobs?offset=1e20']) {
+    for (const path of ['/admin/v1/partners?offset=1e20', '/admin/v1/businesses?offset=1e20', `/admin/v1/partners/${p.partner.id}/businesses?offset=1e20`, '/admin/v1/tasks?offset=1e20']) {
       expect((await admin(h.url, 'GET', path)).status, path).toBe(400);
     }
     expect((await call(h.url, 'GET', '/listing_management/businesses/v1?offset=1e20', { basic: [p.basic.username, p.basic.password] })).status).toBe(400);

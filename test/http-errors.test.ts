@@ -111,7 +111,7 @@ describe.each(dialects)('NUL characters and non-finite numbers on %s', (dialect)
           contentType: 'application/x-ndjson',
         }),
       ];
-      cases.push(await admin(h.url, 'GET', '/admin/v1/jobs?limit=1e309'));
+      cases.push(await admin(h.url, 'GET', '/admin/v1/tasks?limit=1e309'));
       cases.push(await admin(h.url, 'PUT', `/admin/v1/partners/${partner.id}/interfaces/engagement`, { body: '{"per_second": 1e309}', contentType: 'application/json' }));
       for (const r of cases) {
         expect(r.status).toBe(400);

@@ -29,7 +29,7 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key across SIGKILL o
       PBS_DATA_DIR: dataDir,
       PBS_ADMIN_TOKEN: ADMIN_TOKEN,
       PBS_SEED_DEMO: '0',
-      PBS_JOBS: '0',
+      PBS_TASKS: '0',
       PBS_IDEMPOTENCY_TAKEOVER_MS: '500',
     };
     let database: Database;

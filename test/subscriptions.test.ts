@@ -28,7 +28,7 @@ describe.each(dialects)('subscriptions on %s', (dialect) => {
     expect(r.status).toBe(202);
     expect(r.body).toEqual({});
     expect((await list('WEBHOOK')).body.total).toBe(0); // not yet: the job has not run
-    await h.pbs.ctx.jobs.runDue();
+    await h.pbs.ctx.tasks.runDue();
     const after = await list('WEBHOOK');
     expect(after.body).toMatchObject({ total: 2, limit: 100, offset: 0, subscription_type: 'WEBHOOK' });
     expect(after.body.subscriptions[0].subscribed_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
@@ -38,13 +38,13 @@ describe.each(dialects)('subscriptions on %s', (dialect) => {
 
   it('unsubscribes with DELETE, and pages with limit and offset', async () => {
     await call(h.url, 'POST', '/v3/businesses/subscriptions', { token: key(), json: { subscription_types: ['YELP_KNOWLEDGE'], business_ids: ids } });
-    await h.pbs.ctx.jobs.runDue();
+    await h.pbs.ctx.tasks.runDue();
     const page = await list('YELP_KNOWLEDGE', '&limit=2&offset=1');
     expect(page.body.total).toBe(6);
     expect(page.body.subscriptions).toHaveLength(2);
     const del = await call(h.url, 'DELETE', '/v3/businesses/subscriptions', { token: key(), json: { subscription_types: ['YELP_KNOWLEDGE'], business_ids: ids.slice(0, 4) } });
     expect(del.status).toBe(202);
-    await h.pbs.ctx.jobs.runDue();
+    await h.pbs.ctx.tasks.runDue();
     expect(await listed('YELP_KNOWLEDGE')).toEqual(ids.slice(4).sort());
     expect((await list('YELP_KNOWLEDGE', '&limit=10001')).status).toBe(400);
     expect((await list('YELP_KNOWLEDGE', '&limit=0')).body).toMatchObject({ total: 2, subscriptions: [] });
@@ -91,7 +91,7 @@ describe.each(dialects)('subscriptions on %s', (dialect) => {
     const removed = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/remove', { token: key(), json: { business_ids: [ids[0]] } });
     expect(removed.body).toEqual({ whitelist_business_ids_count: 3 });
     await call(h.url, 'DELETE', '/v3/businesses/subscriptions', { token: key(), json: { subscription_types: ['WEBHOOK'], business_ids: [ids[1]] } });
-    await h.pbs.ctx.jobs.runDue();
+    await h.pbs.ctx.tasks.runDue();
     expect((await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: key(), json: { business_ids: [ids[1]] } })).body).toEqual({
       whitelist_business_ids_count: 3,
     });
@@ -111,7 +111,7 @@ describe.each(dialects)('subscriptions on %s', (dialect) => {
     for (const q of ['limit=0', 'limit=10001', 'offset=-1']) expect((await call(h.url, 'GET', `/listing_management/businesses/v1?${q}`, { basic: basic() })).status).toBe(400);
 
     await call(h.url, 'POST', '/v3/businesses/subscriptions', { token: key(), json: { subscription_types: ['LISTING_MANAGEMENT'], business_ids: [ids[5]] } });
-    await h.pbs.ctx.jobs.runDue();
+    await h.pbs.ctx.tasks.runDue();
     const remove = await call(h.url, 'POST', '/listing_management/businesses/remove/v1', { basic: basic(), json: { business_ids: [ids[0]] } });
     expect(remove.status).toBe(200);
     expect((await call(h.url, 'GET', '/listing_management/businesses/v1', { basic: basic() })).body.subscriptions.map((s: { business_id: string }) => s.business_id).sort()).toEqual(

@@ -51,7 +51,7 @@ describe.each(['sqlite', 'postgres'] as const)('webhook delivery survives SIGKIL
     cleanups.push(() => receiver.stop());
 
     // 1. A process without the deliverer takes the setup and the events…
-    let server: ServerProcess = await startServerProcess({ ...env, PBS_JOBS: '0' });
+    let server: ServerProcess = await startServerProcess({ ...env, PBS_TASKS: '0' });
     cleanups.push(async () => void (await server.stop('SIGKILL')));
     const base = server.url;
     const business = (await admin(base, 'POST', '/admin/v1/businesses', {

@@ -4,7 +4,7 @@ import { toIso } from '../platform/clock.js';
 import type { PlatformContext } from '../platform/module.js';
 import { apiError } from '../platform/errors.js';
 import { pagingQuerySchema } from '../platform/paging.js';
-import type { Job } from '../platform/jobs/job-runner.js';
+import type { Task } from '../platform/tasks/task-runner.js';
 
 const system = ['system'];
 
@@ -45,23 +45,23 @@ function clockView(ctx: PlatformContext) {
   };
 }
 
-function jobView(job: Job) {
+function taskView(task: Task) {
   return {
-    id: job.id,
-    type: job.type,
-    state: job.state,
-    attempts: job.attempts,
-    max_attempts: job.max_attempts,
-    run_at: toIso(job.run_at),
-    last_error: job.last_error,
-    created_at: toIso(job.created_at),
-    updated_at: toIso(job.updated_at),
-    finished_at: job.finished_at === null ? null : toIso(job.finished_at),
-    payload: JSON.parse(job.payload) as unknown,
+    id: task.id,
+    type: task.type,
+    state: task.state,
+    attempts: task.attempts,
+    max_attempts: task.max_attempts,
+    run_at: toIso(task.run_at),
+    last_error: task.last_error,
+    created_at: toIso(task.created_at),
+    updated_at: toIso(task.updated_at),
+    finished_at: task.finished_at === null ? null : toIso(task.finished_at),
+    payload: JSON.parse(task.payload) as unknown,
   };
 }
 
-/** Operator control of the sandbox clock and visibility of background jobs. */
+/** Operator control of the sandbox clock and visibility of background tasks. */
 export function operationsAdminRoutes(ctx: PlatformContext) {
   return async (app: FastifyInstance) => {
     const tags = ['operator'];
@@ -135,13 +135,13 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     );
 
     app.get(
-      '/admin/v1/jobs',
+      '/admin/v1/tasks',
       {
         config,
         schema: {
           tags,
           security,
-          summary: 'List background jobs (newest first)',
+          summary: 'List background tasks (newest first)',
           querystring: pagingQuerySchema(
             { defaultLimit: 50, maxLimit: 500 },
             { state: { type: 'string', enum: ['pending', 'running', 'succeeded', 'dead'] }, type: { type: 'string', maxLength: 200 } },
@@ -149,30 +149,45 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
         },
       },
       async (request) => {
-        const q = request.query as { state?: Job['state']; type?: string; limit: number; offset: number };
-        return { jobs: (await ctx.jobs.list(q)).map(jobView) };
+        const q = request.query as { state?: Task['state']; type?: string; limit: number; offset: number };
+        return { tasks: (await ctx.tasks.list(q)).map(taskView) };
       },
     );
 
-    const jobParams = { type: 'object', required: ['job_id'], properties: { job_id: { type: 'string' } } } as const;
-    app.get('/admin/v1/jobs/:job_id', { config, schema: { tags, security, summary: 'Show a job', params: jobParams } }, async (request) => {
-      const job = await ctx.jobs.get((request.params as { job_id: string }).job_id);
-      if (!job) throw apiError('NOT_FOUND', 'Job not found');
-      return jobView(job);
+    const taskParams = { type: 'object', required: ['task_id'], properties: { task_id: { type: 'string', maxLength: 64 } } } as const;
+    app.get('/admin/v1/tasks/:task_id', { config, schema: { tags, security, summary: 'Show a task', params: taskParams } }, async (request) => {
+      const task = await ctx.tasks.get((request.params as { task_id: string }).task_id);
+      if (!task) throw apiError('NOT_FOUND', 'Task not found');
+      return taskView(task);
     });
 
     app.post(
-      '/admin/v1/jobs/:job_id/retry',
-      { config, schema: { tags, security, summary: 'Queue a dead job again', params: jobParams } },
+      '/admin/v1/tasks/:task_id/retry',
+      { config, schema: { tags, security, summary: 'Queue a dead task again', params: taskParams } },
       async (request) => {
-        const id = (request.params as { job_id: string }).job_id;
-        const job = await ctx.jobs.retry(id);
-        if (!job) {
-          if (!(await ctx.jobs.get(id))) throw apiError('NOT_FOUND', 'Job not found');
-          throw apiError('CONFLICT', 'Only dead jobs can be retried');
+        const id = (request.params as { task_id: string }).task_id;
+        const task = await ctx.tasks.retry(id);
+        if (!task) {
+          if (!(await ctx.tasks.get(id))) throw apiError('NOT_FOUND', 'Task not found');
+          throw apiError('CONFLICT', 'Only dead tasks can be retried');
         }
-        return jobView(job);
+        return taskView(task);
       },
     );
+
+    // The routes' old names (before background jobs became tasks) redirect, method and body kept.
+    for (const [method, from] of [
+      ['GET', '/admin/v1/jobs'],
+      ['GET', '/admin/v1/jobs/:task_id'],
+      ['POST', '/admin/v1/jobs/:task_id/retry'],
+    ] as const) {
+      app.route({
+        method,
+        url: from,
+        config,
+        schema: { hide: true },
+        handler: async (request, reply) => reply.redirect(request.url.replace('/admin/v1/jobs', '/admin/v1/tasks'), 308),
+      });
+    }
   };
 }

@@ -39,7 +39,8 @@ export interface Config {
   idempotencyTtlMs: number;
   /** How long (wall time) a request holding an Idempotency-Key may run before a retry takes over. */
   idempotencyTakeoverMs: number;
-  jobs: { enabled: boolean; pollMs: number; batchSize: number; leaseMs: number };
+  /** Background work in this process: tasks, schedules, the event relay and webhook delivery. */
+  tasks: { enabled: boolean; pollMs: number; batchSize: number; leaseMs: number };
   /** How often a process re-reads the shared sandbox clock written by another process. */
   clockSyncMs: number;
   shutdownGraceMs: number;
@@ -106,6 +107,10 @@ function secretKey(raw: string | undefined): string | undefined {
 /** Flags (`--port 9000`) override environment variables of the same meaning. */
 export function loadConfig(env: Env = process.env, flags: Record<string, string> = {}): Config {
   const merged: Env = { ...env };
+  // Before background work was called tasks its settings were PBS_JOBS*; those names still work.
+  for (const suffix of ['', '_POLL_MS', '_BATCH', '_LEASE_MS']) {
+    if (merged[`PBS_TASKS${suffix}`] === undefined && merged[`PBS_JOBS${suffix}`] !== undefined) merged[`PBS_TASKS${suffix}`] = merged[`PBS_JOBS${suffix}`];
+  }
   const flagToEnv: Record<string, string> = {
     port: 'PORT',
     host: 'HOST',
@@ -161,11 +166,11 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     authCacheMs: int(merged, 'PBS_AUTH_CACHE_MS', 2000),
     idempotencyTtlMs: int(merged, 'PBS_IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1) * 1000,
     idempotencyTakeoverMs: int(merged, 'PBS_IDEMPOTENCY_TAKEOVER_MS', 60_000, 100),
-    jobs: {
-      enabled: bool(merged, 'PBS_JOBS', true),
-      pollMs: int(merged, 'PBS_JOBS_POLL_MS', 500, 10),
-      batchSize: int(merged, 'PBS_JOBS_BATCH', 20, 1),
-      leaseMs: int(merged, 'PBS_JOBS_LEASE_MS', 60_000, 100),
+    tasks: {
+      enabled: bool(merged, 'PBS_TASKS', true),
+      pollMs: int(merged, 'PBS_TASKS_POLL_MS', 500, 10),
+      batchSize: int(merged, 'PBS_TASKS_BATCH', 20, 1),
+      leaseMs: int(merged, 'PBS_TASKS_LEASE_MS', 60_000, 100),
     },
     clockSyncMs: int(merged, 'PBS_CLOCK_SYNC_MS', 1000, 0),
     shutdownGraceMs: int(merged, 'PBS_SHUTDOWN_GRACE_MS', 10_000, 0),

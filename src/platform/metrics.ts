@@ -89,15 +89,15 @@ function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram'
 export class Metrics {
   readonly registry = new Registry();
   readonly http = new HttpMetrics();
-  readonly jobOutcomes: Counter<'type' | 'outcome'>;
+  readonly taskOutcomes: Counter<'type' | 'outcome'>;
   readonly bookingRetries: Counter;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'pbs_' });
     this.http.register(this.registry);
-    this.jobOutcomes = new Counter({
-      name: 'pbs_jobs_total',
-      help: 'Background job attempts by type and outcome',
+    this.taskOutcomes = new Counter({
+      name: 'pbs_tasks_total',
+      help: 'Background task attempts by type and outcome',
       labelNames: ['type', 'outcome'],
       registers: [this.registry],
     });

@@ -4,7 +4,7 @@ import type { ClockSync } from './clock-sync.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { PbsMigration } from './db/migrate.js';
-import type { JobRunner } from './jobs/job-runner.js';
+import type { TaskRunner } from './tasks/task-runner.js';
 import type { Metrics } from './metrics.js';
 
 /** What every family gets to build its services and routes. */
@@ -15,7 +15,8 @@ export interface PlatformContext {
   /** Present in sandbox mode: the clock the operator can move. */
   sandboxClock: ControllableClock | undefined;
   clockSync: ClockSync | undefined;
-  jobs: JobRunner;
+  /** Background work: typed tasks and schedules on the pbs clock. */
+  tasks: TaskRunner;
   metrics: Metrics;
   log: FastifyBaseLogger;
 }
@@ -23,12 +24,12 @@ export interface PlatformContext {
 /**
  * A family of the API (reservations, advertising, …) plugs in as one module: its migrations,
  * its routes (partner routes declare `config.partner`, operator routes `config.admin`) and the
- * job types it handles. Modules never reach into each other's tables.
+ * task types and schedules it runs. Modules never reach into each other's tables.
  */
 export interface ApiModule {
   name: string;
   migrations?: PbsMigration[];
-  /** Registers job handlers; called before the job runner starts. */
-  registerJobs?(jobs: JobRunner): void;
+  /** Registers task handlers and schedules; called before the task runner starts. */
+  registerTasks?(tasks: TaskRunner): void;
   routes?(app: FastifyInstance): Promise<void> | void;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
-import { APPLY_JOB, MAX_IDS, type SubscriptionService } from './subscription-service.js';
+import { APPLY_TASK, MAX_IDS, type SubscriptionService } from './subscription-service.js';
 import { subscriptionLinksMigration, subscriptionsMigration, subscriptionTypes } from './subscription-store.js';
 
 /** facts.md §1.3: 5 requests per second per client and endpoint by default. */
@@ -50,7 +50,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
   return {
     name: 'subscriptions',
     migrations: [subscriptionsMigration, subscriptionLinksMigration],
-    registerJobs: (jobs) => jobs.register(APPLY_JOB, (payload: { request_id: string }) => service.apply(payload.request_id), { maxAttempts: 20 }),
+    registerTasks: (tasks) => tasks.register(APPLY_TASK, (payload) => service.apply(payload.request_id)),
     routes: async (app: FastifyInstance) => {
       const tags = ['subscriptions'];
       app.get(
@@ -81,12 +81,12 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
           method,
           url: '/v3/businesses/subscriptions',
           config: v3('business_subscriptions', {
-            deferred: 'the subscriptions.apply job refuses ids of businesses not linked to the caller and records them on the request',
+            deferred: 'the subscriptions.apply task refuses ids of businesses not linked to the caller and records them on the request',
           }),
           schema: {
             tags,
             security: bearer,
-            summary: `${action === 'subscribe' ? 'Subscribe' : 'Unsubscribe'} businesses (asynchronous: 202, applied by a background job)`,
+            summary: `${action === 'subscribe' ? 'Subscribe' : 'Unsubscribe'} businesses (asynchronous: 202, applied by a background task)`,
             body: changeBody,
             response: { 202: empty, ...errors },
           },

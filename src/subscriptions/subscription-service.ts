@@ -8,10 +8,15 @@ import { toIsoOffset } from '../platform/clock.js';
 import type { Db, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import type { JobRunner } from '../platform/jobs/job-runner.js';
+import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { SubscriptionStore, subscriptionTypes, type SubscriptionType } from './subscription-store.js';
 
-export const APPLY_JOB = 'subscriptions.apply';
+/** Applies one subscription request (the v3 interface is asynchronous, facts.md §5). */
+export const APPLY_TASK = defineTask<{ request_id: string }>(
+  'subscriptions.apply',
+  { type: 'object', required: ['request_id'], additionalProperties: false, properties: { request_id: { type: 'string', minLength: 1 } } },
+  { maxAttempts: 20 },
+);
 
 /** A partner may use a subscription type only with the interface behind it enabled. */
 const interfaceOfType: Record<SubscriptionType, PartnerInterface> = {
@@ -45,7 +50,7 @@ export class SubscriptionService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly jobs: JobRunner,
+    private readonly tasks: TaskRunner,
     private readonly links: BusinessLinks,
     private readonly businesses: BusinessDirectory,
   ) {}
@@ -79,7 +84,7 @@ export class SubscriptionService {
     return { total: page.total, limit, offset, subscription_type: type, subscriptions: page.subscriptions };
   }
 
-  /** Records the request and its job in one transaction; the change itself happens in the job. */
+  /** Records the request and its task in one transaction; the change itself happens in the task. */
   async request(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown, pending?: PendingIdempotency): Promise<Record<string, never>> {
     const rawTypes = (body as { subscription_types?: unknown } | undefined)?.subscription_types;
     if (!Array.isArray(rawTypes) || rawTypes.length === 0) {
@@ -102,14 +107,14 @@ export class SubscriptionService {
         created_at: now,
         completed_at: null,
       });
-      await this.jobs.enqueue(trx, APPLY_JOB, { request_id: id });
+      await this.tasks.enqueue(trx, APPLY_TASK, { request_id: id });
       await answerWithinChange(trx, pending, 202, {});
     });
     return {};
   }
 
   /**
-   * The job: applies one request. Unknown business ids are skipped, and ids of businesses not
+   * The task: applies one request. Unknown business ids are skipped, and ids of businesses not
    * linked to the partner are refused; both are recorded on the request, neither is fatal.
    */
   async apply(requestId: string): Promise<void> {

@@ -39,7 +39,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PBS_SANDBOX: '1',
     PBS_LOG_LEVEL: process.env.PBS_TEST_LOG_LEVEL ?? 'silent',
     PBS_ADMIN_TOKEN: ADMIN_TOKEN,
-    PBS_JOBS: '0',
+    PBS_TASKS: '0',
     PBS_CLOCK_SYNC_MS: '0',
     PBS_AUTH_CACHE_MS: '0',
     // Tests send many requests from one address on a wall clock that stands still; the limits on

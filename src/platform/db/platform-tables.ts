@@ -20,13 +20,14 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
-export type JobState = 'pending' | 'running' | 'succeeded' | 'dead';
+export type TaskState = 'pending' | 'running' | 'succeeded' | 'dead';
 
-export interface JobsTable {
+/** Background work (see TaskRunner); the table was called `jobs` before migration 0008. */
+export interface TasksTable {
   id: string;
   type: string;
   payload: string;
-  state: JobState;
+  state: TaskState;
   attempts: Generated<number>;
   max_attempts: number;
   run_at: number;
@@ -38,11 +39,22 @@ export interface JobsTable {
   finished_at: number | null;
 }
 
+/** Recurring work: when each schedule runs next, and who holds it while it runs. */
+export interface TaskSchedulesTable {
+  name: string;
+  next_run_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  last_run_at: number | null;
+  last_error: string | null;
+}
+
 declare module './database.js' {
   interface Tables {
     settings: SettingsTable;
     idempotency_keys: IdempotencyKeysTable;
-    jobs: JobsTable;
+    tasks: TasksTable;
+    task_schedules: TaskSchedulesTable;
   }
 }
 
@@ -86,5 +98,27 @@ export const platformMigration: PbsMigration = {
       .addColumn('finished_at', 'bigint')
       .execute();
     await db.schema.createIndex('jobs_due').on('jobs').columns(['state', 'run_at']).execute();
+  },
+};
+
+/**
+ * Background "jobs" become "tasks": the advertising interface's jobs are partner-visible (job_id,
+ * receipts) and must not share a name with internal work. Recurring work gets its schedule table.
+ */
+export const tasksMigration: PbsMigration = {
+  name: '0008_tasks',
+  async up(db) {
+    await db.schema.alterTable('jobs').renameTo('tasks').execute();
+    await db.schema.dropIndex('jobs_due').execute();
+    await db.schema.createIndex('tasks_due').on('tasks').columns(['state', 'run_at']).execute();
+    await db.schema
+      .createTable('task_schedules')
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('next_run_at', 'bigint', (c) => c.notNull())
+      .addColumn('locked_by', 'text')
+      .addColumn('locked_until', 'bigint')
+      .addColumn('last_run_at', 'bigint')
+      .addColumn('last_error', 'text')
+      .execute();
   },
 };

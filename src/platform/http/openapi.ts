@@ -69,7 +69,7 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
         },
       },
       tags: [
-        { name: 'operator', description: 'Operator API: partners, credentials, businesses, clock, jobs' },
+        { name: 'operator', description: 'Operator API: partners, credentials, businesses, clock, background tasks' },
         { name: 'oauth', description: 'Access tokens for partner clients' },
         { name: 'reservations', description: 'Reservation partner API (Bearer API key)' },
         { name: 'waitlist', description: 'Waitlist partner API' },

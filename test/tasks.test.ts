@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllableClock } from '../src/platform/clock.js';
-import { exponentialBackoff, JobRunner } from '../src/platform/jobs/job-runner.js';
+import { defineTask, exponentialBackoff, TaskRunner, type TaskTypeOptions } from '../src/platform/tasks/task-runner.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { createPbs, foundationMigrations } from '../src/app.js';
 import { SettingsStore } from '../src/platform/settings.js';
 import { admin, dialects, openTestDatabase, startPbs, T0, testConfig, type Harness, type TestDatabase } from './support/harness.js';
 
 const runnerOptions = { pollMs: 20, batchSize: 10, leaseMs: 60_000 };
+/** A task type whose payload may be any object (the tests below are about running, not schemas). */
+const task = <P = any>(name: string, options: TaskTypeOptions = {}) => defineTask<P>(name, { type: 'object' }, options);
 
-describe.each(dialects)('job runner on %s', (dialect) => {
+describe.each(dialects)('task runner on %s', (dialect) => {
   let database: TestDatabase;
   let clock: ControllableClock;
 
@@ -19,17 +21,17 @@ describe.each(dialects)('job runner on %s', (dialect) => {
   });
   afterAll(() => database.drop());
 
-  it('writes jobs in the transaction of the change: a rollback leaves no job behind', async () => {
-    const runner = new JobRunner(database, clock, runnerOptions);
-    runner.register('tx.test', async () => {});
+  it('writes tasks in the transaction of the change: a rollback leaves no task behind', async () => {
+    const runner = new TaskRunner(database, clock, runnerOptions);
+    runner.register(task('tx.test'), async () => {});
     await database.db.transaction().execute(async (trx) => {
       await new SettingsStore(trx).set('tx-commit', '1');
-      await runner.enqueue(trx, 'tx.test', { n: 1 }, { id: 'job-commit' });
+      await runner.enqueue(trx, task('tx.test'), { n: 1 }, { id: 'job-commit' });
     });
     await expect(
       database.db.transaction().execute(async (trx) => {
         await new SettingsStore(trx).set('tx-rollback', '1');
-        await runner.enqueue(trx, 'tx.test', { n: 2 }, { id: 'job-rollback' });
+        await runner.enqueue(trx, task('tx.test'), { n: 2 }, { id: 'job-rollback' });
         throw new Error('change failed');
       }),
     ).rejects.toThrow('change failed');
@@ -40,31 +42,27 @@ describe.each(dialects)('job runner on %s', (dialect) => {
     expect((await runner.get('job-commit'))!.state).toBe('succeeded');
   });
 
-  it('runs a job only when due by the clock', async () => {
-    const runner = new JobRunner(database, clock, runnerOptions);
+  it('runs a task only when due by the clock', async () => {
+    const runner = new TaskRunner(database, clock, runnerOptions);
     const seen: unknown[] = [];
-    runner.register('later.test', async (payload) => {
+    runner.register(task('later.test'), async (payload) => {
       seen.push(payload);
     });
-    await runner.enqueue(database.db, 'later.test', { hello: 'world' }, { runAt: clock.now() + 60_000 });
+    await runner.enqueue(database.db, task('later.test'), { hello: 'world' }, { runAt: clock.now() + 60_000 });
     expect(await runner.runDue()).toBe(0);
     clock.advance(60_000);
     expect(await runner.runDue()).toBe(1);
     expect(seen).toEqual([{ hello: 'world' }]);
   });
 
-  it('retries a failing job with backoff and then marks it dead, visibly', async () => {
-    const runner = new JobRunner(database, clock, runnerOptions);
+  it('retries a failing task with backoff and then marks it dead, visibly', async () => {
+    const runner = new TaskRunner(database, clock, runnerOptions);
     let calls = 0;
-    runner.register(
-      'flaky.test',
-      async () => {
-        calls++;
-        throw new Error(`failure ${calls}`);
-      },
-      { maxAttempts: 3, backoffMs: exponentialBackoff(1000, 60_000, 0) },
-    );
-    const id = await runner.enqueue(database.db, 'flaky.test', {});
+    runner.register(task('flaky.test', { maxAttempts: 3, backoffMs: exponentialBackoff(1000, 60_000, 0) }), async () => {
+      calls++;
+      throw new Error(`failure ${calls}`);
+    });
+    const id = await runner.enqueue(database.db, task('flaky.test'), {});
     expect(await runner.runDue()).toBe(1);
     let job = (await runner.get(id))!;
     expect(job).toMatchObject({ state: 'pending', attempts: 1, last_error: 'failure 1' });
@@ -89,51 +87,85 @@ describe.each(dialects)('job runner on %s', (dialect) => {
     expect(revived).toMatchObject({ state: 'pending', attempts: 0 });
   });
 
-  it('takes over a job whose worker died (lease expired)', async () => {
-    const runner = new JobRunner(database, clock, { ...runnerOptions, leaseMs: 1 });
+  it('takes over a task whose worker died (lease expired)', async () => {
+    const runner = new TaskRunner(database, clock, { ...runnerOptions, leaseMs: 1 });
     const done: string[] = [];
-    runner.register('lease.test', async (payload: { id: string }) => {
+    runner.register(task('lease.test'), async (payload: { id: string }) => {
       done.push(payload.id);
     });
-    const id = await runner.enqueue(database.db, 'lease.test', { id: 'x' });
+    const id = await runner.enqueue(database.db, task('lease.test'), { id: 'x' });
     // A worker that claimed the job and vanished.
-    await database.db.updateTable('jobs').set({ state: 'running', locked_by: 'ghost', locked_until: Date.now() - 1 }).where('id', '=', id).execute();
+    await database.db.updateTable('tasks').set({ state: 'running', locked_by: 'ghost', locked_until: Date.now() - 1 }).where('id', '=', id).execute();
     expect(await runner.runDue()).toBe(1);
     expect(done).toEqual(['x']);
     expect((await runner.get(id))!.state).toBe('succeeded');
   });
 
-  it('lets several runners share the queue without running a job twice', async () => {
+  it('lets several runners share the queue without running a task twice', async () => {
     const executions = new Map<number, number>();
     const runners = [0, 1, 2].map(() => {
-      const r = new JobRunner(database, clock, { ...runnerOptions, batchSize: 5 });
-      r.register('shared.test', async (payload: { n: number }) => {
+      const r = new TaskRunner(database, clock, { ...runnerOptions, batchSize: 5 });
+      r.register(task('shared.test'), async (payload: { n: number }) => {
         executions.set(payload.n, (executions.get(payload.n) ?? 0) + 1);
         await new Promise((resolve) => setTimeout(resolve, 1));
       });
       return r;
     });
-    for (let n = 0; n < 60; n++) await runners[0].enqueue(database.db, 'shared.test', { n });
+    for (let n = 0; n < 60; n++) await runners[0].enqueue(database.db, task('shared.test'), { n });
     await Promise.all(runners.map((r) => r.runDue()));
     expect(executions.size).toBe(60);
     expect([...executions.values()].every((count) => count === 1)).toBe(true);
   });
 
-  it('runs jobs in the background once started, woken by enqueue and by clock moves', async () => {
-    const runner = new JobRunner(database, clock, { ...runnerOptions, pollMs: 60_000 });
+  it('checks payloads against the task type’s schema when enqueued and when run', async () => {
+    const runner = new TaskRunner(database, clock, runnerOptions);
+    const typed = defineTask<{ request_id: string }>('typed.test', { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string' } } });
+    const ran: string[] = [];
+    runner.register(typed, async (payload) => void ran.push(payload.request_id));
+    await expect(runner.enqueue(database.db, typed, { request_id: 7 } as never)).rejects.toThrow(/does not match its schema/);
+    // A payload stored by an older version that no longer fits: dead at once, with the reason.
+    await runner.enqueue(database.db, typed, { request_id: 'ok' }, { id: 'typed-ok' });
+    await runner.enqueue(database.db, typed, { request_id: 'later' }, { id: 'typed-bad' });
+    await database.db.updateTable('tasks').set({ payload: '{"other":1}' }).where('id', '=', 'typed-bad').execute();
+    expect(await runner.runDue()).toBe(2);
+    expect(ran).toEqual(['ok']);
+    expect(await runner.get('typed-bad')).toMatchObject({ state: 'dead', attempts: 1, last_error: expect.stringMatching(/request_id/) });
+  });
+
+  it('runs a schedule on the pbs clock, in one of several runners at a time', async () => {
+    let runs = 0;
+    const runners = [0, 1, 2].map(() => {
+      const r = new TaskRunner(database, clock, runnerOptions);
+      r.schedule({ name: `every-minute-${dialect}`, everyMs: 60_000, run: async () => void runs++ });
+      return r;
+    });
+    await Promise.all(runners.map((r) => r.runDue()));
+    expect(runs).toBe(0); // first due a minute after it was registered
+    clock.advance(60_000);
+    await Promise.all(runners.map((r) => r.runDue()));
+    expect(runs).toBe(1);
+    await Promise.all(runners.map((r) => r.runDue()));
+    expect(runs).toBe(1); // not again until the next minute of pbs time
+    clock.advance(60_000);
+    await runners[2].runDue();
+    expect(runs).toBe(2);
+  });
+
+  it('runs tasks in the background once started, woken by enqueue and by clock moves', async () => {
+    const runner = new TaskRunner(database, clock, { ...runnerOptions, pollMs: 60_000 });
     const seen: number[] = [];
     let resolveSeen: () => void = () => {};
-    runner.register('bg.test', async (payload: { n: number }) => {
+    runner.register(task('bg.test'), async (payload: { n: number }) => {
       seen.push(payload.n);
       resolveSeen();
     });
     runner.start();
     try {
       let waiting = new Promise<void>((r) => (resolveSeen = r));
-      await runner.enqueue(database.db, 'bg.test', { n: 1 });
+      await runner.enqueue(database.db, task('bg.test'), { n: 1 });
       await waiting;
       waiting = new Promise<void>((r) => (resolveSeen = r));
-      await runner.enqueue(database.db, 'bg.test', { n: 2 }, { runAt: clock.now() + 10_000 });
+      await runner.enqueue(database.db, task('bg.test'), { n: 2 }, { runAt: clock.now() + 10_000 });
       clock.advance(10_000);
       await waiting;
       expect(seen).toEqual([1, 2]);
@@ -143,33 +175,39 @@ describe.each(dialects)('job runner on %s', (dialect) => {
   });
 });
 
-describe.each(dialects)('jobs and clock through the operator API on %s', (dialect) => {
+describe.each(dialects)('tasks and clock through the operator API on %s', (dialect) => {
   let h: Harness;
   beforeAll(async () => {
     h = await startPbs(dialect, {
       modules: () => [
         {
           name: 'doomed',
-          registerJobs: (jobs) => jobs.register('doomed.test', async () => Promise.reject(new Error('always fails')), { maxAttempts: 1 }),
+          registerTasks: (tasks) => tasks.register(task('doomed.test', { maxAttempts: 1 }), async () => Promise.reject(new Error('always fails'))),
         },
       ],
     });
   });
   afterAll(() => h.close());
 
-  it('shows dead jobs and queues them again', async () => {
-    const id = await h.pbs.ctx.jobs.enqueue(h.database.db, 'doomed.test', { why: 'test' });
-    await h.pbs.ctx.jobs.runDue();
-    const list = await admin(h.url, 'GET', '/admin/v1/jobs?state=dead');
+  it('shows dead tasks and queues them again', async () => {
+    const id = await h.pbs.ctx.tasks.enqueue(h.database.db, task('doomed.test'), { why: 'test' });
+    await h.pbs.ctx.tasks.runDue();
+    const list = await admin(h.url, 'GET', '/admin/v1/tasks?state=dead');
     expect(list.status).toBe(200);
-    expect(list.body.jobs.find((j: { id: string }) => j.id === id)).toMatchObject({ state: 'dead', last_error: 'always fails', payload: { why: 'test' } });
-    const retried = await admin(h.url, 'POST', `/admin/v1/jobs/${id}/retry`);
+    expect(list.body.tasks.find((j: { id: string }) => j.id === id)).toMatchObject({ state: 'dead', last_error: 'always fails', payload: { why: 'test' } });
+    const retried = await admin(h.url, 'POST', `/admin/v1/tasks/${id}/retry`);
     expect(retried.status).toBe(200);
     expect(retried.body.state).toBe('pending');
-    const again = await admin(h.url, 'POST', `/admin/v1/jobs/${id}/retry`);
+    const again = await admin(h.url, 'POST', `/admin/v1/tasks/${id}/retry`);
     expect(again.status).toBe(409);
-    expect((await admin(h.url, 'POST', '/admin/v1/jobs/nope/retry')).status).toBe(404);
-    expect((await admin(h.url, 'GET', '/admin/v1/jobs?state=bogus')).status).toBe(400);
+    expect((await admin(h.url, 'POST', '/admin/v1/tasks/nope/retry')).status).toBe(404);
+    expect((await admin(h.url, 'GET', '/admin/v1/tasks?state=bogus')).status).toBe(400);
+    // The routes' old names redirect, keeping the method.
+    const old = await fetch(`${h.url}/admin/v1/jobs?state=dead`, { headers: { authorization: 'Bearer test-admin-token' }, redirect: 'manual' });
+    expect(old.status).toBe(308);
+    expect(old.headers.get('location')).toBe('/admin/v1/tasks?state=dead');
+    const followed = await admin(h.url, 'GET', '/admin/v1/jobs?type=doomed.test');
+    expect(followed.body.tasks.map((t: { id: string }) => t.id)).toContain(id);
   });
 
   it('reads, freezes, sets and advances the sandbox clock', async () => {
