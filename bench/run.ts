@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon, { type Result } from 'autocannon';
+import autocannon from 'autocannon';
 import pg from 'pg';
 import { demoReservationSettings, generateDemoBusinesses, seededRandom, type City } from '../src/demo/demo-dataset.js';
 import { openDatabase } from '../src/platform/db/database.js';
@@ -45,11 +45,11 @@ interface Started {
 function start(args: string[], env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start: ${out}`)), 60_000);
-    child.stdout!.on('data', () => {
+    child.stdout.on('data', () => {
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) {
         clearTimeout(timer);
@@ -155,7 +155,7 @@ async function withSteal<T>(work: () => Promise<T>): Promise<[T, number]> {
 
 async function measure(name: string, options: Parameters<typeof autocannon>[0], connections = CONNECTIONS): Promise<Figure> {
   await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
-  const [r, stealPercent] = await withSteal(() => autocannon({ ...options, connections, duration: DURATION }) as Promise<Result>);
+  const [r, stealPercent] = await withSteal(() => autocannon({ ...options, connections, duration: DURATION }));
   return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, connections, stealPercent };
 }
 
@@ -259,7 +259,7 @@ async function holdAndReserve(name: string, base: string, key: string, ids: stri
   });
   await autocannon({ ...options(), connections: CONNECTIONS, duration: 2 });
   reservations = 0;
-  const [r, stealPercent] = await withSteal(() => autocannon({ ...options(), connections: CONNECTIONS, duration: DURATION }) as Promise<Result>);
+  const [r, stealPercent] = await withSteal(() => autocannon({ ...options(), connections: CONNECTIONS, duration: DURATION }));
   const perSecond = reservations / DURATION;
   return {
     name,

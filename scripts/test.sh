@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite (what `npm test` and CI run): prepares what the tests need on this
-# machine, type-checks, runs vitest on SQLite and PostgreSQL, and ends with a plain
+# machine, type-checks, lints, runs vitest on SQLite and PostgreSQL, and ends with a plain
 # "N passed, N failed" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,8 @@ if [ ! -x "$chromium_bin" ]; then
 fi
 
 npx tsc -p tsconfig.check.json
+# Lint with type information and the folder rules (eslint.config.js).
+npx eslint .
 
 report="$(mktemp -t pbs-vitest-XXXXXX.json)"
 status=0

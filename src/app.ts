@@ -10,6 +10,7 @@ import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
 import { waitlistModule } from './waitlist/module.js';
 import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
+import { ReservationStore } from './reservations/reservation-store.js';
 import { searchModule } from './search/module.js';
 import { Catalog } from './catalog/catalog.js';
 import { ChangeFeed, changeLogMigration } from './platform/change-feed.js';
@@ -139,7 +140,12 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
 
   const keys = new SecretKeys(database.db, config.secretKey);
   const credentials = new CredentialService(database.db, clock, config.authCacheMs, keys);
-  const catalog = new Catalog(database.db, config.catalogMaxStaleMs);
+  // The catalogue's data comes from its owners (called when it loads, after all is built).
+  const catalog = new Catalog(
+    database.db,
+    { businesses: () => businesses.all(), inventories: () => new ReservationStore(database.db, database.dialect).inventories() },
+    config.catalogMaxStaleMs,
+  );
   const changes = new ChangeFeed(database);
   const occupancy = new OccupancyIndex(database, clock, changes, config.rememberedDays);
   const addressPolicy = { allowPrivate: config.webhooks.allowPrivateAddresses, allowLoopback: config.sandbox };
@@ -177,6 +183,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
           return subscribed.filter((id) => linked.has(id));
         },
         mayReceive: (db, partnerIds) => partners.activeWith(db, 'webhooks', partnerIds),
+        requirePartner: async (partnerId) => void (await partners.get(partnerId)),
       },
       businesses,
       () => deliverer.wake(),

@@ -101,7 +101,7 @@ describe('webhook address guard (pure: no traffic leaves loopback)', () => {
     const lookup = guardedLookup(production, async () => [{ address: answer, family: 4 }]);
     const resolveWith = (options: object) =>
       new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((resolve) =>
-        lookup('rebind.example', options as never, (error, address) => resolve({ error, address })),
+        lookup('rebind.example', options, (error, address) => resolve({ error, address })),
       );
     expect(await resolveWith({})).toEqual({ error: null, address: '93.184.216.34' });
     expect((await resolveWith({ all: true })).address).toEqual([{ address: '93.184.216.34', family: 4 }]);

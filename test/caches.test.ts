@@ -4,7 +4,7 @@ import { BusinessService } from '../src/businesses/business-service.js';
 import { Catalog } from '../src/catalog/catalog.js';
 import { CredentialService } from '../src/partners/credential-service.js';
 import { PartnerService } from '../src/partners/partner-service.js';
-import { dropStartTimeIndexesMigration, reservationsMigration } from '../src/reservations/reservation-store.js';
+import { dropStartTimeIndexesMigration, reservationsMigration, ReservationStore } from '../src/reservations/reservation-store.js';
 import { ControllableClock } from '../src/platform/clock.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { SecretKeys } from '../src/platform/secret-keys.js';
@@ -23,7 +23,11 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
 
   it('catalogue: past half its staleness it refreshes in the background, without a reader waiting', async () => {
     let wall = 1_000_000;
-    const catalog = new Catalog(database.db, 1000, () => wall);
+    const sources = {
+      businesses: () => new BusinessService(database.db, clock).all(),
+      inventories: () => new ReservationStore(database.db, database.dialect).inventories(),
+    };
+    const catalog = new Catalog(database.db, sources, 1000, () => wall);
     // Another process's writes: they bump the catalogue version, and do not invalidate this copy.
     const elsewhere = new BusinessService(database.db, clock);
     const first = (await elsewhere.upsert(sampleBusiness({ name: 'First' }))).business;

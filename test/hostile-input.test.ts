@@ -132,7 +132,7 @@ describe('limits per client address', () => {
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write('POST /oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ngrant');
     let answer = '';
-    socket.on('data', (d) => (answer += d));
+    socket.on('data', (d: Buffer) => (answer += d.toString()));
     // Node answers 408 and closes once the request timeout has passed (checked every second).
     await new Promise((resolve) => socket.once('close', resolve));
     expect(answer).toMatch(/^HTTP\/1\.1 408/);

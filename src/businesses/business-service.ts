@@ -87,6 +87,11 @@ export class BusinessService {
     return this.store(db).resolveIds(idsOrAliases);
   }
 
+  /** Every business (for the in-memory catalogue). */
+  all(db: DbOrTx = this.db): Promise<Business[]> {
+    return this.store(db).all();
+  }
+
   /** The records of these business ids (missing ones are absent). */
   records(ids: string[], db: DbOrTx = this.db): Promise<Map<string, Business>> {
     return this.store(db).records(ids);

@@ -1,8 +1,7 @@
 import type { PbsMigration } from '../platform/db/migrate.js';
 import { fromFlag, toFlag, type DbOrTx } from '../platform/db/database.js';
-import { newId } from '../platform/ids.js';
-import { SettingsStore } from '../platform/settings.js';
 import type { Business } from './business-record.js';
+import { bumpCatalogVersion } from './catalog-version.js';
 
 export interface BusinessesTable {
   id: string;
@@ -80,12 +79,6 @@ function toRow(b: Business, now: number): BusinessesTable {
   };
 }
 
-/** Settings key bumped by every write to the catalogue, so in-memory copies know to reload. */
-export const CATALOG_VERSION_KEY = 'catalog_version';
-
-export async function bumpCatalogVersion(db: DbOrTx): Promise<void> {
-  await new SettingsStore(db).set(CATALOG_VERSION_KEY, newId());
-}
 
 export interface BusinessRef {
   id: string;
@@ -175,6 +168,12 @@ export class BusinessStore {
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.select('record').orderBy('name').orderBy('id').limit(filter.limit).offset(filter.offset).execute();
     return { total: Number(total.n), businesses: rows.map((r) => fromRecord(r.record)) };
+  }
+
+  /** Every business, closed ones marked so (the in-memory catalogue loads them all). */
+  async all(): Promise<Business[]> {
+    const rows = await this.db.selectFrom('businesses').select(['record', 'is_closed']).execute();
+    return rows.map((r) => fromRecord(r.record, r.is_closed));
   }
 
   async count(): Promise<number> {

@@ -1,8 +1,7 @@
 import type { Business } from '../businesses/business-record.js';
-import { CATALOG_VERSION_KEY, fromRecord } from '../businesses/business-store.js';
+import { catalogVersion } from '../businesses/catalog-version.js';
 import type { Db } from '../platform/db/database.js';
 import { localMinute } from '../platform/local-time.js';
-import { SettingsStore } from '../platform/settings.js';
 import type { ReservationSettings } from '../reservations/inventory.js';
 import type { RestaurantInventory } from '../reservations/occupancy.js';
 import type { TableRow } from '../reservations/reservation-store.js';
@@ -35,6 +34,12 @@ export interface Area {
   center: { latitude: number; longitude: number };
 }
 
+/** Where the catalogue's data comes from: the owning families' exported functions. */
+export interface CatalogSources {
+  businesses(): Promise<Business[]>;
+  inventories(): Promise<{ settings: Map<string, ReservationSettings>; tables: TableRow[] }>;
+}
+
 export interface Snapshot {
   entries: IndexedBusiness[];
   byIdOrAlias: Map<string, IndexedBusiness>;
@@ -58,6 +63,7 @@ export class Catalog {
 
   constructor(
     private readonly db: Db,
+    private readonly sources: CatalogSources,
     private readonly maxStaleMs = 250,
     /** Wall time (staleness is about other processes, not the sandbox clock). */
     private readonly now: () => number = Date.now,
@@ -119,26 +125,23 @@ export class Catalog {
     // Fresh as of the version read, not of the end of the load.
     const readAt = this.now();
     const generation = this.generation;
-    const version = (await new SettingsStore(this.db).get(CATALOG_VERSION_KEY)) ?? 'empty';
+    const version = (await catalogVersion(this.db)) ?? 'empty';
     if (version !== this.version) await this.load(version, generation);
     if (generation === this.generation) this.checkedAt = readAt;
   }
 
   private async load(version: string, generation: number): Promise<void> {
-    const rows = await this.db.selectFrom('businesses').select(['record', 'is_closed']).execute();
-    const settings = await this.db.selectFrom('restaurant_settings').select(['business_id', 'settings']).execute();
-    const tables = await this.db.selectFrom('restaurant_tables').selectAll().where('active', '=', 1).orderBy('max_party').orderBy('name').execute();
+    const businesses = await this.sources.businesses();
+    const { settings: settingsByBusiness, tables } = await this.sources.inventories();
     const tablesByBusiness = new Map<string, TableRow[]>();
     for (const t of tables) {
       const list = tablesByBusiness.get(t.business_id) ?? [];
       list.push(t);
       tablesByBusiness.set(t.business_id, list);
     }
-    const settingsByBusiness = new Map(settings.map((s) => [s.business_id, JSON.parse(s.settings) as ReservationSettings]));
     const entries: IndexedBusiness[] = [];
     const byIdOrAlias = new Map<string, IndexedBusiness>();
-    for (const row of rows) {
-      const business = fromRecord(row.record, row.is_closed);
+    for (const business of businesses) {
       const s = settingsByBusiness.get(business.id);
       const { city, state, zip_code: zip, country } = business.location;
       const entry: IndexedBusiness = {

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Services } from '../app.js';
+import type { BusinessService } from '../businesses/business-service.js';
+import type { CredentialService } from '../partners/credential-service.js';
+import type { PartnerService } from '../partners/partner-service.js';
+import type { ReservationService } from '../reservations/reservation-service.js';
 import { partnerInterfaces } from '../platform/auth/principal.js';
 import type { Db } from '../platform/db/database.js';
 import { SettingsStore } from '../platform/settings.js';
@@ -27,7 +30,15 @@ export interface SeedResult {
  * every interface enabled and every demo business linked. Safe to run again: businesses are
  * upserted and the partner is created only once.
  */
-export async function seedDemo(db: Db, services: Services): Promise<SeedResult> {
+/** What seeding needs: the services that load businesses, inventory, partners and credentials. */
+export interface SeedServices {
+  businesses: BusinessService;
+  reservations: ReservationService;
+  partners: PartnerService;
+  credentials: CredentialService;
+}
+
+export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResult> {
   const businesses = generateDemoBusinesses();
   await services.businesses.importJsonLines(businesses.map((b) => JSON.stringify(b)).join('\n'));
   const random = seededRandom(7);

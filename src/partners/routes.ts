@@ -90,7 +90,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
       },
       async (request) => {
         const p = request.params as PartnerParams & { interface: string };
-        return partners.setInterface(p.partner_id, p.interface, (request.body ?? {}) as object);
+        return partners.setInterface(p.partner_id, p.interface, (request.body ?? {}));
       },
     );
 

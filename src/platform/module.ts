@@ -30,6 +30,6 @@ export interface ApiModule {
   name: string;
   migrations?: PbsMigration[];
   /** Registers task handlers and schedules; called before the task runner starts. */
-  registerTasks?(tasks: TaskRunner): void;
-  routes?(app: FastifyInstance): Promise<void> | void;
+  registerTasks?: (tasks: TaskRunner) => void;
+  routes?: (app: FastifyInstance) => Promise<void> | void;
 }

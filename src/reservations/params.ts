@@ -1,12 +1,9 @@
 import { apiError, type ErrorCode } from '../platform/errors.js';
 import { parseDate, parseTime } from '../platform/local-time.js';
 
-/** Reads one value of a query or form field (repeated keys: the first). */
-export function single(value: unknown): string | undefined {
-  if (Array.isArray(value)) return single(value[0]);
-  if (value === undefined || value === null) return undefined;
-  return String(value);
-}
+import { single } from '../platform/query.js';
+
+export { single };
 
 /**
  * Parses the date, time and covers shared by search, openings, holds and reservations with the

@@ -6,7 +6,7 @@ import { changeLogInsertWhen } from '../platform/change-feed.js';
 import { eventInsertWhen, recordEvent, type DomainEvent } from '../platform/events.js';
 import { answerWithinChange, completeIdempotencyWhen, idempotencyParameters, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
-import { bumpCatalogVersion } from '../businesses/business-store.js';
+import { bumpCatalogVersion } from '../businesses/catalog-version.js';
 import type { ReservationSettings } from './inventory.js';
 
 export interface RestaurantSettingsTable {
@@ -419,6 +419,13 @@ export class ReservationStore {
     private readonly db: DbOrTx,
     private readonly dialect: Dialect,
   ) {}
+
+  /** Every restaurant's settings and active tables (for the in-memory catalogue), tables smallest first. */
+  async inventories(): Promise<{ settings: Map<string, ReservationSettings>; tables: TableRow[] }> {
+    const settings = await this.db.selectFrom('restaurant_settings').select(['business_id', 'settings']).execute();
+    const tables = await this.db.selectFrom('restaurant_tables').selectAll().where('active', '=', 1).orderBy('max_party').orderBy('name').execute();
+    return { settings: new Map(settings.map((s) => [s.business_id, JSON.parse(s.settings) as ReservationSettings])), tables };
+  }
 
   async saveSettings(businessId: string, settings: ReservationSettings, tableIds: (name: string) => string, now: number) {
     const row = { business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), updated_at: now };

@@ -3,8 +3,9 @@ import { apiError } from '../platform/errors.js';
 import { addDays, formatHHMM, localDate, localDay } from '../platform/local-time.js';
 import { bookableMinutes, dayContext, type DayContext } from '../reservations/availability.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
-import { parseBoolean, parseDateTimeCovers, single } from '../reservations/params.js';
-import { Catalog, distanceMeters, isOpenAt, resolveArea, type IndexedBusiness } from '../catalog/catalog.js';
+import { parseBoolean, parseDateTimeCovers } from '../reservations/params.js';
+import { list, single } from '../platform/query.js';
+import { type Catalog, distanceMeters, isOpenAt, resolveArea, type IndexedBusiness } from '../catalog/catalog.js';
 
 /** Results reachable through limit/offset (facts.md §2.1: 240 in current docs). */
 export const RESULT_CAP = 240;
@@ -20,11 +21,6 @@ const SORTS = ['best_match', 'rating', 'review_count', 'distance'] as const;
 
 type Query = Record<string, unknown>;
 
-/** Arrays arrive as repeated keys or comma lists; both read the same. */
-function list(value: unknown): string[] {
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values.flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter(Boolean);
-}
 
 function invalid(field: string, description: string, instance?: unknown): never {
   throw apiError('VALIDATION_ERROR', description, { field, instance: instance ?? null });

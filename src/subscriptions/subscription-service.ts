@@ -2,6 +2,7 @@ import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { BusinessLinks, PartnerInterface, Principal } from '../platform/auth/principal.js';
 import { parseBusinessIdList } from '../platform/business-ids.js';
 import { MAX_OFFSET } from '../platform/paging.js';
+import { single } from '../platform/query.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import type { Clock } from '../platform/clock.js';
 import { toIsoOffset } from '../platform/clock.js';
@@ -35,7 +36,7 @@ function pageParams(query: Record<string, unknown>, defaultLimit: number, minLim
     const raw = query[name];
     if (raw === undefined || raw === '') return fallback;
     const n = Number(Array.isArray(raw) ? raw[0] : raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw apiError('VALIDATION_ERROR', `The supplied ${name}: ${String(raw)} is invalid.`, { field: name });
+    if (!Number.isInteger(n) || n < min || n > max) throw apiError('VALIDATION_ERROR', `The supplied ${name}: ${single(raw) ?? ''} is invalid.`, { field: name });
     return n;
   };
   return { limit: read('limit', defaultLimit, minLimit, 10_000), offset: read('offset', 0, 0, MAX_OFFSET) };
@@ -60,7 +61,7 @@ export class SubscriptionService {
   }
 
   private requireType(principal: Principal, raw: unknown): SubscriptionType {
-    const type = String(raw ?? '') as SubscriptionType;
+    const type = (single(raw) ?? '') as SubscriptionType;
     if (!subscriptionTypes.includes(type)) {
       throw apiError('VALIDATION_ERROR', `subscription_type must be one of ${subscriptionTypes.join(', ')}`, { field: 'subscription_type' });
     }

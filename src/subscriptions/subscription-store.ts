@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 import type { DbOrTx } from '../platform/db/database.js';
 
@@ -80,19 +81,12 @@ export const subscriptionLinksMigration: PbsMigration = {
   name: '0201_subscriptions_need_links',
   async up(db) {
     await db.schema.alterTable('subscription_requests').addColumn('refused_business_ids', 'text').execute();
-    await db
-      .deleteFrom('business_subscriptions')
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('partner_businesses as l')
-              .select('l.business_id')
-              .whereRef('l.partner_id', '=', 'business_subscriptions.partner_id')
-              .whereRef('l.business_id', '=', 'business_subscriptions.business_id'),
-          ),
-        ),
-      )
-      .execute();
+    // A one-off cleanup that must see the partners' links; migrations run before any service exists.
+    /* eslint-disable pbs/own-tables */
+    await sql`delete from business_subscriptions where not exists (
+      select 1 from partner_businesses l
+      where l.partner_id = business_subscriptions.partner_id and l.business_id = business_subscriptions.business_id)`.execute(db);
+    /* eslint-enable pbs/own-tables */
   },
 };
 

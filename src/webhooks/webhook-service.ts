@@ -26,6 +26,8 @@ export interface WebhookAudience {
   receiversOf(db: DbOrTx, businessId: string): Promise<string[]>;
   /** Of these partners, the active ones with the webhooks interface enabled. */
   mayReceive(db: DbOrTx, partnerIds: string[]): Promise<Set<string>>;
+  /** Throws NOT_FOUND for an unknown partner. */
+  requirePartner(partnerId: string): Promise<void>;
 }
 
 function endpointView(e: WebhookEndpointsTable) {
@@ -90,8 +92,7 @@ export class WebhookService {
 
   /** Registers or changes a partner's endpoint; a new URL must be verified again. */
   async setEndpoint(partnerId: string, input: { url: string; client_id: string; event_types?: string[] }) {
-    const partner = await this.db.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
-    if (!partner) throw apiError('NOT_FOUND', `Partner not found: ${partnerId}`);
+    await this.audience.requirePartner(partnerId);
     const refused = await checkWebhookUrl(input.url, this.policy);
     if (refused) throw apiError('VALIDATION_ERROR', `url refused: ${refused}`, { field: 'url' });
     const types = input.event_types ?? [...defaultEventTypes];

@@ -7,7 +7,7 @@ import { SettingsStore } from '../../src/platform/settings.js';
  * Routes that exercise the platform's guards the way a family's routes do (one per auth scheme,
  * a writing POST, a slow POST and a failing POST), so the foundation is tested through real HTTP.
  */
-export function probeModule(ctx: PlatformContext, services: Services): ApiModule {
+export function probeModule(ctx: PlatformContext, _services: Services): ApiModule {
   let slowRelease: (() => void) | undefined;
   return {
     name: 'probe',

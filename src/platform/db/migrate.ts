@@ -4,6 +4,8 @@ import type { Database, Dialect } from './database.js';
 /** A migration receives the dialect so the few type differences (e.g. doubles) stay in one file. */
 export interface PbsMigration {
   name: string;
+  // A migration works on the schema as it was then, not on today's `Tables`: untyped on purpose.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   up(db: Kysely<any>, dialect: Dialect): Promise<void>;
 }
 
@@ -21,6 +23,7 @@ export async function migrateToLatest(database: Database, migrations: PbsMigrati
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i].name === sorted[i - 1].name) throw new Error(`duplicate migration name ${sorted[i].name}`);
   }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pbs_migrations is not in `Tables`
   const db = database.db as Kysely<any>;
   return db.transaction().execute(async (trx) => {
     if (database.dialect === 'postgres') {

@@ -144,7 +144,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       await options.idempotency.complete(pending.partnerId, pending.key, {
         statusCode: reply.statusCode,
         contentType: typeof contentType === 'string' ? contentType : null,
-        body: typeof payload === 'string' ? payload : payload == null ? '' : String(payload),
+        body: typeof payload === 'string' ? payload : payload == null ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload),
       });
     }
     return payload;
@@ -186,7 +186,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
   };
 
   app.addHook('onRoute', (route) => {
-    const config = route.config as { partner?: PartnerRouteConfig; admin?: boolean } | undefined;
+    const config = route.config;
     const methods = toArray(route.method);
     // Fail closed: a partner or operator path without a usable declaration never starts.
     const problem = declarationProblem(route.url, config);

@@ -216,7 +216,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // An empty JSON body (a POST with nothing to say) is treated as no body, not as malformed.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if ((body as string).trim() === '') return done(null, undefined);
-    jsonParser(request, body as string, done);
+    void jsonParser(request, body as string, done);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     try {

@@ -110,7 +110,7 @@ export class TaskRunner {
 
   register<Payload>(type: TaskType<Payload>, handler: (payload: Payload, context: TaskContext) => Promise<void>): void {
     if (this.handlers.has(type.name)) throw new Error(`task type ${type.name} registered twice`);
-    this.handlers.set(type.name, { handler: handler as AnyHandler, type: type as TaskType<unknown> });
+    this.handlers.set(type.name, { handler: handler as AnyHandler, type: type });
   }
 
   /** Runs `schedule.run` every `everyMs` of pbs time, in one process at a time. */
@@ -121,7 +121,7 @@ export class TaskRunner {
 
   /** Writes a task; pass the transaction of the change that causes it. */
   async enqueue<Payload>(db: DbOrTx, type: TaskType<Payload>, payload: Payload, options: EnqueueOptions = {}): Promise<string> {
-    const problem = payloadProblem(type as TaskType<unknown>, payload);
+    const problem = payloadProblem(type, payload);
     if (problem) throw new Error(problem);
     const now = this.clock.now();
     const id = options.id ?? newId();

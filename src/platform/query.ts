@@ -1,0 +1,20 @@
+/**
+ * Reading query and form values the way real clients send them: a repeated key arrives as an
+ * array (the first counts where one value is meant), a list as repeated keys or a comma list.
+ */
+
+/** One value of a query or form field (repeated keys: the first), as text. */
+export function single(value: unknown): string | undefined {
+  if (Array.isArray(value)) return single(value[0]);
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean);
+}
+
+/** Every value of a list field, from repeated keys and comma lists alike, trimmed, empty ones dropped. */
+export function list(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values
+    .flatMap((v) => (single(v) ?? '').split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
