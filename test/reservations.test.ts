@@ -220,6 +220,7 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       expectError(await f({ covers: '9' }), 400, 'INVALID_RESERVATION_PARAMETER');
       expectError(await f({ email: '' }), 400, 'INVALID_RESERVATION_PARAMETER');
       expectError(await f({ phone: '1'.repeat(33) }), 400, 'INVALID_RESERVATION_PARAMETER');
+      expectError(await f({ phone: ' 14155550123' }), 400, 'INVALID_RESERVATION_PARAMETER'); // a '+' sent unencoded
       expectError(await f({ date: '2031-5-7' }), 400, 'DATE_TIME_VALIDATION_ERROR');
       expectError(await f({ covers: '0' }), 400, 'TOO_SMALL_VALIDATION_ERROR');
       expectError(await f({ covers: '11' }), 400, 'TOO_LARGE_VALIDATION_ERROR');
@@ -335,5 +336,13 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       expect(page.text).toContain('canceled by the guest');
       expectError(await call(h.url, 'GET', `/v3/bookings/reservation/${byGuest}/status`, { token: key }), 400, 'RESERVATION_CANCELED');
     });
+  });
+});
+
+describe('phone numbers on reservations', () => {
+  it('accepts E.164 and written national numbers, refuses a corrupted one', async () => {
+    const { isPhoneNumber } = await import('../src/reservations/reservation-service.js');
+    for (const ok of ['+14155550123', '+442071838750', '(415) 555-0123', '415.555.0123', '4155550123']) expect(isPhoneNumber(ok), ok).toBe(true);
+    for (const bad of [' 14155550123', '+1 ', 'call me', '+1415555012345678', '12345', '+', '', '415-555-0123 ext 7']) expect(isPhoneNumber(bad), bad).toBe(false);
   });
 });

@@ -89,6 +89,14 @@ describe.each(dialects)('GET /v3/businesses/search on %s', (dialect) => {
     expect(names(await search('location=San%20Francisco&attribute=reservation,outdoor_seating'))).toEqual(['Golden Trattoria']);
   });
 
+  it('matches a category’s ancestors: every Italian, sushi or pizza place is a restaurant', async () => {
+    const all = ['Blue Sushi', 'Ember Pizza', 'Golden Trattoria'];
+    expect(names(await search('location=San%20Francisco&categories=restaurants&sort_by=rating')).sort()).toEqual(all);
+    expect(names(await search('location=San%20Francisco&term=restaurants')).sort()).toEqual(all);
+    expect(names(await search('location=San%20Francisco&term=restaurant')).sort()).toEqual(all);
+    expect(names(await search('location=San%20Francisco&categories=nightlife'))).toEqual([]);
+  });
+
   it('sorts by rating, review_count and distance, and pages with limit and offset', async () => {
     expect(names(await search('location=San%20Francisco&sort_by=rating'))).toEqual(['Blue Sushi', 'Golden Trattoria', 'Ember Pizza']);
     expect(names(await search('location=San%20Francisco&sort_by=review_count'))).toEqual(['Ember Pizza', 'Golden Trattoria', 'Blue Sushi']);

@@ -1,5 +1,6 @@
 import type { Business } from '../businesses/business-record.js';
 import { catalogVersion } from '../businesses/catalog-version.js';
+import { ancestorsOf } from './categories.js';
 import type { Db } from '../platform/db/database.js';
 import { localMinute } from '../platform/local-time.js';
 import type { ReservationSettings } from '../reservations/inventory.js';
@@ -144,6 +145,8 @@ export class Catalog {
     for (const business of businesses) {
       const s = settingsByBusiness.get(business.id);
       const { city, state, zip_code: zip, country } = business.location;
+      // An Italian restaurant is also a restaurant: searches match a category's ancestors too.
+      const withAncestors = [...business.categories, ...business.categories.flatMap((c) => ancestorsOf(c.alias))];
       const entry: IndexedBusiness = {
         business,
         ordinal: entries.length,
@@ -152,9 +155,9 @@ export class Catalog {
         latitude: business.coordinates.latitude,
         longitude: business.coordinates.longitude,
         areaKeys: new Set([cityKey(city, state), zipKey(zip), stateKey(state, country)]),
-        text: [business.name, ...business.categories.flatMap((c) => [c.alias, c.title])].join(' ').toLowerCase(),
+        text: [business.name, ...withAncestors.flatMap((c) => [c.alias, c.title])].join(' ').toLowerCase(),
         nameLower: business.name.toLowerCase(),
-        categories: new Set(business.categories.map((c) => c.alias)),
+        categories: new Set(withAncestors.map((c) => c.alias)),
         priceLevel: business.price?.length ?? 0,
         // Always set, so every entry has the same shape (keeps the search loop monomorphic).
         reservation: s ? { businessId: business.id, settings: s, tables: tablesByBusiness.get(business.id) ?? [], memo: undefined } : undefined,

@@ -242,6 +242,9 @@ export class ReservationService {
       unique_id: requiredText(form, 'unique_id', 300),
     };
     if (!/^[^@\s]+@[^@\s]+$/.test(guest.email)) throw apiError('INVALID_RESERVATION_PARAMETER', `Invalid email: ${guest.email}`, { field: 'email' });
+    if (!isPhoneNumber(guest.phone)) {
+      throw apiError('INVALID_RESERVATION_PARAMETER', `phone must be a phone number such as +14155550123 (E.164), got "${guest.phone}"`, { field: 'phone' });
+    }
     const holdId = requiredText(form, 'hold_id', 100);
     const notes = single(form.notes) ?? null;
     if (notes !== null && notes.length > 1000) throw apiError('INVALID_RESERVATION_PARAMETER', 'notes is longer than 1000 characters', { field: 'notes' });
@@ -443,6 +446,17 @@ export class ReservationService {
 /** The tables that seat `covers`, in the order bookings take them (smallest first). */
 function fittingTables(r: Restaurant, covers: number): string[] {
   return r.tables.filter((t) => covers >= t.min_party && covers <= t.max_party).map((t) => t.id);
+}
+
+/**
+ * E.164 (`+14155550123`), or a national number written with spaces, dots, dashes or brackets:
+ * 7 to 15 digits, nothing around them. Leading blanks are refused on purpose: a `+` sent
+ * unencoded in a form arrives as a space, and " 14155550123" was once stored as given.
+ */
+export function isPhoneNumber(value: string): boolean {
+  if (!/^\+?[0-9(][0-9 ().-]*[0-9]$/.test(value)) return false;
+  const digits = value.replace(/[^0-9]/g, '').length;
+  return digits >= 7 && digits <= 15;
 }
 
 function requiredText(form: Record<string, unknown>, field: string, max: number): string {
