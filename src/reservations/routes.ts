@@ -81,19 +81,47 @@ const reservationParams = {
 } as const;
 
 /**
- * Parameters are checked by the service (the spec gives each bad value its own code), so these
- * schemas document them without constraining: a property without a type accepts anything.
+ * Parameters are checked by the service (the spec gives each bad value its own code), so the
+ * route schemas accept anything; `config.docs` gives the OpenAPI document their types.
  */
 function documented(fields: Record<string, string>) {
   return { properties: Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, { description }])) };
 }
+
+const HHMM = '^([01][0-9]|2[0-3]):[0-5][0-9]$';
+const date = { type: 'string', format: 'date', description: 'YYYY-MM-DD (%Y-%m-%d); else DATE_TIME_VALIDATION_ERROR' } as const;
+const time = { type: 'string', pattern: HHMM, description: 'HH:MM, 24-hour (%H:%M); else DATE_TIME_VALIDATION_ERROR' } as const;
+const covers = { type: 'integer', minimum: 1, maximum: 10, description: 'party size; below 1 TOO_SMALL_VALIDATION_ERROR, above 10 TOO_LARGE_VALIDATION_ERROR' } as const;
+const uniqueId = { type: 'string', minLength: 1, maxLength: 300, description: "the user's device or account id; the same for repeated holds" } as const;
+const openingsQueryDocs = {
+  type: 'object',
+  required: ['date', 'time', 'covers'],
+  properties: { date, time, covers, get_covers_range: { type: 'boolean', description: 'true: include covers_range' } },
+} as const;
+const holdBodyDocs = { type: 'object', required: ['date', 'time', 'covers', 'unique_id'], properties: { date, time, covers, unique_id: uniqueId } } as const;
+const reservationBodyDocs = {
+  type: 'object',
+  required: ['date', 'time', 'covers', 'first_name', 'last_name', 'phone', 'email', 'unique_id', 'hold_id'],
+  properties: {
+    date,
+    time: { type: 'string', pattern: '^([01][0-9]|2[0-3]):(00|15|30|45)$', description: 'HH:MM with minutes 00/15/30/45, as held' },
+    covers,
+    first_name: { type: 'string', minLength: 1, maxLength: 100 },
+    last_name: { type: 'string', minLength: 1, maxLength: 100 },
+    phone: { type: 'string', minLength: 7, maxLength: 32, description: 'E.164 (+14155550123) or a national number' },
+    email: { type: 'string', format: 'email', maxLength: 254 },
+    unique_id: uniqueId,
+    hold_id: { type: 'string', minLength: 22, maxLength: 22, description: 'from holds' },
+    notes: { type: 'string', maxLength: 1000, description: 'party notes' },
+  },
+} as const;
 
 export function reservationRoutes(service: ReservationService) {
   return async (app: FastifyInstance) => {
     app.get(
       '/v3/bookings/:business_id/openings',
       {
-        config: partner,
+        config: { ...partner, docs: { querystring: openingsQueryDocs } },
         schema: {
           tags,
           security,
@@ -123,7 +151,7 @@ export function reservationRoutes(service: ReservationService) {
     app.post(
       '/v3/bookings/:business_id/holds',
       {
-        config: partner,
+        config: { ...partner, docs: { body: holdBodyDocs } },
         schema: {
           tags,
           security,
@@ -143,7 +171,7 @@ export function reservationRoutes(service: ReservationService) {
     app.post(
       '/v3/bookings/:business_id/reservations',
       {
-        config: partner,
+        config: { ...partner, docs: { body: reservationBodyDocs } },
         schema: {
           tags,
           security,
@@ -174,7 +202,7 @@ export function reservationRoutes(service: ReservationService) {
     app.get(
       '/v3/bookings/reservation/:reservation_id/status',
       {
-        config: ownReservation,
+        config: { ...ownReservation, docs: { querystring: { type: 'object', properties: { covers } } } },
         schema: {
           tags,
           security,

@@ -24,6 +24,81 @@ const params: Record<string, string> = {
   matches_party_size_param: 'true (default): only businesses with an opening for reservation_covers',
 };
 
+const typed: Record<string, object> = {
+  location: { type: 'string', minLength: 1, maxLength: 250 },
+  latitude: { type: 'number', minimum: -90, maximum: 90 },
+  longitude: { type: 'number', minimum: -180, maximum: 180 },
+  term: { type: 'string' },
+  radius: { type: 'integer', minimum: 0, maximum: 40000 },
+  categories: { type: 'array', items: { type: 'string' } },
+  price: { type: 'array', maxItems: 4, items: { type: 'integer', minimum: 1, maximum: 4 } },
+  open_now: { type: 'boolean' },
+  open_at: { type: 'integer' },
+  attributes: { type: 'array', items: { type: 'string' } },
+  attribute: { type: 'string', description: 'the spec’s spelling of attributes' },
+  sort_by: { type: 'string', enum: ['best_match', 'rating', 'review_count', 'distance'], default: 'best_match' },
+  limit: { type: 'integer', minimum: 0, maximum: 50, default: 20 },
+  offset: { type: 'integer', minimum: 0 },
+  locale: { type: 'string', pattern: '^[a-z]{2,3}_[A-Z]{2}$' },
+  reservation_date: { type: 'string', format: 'date' },
+  reservation_time: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' },
+  reservation_covers: { type: 'integer', minimum: 1, maximum: 10 },
+  matches_party_size_param: { type: 'boolean', default: true },
+};
+const searchQueryDocs = {
+  type: 'object',
+  properties: Object.fromEntries(Object.entries(params).map(([k, description]) => [k, { ...typed[k], description }])),
+};
+
+const location = {
+  type: 'object',
+  properties: {
+    address1: { type: ['string', 'null'] },
+    address2: { type: ['string', 'null'] },
+    address3: { type: ['string', 'null'] },
+    city: { type: 'string' },
+    zip_code: { type: 'string' },
+    country: { type: 'string' },
+    state: { type: 'string' },
+    display_address: { type: 'array', items: { type: 'string' } },
+    cross_streets: { type: ['string', 'null'] },
+  },
+} as const;
+const business = {
+  type: 'object',
+  required: ['id', 'alias', 'name', 'location', 'coordinates', 'phone', 'display_phone'],
+  properties: {
+    id: { type: 'string' },
+    alias: { type: 'string' },
+    name: { type: 'string' },
+    image_url: { type: 'string' },
+    is_closed: { type: 'boolean' },
+    url: { type: 'string' },
+    review_count: { type: 'integer' },
+    categories: { type: 'array', items: { type: 'object', properties: { alias: { type: 'string' }, title: { type: 'string' } } } },
+    rating: { type: 'number' },
+    coordinates: { type: 'object', properties: { latitude: { type: ['number', 'null'] }, longitude: { type: ['number', 'null'] } } },
+    transactions: { type: 'array', items: { type: 'string' } },
+    price: { type: 'string' },
+    location,
+    phone: { type: 'string' },
+    display_phone: { type: 'string' },
+    distance: { type: 'number' },
+    attributes: { type: 'object', additionalProperties: true },
+    business_hours: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    data: { type: 'object', properties: { reservation_openings: { type: 'array', items: { type: 'string' } } } },
+  },
+} as const;
+const searchResponse = {
+  type: 'object',
+  required: ['businesses', 'total', 'region'],
+  properties: {
+    businesses: { type: 'array', items: business },
+    total: { type: 'integer' },
+    region: { type: 'object', properties: { center: { type: 'object', properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } } } },
+  },
+} as const;
+
 /** `GET /v3/businesses/search`, with the reservation extension. */
 export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: OccupancyIndex): ApiModule {
   const service = new SearchService(ctx.clock, catalog, occupancy);
@@ -33,14 +108,17 @@ export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: 
       app.get(
         '/v3/businesses/search',
         {
-          config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'searches the whole public catalogue' } } },
+          config: {
+            partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'searches the whole public catalogue' } },
+            docs: { querystring: searchQueryDocs },
+          },
           schema: {
             tags: ['reservations'],
             security: [{ bearerAuth: [] }],
             summary: 'Search businesses; with reservation_date/time/covers, adds data.reservation_openings (±30 minutes)',
             // Documented without constraints: the service gives each bad value the spec's code.
             querystring: { properties: Object.fromEntries(Object.entries(params).map(([k, description]) => [k, { description }])) },
-            response: { 400: { $ref: 'ErrorResponse#' } },
+            response: { 200: searchResponse, 400: { $ref: 'ErrorResponse#' } },
           },
         },
         async (request) => service.search(request.query as Record<string, unknown>),

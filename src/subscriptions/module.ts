@@ -40,6 +40,20 @@ const listResponse = (withType: boolean) => ({
   },
 });
 const empty = { type: 'object', additionalProperties: false, properties: {} } as const;
+/** Typed for the document; the service checks the values (route schemas accept anything). */
+const listQueryDocs = {
+  type: 'object',
+  required: ['subscription_type'],
+  properties: {
+    subscription_type: { type: 'string', enum: [...subscriptionTypes] },
+    limit: { type: 'integer', minimum: 0, maximum: 10000, default: 100 },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+  },
+} as const;
+const listingQueryDocs = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 10000, default: 50 }, offset: { type: 'integer', minimum: 0, default: 0 } },
+} as const;
 
 /**
  * Business subscriptions (v3, asynchronous), the replaced webhook allow-list and the deprecated
@@ -56,7 +70,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
       app.get(
         '/v3/businesses/subscriptions',
         {
-          config: v3('business_subscriptions', ownSubscriptions),
+          config: { ...v3('business_subscriptions', ownSubscriptions), docs: { querystring: listQueryDocs } },
           schema: {
             tags,
             security: bearer,
@@ -129,7 +143,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
       app.get(
         '/listing_management/businesses/v1',
         {
-          config: listing(ownSubscriptions),
+          config: { ...listing(ownSubscriptions), docs: { querystring: listingQueryDocs } },
           schema: {
             tags,
             security: basic,

@@ -90,6 +90,11 @@ export interface BusinessLinks {
 declare module 'fastify' {
   interface FastifyContextConfig {
     partner?: PartnerRouteConfig;
+    /**
+     * Typed schemas of the route's parameters for the OpenAPI document only, where the route's own
+     * schemas accept anything so that the service answers bad values with the spec's codes.
+     */
+    docs?: { querystring?: object; body?: object; params?: object };
     /** Operator API route: requires the admin token. */
     admin?: boolean;
   }

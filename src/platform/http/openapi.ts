@@ -77,10 +77,13 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
         { name: 'system', description: 'Health, readiness and metrics' },
       ],
     },
-    transform: ({ schema, url, route }) => ({
-      schema: documentGuards(schema as Record<string, unknown> | undefined, route.config as never, String(route.method)) as typeof schema,
-      url,
-    }),
+    transform: ({ schema, url, route }) => {
+      // Typed parameters for the document where the route's own schemas leave checks to the
+      // service (which answers the spec's codes, not the validator's): see `config.docs`.
+      const config = route.config as { docs?: Record<string, unknown> } | undefined;
+      const documented = config?.docs ? { ...(schema as object), ...config.docs } : schema;
+      return { schema: documentGuards(documented as Record<string, unknown> | undefined, route.config as never, String(route.method)) as typeof schema, url };
+    },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
