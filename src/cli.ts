@@ -3,6 +3,7 @@ import { createPbs, DatabaseUnavailable, resetAdminToken, type Pbs } from './app
 import { demoCredentialsFile, seedDemo, writeDemoCredentials } from './demo/seed.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { ApiError } from './platform/errors.js';
+import { listenForWebhooks } from './webhooks/listen.js';
 
 const USAGE = `pbs — Partner Business Services server
 
@@ -29,6 +30,9 @@ Usage:
   pbs webhook deliveries [--partner ID] [--status pending|delivered|failed] [--limit N]
   pbs webhook redeliver DELIVERY_ID | redeliver-failed --from ISO --to ISO [--partner ID]
   pbs event lead|license|ingestion BUSINESS_ID [--lead-id ID] [--status S] [--license-number N] [--job-id ID]
+  pbs webhook-listen [--port 9999] [--host 127.0.0.1] [--secret whsec_…]
+                                            a receiver for trying webhooks: answers verification,
+                                            prints each delivery and checks its signature
 
 Configuration comes from the environment (see README); flags override it.`;
 
@@ -312,6 +316,18 @@ export async function main(argv: string[]): Promise<number> {
       case 'event':
         await withPbs(config, async (pbs) => print(await eventCommand(pbs, rest, flags)));
         return 0;
+      case 'webhook-listen': {
+        const port = optionalInt(flags.port, '--port') ?? 9999;
+        const listener = await listenForWebhooks({ port, host: flags.host ?? '127.0.0.1', secret: flags.secret ?? process.env.PBS_WEBHOOK_SECRET });
+        process.stdout.write(`listening for webhooks on ${listener.url}${flags.secret ? '' : ' (give --secret to check signatures)'}\n`);
+        const stop = () => void listener.close().then(() => process.exit(0));
+        process.on('SIGTERM', stop);
+        process.on('SIGINT', stop);
+        // Started through npx, a kill reaches npx, not this process: leave with the parent.
+        const parent = process.ppid;
+        setInterval(() => process.ppid !== parent && stop(), 500).unref();
+        return -1; // keep running
+      }
       case 'reservation':
         if (rest[0] !== 'cancel') throw new UsageError('usage: pbs reservation cancel RESERVATION_ID');
         await withPbs(config, async (pbs) => {

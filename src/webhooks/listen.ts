@@ -1,0 +1,65 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifySignature } from './signing.js';
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  /** The endpoint's signing secret (whsec_…): deliveries are checked against it when given. */
+  secret?: string;
+  /** Where lines go (stdout by default). */
+  print?: (line: string) => void;
+}
+
+/**
+ * `pbs webhook-listen`: a webhook receiver for trying pbs on one machine. It answers the
+ * verification challenge (spec, Events 2) and prints every delivery, saying whether its Standard
+ * Webhooks signature checks out with the given secret. Answers 200 to everything else.
+ */
+export async function listenForWebhooks(options: ListenOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://listener');
+    const challenge = url.searchParams.get('verification');
+    if (req.method === 'GET' && challenge !== null) {
+      print(`verification challenge answered (${challenge})`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ verification: challenge }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= 1024 * 1024) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const id = String(req.headers['webhook-id'] ?? '');
+      const timestamp = Number(req.headers['webhook-timestamp']);
+      const signature = String(req.headers['webhook-signature'] ?? '');
+      const verdict = !options.secret ? 'signature not checked (no --secret)' : verifySignature(options.secret, id, timestamp, body, signature) ? 'signature ok' : 'SIGNATURE DOES NOT MATCH';
+      let summary = body;
+      try {
+        const parsed = JSON.parse(body) as { data?: { id?: string; updates?: Array<{ event_type?: string }> } };
+        summary = `${parsed.data?.updates?.map((u) => u.event_type).join(',') ?? '?'} for business ${parsed.data?.id ?? '?'}\n  ${body}`;
+      } catch {
+        // printed as it came
+      }
+      print(`${req.method ?? 'POST'} ${id} ${verdict}: ${summary}`);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host}:${port}/hooks`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
