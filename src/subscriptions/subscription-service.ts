@@ -1,7 +1,7 @@
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { BusinessLinks, PartnerInterface, Principal } from '../platform/auth/principal.js';
 import { parseBusinessIdList } from '../platform/business-ids.js';
-import { MAX_OFFSET } from '../platform/paging.js';
+import { parsePage } from '../platform/paging.js';
 import { single } from '../platform/query.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import type { Clock } from '../platform/clock.js';
@@ -30,17 +30,6 @@ const interfaceOfType: Record<SubscriptionType, PartnerInterface> = {
 export const MAX_IDS = { subscriptions: 1000, whitelist: 100, listingManagement: 500 } as const;
 
 const businessIdList = (body: unknown, max: number) => parseBusinessIdList(body, 'business_ids', max);
-
-function pageParams(query: Record<string, unknown>, defaultLimit: number, minLimit: number) {
-  const read = (name: string, fallback: number, min: number, max: number) => {
-    const raw = query[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(Array.isArray(raw) ? raw[0] : raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw apiError('VALIDATION_ERROR', `The supplied ${name}: ${single(raw) ?? ''} is invalid.`, { field: name });
-    return n;
-  };
-  return { limit: read('limit', defaultLimit, minLimit, 10_000), offset: read('offset', 0, 0, MAX_OFFSET) };
-}
 
 /**
  * Business subscriptions (asynchronous, facts.md §5), the replaced webhook allow-list and the
@@ -80,7 +69,7 @@ export class SubscriptionService {
 
   async list(principal: Principal, query: Record<string, unknown>) {
     const type = this.requireType(principal, Array.isArray(query.subscription_type) ? query.subscription_type[0] : query.subscription_type);
-    const { limit, offset } = pageParams(query, 100, 0);
+    const { limit, offset } = parsePage(query, { defaultLimit: 100, minLimit: 0, maxLimit: 10_000 });
     const page = await this.page(principal.partnerId, type, limit, offset);
     return { total: page.total, limit, offset, subscription_type: type, subscriptions: page.subscriptions };
   }
@@ -192,7 +181,7 @@ export class SubscriptionService {
   }
 
   async listingManagementList(principal: Principal, query: Record<string, unknown>) {
-    const { limit, offset } = pageParams(query, 50, 1);
+    const { limit, offset } = parsePage(query, { defaultLimit: 50, minLimit: 1, maxLimit: 10_000 });
     return this.page(principal.partnerId, 'LISTING_MANAGEMENT', limit, offset);
   }
 
