@@ -36,6 +36,20 @@ Usage:
 
 Configuration comes from the environment (see README); flags override it.`;
 
+/** This process's parent, grandparent and great-grandparent ids (Linux /proc; elsewhere the parent only). */
+function ancestors(): number[] {
+  const chain = [process.ppid];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const stat = fs.readFileSync(`/proc/${chain[chain.length - 1]}/stat`, 'utf8');
+      chain.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    }
+  } catch {
+    // no /proc, or an ancestor already gone (which the comparison then notices)
+  }
+  return chain;
+}
+
 export interface ParsedArgs {
   positional: string[];
   flags: Record<string, string>;
@@ -323,9 +337,10 @@ export async function main(argv: string[]): Promise<number> {
         const stop = () => void listener.close().then(() => process.exit(0));
         process.on('SIGTERM', stop);
         process.on('SIGINT', stop);
-        // Started through npx, a kill reaches npx, not this process: leave with the parent.
-        const parent = process.ppid;
-        setInterval(() => process.ppid !== parent && stop(), 500).unref();
+        // Started through npx (npm exec → sh → this), a kill or the end of the starting shell
+        // reaches npx, not this process: leave when the chain of processes above us changes.
+        const started = ancestors();
+        setInterval(() => ancestors().join() !== started.join() && stop(), 500).unref();
         return -1; // keep running
       }
       case 'reservation':

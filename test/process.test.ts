@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, postgresSchemaForProcesses } from './support/harness.js';
-import { runCli, startServerProcess } from './support/process.js';
+import { runCli, startServerProcess, stopStrayServers } from './support/process.js';
 
 interface Target {
   name: string;
@@ -37,7 +37,10 @@ describe.each([
   beforeAll(async () => {
     target = await makeTarget();
   });
-  afterAll(() => target.cleanup());
+  afterAll(async () => {
+    await stopStrayServers();
+    await target.cleanup();
+  });
 
   it('starts with migrations and the demo dataset, prints credentials, and stops cleanly on SIGTERM', async () => {
     const server = await startServerProcess(target.env);

@@ -32,7 +32,7 @@ describe('the README walk-through', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('runs end to end when pasted in order', async () => {
+  it('runs end to end when pasted in order', { timeout: 240_000 }, async () => {
     const blocks = walkThrough(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
     expect(blocks.length).toBeGreaterThanOrEqual(7);
     const script = ['set -euo pipefail', ...blocks].join('\n');

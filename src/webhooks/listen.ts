@@ -14,7 +14,7 @@ export interface ListenOptions {
 /**
  * `pbs webhook-listen`: a webhook receiver for trying pbs on one machine. It answers the
  * verification challenge (spec, Events 2) and prints every delivery, saying whether its Standard
- * Webhooks signature checks out with the given secret. Answers 200 to everything else.
+ * Webhooks signature checks out with the given secret. Other requests get 200 `{"status": "listening"}`.
  */
 export async function listenForWebhooks(options: ListenOptions): Promise<{ url: string; close(): Promise<void> }> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -24,6 +24,11 @@ export async function listenForWebhooks(options: ListenOptions): Promise<{ url: 
     if (req.method === 'GET' && challenge !== null) {
       print(`verification challenge answered (${challenge})`);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ verification: challenge }));
+      return;
+    }
+    if (req.method !== 'POST') {
+      // Anything else (a readiness check, a browser) is no delivery.
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"listening"}');
       return;
     }
     const chunks: Buffer[] = [];

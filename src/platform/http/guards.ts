@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { authenticateAdmin, authenticateKnownBearer, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
 import { isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 import { firstFew, parseBusinessIdList } from '../business-ids.js';
-import { apiError } from '../errors.js';
-import { ApiError } from '../errors.js';
+import { ApiError, apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
 
