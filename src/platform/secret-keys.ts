@@ -20,11 +20,6 @@ export class SecretKeys {
     private readonly configured: string | undefined,
   ) {}
 
-  /** Whether the root secret is configured (not kept in the database). */
-  get configuredOutsideDatabase(): boolean {
-    return this.configured !== undefined;
-  }
-
   async key(purpose: string): Promise<Buffer> {
     const hit = this.derived.get(purpose);
     if (hit) return hit;
