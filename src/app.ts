@@ -8,6 +8,8 @@ import { PartnerService } from './partners/partner-service.js';
 import { oauthTokenSecretMigration, partnersMigration } from './partners/partner-tables.js';
 import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
 import { waitlistModule } from './waitlist/module.js';
+import { advertisingModule } from './advertising/module.js';
+import { AdvertisingService } from './advertising/advertising-service.js';
 import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
 import { ReservationStore } from './reservations/reservation-store.js';
@@ -205,6 +207,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     searchModule(ctx, catalog, occupancy),
     subscriptionsModule(subscriptions),
     webhooksModule(services.webhooks),
+    advertisingModule(new AdvertisingService(database.db, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs })),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 

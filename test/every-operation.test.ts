@@ -65,14 +65,18 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
   });
   afterAll(() => h.close());
 
-  /** A concrete path: business ids from `business`, the owner's reservation and partner otherwise. */
-  const concrete = (path: string, business: string) =>
-    path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+  /** A concrete path: business ids from `business` (in the path, or the query for a `query` scope), the owner's reservation and partner otherwise. */
+  const concrete = (path: string, business: string, op?: Operation) => {
+    const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
       if (name === 'business_id') return business;
       if (name === 'reservation_id') return reservationId;
       if (name === 'partner_id') return owner.partner.id;
       return 'AAAAAAAAAAAAAAAAAAAAAA';
     });
+    const scope = op?.partner?.business;
+    return scope && 'query' in scope ? `${filled}?${String(scope.query)}=${business}` : filled;
+  };
+  const linkScoped = (op: Operation) => ['param', 'query', 'bodyList'].some((k) => k in op.partner!.business);
 
   /** The smallest JSON body the schema asks for, naming `business` wherever businesses go. */
   const body = (op: Operation, business: string): CallOptions => {
@@ -105,7 +109,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
 
   it('(a) answers every protected operation without credentials with 401 TOKEN_MISSING', async () => {
     for (const op of operations.filter((o) => o.partner || o.admin)) {
-      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness), body(op, ownersBusiness));
+      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), body(op, ownersBusiness));
       expectCode(r, 401, 'TOKEN_MISSING', `${op.method} ${op.path}`);
     }
   });
@@ -114,10 +118,10 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     for (const op of operations.filter((o) => o.partner || o.admin)) {
       const what = `${op.method} ${op.path}`;
       const scheme = op.partner?.scheme ?? 'bearer';
-      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness), { ...body(op, ownersBusiness), ...credentials(other, scheme) });
+      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), { ...body(op, ownersBusiness), ...credentials(other, scheme) });
       expect(r.status, what).toBeLessThan(500);
       if (op.admin) expectCode(r, 401, 'TOKEN_INVALID', what);
-      else if ('param' in op.partner!.business || 'bodyList' in op.partner!.business) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
+      else if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
       else if (op.path.includes('{reservation_id}')) expect(r.body?.error?.code, what).toBe('INVALID_RESERVATION_ID');
       else expect([401, 403], `${what}: ${r.text.slice(0, 200)}`).not.toContain(r.status);
     }
@@ -125,7 +129,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
 
   it('(c) answers a partner without the interface with 403 PARTNER_ENDPOINT_DISABLED', async () => {
     for (const op of operations.filter((o) => o.partner)) {
-      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness), { ...body(op, ownersBusiness), ...credentials(disabled, op.partner!.scheme) });
+      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), { ...body(op, ownersBusiness), ...credentials(disabled, op.partner!.scheme) });
       expectCode(r, 403, 'PARTNER_ENDPOINT_DISABLED', `${op.method} ${op.path}`);
     }
   });
@@ -134,9 +138,9 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     for (const op of operations.filter((o) => o.partner)) {
       const what = `${op.method} ${op.path}`;
       const scope = op.partner!.business;
-      const r = await call(h.url, op.method, concrete(op.path, othersBusiness), { ...body(op, othersBusiness), ...credentials(owner, op.partner!.scheme) });
+      const r = await call(h.url, op.method, concrete(op.path, othersBusiness, op), { ...body(op, othersBusiness), ...credentials(owner, op.partner!.scheme) });
       expect(r.status, what).toBeLessThan(500);
-      if ('param' in scope || 'bodyList' in scope) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
+      if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
       else if ('deferred' in scope) expect(r.status, what).toBe(202);
     }
     await h.pbs.ctx.tasks.runDue();

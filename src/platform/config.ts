@@ -53,6 +53,8 @@ export interface Config {
    * past 600 MB and old-generation GC into the tail latency.
    */
   rememberedDays: number;
+  /** How long (pbs time) an advertising job stays PROCESSING before it is applied, so clients see 202 at least once. */
+  adJobDelayMs: number;
   /** How long another process's change to businesses or inventory may go unseen (bookings never are). */
   catalogMaxStaleMs: number;
   webhooks: {
@@ -177,6 +179,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     openingsWindowMinutes: int(merged, 'PBS_OPENINGS_WINDOW_MINUTES', 60, 0),
     rememberedDays: int(merged, 'PBS_REMEMBERED_DAYS', 50_000, 1),
     catalogMaxStaleMs: int(merged, 'PBS_CATALOG_MAX_STALE_MS', 250, 0),
+    adJobDelayMs: int(merged, 'PBS_AD_JOB_DELAY_MS', 2000, 0),
     webhooks: {
       timeoutMs: int(merged, 'PBS_WEBHOOK_TIMEOUT_MS', 10_000, 100),
       retryScheduleSeconds: schedule(merged.PBS_WEBHOOK_RETRY_SCHEDULE ?? '5,30,120,600,1800,3600,7200,14400,21600'),

@@ -52,6 +52,8 @@ export interface CredentialVerifier {
  * Every partner route states one; a route without it does not start (see installGuards).
  * - `param`: a path parameter names one business (id or alias): unknown → 404
  *   BUSINESS_NOT_FOUND, not linked to the caller → 403 AUTHORIZATION_ERROR.
+ * - `query`: the same for a query-string (or form) parameter, when present; its absence is the
+ *   route's to answer.
  * - `bodyList`: a JSON body field lists business ids (at most `max`): any id not linked to the
  *   caller (unknown ids included) → 403 AUTHORIZATION_ERROR, and the handler never runs.
  * - `deferred`: the ids are checked later, one by one, by the background work named here.
@@ -59,6 +61,7 @@ export interface CredentialVerifier {
  */
 export type BusinessScope =
   | { param: string }
+  | { query: string }
   | { bodyList: string; max: number }
   | { deferred: string }
   | { unscoped: string };

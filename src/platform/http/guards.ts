@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { authenticateAdmin, authenticateKnownBearer, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
 import { isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
-import { firstFew, parseBusinessIdList } from '../business-ids.js';
+import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList } from '../business-ids.js';
+import { single } from '../query.js';
 import { ApiError, apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
@@ -76,8 +77,8 @@ export function declarationProblem(url: string, config: { partner?: PartnerRoute
   if (partner.scheme !== 'bearer' && partner.scheme !== 'basic') return `names no known scheme (${String(partner.scheme)})`;
   const scope: Partial<Record<string, unknown>> | undefined = partner.business;
   if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
-  const kinds = Object.keys(scope).filter((k) => ['param', 'bodyList', 'deferred', 'unscoped'].includes(k));
-  if (kinds.length !== 1) return 'must declare exactly one business scope: param, bodyList, deferred or unscoped';
+  const kinds = Object.keys(scope).filter((k) => ['param', 'query', 'bodyList', 'deferred', 'unscoped'].includes(k));
+  if (kinds.length !== 1) return 'must declare exactly one business scope: param, query, bodyList, deferred or unscoped';
   if (typeof scope[kinds[0]] !== 'string' || (scope[kinds[0]] as string).trim() === '') return `business scope ${kinds[0]} needs a non-empty text`;
   if ('param' in scope && !url.split('/').includes(`:${scope.param as string}`)) return `has no path parameter :${scope.param as string}`;
   if ('bodyList' in scope && !(Number.isInteger(scope.max) && (scope.max as number) > 0)) return 'bodyList scope needs a positive max';
@@ -160,9 +161,15 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
 
   /** Checks the partner ↔ business links a route's scope asks for (after validation, before idempotency). */
   const linkGuard = (scope: BusinessScope): preHandlerHookHandler | undefined => {
-    if ('param' in scope) {
+    if ('param' in scope || 'query' in scope) {
       return async function businessLinkGuard(request) {
-        const raw = (request.params as Record<string, string>)[scope.param];
+        const raw =
+          'param' in scope
+            ? (request.params as Record<string, string>)[scope.param]
+            : single((request.query as Record<string, unknown>)[scope.query]) ?? single((request.body as Record<string, unknown> | undefined)?.[scope.query]);
+        // Absent: the route refuses the request itself (a required parameter is missing).
+        if (raw === undefined || raw === '') return;
+        if (raw.length > MAX_BUSINESS_ID_LENGTH) throw apiError('VALIDATION_ERROR', 'The business id is too long.', { field: 'business_id' });
         const check = await options.links.check(request.principal!.partnerId, [raw]);
         if (check.unknown.length > 0) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${raw}`);
         if (check.unlinked.length > 0) throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for business ${raw}.`);

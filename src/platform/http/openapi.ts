@@ -29,9 +29,9 @@ function documentGuards(schema: Record<string, unknown> | undefined, config: { p
     add(
       403,
       'PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner)' +
-        ('param' in scope || 'bodyList' in scope ? ', AUTHORIZATION_ERROR (a business not linked to this partner)' : ''),
+        ('param' in scope || 'query' in scope || 'bodyList' in scope ? ', AUTHORIZATION_ERROR (a business not linked to this partner)' : ''),
     );
-    if ('param' in scope) add(404, 'BUSINESS_NOT_FOUND');
+    if ('param' in scope || 'query' in scope) add(404, 'BUSINESS_NOT_FOUND');
     add(429, 'TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget)');
     if (method === 'POST' || method === 'DELETE') {
       add(409, 'IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running');
@@ -73,6 +73,7 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
         { name: 'oauth', description: 'Access tokens for partner clients' },
         { name: 'reservations', description: 'Reservation partner API (Bearer API key)' },
         { name: 'waitlist', description: 'Waitlist partner API' },
+        { name: 'advertising', description: 'Advertising reseller API (Basic: data-ingestion credentials): programs through asynchronous jobs' },
         { name: 'subscriptions', description: 'Business subscriptions, the replaced webhook allow-list, deprecated listing management' },
         { name: 'system', description: 'Health, readiness and metrics' },
       ],

@@ -1,0 +1,133 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { PartnerRouteConfig } from '../platform/auth/principal.js';
+import type { ApiModule } from '../platform/module.js';
+import { APPLY_AD_JOB, type AdvertisingService } from './advertising-service.js';
+import { advertisingMigration, PROGRAM_TYPES } from './advertising-tables.js';
+
+const tags = ['advertising'];
+const security = [{ basicAuth: [] }];
+const partner = (business: PartnerRouteConfig['business']) => ({
+  partner: { interface: 'advertising', scheme: 'basic', business } as PartnerRouteConfig,
+});
+const ownProgram = { unscoped: "acts on the caller's own program; another partner's answers like an unknown id" };
+const ownJob = { unscoped: "reads the caller's own job; another partner's answers like an unknown id" };
+const jobId = { type: 'object', required: ['job_id'], properties: { job_id: { type: 'string' } } } as const;
+const entry = { type: 'object', additionalProperties: true, properties: { status: { type: 'string' }, requested_value: {} } } as const;
+const receipt = {
+  type: 'object',
+  required: ['status', 'created_at', 'completed_at', 'business_results'],
+  properties: {
+    status: { type: 'string', enum: ['PROCESSING', 'COMPLETED'] },
+    created_at: { type: 'string' },
+    completed_at: { type: ['string', 'null'] },
+    business_results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        properties: {
+          status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'REJECTED'] },
+          identifier_type: { type: 'string', enum: ['BUSINESS', 'PROGRAM'] },
+          identifier: { type: 'string' },
+          update_results: {
+            type: 'object',
+            properties: {
+              program_added: { type: 'object', additionalProperties: entry },
+              program_modified: { type: 'object', additionalProperties: entry },
+              program_ended: entry,
+            },
+          },
+          error: { type: 'object', properties: { message: { type: 'string' }, code: { type: 'string' } } },
+        },
+      },
+    },
+  },
+} as const;
+/** Typed for the document; the service checks the values (its codes: 400, or the receipt). */
+const createQueryDocs = {
+  type: 'object',
+  required: ['business_id', 'program_name'],
+  properties: {
+    business_id: { type: 'string', description: 'a business linked to the caller' },
+    program_name: { type: 'string', enum: [...PROGRAM_TYPES] },
+    promotion_code: { type: 'string' },
+    start: { type: 'string', format: 'date', description: 'starts 00:00 Pacific; absent: now' },
+    end: { type: 'string', format: 'date', description: 'ends 23:59 Pacific; absent: until ended' },
+    budget: { type: 'integer', minimum: 2500, description: 'CPC: monthly budget in cents' },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$', default: 'USD' },
+    is_autobid: { type: 'boolean', description: 'CPC: required' },
+    max_bid: { type: 'integer', minimum: 50, description: 'cents; required when is_autobid is false' },
+    pacing_method: { type: 'string', enum: ['paced', 'unpaced'] },
+    fee_period: { type: 'string', enum: ['CALENDAR_MONTH', 'ROLLING_MONTH'], default: 'CALENDAR_MONTH' },
+    ad_categories: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+/** Parameters come in the query string (spec); a form body is read too, the query string winning. */
+function parametersOf(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
+  return { ...body, ...(request.query as Record<string, unknown>) };
+}
+
+/**
+ * Advertising (spec part 2), so far: create and end programs through jobs, and poll a job's
+ * receipt. Edit, pause/resume and program listings come next (issue 14).
+ */
+export function advertisingModule(service: AdvertisingService): ApiModule {
+  return {
+    name: 'advertising',
+    migrations: [advertisingMigration],
+    registerTasks: (tasks) => {
+      tasks.register(APPLY_AD_JOB, (payload) => service.apply(payload.job_id));
+      tasks.schedule({ name: 'advertising.end-expired', everyMs: 60_000, run: () => service.endExpired() });
+    },
+    routes: async (app: FastifyInstance) => {
+      app.post(
+        '/v1/reseller/program/create',
+        {
+          config: { ...partner({ query: 'business_id' }), docs: { querystring: createQueryDocs } },
+          schema: {
+            tags,
+            security,
+            summary: 'Create an advertising program (asynchronous: answers a job id to poll)',
+            querystring: { type: 'object', additionalProperties: true },
+            response: { 200: jobId, 400: { $ref: 'ErrorResponse#' } },
+          },
+        },
+        async (request) => service.create(request.principal!, parametersOf(request), request.idempotency),
+      );
+      app.post(
+        '/v1/reseller/program/:program_id/end',
+        {
+          config: partner(ownProgram),
+          schema: {
+            tags,
+            security,
+            summary: 'End a program now (asynchronous: answers a job id to poll)',
+            params: { type: 'object', required: ['program_id'], properties: { program_id: { type: 'string', maxLength: 64 } } },
+            response: { 200: jobId, 404: { $ref: 'ErrorResponse#' } },
+          },
+        },
+        async (request) => service.end(request.principal!, (request.params as { program_id: string }).program_id, request.idempotency),
+      );
+      app.get(
+        '/v1/reseller/status/:job_id',
+        {
+          config: partner(ownJob),
+          schema: {
+            tags,
+            security,
+            summary: "A job's receipt: 202 while PROCESSING (ask again later), 200 once COMPLETED",
+            params: { type: 'object', required: ['job_id'], properties: { job_id: { type: 'string', maxLength: 64 } } },
+            response: { 200: receipt, 202: receipt, 404: { $ref: 'ErrorResponse#' } },
+          },
+        },
+        async (request, reply) => {
+          const { statusCode, receipt: body } = await service.status(request.principal!, (request.params as { job_id: string }).job_id);
+          if (statusCode === 202) reply.header('retry-after', '1');
+          return reply.code(statusCode).send(body);
+        },
+      );
+    },
+  };
+}
