@@ -172,6 +172,79 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     expect((await receiptOf({ business_id: biz, program_name: 'CTA' })).business_results[0].update_results.program_added.program_id.status).toBe('COMPLETED');
   });
 
+  /** Creates a program and answers its id. */
+  const program = async (params: Record<string, string>) => {
+    const biz = await business();
+    const added = (await receiptOf({ business_id: biz, ...params })).business_results[0].update_results.program_added;
+    expect(added.program_id.status, JSON.stringify(added)).toBe('COMPLETED');
+    return added.program_id.requested_value as string;
+  };
+  const editReceipt = async (programId: string, params: Record<string, string>) => {
+    const r = await call(h.url, 'POST', `/v1/reseller/program/${programId}/edit?${new URLSearchParams(params)}`, as(p));
+    expect(r.status, r.text).toBe(200);
+    const pending = await status(r.body.job_id);
+    expect(pending.status).toBe(202);
+    expect(pending.body.business_results[0]).toMatchObject({ status: 'PROCESSING', identifier_type: 'PROGRAM', identifier: programId });
+    await process();
+    return (await status(r.body.job_id)).body.business_results[0];
+  };
+
+  it('edits a program: program_modified with program_id and the changed keys', async () => {
+    const id = await program({ program_name: 'CPC', budget: '20000', is_autobid: 'false', max_bid: '500', start: '2031-06-01' });
+    expect(await editReceipt(id, { budget: '30000', max_bid: '600', end: '2031-07-31' })).toEqual({
+      status: 'COMPLETED',
+      identifier_type: 'PROGRAM',
+      identifier: id,
+      update_results: { program_modified: { program_id: COMPLETED(id), budget: COMPLETED(30000), max_bid: COMPLETED(600), end: COMPLETED('2031-07-31') } },
+    });
+    const row = await h.database.db.selectFrom('ad_programs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ budget: 30000, max_bid: 600, end_date: '2031-07-31' });
+  });
+
+  it('rejects edits that the rules forbid, changing nothing', async () => {
+    const autobid = await program({ program_name: 'CPC', budget: '20000', is_autobid: 'true' });
+    const started = await program({ program_name: 'BP' });
+    const cases: Array<[string, Record<string, string>, string, string]> = [
+      [autobid, { max_bid: '100' }, 'max_bid', 'COULD_NOT_MODIFY_PROGRAM'],
+      [autobid, { budget: '12.5' }, 'budget', 'INVALID_PRICE'],
+      [autobid, { budget: '100' }, 'budget', 'INVALID_PRICE'],
+      [autobid, { pacing_method: 'unpaced' }, 'pacing_method', 'COULD_NOT_MODIFY_PROGRAM'],
+      [started, { start: '2031-06-01' }, 'start', 'COULD_NOT_MODIFY_PROGRAM'],
+      [started, { end: '2031-05-01' }, 'end', 'COULD_NOT_MODIFY_PROGRAM'],
+    ];
+    for (const [id, params, key, code] of cases) {
+      const result = await editReceipt(id, params);
+      expect(result.update_results.program_modified[key], JSON.stringify(params)).toMatchObject({ status: 'REJECTED', error: { code } });
+      expect(result.update_results.program_modified.program_id).toMatchObject({ status: 'REJECTED', error: { code: 'PARENT_WAS_REJECTED' } });
+    }
+    expect((await h.database.db.selectFrom('ad_programs').select('budget').where('id', '=', autobid).executeTakeFirstOrThrow()).budget).toBe(20000);
+    const nothing = await call(h.url, 'POST', `/v1/reseller/program/${autobid}/edit`, as(p));
+    expect(nothing.status).toBe(400);
+  });
+
+  it('rejects edits of a program past its end date (23:59 Pacific) with PROGRAM_HAS_EXPIRED', async () => {
+    const id = await program({ program_name: 'EP', end: '2031-05-06' });
+    h.clock.set(Date.parse('2031-05-07T06:59:00Z')); // 23:59 Pacific on the 6th: still running
+    expect((await editReceipt(id, { budget: '5000' })).status).toBe('COMPLETED');
+    h.clock.set(Date.parse('2031-05-07T07:00:01Z')); // just past the end of the 6th, Pacific
+    expect(await editReceipt(id, { budget: '6000' })).toMatchObject({ status: 'REJECTED', error: { code: 'PROGRAM_HAS_EXPIRED' } });
+    h.clock.set(Date.parse('2031-05-05T16:00:00Z'));
+  });
+
+  it('pauses and resumes a running CPC program (202, empty body); refuses the rest with a clear 4xx', async () => {
+    const id = await program({ program_name: 'CPC', budget: '20000', is_autobid: 'true' });
+    const post = (action: string, programId = id, q = p) => call(h.url, 'POST', `/program/${programId}/${action}/v1`, as(q));
+    const paused = await post('pause');
+    expect(paused.status).toBe(202);
+    expect(paused.text).toBe('');
+    expect((await h.database.db.selectFrom('ad_programs').select('pause_status').where('id', '=', id).executeTakeFirstOrThrow()).pause_status).toBe('PAUSED');
+    expect((await post('pause')).body.error.code).toBe('CONFLICT');
+    expect((await post('resume')).status).toBe(202);
+    expect((await post('resume')).status).toBe(409);
+    expect((await post('pause', await program({ program_name: 'BP' }))).status).toBe(400);
+    expect((await post('pause', id, other)).status).toBe(404);
+  });
+
   it('refuses malformed requests with 400, and hides other partners’ jobs and programs (404)', async () => {
     const biz = await business();
     for (const params of [

@@ -41,6 +41,18 @@ export interface CreateRequest {
   promotion_code?: string;
 }
 
+/** An edit as the job judges it (spec: start, end, budget, future_budget_date, max_bid, pacing_method, ad_categories). */
+export interface EditRequest {
+  program_id: string;
+  start?: string;
+  end?: string;
+  budget?: string;
+  max_bid?: string;
+  future_budget_date?: string;
+  pacing_method?: 'paced' | 'unpaced';
+  ad_categories?: string[];
+}
+
 type Entry = { status: 'COMPLETED' | 'PROCESSING' | 'REJECTED'; requested_value: unknown; error?: { message: string; code: string } };
 type Rejection = { code: string; message: string };
 
@@ -120,6 +132,56 @@ export class AdvertisingService {
     };
   }
 
+  /** Request-level checks of an edit (400): dates in form, a known pacing method, something to change. */
+  parseEdit(programId: string, params: Record<string, unknown>): EditRequest {
+    const text = (name: string) => {
+      const value = single(params[name]);
+      return value === undefined || value === '' ? undefined : value;
+    };
+    const date = (field: string) => {
+      const value = text(field);
+      if (value !== undefined && !parseDate(value)) invalid(field, `${field} must be a date YYYY-MM-DD`);
+      return value;
+    };
+    const pacing = text('pacing_method');
+    if (pacing !== undefined && pacing !== 'paced' && pacing !== 'unpaced') invalid('pacing_method', 'pacing_method must be paced or unpaced');
+    const request: EditRequest = {
+      program_id: programId,
+      start: date('start'),
+      end: date('end'),
+      budget: text('budget'),
+      max_bid: text('max_bid'),
+      future_budget_date: date('future_budget_date'),
+      pacing_method: pacing,
+      ad_categories: params.ad_categories === undefined ? undefined : list(params.ad_categories),
+    };
+    if (Object.entries(request).every(([key, value]) => key === 'program_id' || value === undefined)) {
+      invalid('program_id', 'Nothing to modify: give start, end, budget, future_budget_date, max_bid, pacing_method or ad_categories');
+    }
+    return request;
+  }
+
+  /** `POST /v1/reseller/program/{program_id}/edit`. Another partner's program answers like an unknown one. */
+  async edit(principal: Principal, programId: string, params: Record<string, unknown>, pending?: PendingIdempotency) {
+    const program = await this.ownProgram(principal.partnerId, programId);
+    const request = this.parseEdit(program.id, params);
+    return this.newJob(principal.partnerId, 'edit', request, program.business_id, program.id, pending);
+  }
+
+  /**
+   * `POST /program/{program_id}/pause/v1` and `…/resume/v1` (spec: "coming soon"): a running CPC
+   * program is paused or resumed at once (202, empty body). Not CPC → 400; ended, or already in
+   * that state → 409 CONFLICT; another partner's program → 404.
+   */
+  async setPaused(principal: Principal, programId: string, paused: boolean): Promise<void> {
+    const program = await this.ownProgram(principal.partnerId, programId);
+    if (program.program_type !== 'CPC') invalid('program_id', 'Only CPC programs can be paused and resumed.');
+    const now = this.clock.now();
+    if (program.state === 'ENDED' || (program.end_at !== null && program.end_at <= now)) throw apiError('CONFLICT', 'The program has ended.');
+    if ((program.pause_status === 'PAUSED') === paused) throw apiError('CONFLICT', `The program is already ${paused ? 'paused' : 'running'}.`);
+    await this.store().updateProgram(program.id, { pause_status: paused ? 'PAUSED' : 'NOT_PAUSED', updated_at: now });
+  }
+
   /** `POST /v1/reseller/program/create`: the job, written with its task (and Idempotency-Key answer). */
   async create(principal: Principal, params: Record<string, unknown>, pending?: PendingIdempotency) {
     const request = this.parseCreate(params);
@@ -191,7 +253,12 @@ export class AdvertisingService {
       const store = this.store(trx);
       const now = this.clock.now();
       // Everything inside reads through the transaction: on SQLite another handle would wait for it.
-      const result = job.kind === 'create' ? await this.applyCreate(trx, store, job, now) : await this.applyEnd(trx, store, job, now);
+      const result =
+        job.kind === 'create'
+          ? await this.applyCreate(trx, store, job, now)
+          : job.kind === 'edit'
+            ? await this.applyEdit(trx, store, job, now)
+            : await this.applyEnd(trx, store, job, now);
       await store.completeJob(job.id, [result], now);
     });
   }
@@ -297,12 +364,86 @@ export class AdvertisingService {
     return { ...base, status: 'COMPLETED', update_results: { program_ended: { status: 'COMPLETED', requested_value: program.id } } };
   }
 
+  /**
+   * An edit, judged against the program as it is now. Business-level: a closed business
+   * (PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS), an ended or expired program (PROGRAM_HAS_EXPIRED). Per
+   * key: prices as at creation (INVALID_PRICE), a max_bid on an autobid program, a start change of
+   * a started program, an end in the past or before the start, unpaced with autobid
+   * (COULD_NOT_MODIFY_PROGRAM), a start before today (CANNOT_ADD_PROGRAM_IN_PAST). One rejected key
+   * rejects the edit (PARENT_WAS_REJECTED for the rest); nothing changes.
+   */
+  private async applyEdit(trx: DbOrTx, store: AdvertisingStore, job: AdJob, now: number) {
+    const request = JSON.parse(job.request) as EditRequest;
+    const program = (await store.findProgram(request.program_id))!;
+    const base = { identifier_type: 'PROGRAM', identifier: program.id };
+    const business = await this.businesses.get(program.business_id, trx);
+    if (business.is_closed) return { ...base, status: 'REJECTED', error: { message: 'The business is closed.', code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS' } };
+    if (program.state === 'ENDED' || (program.end_at !== null && program.end_at <= now)) {
+      return { ...base, status: 'REJECTED', error: { message: 'The program has ended.', code: 'PROGRAM_HAS_EXPIRED' } };
+    }
+    const errors: Record<string, Rejection> = {};
+    const cannot = (message: string): Rejection => ({ code: 'COULD_NOT_MODIFY_PROGRAM', message });
+    const today = localDate(now, PACIFIC);
+    const budget = integer(request.budget);
+    if (request.budget !== undefined) {
+      if (budget === undefined) errors.budget = { code: 'INVALID_PRICE', message: 'The budget must be a whole number of cents.' };
+      else if (program.program_type === 'CPC' && budget < MIN_BUDGET) errors.budget = { code: 'INVALID_PRICE', message: `The budget must be at least ${MIN_BUDGET} cents.` };
+    }
+    const bid = integer(request.max_bid);
+    if (request.max_bid !== undefined) {
+      if (program.is_autobid !== 0) errors.max_bid = cannot('max_bid applies only to a program bidding with max_bid (is_autobid false).');
+      else if (bid === undefined) errors.max_bid = { code: 'INVALID_PRICE', message: 'The max_bid must be a whole number of cents.' };
+      else if (bid < MIN_BID) errors.max_bid = { code: 'INVALID_PRICE', message: `The max_bid must be at least ${MIN_BID} cents.` };
+    }
+    if (request.start !== undefined) {
+      if (program.start_at <= now) errors.start = cannot('The start date of a program that has started cannot change.');
+      else if (request.start < today) errors.start = { code: 'CANNOT_ADD_PROGRAM_IN_PAST', message: `The start date ${request.start} is in the past.` };
+    }
+    const startDate = request.start ?? program.start_date;
+    if (request.end !== undefined && (request.end < today || request.end < startDate)) {
+      errors.end = cannot(`The end date ${request.end} is before ${request.end < today ? 'today' : 'the start date'}.`);
+    }
+    if (request.pacing_method === 'unpaced' && program.is_autobid === 1) errors.pacing_method = cannot('pacing_method unpaced is not allowed with autobid.');
+
+    const rejected = Object.keys(errors).length > 0;
+    if (!rejected) {
+      await store.updateProgram(program.id, {
+        ...(request.start !== undefined ? { start_date: request.start, start_at: localDay(request.start, PACIFIC)(0) } : {}),
+        ...(request.end !== undefined ? { end_date: request.end, end_at: localDay(addDays(request.end, 1), PACIFIC)(0) - 1 } : {}),
+        ...(budget !== undefined ? { budget } : {}),
+        ...(bid !== undefined ? { max_bid: bid } : {}),
+        ...(request.pacing_method !== undefined ? { pacing_method: request.pacing_method } : {}),
+        ...(request.ad_categories !== undefined ? { ad_categories: JSON.stringify(request.ad_categories) } : {}),
+        updated_at: now,
+      });
+    }
+    const entry = (key: string, value: unknown): Entry =>
+      !rejected
+        ? { status: 'COMPLETED', requested_value: value }
+        : { status: 'REJECTED', requested_value: value, error: errors[key] ?? { code: 'PARENT_WAS_REJECTED', message: 'Another part of the request failed.' } };
+    const modified: Record<string, Entry> = { program_id: entry('program_id', program.id) };
+    for (const key of ['start', 'end', 'budget', 'max_bid', 'future_budget_date', 'pacing_method', 'ad_categories'] as const) {
+      const value = request[key];
+      if (value !== undefined) modified[key] = entry(key, key === 'budget' ? (budget ?? value) : key === 'max_bid' ? (bid ?? value) : value);
+    }
+    return { ...base, status: 'COMPLETED', update_results: { program_modified: modified } };
+  }
+
   /** The receipt entry of a job still PROCESSING: what was asked, every key PROCESSING. */
   private processingResult(job: AdJob) {
     const request = JSON.parse(job.request) as CreateRequest & { program_id?: string };
     const processing = (value: unknown): Entry => ({ status: 'PROCESSING', requested_value: value });
-    if (job.kind !== 'create') {
+    if (job.kind === 'end') {
       return { status: 'PROCESSING', identifier_type: 'PROGRAM', identifier: job.program_id, update_results: { program_ended: processing(job.program_id) } };
+    }
+    if (job.kind === 'edit') {
+      const edit = JSON.parse(job.request) as EditRequest;
+      const modified: Record<string, Entry> = { program_id: processing(job.program_id) };
+      for (const key of ['start', 'end', 'budget', 'max_bid', 'future_budget_date', 'pacing_method', 'ad_categories'] as const) {
+        const value = edit[key];
+        if (value !== undefined) modified[key] = processing(key === 'budget' || key === 'max_bid' ? (integer(value as string) ?? value) : value);
+      }
+      return { status: 'PROCESSING', identifier_type: 'PROGRAM', identifier: job.program_id, update_results: { program_modified: modified } };
     }
     const added: Record<string, Entry> = {
       start: processing(request.start ?? localDate(job.created_at, PACIFIC)),

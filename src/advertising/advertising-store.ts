@@ -56,6 +56,10 @@ export class AdvertisingStore {
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
+  updateProgram(id: string, change: Partial<AdProgram>) {
+    return this.db.updateTable('ad_programs').set(change).where('id', '=', id).executeTakeFirst();
+  }
+
   endProgram(id: string, now: number) {
     return this.db
       .updateTable('ad_programs')

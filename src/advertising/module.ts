@@ -63,6 +63,20 @@ const createQueryDocs = {
   },
 } as const;
 
+const editQueryDocs = {
+  type: 'object',
+  properties: {
+    start: { type: 'string', format: 'date', description: 'only before the program has started, and not before today' },
+    end: { type: 'string', format: 'date', description: 'not in the past; the program ends 23:59 Pacific of it' },
+    budget: { type: 'integer', minimum: 2500, description: 'cents' },
+    future_budget_date: { type: 'string', format: 'date', description: 'schedules the budget change' },
+    max_bid: { type: 'integer', minimum: 50, description: 'cents; only for a program bidding with max_bid' },
+    pacing_method: { type: 'string', enum: ['paced', 'unpaced'] },
+    ad_categories: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+const programParams = { type: 'object', required: ['program_id'], properties: { program_id: { type: 'string', maxLength: 64 } } } as const;
+
 /** Parameters come in the query string (spec); a form body is read too, the query string winning. */
 function parametersOf(request: FastifyRequest): Record<string, unknown> {
   const body = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
@@ -70,8 +84,9 @@ function parametersOf(request: FastifyRequest): Record<string, unknown> {
 }
 
 /**
- * Advertising (spec part 2), so far: create and end programs through jobs, and poll a job's
- * receipt. Edit, pause/resume and program listings come next (issue 14).
+ * Advertising (spec part 2), so far: create, edit and end programs through jobs, poll a job's
+ * receipt, pause and resume CPC programs. Program listings, promotions and the operator side come
+ * next (issue 14).
  */
 export function advertisingModule(service: AdvertisingService): ApiModule {
   return {
@@ -97,6 +112,44 @@ export function advertisingModule(service: AdvertisingService): ApiModule {
         async (request) => service.create(request.principal!, parametersOf(request), request.idempotency),
       );
       app.post(
+        '/v1/reseller/program/:program_id/edit',
+        {
+          config: { ...partner(ownProgram), docs: { querystring: editQueryDocs } },
+          schema: {
+            tags,
+            security,
+            summary: 'Change a program (asynchronous: answers a job id to poll)',
+            params: programParams,
+            querystring: { type: 'object', additionalProperties: true },
+            response: { 200: jobId, 400: { $ref: 'ErrorResponse#' }, 404: { $ref: 'ErrorResponse#' } },
+          },
+        },
+        async (request) =>
+          service.edit(request.principal!, (request.params as { program_id: string }).program_id, parametersOf(request), request.idempotency),
+      );
+      for (const [action, paused] of [
+        ['pause', true],
+        ['resume', false],
+      ] as const) {
+        app.post(
+          `/program/:program_id/${action}/v1`,
+          {
+            config: partner(ownProgram),
+            schema: {
+              tags,
+              security,
+              summary: `${paused ? 'Pause' : 'Resume'} a running CPC program (202, empty body)`,
+              params: programParams,
+              response: { 202: { description: 'Accepted: empty body', type: 'null' }, 400: { $ref: 'ErrorResponse#' }, 404: { $ref: 'ErrorResponse#' }, 409: { $ref: 'ErrorResponse#' } },
+            },
+          },
+          async (request, reply) => {
+            await service.setPaused(request.principal!, (request.params as { program_id: string }).program_id, paused);
+            return reply.code(202).send();
+          },
+        );
+      }
+      app.post(
         '/v1/reseller/program/:program_id/end',
         {
           config: partner(ownProgram),
@@ -104,7 +157,7 @@ export function advertisingModule(service: AdvertisingService): ApiModule {
             tags,
             security,
             summary: 'End a program now (asynchronous: answers a job id to poll)',
-            params: { type: 'object', required: ['program_id'], properties: { program_id: { type: 'string', maxLength: 64 } } },
+            params: programParams,
             response: { 200: jobId, 404: { $ref: 'ErrorResponse#' } },
           },
         },
