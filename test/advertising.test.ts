@@ -243,6 +243,13 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     expect((await post('resume')).status).toBe(409);
     expect((await post('pause', await program({ program_name: 'BP' }))).status).toBe(400);
     expect((await post('pause', id, other)).status).toBe(404);
+    // With an Idempotency-Key the answer is stored with the change: a retry replays the 202.
+    const keyed = () => call(h.url, 'POST', `/program/${id}/pause/v1`, { ...as(p), headers: { 'idempotency-key': `pause-${id}` } });
+    expect((await keyed()).status).toBe(202);
+    const replay = await keyed();
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe('');
   });
 
   it('refuses malformed requests with 400, and hides other partners’ jobs and programs (404)', async () => {

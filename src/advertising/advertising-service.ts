@@ -173,13 +173,16 @@ export class AdvertisingService {
    * program is paused or resumed at once (202, empty body). Not CPC → 400; ended, or already in
    * that state → 409 CONFLICT; another partner's program → 404.
    */
-  async setPaused(principal: Principal, programId: string, paused: boolean): Promise<void> {
+  async setPaused(principal: Principal, programId: string, paused: boolean, pending?: PendingIdempotency): Promise<void> {
     const program = await this.ownProgram(principal.partnerId, programId);
     if (program.program_type !== 'CPC') invalid('program_id', 'Only CPC programs can be paused and resumed.');
     const now = this.clock.now();
     if (program.state === 'ENDED' || (program.end_at !== null && program.end_at <= now)) throw apiError('CONFLICT', 'The program has ended.');
     if ((program.pause_status === 'PAUSED') === paused) throw apiError('CONFLICT', `The program is already ${paused ? 'paused' : 'running'}.`);
-    await this.store().updateProgram(program.id, { pause_status: paused ? 'PAUSED' : 'NOT_PAUSED', updated_at: now });
+    await this.db.transaction().execute(async (trx) => {
+      await this.store(trx).updateProgram(program.id, { pause_status: paused ? 'PAUSED' : 'NOT_PAUSED', updated_at: now });
+      await answerWithinChange(trx, pending, 202, undefined);
+    });
   }
 
   /** `POST /v1/reseller/program/create`: the job, written with its task (and Idempotency-Key answer). */

@@ -144,7 +144,7 @@ export function advertisingModule(service: AdvertisingService): ApiModule {
             },
           },
           async (request, reply) => {
-            await service.setPaused(request.principal!, (request.params as { program_id: string }).program_id, paused);
+            await service.setPaused(request.principal!, (request.params as { program_id: string }).program_id, paused, request.idempotency);
             return reply.code(202).send();
           },
         );
