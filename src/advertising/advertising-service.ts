@@ -63,6 +63,51 @@ function invalid(field: string, message: string): never {
 
 const integer = (raw: string | undefined) => (raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined);
 
+/** Reads a request's parameters: `text` (absent or empty: undefined) and `date` (YYYY-MM-DD, else 400). */
+function reader(params: Record<string, unknown>) {
+  const text = (name: string) => {
+    const value = single(params[name]);
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const date = (field: string) => {
+    const value = text(field);
+    if (value !== undefined && !parseDate(value)) invalid(field, `${field} must be a date YYYY-MM-DD`);
+    return value;
+  };
+  return { text, date };
+}
+
+/** The keys of program_added (spec; facts §8.4), each made into an entry by `entry`. */
+function addedKeys(request: CreateRequest, startDate: string, programId: string | null, entry: (key: string, value: unknown) => Entry) {
+  const added: Record<string, Entry> = {
+    start: entry('start', startDate),
+    end: entry('end', request.end ?? null),
+    program_name: entry('program_name', request.program_name),
+    program_id: entry('program_id', programId),
+    // facts.md §8.4: current clients read yelp_business_id; the spec names it svc_business_id.
+    yelp_business_id: entry('yelp_business_id', request.business_id),
+    svc_business_id: entry('svc_business_id', request.business_id),
+  };
+  if (request.program_name === 'CPC') {
+    added.is_autobid = entry('is_autobid', request.is_autobid ?? null);
+    added.max_bid = entry('max_bid', integer(request.max_bid) ?? request.max_bid ?? null);
+    added.budget = entry('budget', integer(request.budget) ?? request.budget ?? null);
+  }
+  return added;
+}
+
+const EDITABLE = ['start', 'end', 'budget', 'max_bid', 'future_budget_date', 'pacing_method', 'ad_categories'] as const;
+
+/** The keys of program_modified: program_id and each key the edit changes (prices as numbers when they are). */
+function modifiedKeys(request: EditRequest, entry: (key: string, value: unknown) => Entry) {
+  const modified: Record<string, Entry> = { program_id: entry('program_id', request.program_id) };
+  for (const key of EDITABLE) {
+    const value = request[key];
+    if (value !== undefined) modified[key] = entry(key, key === 'budget' || key === 'max_bid' ? (integer(value as string) ?? value) : value);
+  }
+  return modified;
+}
+
 /**
  * The advertising reseller interface (spec part 2; facts.md §8): create, end and poll jobs, each
  * applied in the background. Which problems are the request's and which the job's:
@@ -94,18 +139,10 @@ export class AdvertisingService {
   // ---- requests ------------------------------------------------------------------------------
 
   parseCreate(params: Record<string, unknown>): CreateRequest {
-    const text = (name: string) => {
-      const value = single(params[name]);
-      return value === undefined || value === '' ? undefined : value;
-    };
+    const { text, date } = reader(params);
     const businessId = text('business_id') ?? invalid('business_id', 'business_id is required');
     const name = text('program_name') ?? invalid('program_name', 'program_name is required');
     if (!(PROGRAM_TYPES as readonly string[]).includes(name)) invalid('program_name', `program_name must be one of ${PROGRAM_TYPES.join(', ')}`);
-    const date = (field: string) => {
-      const value = text(field);
-      if (value !== undefined && !parseDate(value)) invalid(field, `${field} must be a date YYYY-MM-DD`);
-      return value;
-    };
     const autobid = text('is_autobid');
     if (autobid !== undefined && !/^(true|false)$/i.test(autobid)) invalid('is_autobid', 'is_autobid must be true or false');
     const isAutobid = autobid === undefined ? undefined : autobid.toLowerCase() === 'true';
@@ -134,15 +171,7 @@ export class AdvertisingService {
 
   /** Request-level checks of an edit (400): dates in form, a known pacing method, something to change. */
   parseEdit(programId: string, params: Record<string, unknown>): EditRequest {
-    const text = (name: string) => {
-      const value = single(params[name]);
-      return value === undefined || value === '' ? undefined : value;
-    };
-    const date = (field: string) => {
-      const value = text(field);
-      if (value !== undefined && !parseDate(value)) invalid(field, `${field} must be a date YYYY-MM-DD`);
-      return value;
-    };
+    const { text, date } = reader(params);
     const pacing = text('pacing_method');
     if (pacing !== undefined && pacing !== 'paced' && pacing !== 'unpaced') invalid('pacing_method', 'pacing_method must be paced or unpaced');
     const request: EditRequest = {
@@ -332,21 +361,7 @@ export class AdvertisingService {
       if (!rejected) return { status: 'COMPLETED', requested_value: value };
       return { status: 'REJECTED', requested_value: value, error: errors[key] ?? { code: 'PARENT_WAS_REJECTED', message: 'Another part of the request failed.' } };
     };
-    const added: Record<string, Entry> = {
-      start: entry('start', startDate),
-      end: entry('end', request.end ?? null),
-      program_name: entry('program_name', request.program_name),
-      program_id: entry('program_id', programId),
-      // facts.md §8.4: current clients read yelp_business_id; the spec names it svc_business_id.
-      yelp_business_id: entry('yelp_business_id', request.business_id),
-      svc_business_id: entry('svc_business_id', request.business_id),
-    };
-    if (cpc) {
-      added.is_autobid = entry('is_autobid', request.is_autobid ?? null);
-      added.max_bid = entry('max_bid', integer(request.max_bid) ?? request.max_bid ?? null);
-      added.budget = entry('budget', integer(request.budget) ?? request.budget ?? null);
-    }
-    return { ...base, status: 'COMPLETED', update_results: { program_added: added } };
+    return { ...base, status: 'COMPLETED', update_results: { program_added: addedKeys(request, startDate, programId, entry) } };
   }
 
   private alreadyActive(running: AdProgram, partnerId: string): Rejection {
@@ -424,43 +439,21 @@ export class AdvertisingService {
       !rejected
         ? { status: 'COMPLETED', requested_value: value }
         : { status: 'REJECTED', requested_value: value, error: errors[key] ?? { code: 'PARENT_WAS_REJECTED', message: 'Another part of the request failed.' } };
-    const modified: Record<string, Entry> = { program_id: entry('program_id', program.id) };
-    for (const key of ['start', 'end', 'budget', 'max_bid', 'future_budget_date', 'pacing_method', 'ad_categories'] as const) {
-      const value = request[key];
-      if (value !== undefined) modified[key] = entry(key, key === 'budget' ? (budget ?? value) : key === 'max_bid' ? (bid ?? value) : value);
-    }
-    return { ...base, status: 'COMPLETED', update_results: { program_modified: modified } };
+    return { ...base, status: 'COMPLETED', update_results: { program_modified: modifiedKeys(request, entry) } };
   }
 
   /** The receipt entry of a job still PROCESSING: what was asked, every key PROCESSING. */
   private processingResult(job: AdJob) {
-    const request = JSON.parse(job.request) as CreateRequest & { program_id?: string };
-    const processing = (value: unknown): Entry => ({ status: 'PROCESSING', requested_value: value });
+    const processing = (_key: string, value: unknown): Entry => ({ status: 'PROCESSING', requested_value: value });
     if (job.kind === 'end') {
-      return { status: 'PROCESSING', identifier_type: 'PROGRAM', identifier: job.program_id, update_results: { program_ended: processing(job.program_id) } };
+      return { status: 'PROCESSING', identifier_type: 'PROGRAM', identifier: job.program_id, update_results: { program_ended: processing('program_ended', job.program_id) } };
     }
     if (job.kind === 'edit') {
       const edit = JSON.parse(job.request) as EditRequest;
-      const modified: Record<string, Entry> = { program_id: processing(job.program_id) };
-      for (const key of ['start', 'end', 'budget', 'max_bid', 'future_budget_date', 'pacing_method', 'ad_categories'] as const) {
-        const value = edit[key];
-        if (value !== undefined) modified[key] = processing(key === 'budget' || key === 'max_bid' ? (integer(value as string) ?? value) : value);
-      }
-      return { status: 'PROCESSING', identifier_type: 'PROGRAM', identifier: job.program_id, update_results: { program_modified: modified } };
+      return { status: 'PROCESSING', identifier_type: 'PROGRAM', identifier: job.program_id, update_results: { program_modified: modifiedKeys(edit, processing) } };
     }
-    const added: Record<string, Entry> = {
-      start: processing(request.start ?? localDate(job.created_at, PACIFIC)),
-      end: processing(request.end ?? null),
-      program_name: processing(request.program_name),
-      program_id: processing(null),
-      yelp_business_id: processing(request.business_id),
-      svc_business_id: processing(request.business_id),
-    };
-    if (request.program_name === 'CPC') {
-      added.is_autobid = processing(request.is_autobid ?? null);
-      added.max_bid = processing(integer(request.max_bid) ?? request.max_bid ?? null);
-      added.budget = processing(integer(request.budget) ?? request.budget ?? null);
-    }
+    const request = JSON.parse(job.request) as CreateRequest;
+    const added = addedKeys(request, request.start ?? localDate(job.created_at, PACIFIC), null, processing);
     return { status: 'PROCESSING', identifier_type: 'BUSINESS', identifier: request.business_id, update_results: { program_added: added } };
   }
 
