@@ -9,6 +9,7 @@ import { oauthTokenSecretMigration, partnersMigration } from './partners/partner
 import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
 import { waitlistModule } from './waitlist/module.js';
 import { advertisingModule } from './advertising/module.js';
+import { AdvertisingOperator } from './advertising/advertising-operator.js';
 import { AdvertisingService } from './advertising/advertising-service.js';
 import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
@@ -50,6 +51,8 @@ export interface Services {
   credentials: CredentialService;
   reservations: ReservationService;
   webhooks: WebhookService;
+  advertising: AdvertisingService;
+  advertisingOperator: AdvertisingOperator;
 }
 
 /** Everything a running pbs is made of; tests build one per database. */
@@ -162,6 +165,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate());
   const subscriptions = new SubscriptionService(database.db, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
+  const advertising = new AdvertisingService(database, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs, onEventsCommitted: () => relay.wake() });
   const services: Services = {
     businesses,
     partners,
@@ -191,6 +195,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       () => deliverer.wake(),
       () => relay.wake(),
     ),
+    advertising,
+    advertisingOperator: new AdvertisingOperator(database, clock, tasks, businesses, advertising, () => relay.wake()),
   };
   relay.register((trx, events) => services.webhooks.fanOut(trx, events));
   const rateLimiter = new RateLimiter(clock, options.wallClock);
@@ -207,7 +213,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     searchModule(ctx, catalog, occupancy),
     subscriptionsModule(subscriptions),
     webhooksModule(services.webhooks),
-    advertisingModule(new AdvertisingService(database.db, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs })),
+    advertisingModule(services.advertising, services.advertisingOperator),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 

@@ -68,7 +68,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
   /** A concrete path: business ids from `business` (in the path, or the query for a `query` scope), the owner's reservation and partner otherwise. */
   const concrete = (path: string, business: string, op?: Operation) => {
     const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-      if (name === 'business_id') return business;
+      if (name === 'business_id' || name === 'business_ids') return business;
       if (name === 'reservation_id') return reservationId;
       if (name === 'partner_id') return owner.partner.id;
       return 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -76,7 +76,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     const scope = op?.partner?.business;
     return scope && 'query' in scope ? `${filled}?${String(scope.query)}=${business}` : filled;
   };
-  const linkScoped = (op: Operation) => ['param', 'query', 'bodyList'].some((k) => k in op.partner!.business);
+  const linkScoped = (op: Operation) => ['param', 'query', 'bodyList', 'paramList'].some((k) => k in op.partner!.business);
 
   /** The smallest JSON body the schema asks for, naming `business` wherever businesses go. */
   const body = (op: Operation, business: string): CallOptions => {

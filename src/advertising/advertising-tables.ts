@@ -10,8 +10,11 @@ export interface AdProgramsTable {
   partner_id: string;
   business_id: string;
   program_type: ProgramType;
-  /** ACTIVE from creation (it may start later) until ended or past its end date. */
-  state: 'ACTIVE' | 'ENDED';
+  /**
+   * ACTIVE from creation (it may start later) until ended or past its end date; CANCELED when
+   * ended before it started (facts.md §8.3: the id is invalidated and leaves the listings).
+   */
+  state: 'ACTIVE' | 'ENDED' | 'CANCELED';
   /** 00:00 America/Los_Angeles of the start date (or the moment it was created), ms. */
   start_at: number;
   /** 23:59:59.999 America/Los_Angeles of the end date, ms; null: until ended. */
@@ -30,6 +33,52 @@ export interface AdProgramsTable {
   ended_at: number | null;
   created_at: number;
   updated_at: number;
+  /** The program a promotion was applied to (facts.md §8.9: the promo is a separate program). */
+  parent_program_id: string | null;
+  promotion_code: string | null;
+  /** A scheduled budget change (edit with future_budget_date), applied on that date. */
+  future_budget: number | null;
+  future_budget_date: string | null;
+}
+
+/** Operator flags of a business for advertising (absent row: none set). */
+export interface AdBusinessFlagsTable {
+  business_id: string;
+  /** Ends the business's programs; creations and edits are rejected (PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH). */
+  removed_from_search: number;
+  /** New programs are rejected (BUSINESS_RESTRICTED_FROM_ADVERTISING). */
+  restricted_from_advertising: number;
+  updated_at: number;
+}
+
+/** Categories the operator's advertising policy declines (UNSUPPORTED_CATEGORIES for CPC). */
+export interface AdCategoryPolicyTable {
+  category: string;
+  reason: string;
+  created_at: number;
+}
+
+/** Operator-managed promotion codes (facts.md §8.9). */
+export interface AdPromotionsTable {
+  code: string;
+  /** JSON list of the program types the code applies to. */
+  program_types: string;
+  /** The budget a CPC program must stay within to use the code (cents). */
+  min_budget: number | null;
+  max_budget: number | null;
+  /** The promo program ends on the last day of the month this many months after the start. */
+  months: number;
+  active: number;
+  created_at: number;
+}
+
+/** What the operator records a program spent and earned on a day (Pacific). */
+export interface AdProgramDaysTable {
+  program_id: string;
+  day: string;
+  spend: number;
+  billed_clicks: number;
+  billed_impressions: number;
 }
 
 /** An advertising job (partner-visible: job_id, receipt); internal background work is a task. */
@@ -46,12 +95,18 @@ export interface AdJobsTable {
   results: string | null;
   created_at: number;
   completed_at: number | null;
+  /** Held by the operator (sandbox): not applied until released or completed. */
+  held: number;
 }
 
 declare module '../platform/db/database.js' {
   interface Tables {
     ad_programs: AdProgramsTable;
     ad_jobs: AdJobsTable;
+    ad_business_flags: AdBusinessFlagsTable;
+    ad_category_policy: AdCategoryPolicyTable;
+    ad_promotions: AdPromotionsTable;
+    ad_program_days: AdProgramDaysTable;
   }
 }
 
@@ -104,5 +159,54 @@ export const advertisingMigration: PbsMigration = {
       .addColumn('completed_at', 'bigint')
       .execute();
     await db.schema.createIndex('ad_jobs_partner').on('ad_jobs').columns(['partner_id', 'created_at']).execute();
+  },
+};
+
+/** The operator's side: business flags, category policy, promotions, recorded spend, held jobs. */
+export const advertisingOperatorMigration: PbsMigration = {
+  name: '0401_advertising_operator',
+  async up(db) {
+    await db.schema.alterTable('ad_programs').addColumn('parent_program_id', 'text').execute();
+    await db.schema.alterTable('ad_programs').addColumn('promotion_code', 'text').execute();
+    await db.schema.alterTable('ad_programs').addColumn('future_budget', 'bigint').execute();
+    await db.schema.alterTable('ad_programs').addColumn('future_budget_date', 'text').execute();
+    await db.schema.alterTable('ad_jobs').addColumn('held', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    // A promo program runs beside its parent, of the same type: only parents are one per type.
+    await db.schema.dropIndex('ad_programs_one_active').execute();
+    await sql`create unique index ad_programs_one_active on ad_programs (business_id, program_type) where state = 'ACTIVE' and parent_program_id is null`.execute(db);
+    await db.schema.createIndex('ad_programs_business').on('ad_programs').columns(['business_id', 'created_at']).execute();
+    await db.schema.createIndex('ad_programs_parent').on('ad_programs').column('parent_program_id').execute();
+    await db.schema
+      .createTable('ad_business_flags')
+      .addColumn('business_id', 'text', (c) => c.primaryKey())
+      .addColumn('removed_from_search', 'integer', (c) => c.notNull())
+      .addColumn('restricted_from_advertising', 'integer', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('ad_category_policy')
+      .addColumn('category', 'text', (c) => c.primaryKey())
+      .addColumn('reason', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('ad_promotions')
+      .addColumn('code', 'text', (c) => c.primaryKey())
+      .addColumn('program_types', 'text', (c) => c.notNull())
+      .addColumn('min_budget', 'bigint')
+      .addColumn('max_budget', 'bigint')
+      .addColumn('months', 'integer', (c) => c.notNull())
+      .addColumn('active', 'integer', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('ad_program_days')
+      .addColumn('program_id', 'text', (c) => c.notNull())
+      .addColumn('day', 'text', (c) => c.notNull())
+      .addColumn('spend', 'bigint', (c) => c.notNull())
+      .addColumn('billed_clicks', 'bigint', (c) => c.notNull())
+      .addColumn('billed_impressions', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('ad_program_days_pk', ['program_id', 'day'])
+      .execute();
   },
 };

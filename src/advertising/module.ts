@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
+import { apiError } from '../platform/errors.js';
 import type { ApiModule } from '../platform/module.js';
+import { advertisingAdminRoutes } from './admin-routes.js';
+import type { AdvertisingOperator } from './advertising-operator.js';
 import { APPLY_AD_JOB, type AdvertisingService } from './advertising-service.js';
-import { advertisingMigration, PROGRAM_TYPES } from './advertising-tables.js';
+import { advertisingMigration, advertisingOperatorMigration, PROGRAM_TYPES } from './advertising-tables.js';
 
 const tags = ['advertising'];
 const security = [{ basicAuth: [] }];
@@ -83,20 +86,148 @@ function parametersOf(request: FastifyRequest): Record<string, unknown> {
   return { ...body, ...(request.query as Record<string, unknown>) };
 }
 
+/** A program as the listings show it (facts.md §8.7). */
+const programView = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    program_type: { type: 'string' },
+    program_id: { type: 'string' },
+    start_date: { type: 'string' },
+    end_date: { type: ['string', 'null'] },
+    program_status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
+    program_pause_status: { type: 'string', enum: ['PAUSED', 'NOT_PAUSED'] },
+    program_metrics: {
+      type: 'object',
+      properties: {
+        budget: { type: ['integer', 'null'] },
+        currency: { type: 'string' },
+        is_autobid: { type: ['boolean', 'null'] },
+        max_bid: { type: ['integer', 'null'] },
+        billed_impressions: { type: 'integer' },
+        billed_clicks: { type: 'integer' },
+        ad_cost: { type: 'integer', description: 'recorded spend, cents' },
+        fee_period: { type: 'string', enum: ['Calendar Month', 'Rolling Month'] },
+      },
+    },
+    future_budget_changes: {
+      type: 'array',
+      items: { type: 'object', properties: { new_budget: { type: 'integer' }, start_date: { type: 'string' }, old_budget: { type: ['integer', 'null'] } } },
+    },
+    page_upgrade_info: { type: 'null' },
+    active_features: { type: 'array', items: { type: 'string' } },
+    available_features: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+const MAX_LISTED_IDS = 200;
+
 /**
- * Advertising (spec part 2), so far: create, edit and end programs through jobs, poll a job's
- * receipt, pause and resume CPC programs. Program listings, promotions and the operator side come
- * next (issue 14).
+ * Advertising (spec part 2; facts.md §8): create, edit and end programs through jobs, poll a
+ * job's receipt, pause and resume CPC programs, list programs; and the operator's side.
  */
-export function advertisingModule(service: AdvertisingService): ApiModule {
+export function advertisingModule(service: AdvertisingService, operator: AdvertisingOperator): ApiModule {
   return {
     name: 'advertising',
-    migrations: [advertisingMigration],
+    migrations: [advertisingMigration, advertisingOperatorMigration],
     registerTasks: (tasks) => {
       tasks.register(APPLY_AD_JOB, (payload) => service.apply(payload.job_id));
-      tasks.schedule({ name: 'advertising.end-expired', everyMs: 60_000, run: () => service.endExpired() });
+      tasks.schedule({ name: 'advertising.end-of-day', everyMs: 60_000, run: () => service.runSchedule() });
     },
     routes: async (app: FastifyInstance) => {
+      await app.register(advertisingAdminRoutes(operator));
+      app.get(
+        '/v1/programs/list/:business_ids',
+        {
+          config: partner({ paramList: 'business_ids', max: MAX_LISTED_IDS }),
+          schema: {
+            tags,
+            security,
+            summary: "The caller's programs of up to 200 businesses (comma-separated ids), paged per business",
+            params: { type: 'object', required: ['business_ids'], properties: { business_ids: { type: 'string', maxLength: 200 * 201 } } },
+            querystring: {
+              type: 'object',
+              properties: { start: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 }, limit: { type: 'integer', minimum: 0, maximum: 40, default: 20 } },
+            },
+            response: {
+              200: {
+                type: 'object',
+                required: ['businesses'],
+                properties: {
+                  businesses: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      properties: {
+                        yelp_business_id: { type: 'string' },
+                        destination_yelp_business_id: { type: ['string', 'null'] },
+                        advertiser_status: { type: 'string', enum: ['CURRENT_ADVERTISER', 'PAST_ADVERTISER', 'NON_ADVERTISER'] },
+                        partner_business_id: { type: ['string', 'null'] },
+                        total: { type: 'integer' },
+                        programs: { type: 'array', items: programView },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        async (request) => {
+          const ids = (request.params as { business_ids: string }).business_ids.split(',').map((id) => id.trim()).filter(Boolean);
+          return service.programsByBusiness(request.principal!, ids, request.query as { start: number; limit: number });
+        },
+      );
+      app.get(
+        '/v1/programs/info/:program_ids',
+        {
+          config: partner(ownProgram),
+          schema: {
+            tags,
+            security,
+            summary: "The caller's programs by id (up to 200, comma-separated); any other id answers 404",
+            params: { type: 'object', required: ['program_ids'], properties: { program_ids: { type: 'string', maxLength: 200 * 65 } } },
+            querystring: { type: 'object', properties: { start: { type: 'integer', minimum: 0, maximum: MAX_LISTED_IDS, default: 0 } } },
+            response: { 200: { type: 'object', required: ['programs'], properties: { programs: { type: 'array', items: programView } } } },
+          },
+        },
+        async (request) => {
+          const ids = (request.params as { program_ids: string }).program_ids.split(',').map((id) => id.trim()).filter(Boolean);
+          if (ids.length === 0 || ids.length > MAX_LISTED_IDS) throw apiError('INVALID_REQUEST', `program_ids must list 1 to ${MAX_LISTED_IDS} ids`, { field: 'program_ids' });
+          return service.programsById(request.principal!, ids, (request.query as { start: number }).start);
+        },
+      );
+      app.get(
+        '/programs/v1',
+        {
+          config: partner({ unscoped: "lists the caller's own programs of every business" }),
+          schema: {
+            tags,
+            security,
+            summary: "Every program of the caller's account, by status (CURRENT by default)",
+            querystring: {
+              type: 'object',
+              properties: {
+                offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+                limit: { type: 'integer', minimum: 1, maximum: 40, default: 20 },
+                program_status: { type: 'string', enum: ['PAST', 'PAUSED', 'CURRENT', 'FUTURE', 'ALL'], default: 'CURRENT' },
+              },
+            },
+            response: {
+              200: {
+                type: 'object',
+                properties: {
+                  program_status: { type: 'string' },
+                  total: { type: 'integer' },
+                  limit: { type: 'integer' },
+                  offset: { type: 'integer' },
+                  payment_programs: { type: 'array', items: { ...programView, properties: { ...programView.properties, businesses: { type: 'array', items: { type: 'object', additionalProperties: true } } } } },
+                },
+              },
+            },
+          },
+        },
+        async (request) => service.accountPrograms(request.principal!, request.query as { program_status: string; offset: number; limit: number }),
+      );
       app.post(
         '/v1/reseller/program/create',
         {

@@ -18,6 +18,14 @@ export function parseBusinessIdList(body: unknown, field: string, max: number): 
   return [...new Set(ids as string[])];
 }
 
+/** A path parameter's comma-separated business ids: 1 to `max` of them, duplicates dropped, order kept. */
+export function parseBusinessIdParam(value: string | undefined, field: string, max: number): string[] {
+  const ids = [...new Set((value ?? '').split(',').map((id) => id.trim()).filter(Boolean))];
+  if (ids.length === 0 || ids.some((id) => id.length > MAX_BUSINESS_ID_LENGTH)) throw apiError('VALIDATION_ERROR', `${field} must list business ids, comma-separated`, { field });
+  if (ids.length > max) throw apiError('VALIDATION_ERROR', `At most ${max} business ids`, { field });
+  return ids;
+}
+
 /** "a, b, c, …": the first few of a list, for an error description. */
 export function firstFew(values: readonly string[], n = 10): string {
   return `${values.slice(0, n).join(', ')}${values.length > n ? ', …' : ''}`;

@@ -6,6 +6,8 @@ import type { PbsMigration } from '../platform/db/migrate.js';
  * (facts.md §6.3) are on by default; the reservation types are opt-in (an endpoint lists them):
  * they go to the partner that made the reservation, so it hears of changes made elsewhere (the
  * guest on the confirmation page, the restaurant), as booking partners such as Google require.
+ * The advertising types (opt-in too) tell the partner that owns a job or program that a job
+ * completed, or that a program changed (also by the pbs clock or the operator), so it need not poll.
  */
 export const webhookEventTypes = [
   'NEW_REVIEW_EVENT',
@@ -19,11 +21,19 @@ export const webhookEventTypes = [
   'RESERVATION_CREATED_EVENT',
   'RESERVATION_CANCELED_BY_GUEST_EVENT',
   'RESERVATION_CANCELED_BY_RESTAURANT_EVENT',
+  'ADVERTISING_JOB_COMPLETED_EVENT',
+  'ADVERTISING_PROGRAM_UPDATED_EVENT',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /** Sent only to endpoints that list them. */
-export const optInEventTypes: readonly WebhookEventType[] = ['RESERVATION_CREATED_EVENT', 'RESERVATION_CANCELED_BY_GUEST_EVENT', 'RESERVATION_CANCELED_BY_RESTAURANT_EVENT'];
+export const optInEventTypes: readonly WebhookEventType[] = [
+  'RESERVATION_CREATED_EVENT',
+  'RESERVATION_CANCELED_BY_GUEST_EVENT',
+  'RESERVATION_CANCELED_BY_RESTAURANT_EVENT',
+  'ADVERTISING_JOB_COMPLETED_EVENT',
+  'ADVERTISING_PROGRAM_UPDATED_EVENT',
+];
 /** What a new endpoint receives when it names no types. */
 export const defaultEventTypes = webhookEventTypes.filter((t) => !optInEventTypes.includes(t));
 
@@ -32,7 +42,7 @@ export const defaultEventTypes = webhookEventTypes.filter((t) => !optInEventType
  * ISO time with microseconds, leads seconds with `+00:00`; reservations follow the leads.
  */
 export function envelopeTimeStyle(type: string): 'offset' | 'naive' {
-  return type === 'NEW_EVENT' || type.startsWith('CONSUMER_PHONE_NUMBER') || type.startsWith('RESERVATION_') ? 'offset' : 'naive';
+  return type === 'NEW_EVENT' || type.startsWith('CONSUMER_PHONE_NUMBER') || type.startsWith('RESERVATION_') || type.startsWith('ADVERTISING_') ? 'offset' : 'naive';
 }
 
 export type EndpointStatus = 'unverified' | 'verified' | 'failed' | 'gone';

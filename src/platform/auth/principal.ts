@@ -56,6 +56,8 @@ export interface CredentialVerifier {
  *   route's to answer.
  * - `bodyList`: a JSON body field lists business ids (at most `max`): any id not linked to the
  *   caller (unknown ids included) → 403 AUTHORIZATION_ERROR, and the handler never runs.
+ * - `paramList`: a path parameter lists business ids (or aliases), comma-separated, at most
+ *   `max`: any not linked to the caller (unknown ones included) → 403 AUTHORIZATION_ERROR.
  * - `deferred`: the ids are checked later, one by one, by the background work named here.
  * - `unscoped`: the route acts for no particular linked business; the text says why.
  */
@@ -63,6 +65,7 @@ export type BusinessScope =
   | { param: string }
   | { query: string }
   | { bodyList: string; max: number }
+  | { paramList: string; max: number }
   | { deferred: string }
   | { unscoped: string };
 

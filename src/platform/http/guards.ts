@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { authenticateAdmin, authenticateKnownBearer, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
 import { isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
-import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList } from '../business-ids.js';
+import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdParam } from '../business-ids.js';
 import { single } from '../query.js';
 import { ApiError, apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
@@ -61,7 +61,7 @@ function toArray<T>(value: T | T[] | undefined): T[] {
 }
 
 /** Paths of the partner interfaces and the operator API: a route here must declare how it authenticates. */
-const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/program/', '/admin/'];
+const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/program/', '/programs/', '/admin/'];
 
 /** Why a route's security declaration cannot be used, or undefined when it can. */
 export function declarationProblem(url: string, config: { partner?: PartnerRouteConfig; admin?: boolean } | undefined): string | undefined {
@@ -77,11 +77,12 @@ export function declarationProblem(url: string, config: { partner?: PartnerRoute
   if (partner.scheme !== 'bearer' && partner.scheme !== 'basic') return `names no known scheme (${String(partner.scheme)})`;
   const scope: Partial<Record<string, unknown>> | undefined = partner.business;
   if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
-  const kinds = Object.keys(scope).filter((k) => ['param', 'query', 'bodyList', 'deferred', 'unscoped'].includes(k));
-  if (kinds.length !== 1) return 'must declare exactly one business scope: param, query, bodyList, deferred or unscoped';
+  const kinds = Object.keys(scope).filter((k) => ['param', 'query', 'bodyList', 'paramList', 'deferred', 'unscoped'].includes(k));
+  if (kinds.length !== 1) return 'must declare exactly one business scope: param, query, bodyList, paramList, deferred or unscoped';
   if (typeof scope[kinds[0]] !== 'string' || (scope[kinds[0]] as string).trim() === '') return `business scope ${kinds[0]} needs a non-empty text`;
   if ('param' in scope && !url.split('/').includes(`:${scope.param as string}`)) return `has no path parameter :${scope.param as string}`;
-  if ('bodyList' in scope && !(Number.isInteger(scope.max) && (scope.max as number) > 0)) return 'bodyList scope needs a positive max';
+  if (('bodyList' in scope || 'paramList' in scope) && !(Number.isInteger(scope.max) && (scope.max as number) > 0)) return `${kinds[0]} scope needs a positive max`;
+  if ('paramList' in scope && !url.split('/').includes(`:${scope.paramList as string}`)) return `has no path parameter :${scope.paramList as string}`;
   return undefined;
 }
 
@@ -176,15 +177,17 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         request.business = { id: check.resolved.get(raw)! };
       };
     }
-    if ('bodyList' in scope) {
+    if ('bodyList' in scope || 'paramList' in scope) {
       return async function businessListLinkGuard(request) {
-        const ids = parseBusinessIdList(request.body, scope.bodyList, scope.max);
+        const ids =
+          'bodyList' in scope
+            ? parseBusinessIdList(request.body, scope.bodyList, scope.max)
+            : parseBusinessIdParam((request.params as Record<string, string>)[scope.paramList], scope.paramList, scope.max);
+        const field = 'bodyList' in scope ? scope.bodyList : scope.paramList;
         const check = await options.links.check(request.principal!.partnerId, ids);
         const refused = [...check.unknown, ...check.unlinked];
         if (refused.length > 0) {
-          throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(refused)}. Nothing was changed.`, {
-            field: scope.bodyList,
-          });
+          throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(refused)}. Nothing was changed.`, { field });
         }
       };
     }

@@ -29,7 +29,7 @@ function documentGuards(schema: Record<string, unknown> | undefined, config: { p
     add(
       403,
       'PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner)' +
-        ('param' in scope || 'query' in scope || 'bodyList' in scope ? ', AUTHORIZATION_ERROR (a business not linked to this partner)' : ''),
+        ('param' in scope || 'query' in scope || 'bodyList' in scope || 'paramList' in scope ? ', AUTHORIZATION_ERROR (a business not linked to this partner)' : ''),
     );
     if ('param' in scope || 'query' in scope) add(404, 'BUSINESS_NOT_FOUND');
     add(429, 'TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget)');

@@ -1,0 +1,159 @@
+import type { FastifyInstance } from 'fastify';
+import type { AdvertisingOperator } from './advertising-operator.js';
+import { PROGRAM_TYPES } from './advertising-tables.js';
+
+const tags = ['operator'];
+const security = [{ adminToken: [] }];
+const config = { admin: true };
+const text = (maxLength = 200) => ({ type: 'string', minLength: 1, maxLength }) as const;
+const paging = {
+  limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+  offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+} as const;
+const jobParams = { type: 'object', required: ['job_id'], properties: { job_id: text(64) } } as const;
+const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: text() } } as const;
+const categoryParams = { type: 'object', required: ['category'], properties: { category: text(100) } } as const;
+const codeParams = { type: 'object', required: ['code'], properties: { code: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } } as const;
+
+/** The operator's advertising API: programs and jobs, business flags, category policy, promotions, recorded metrics. */
+export function advertisingAdminRoutes(operator: AdvertisingOperator) {
+  return async (app: FastifyInstance) => {
+    app.get(
+      '/admin/v1/advertising/programs',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: "Every partner's advertising programs, newest first, with recorded metrics",
+          querystring: {
+            type: 'object',
+            properties: { ...paging, partner_id: text(64), business_id: text(), state: { type: 'string', enum: ['ACTIVE', 'ENDED', 'CANCELED'] } },
+          },
+        },
+      },
+      async (request) => operator.programs(request.query as Parameters<AdvertisingOperator['programs']>[0]),
+    );
+    app.get(
+      '/admin/v1/advertising/jobs',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Advertising jobs with their receipts, newest first',
+          querystring: { type: 'object', properties: { ...paging, partner_id: text(64), status: { type: 'string', enum: ['PROCESSING', 'COMPLETED'] } } },
+        },
+      },
+      async (request) => operator.jobs(request.query as Parameters<AdvertisingOperator['jobs']>[0]),
+    );
+    for (const [action, summary] of [
+      ['hold', 'Hold a PROCESSING job: partners keep seeing 202 until it is released or completed'],
+      ['release', 'Release a held job: applied after the processing delay as usual'],
+      ['complete', 'Apply a job now (held or not) and answer its receipt'],
+    ] as const) {
+      app.post(`/admin/v1/advertising/jobs/:job_id/${action}`, { config, schema: { tags, security, summary, params: jobParams } }, async (request) =>
+        operator[action]((request.params as { job_id: string }).job_id),
+      );
+    }
+    app.get('/admin/v1/advertising/settings', { config, schema: { tags, security, summary: 'Sandbox advertising settings' } }, async () => operator.settings());
+    app.put(
+      '/admin/v1/advertising/settings',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Change sandbox advertising settings: hold_new_jobs keeps every new job PROCESSING until released',
+          body: { type: 'object', additionalProperties: false, properties: { hold_new_jobs: { type: 'boolean' } } },
+        },
+      },
+      async (request) => operator.setSettings(request.body as { hold_new_jobs?: boolean }),
+    );
+    app.get(
+      '/admin/v1/advertising/businesses/:business_id/flags',
+      { config, schema: { tags, security, summary: "A business's advertising flags", params: businessParams } },
+      async (request) => operator.flags((request.params as { business_id: string }).business_id),
+    );
+    app.put(
+      '/admin/v1/advertising/businesses/:business_id/flags',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Set advertising flags: removed_from_search ends running programs; restricted_from_advertising refuses new ones',
+          params: businessParams,
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { removed_from_search: { type: 'boolean' }, restricted_from_advertising: { type: 'boolean' } },
+          },
+        },
+      },
+      async (request) => operator.setFlags((request.params as { business_id: string }).business_id, request.body as object),
+    );
+    app.get('/admin/v1/advertising/category-policy', { config, schema: { tags, security, summary: 'Categories declined for CPC advertising' } }, async () =>
+      operator.categoryPolicy(),
+    );
+    app.put(
+      '/admin/v1/advertising/category-policy/:category',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Decline a category for CPC advertising (UNSUPPORTED_CATEGORIES)',
+          params: categoryParams,
+          body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: text(500) } },
+        },
+      },
+      async (request) => operator.declineCategory((request.params as { category: string }).category, (request.body as { reason?: string } | null)?.reason),
+    );
+    app.delete(
+      '/admin/v1/advertising/category-policy/:category',
+      { config, schema: { tags, security, summary: 'Allow a declined category again', params: categoryParams } },
+      async (request) => operator.allowCategory((request.params as { category: string }).category),
+    );
+    app.get('/admin/v1/advertising/promotions', { config, schema: { tags, security, summary: 'Promotion codes' } }, async () => operator.promotions());
+    app.put(
+      '/admin/v1/advertising/promotions/:code',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Create or replace a promotion code (facts.md §8.9)',
+          params: codeParams,
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              program_types: { type: 'array', minItems: 1, maxItems: PROGRAM_TYPES.length, items: { type: 'string', enum: [...PROGRAM_TYPES] }, default: ['CPC'] },
+              min_budget: { type: ['integer', 'null'], minimum: 0 },
+              max_budget: { type: ['integer', 'null'], minimum: 0 },
+              months: { type: 'integer', minimum: 1, maximum: 24, default: 6 },
+              active: { type: 'boolean', default: true },
+            },
+          },
+        },
+      },
+      async (request) => operator.savePromotion((request.params as { code: string }).code, request.body as object),
+    );
+    app.post(
+      '/admin/v1/advertising/metrics',
+      {
+        config,
+        bodyLimit: 16 * 1024 * 1024,
+        schema: {
+          tags,
+          security,
+          summary: 'Record programs\' daily spend, billed clicks and impressions (JSON lines, all or nothing)',
+          description:
+            'Body: application/x-ndjson, one {"program_id", "date": "YYYY-MM-DD", "spend" (cents), "billed_clicks", "billed_impressions"} per line, at most 10,000 lines; a day given again replaces its figures.',
+        },
+      },
+      async (request) => operator.importMetrics(typeof request.body === 'string' ? request.body : ''),
+    );
+  };
+}

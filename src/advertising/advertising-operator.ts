@@ -1,0 +1,233 @@
+import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { Clock } from '../platform/clock.js';
+import type { Database } from '../platform/db/database.js';
+import { apiError } from '../platform/errors.js';
+import { recordEvent, type DomainEvent } from '../platform/events.js';
+import { parseDate } from '../platform/local-time.js';
+import { SettingsStore } from '../platform/settings.js';
+import type { TaskRunner } from '../platform/tasks/task-runner.js';
+import { programView } from './advertising-rules.js';
+import { APPLY_AD_JOB, HOLD_NEW_JOBS_SETTING, type AdvertisingService } from './advertising-service.js';
+import type { AdProgramDay } from './advertising-store.js';
+import { PROGRAM_TYPES } from './advertising-tables.js';
+
+/** Lines one metrics import may hold; the CLI sends bigger files in batches. */
+export const MAX_METRIC_LINES = 10_000;
+
+const flag = (value: unknown, field: string): boolean | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw apiError('VALIDATION_ERROR', `${field} must be true or false`, { field });
+  return value;
+};
+
+/**
+ * The operator's side of advertising (issue 14): what the platform knows that partners cannot
+ * set — a business removed from search or restricted from advertising, the category policy,
+ * promotion codes, recorded spend, clicks and impressions — and the sandbox's control of jobs.
+ */
+export class AdvertisingOperator {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly tasks: TaskRunner,
+    private readonly businesses: BusinessDirectory,
+    private readonly service: AdvertisingService,
+    private readonly onEventsCommitted: () => void = () => {},
+  ) {}
+
+  private store() {
+    return this.service.store();
+  }
+
+  async programs(filter: { partner_id?: string; business_id?: string; state?: string; limit: number; offset: number }) {
+    const rows = await this.store().listPrograms({ partnerId: filter.partner_id, businessId: filter.business_id, state: filter.state, limit: filter.limit, offset: filter.offset });
+    const totals = await this.store().totals(rows.map((r) => r.id));
+    const now = this.clock.now();
+    return {
+      programs: rows.map((p) => ({ ...programView(p, totals.get(p.id), now), partner_id: p.partner_id, yelp_business_id: p.business_id, state: p.state })),
+    };
+  }
+
+  async jobs(filter: { partner_id?: string; status?: string; limit: number; offset: number }) {
+    const rows = await this.store().listJobs({ partnerId: filter.partner_id, status: filter.status, limit: filter.limit, offset: filter.offset });
+    return { jobs: rows.map((job) => ({ job_id: job.id, partner_id: job.partner_id, kind: job.kind, held: job.held === 1, ...this.service.receipt(job) })) };
+  }
+
+  private async job(jobId: string) {
+    const job = await this.store().findJob(jobId);
+    if (!job) throw apiError('NOT_FOUND', `No such job ${jobId}`);
+    return job;
+  }
+
+  /** Holds a PROCESSING job: it stays PROCESSING (202) until released or completed. */
+  async hold(jobId: string) {
+    const job = await this.job(jobId);
+    if (job.status === 'COMPLETED') throw apiError('CONFLICT', 'The job has completed.');
+    await this.store().setHeld(jobId, true);
+    return this.describe(jobId);
+  }
+
+  /** Releases a held job: applied by the background runner after the processing delay as usual. */
+  async release(jobId: string) {
+    const job = await this.job(jobId);
+    if (job.status === 'COMPLETED') throw apiError('CONFLICT', 'The job has completed.');
+    await this.database.transact(async (trx) => {
+      await this.service.store(trx).setHeld(jobId, false);
+      await this.tasks.enqueue(trx, APPLY_AD_JOB, { job_id: jobId }, { runAt: this.clock.now() });
+    });
+    return this.describe(jobId);
+  }
+
+  /** Applies a job now, held or not, and answers its receipt. */
+  async complete(jobId: string) {
+    const job = await this.job(jobId);
+    if (job.status === 'COMPLETED') throw apiError('CONFLICT', 'The job has completed.');
+    await this.service.apply(jobId, { evenHeld: true });
+    return this.describe(jobId);
+  }
+
+  private async describe(jobId: string) {
+    const job = await this.job(jobId);
+    return { job_id: job.id, partner_id: job.partner_id, kind: job.kind, held: job.held === 1, ...this.service.receipt(job) };
+  }
+
+  async settings() {
+    return { hold_new_jobs: (await new SettingsStore(this.database.db).get(HOLD_NEW_JOBS_SETTING)) === 'true' };
+  }
+
+  async setSettings(input: { hold_new_jobs?: unknown }) {
+    const hold = flag(input.hold_new_jobs, 'hold_new_jobs');
+    if (hold !== undefined) await new SettingsStore(this.database.db).set(HOLD_NEW_JOBS_SETTING, String(hold));
+    return this.settings();
+  }
+
+  async flags(idOrAlias: string) {
+    const business = await this.businesses.requireRef(idOrAlias);
+    const row = await this.store().flagsOf(business.id);
+    return { business_id: business.id, removed_from_search: row?.removed_from_search === 1, restricted_from_advertising: row?.restricted_from_advertising === 1 };
+  }
+
+  /**
+   * Sets a business's advertising flags. Removing it from search ends its running programs at
+   * once (every partner's; spec: PROGRAM_HAS_EXPIRED "end date passed or business removed from
+   * search"), with their events.
+   */
+  async setFlags(idOrAlias: string, input: { removed_from_search?: unknown; restricted_from_advertising?: unknown }) {
+    const business = await this.businesses.requireRef(idOrAlias);
+    const removed = flag(input.removed_from_search, 'removed_from_search');
+    const restricted = flag(input.restricted_from_advertising, 'restricted_from_advertising');
+    const now = this.clock.now();
+    await this.database.transact(async (trx) => {
+      const store = this.service.store(trx);
+      const current = await store.flagsOf(business.id);
+      const next = {
+        business_id: business.id,
+        removed_from_search: removed === undefined ? (current?.removed_from_search ?? 0) : removed ? 1 : 0,
+        restricted_from_advertising: restricted === undefined ? (current?.restricted_from_advertising ?? 0) : restricted ? 1 : 0,
+        updated_at: now,
+      };
+      await store.saveFlags(next);
+      if (next.removed_from_search === 1 && current?.removed_from_search !== 1) {
+        const events: DomainEvent[] = [];
+        for (const program of await store.programsOfBusiness(business.id)) {
+          if (program.state === 'ACTIVE' && program.parent_program_id === null) await this.service.endProgram(store, program, now, 'EXPIRED', events);
+        }
+        for (const event of events) await recordEvent(trx, this.database.dialect, event);
+      }
+    });
+    this.onEventsCommitted();
+    return this.flags(business.id);
+  }
+
+  async categoryPolicy() {
+    return { declined: (await this.store().categoryPolicy()).map((c) => ({ category: c.category, reason: c.reason })) };
+  }
+
+  async declineCategory(category: string, reason: unknown) {
+    if (reason !== undefined && (typeof reason !== 'string' || reason.length > 500)) throw apiError('VALIDATION_ERROR', 'reason must be text', { field: 'reason' });
+    await this.store().declineCategory({ category, reason: (reason as string | undefined) ?? 'declined by policy', created_at: this.clock.now() });
+    return this.categoryPolicy();
+  }
+
+  async allowCategory(category: string) {
+    if (!(await this.store().allowCategory(category))) throw apiError('NOT_FOUND', `The policy does not decline ${category}`);
+    return this.categoryPolicy();
+  }
+
+  async promotions() {
+    return { promotions: (await this.store().promotions()).map(promotionView) };
+  }
+
+  /** Creates or replaces a promotion code (facts.md §8.9). */
+  async savePromotion(code: string, input: { program_types?: unknown; min_budget?: unknown; max_budget?: unknown; months?: unknown; active?: unknown }) {
+    const types = input.program_types ?? ['CPC'];
+    if (!Array.isArray(types) || types.length === 0 || !types.every((t) => (PROGRAM_TYPES as readonly unknown[]).includes(t))) {
+      throw apiError('VALIDATION_ERROR', `program_types must list program types among ${PROGRAM_TYPES.join(', ')}`, { field: 'program_types' });
+    }
+    const amount = (value: unknown, field: string) => {
+      if (value === undefined || value === null) return null;
+      if (!Number.isInteger(value) || (value as number) < 0) throw apiError('VALIDATION_ERROR', `${field} must be a whole number of cents`, { field });
+      return value as number;
+    };
+    const min = amount(input.min_budget, 'min_budget');
+    const max = amount(input.max_budget, 'max_budget');
+    if (min !== null && max !== null && min > max) throw apiError('VALIDATION_ERROR', 'min_budget is above max_budget', { field: 'min_budget' });
+    const months = input.months ?? 6;
+    if (!Number.isInteger(months) || (months as number) < 1 || (months as number) > 24) throw apiError('VALIDATION_ERROR', 'months must be 1 to 24', { field: 'months' });
+    const active = flag(input.active, 'active') ?? true;
+    const existing = await this.store().promotion(code);
+    await this.store().savePromotion({
+      code,
+      program_types: JSON.stringify([...new Set(types as string[])]),
+      min_budget: min,
+      max_budget: max,
+      months: months as number,
+      active: active ? 1 : 0,
+      created_at: existing?.created_at ?? this.clock.now(),
+    });
+    return promotionView((await this.store().promotion(code))!);
+  }
+
+  /**
+   * Records programs' daily figures from JSON lines `{"program_id", "date", "spend",
+   * "billed_clicks", "billed_impressions"}` (cents and counts; a day given again is replaced).
+   * All lines are checked before any is stored.
+   */
+  async importMetrics(text: string): Promise<{ imported: number }> {
+    const days: AdProgramDay[] = [];
+    const lines = text.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].trim();
+      if (line === '') continue;
+      if (days.length >= MAX_METRIC_LINES) throw apiError('PAYLOAD_TOO_LARGE', `At most ${MAX_METRIC_LINES} lines per import; send more in batches.`);
+      const where = `line ${i + 1}`;
+      let value: Record<string, unknown>;
+      try {
+        value = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
+      }
+      if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
+      const count = (field: string) => {
+        const n = value[field] ?? 0;
+        if (!Number.isSafeInteger(n) || (n as number) < 0) throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number ≥ 0`, { field });
+        return n as number;
+      };
+      if (typeof value.program_id !== 'string' || value.program_id === '' || value.program_id.length > 64) {
+        throw apiError('VALIDATION_ERROR', `${where}: program_id is required`, { field: 'program_id' });
+      }
+      if (typeof value.date !== 'string' || !parseDate(value.date)) throw apiError('VALIDATION_ERROR', `${where}: date must be YYYY-MM-DD`, { field: 'date' });
+      days.push({ program_id: value.program_id, day: value.date, spend: count('spend'), billed_clicks: count('billed_clicks'), billed_impressions: count('billed_impressions') });
+    }
+    if (days.length === 0) throw apiError('VALIDATION_ERROR', 'The import holds no lines.');
+    const known = await this.store().existingPrograms([...new Set(days.map((d) => d.program_id))]);
+    const unknown = days.find((d) => !known.has(d.program_id));
+    if (unknown) throw apiError('VALIDATION_ERROR', `No such program ${unknown.program_id}; nothing was imported.`, { field: 'program_id' });
+    await this.database.transact((trx) => this.service.store(trx).saveDays(days));
+    return { imported: days.length };
+  }
+}
+
+function promotionView(p: { code: string; program_types: string; min_budget: number | null; max_budget: number | null; months: number; active: number }) {
+  return { code: p.code, program_types: JSON.parse(p.program_types) as string[], min_budget: p.min_budget, max_budget: p.max_budget, months: p.months, active: p.active === 1 };
+}

@@ -1,0 +1,119 @@
+import { toIsoOffset } from '../platform/clock.js';
+import type { DomainEvent } from '../platform/events.js';
+import { newId } from '../platform/ids.js';
+import { addDays, daysBetween, localDay } from '../platform/local-time.js';
+import type { AdProgram, ProgramTotals } from './advertising-store.js';
+
+/**
+ * The advertising rules that need no database: Pacific dates, budget periods, proration, and the
+ * shapes partners read (program listings, events). The service applies them to stored programs.
+ */
+
+/** Programs start at 00:00 and end at 23:59 Pacific time of their dates (spec, Advertising). */
+export const PACIFIC = 'America/Los_Angeles';
+/** CPC limits (spec, Limits): budget in cents per month, bid in cents. */
+export const MIN_BUDGET = 2500;
+export const MIN_BID = 50;
+/** Promotion codes are for new advertisers: none of the business's programs ran in this many days (facts.md §8.9: six months). */
+export const NEW_ADVERTISER_DAYS = 183;
+
+/** 00:00 Pacific of a date. */
+export const startOfDay = (date: string) => localDay(date, PACIFIC)(0);
+/** 23:59:59.999 Pacific of a date: the last moment of a program ending that day. */
+export const endOfDay = (date: string) => localDay(addDays(date, 1), PACIFIC)(0) - 1;
+
+/** The last day of the month `months` after the month of `date` (a promo program's end, facts §8.9). */
+export function lastDayMonthsAfter(date: string, months: number): string {
+  const [y, m] = date.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1 + months + 1, 0)).toISOString().slice(0, 10);
+}
+
+/** The first day of the budget period holding `today`: the 1st (calendar month) or every 30 days from the start (rolling month). */
+export function periodStart(program: Pick<AdProgram, 'fee_period' | 'start_date'>, today: string): string {
+  if (program.fee_period === 'ROLLING_MONTH') {
+    const elapsed = Math.max(0, daysBetween(program.start_date, today));
+    return addDays(program.start_date, elapsed - (elapsed % 30));
+  }
+  return `${today.slice(0, 8)}01`;
+}
+
+/**
+ * The share of a monthly budget left for the first (or current) period from `from` on: the
+ * remaining days of the calendar month, or the whole budget for a rolling 30-day period. A bid
+ * above it could not be paid once (BID_TOO_HIGH_FOR_BUDGET).
+ */
+export function proratedBudget(budget: number, feePeriod: string, from: string): number {
+  if (feePeriod === 'ROLLING_MONTH') return budget;
+  const [y, m, d] = from.split('-').map(Number);
+  const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return Math.floor((budget * (daysInMonth - d + 1)) / daysInMonth);
+}
+
+/** Whole cents given as digits only; a decimal or anything else is not a price. */
+export const cents = (raw: string | undefined) => (raw !== undefined && /^\d{1,12}$/.test(raw) ? Number(raw) : undefined);
+
+/** ACTIVE until ended, canceled or past its end date (facts.md §8.7: ACTIVE | INACTIVE). */
+export function programStatus(program: AdProgram, now: number): 'ACTIVE' | 'INACTIVE' {
+  return program.state === 'ACTIVE' && (program.end_at === null || program.end_at > now) ? 'ACTIVE' : 'INACTIVE';
+}
+
+const FEE_PERIOD_LABEL: Record<string, string> = { CALENDAR_MONTH: 'Calendar Month', ROLLING_MONTH: 'Rolling Month' };
+
+/** A program as the listings show it (facts.md §8.7), with the operator's recorded figures. */
+export function programView(program: AdProgram, totals: ProgramTotals | undefined, now: number) {
+  return {
+    program_type: program.program_type,
+    program_id: program.id,
+    start_date: program.start_date,
+    end_date: program.end_date,
+    program_status: programStatus(program, now),
+    program_pause_status: program.pause_status,
+    program_metrics: {
+      budget: program.budget,
+      currency: program.currency,
+      is_autobid: program.is_autobid === null ? null : program.is_autobid === 1,
+      max_bid: program.max_bid,
+      billed_impressions: totals?.billed_impressions ?? 0,
+      billed_clicks: totals?.billed_clicks ?? 0,
+      ad_cost: totals?.spend ?? 0,
+      fee_period: FEE_PERIOD_LABEL[program.fee_period] ?? program.fee_period,
+    },
+    future_budget_changes:
+      program.future_budget !== null && program.future_budget_date !== null
+        ? [{ new_budget: program.future_budget, start_date: program.future_budget_date, old_budget: program.budget }]
+        : [],
+    // pbs sells no page upgrades and has no program features (facts §8.8 is outside the spec).
+    page_upgrade_info: null,
+    active_features: [] as string[],
+    available_features: [] as string[],
+    ...(program.parent_program_id !== null ? { parent_program_id: program.parent_program_id, promotion_code: program.promotion_code } : {}),
+  };
+}
+
+/** The advertising webhook types: opt-in, sent to the partner that owns the job or program. */
+export const AD_EVENT_TYPES = { programUpdated: 'ADVERTISING_PROGRAM_UPDATED_EVENT', jobCompleted: 'ADVERTISING_JOB_COMPLETED_EVENT' } as const;
+
+/** What happened to a program, as the ADVERTISING_PROGRAM_UPDATED_EVENT says. */
+export type ProgramChange = 'CREATED' | 'MODIFIED' | 'ENDED' | 'CANCELED' | 'EXPIRED' | 'PAUSED' | 'RESUMED' | 'BUDGET_CHANGED';
+
+/** The event of a program change, for the partner that owns the program. */
+export function programEvent(program: AdProgram, change: ProgramChange, now: number, jobId?: string): DomainEvent {
+  return {
+    type: AD_EVENT_TYPES.programUpdated,
+    businessId: program.business_id,
+    partnerId: program.partner_id,
+    at: now,
+    payload: {
+      event_type: AD_EVENT_TYPES.programUpdated,
+      event_id: newId(),
+      change,
+      program_id: program.id,
+      program_type: program.program_type,
+      yelp_business_id: program.business_id,
+      program_status: change === 'ENDED' || change === 'CANCELED' || change === 'EXPIRED' ? 'INACTIVE' : programStatus(program, now),
+      program_pause_status: change === 'PAUSED' ? 'PAUSED' : change === 'RESUMED' ? 'NOT_PAUSED' : program.pause_status,
+      ...(jobId ? { job_id: jobId } : {}),
+      updated_at: toIsoOffset(now),
+    },
+  };
+}
