@@ -25,6 +25,13 @@ Usage:
   pbs business reservation-settings ID [FILE.json]   show, or set from a file, a restaurant's inventory
   pbs business import-reservation-settings FILE.jsonl  {"business_id", "settings"} per line
   pbs reservation cancel RESERVATION_ID              cancel on behalf of the restaurant
+  pbs advertising programs [--partner ID] [--business ID] [--state ACTIVE|ENDED|CANCELED] | jobs [--partner ID] [--status S]
+  pbs advertising hold|release|complete JOB_ID       sandbox control of a job (complete applies it now)
+  pbs advertising hold-new-jobs on|off               keep every new job PROCESSING until released
+  pbs advertising flags BUSINESS_ID [--removed-from-search true|false] [--restricted true|false]
+  pbs advertising category-policy [decline CATEGORY [--reason TEXT] | allow CATEGORY]
+  pbs advertising promotion list | set CODE [--types CPC,BP] [--min-budget CENTS] [--max-budget CENTS] [--months 6] [--active true|false]
+  pbs advertising import-metrics FILE.jsonl          {"program_id", "date", "spend", "billed_clicks", "billed_impressions"} per line
   pbs webhook set PARTNER_ID --url URL --client-id ID [--events NEW_EVENT,…]
   pbs webhook show | verify | rotate-secret | remove PARTNER_ID
   pbs webhook deliveries [--partner ID] [--status pending|delivered|failed] [--limit N]
@@ -234,6 +241,58 @@ async function businessCommand(pbs: Pbs, args: string[], flags: Record<string, s
   }
 }
 
+function optionalBool(value: string | undefined, what: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw new UsageError(`${what} must be true or false`);
+  return value === 'true';
+}
+
+async function advertisingCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const operator = pbs.services.advertisingOperator;
+  const [sub, a, b] = args;
+  const page = { limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 };
+  switch (sub) {
+    case 'programs':
+      return operator.programs({ partner_id: flags.partner, business_id: flags.business, state: flags.state, ...page });
+    case 'jobs':
+      return operator.jobs({ partner_id: flags.partner, status: flags.status, ...page });
+    case 'hold':
+    case 'release':
+    case 'complete':
+      return operator[sub](need(a, 'job id'));
+    case 'hold-new-jobs':
+      if (a !== 'on' && a !== 'off') throw new UsageError('hold-new-jobs takes on or off');
+      return operator.setSettings({ hold_new_jobs: a === 'on' });
+    case 'flags':
+      return operator.setFlags(need(a, 'business id'), {
+        removed_from_search: optionalBool(flags['removed-from-search'], '--removed-from-search'),
+        restricted_from_advertising: optionalBool(flags.restricted, '--restricted'),
+      });
+    case 'category-policy':
+      if (a === 'decline') return operator.declineCategory(need(b, 'category'), flags.reason);
+      if (a === 'allow') return operator.allowCategory(need(b, 'category'));
+      if (a === undefined) return operator.categoryPolicy();
+      throw new UsageError(`unknown category-policy command ${a}`);
+    case 'promotion':
+      if (a === 'list') return operator.promotions();
+      if (a !== 'set') throw new UsageError('promotion takes list or set');
+      return operator.savePromotion(need(b, 'promotion code'), {
+        program_types: flags.types?.split(',').map((t) => t.trim()),
+        min_budget: optionalInt(flags['min-budget'], '--min-budget'),
+        max_budget: optionalInt(flags['max-budget'], '--max-budget'),
+        months: optionalInt(flags.months, '--months'),
+        active: optionalBool(flags.active, '--active'),
+      });
+    case 'import-metrics':
+      return operator.importMetrics(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
+        maxLines: Number.MAX_SAFE_INTEGER,
+        onProgress: (done, total) => process.stderr.write(`imported ${done}/${total} lines\n`),
+      });
+    default:
+      throw new UsageError(`unknown advertising command ${sub ?? ''}`);
+  }
+}
+
 async function webhookCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
   const hooks = pbs.services.webhooks;
   const [sub, a] = args;
@@ -323,6 +382,9 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'business':
         await withPbs(config, async (pbs) => print(await businessCommand(pbs, rest, flags)));
+        return 0;
+      case 'advertising':
+        await withPbs(config, async (pbs) => print(await advertisingCommand(pbs, rest, flags)));
         return 0;
       case 'webhook':
         await withPbs(config, async (pbs) => print(await webhookCommand(pbs, rest, flags)));

@@ -356,6 +356,26 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     }
   });
 
+  it('imports metrics in batches, reporting progress (as the CLI prints it)', async () => {
+    const id = programOf(await created({ business_id: await business(), program_name: 'BP' }));
+    const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ program_id: id, date: `2031-${String(1 + Math.floor(i / 28) % 12).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`, billed_clicks: 1 }));
+    const progress: Array<[number, number]> = [];
+    const result = await h.pbs.services.advertisingOperator.importMetrics(lines.join('\n'), { maxLines: 5000, onProgress: (done, total) => progress.push([done, total]) });
+    expect(result).toEqual({ imported: 2500 });
+    expect(progress).toEqual([
+      [1000, 2500],
+      [2000, 2500],
+      [2500, 2500],
+    ]);
+    // 2,500 lines name 336 distinct days (12 months × 28): a day given again replaces its figures.
+    expect((await info(id)).body.programs[0].program_metrics.billed_clicks).toBe(336);
+    const tooMany = await admin(h.url, 'POST', '/admin/v1/advertising/metrics', {
+      body: Array.from({ length: 10_001 }, () => lines[0]).join('\n'),
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    expect(tooMany.status).toBe(413);
+  });
+
   it('validates the operator’s input', async () => {
     const biz = await business();
     for (const [method, path, json] of [

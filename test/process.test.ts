@@ -155,6 +155,30 @@ describe.each([
     expect(reset.json.admin_token).toMatch(/^pbs_admin_/);
   });
 
+  it('sets up advertising from the CLI: flags, category policy, promotions, held jobs, metrics', async () => {
+    const env = target.env;
+    const biz = runCli(['business', 'list', '--limit', '1'], env).json.businesses[0].id as string;
+    expect(runCli(['advertising', 'flags', biz, '--restricted', 'true'], env).json).toEqual({ business_id: biz, removed_from_search: false, restricted_from_advertising: true });
+    expect(runCli(['advertising', 'flags', biz, '--restricted', 'false'], env).json.restricted_from_advertising).toBe(false);
+    expect(runCli(['advertising', 'category-policy', 'decline', 'cannabis_clinics', '--reason', 'regulated'], env).json).toEqual({
+      declined: [{ category: 'cannabis_clinics', reason: 'regulated' }],
+    });
+    expect(runCli(['advertising', 'category-policy', 'allow', 'cannabis_clinics'], env).json).toEqual({ declined: [] });
+    const promo = runCli(['advertising', 'promotion', 'set', 'SPRING', '--types', 'CPC,BP', '--min-budget', '10000'], env);
+    expect(promo.json).toEqual({ code: 'SPRING', program_types: ['CPC', 'BP'], min_budget: 10000, max_budget: null, months: 6, active: true });
+    expect(runCli(['advertising', 'promotion', 'list'], env).json.promotions).toHaveLength(1);
+    expect(runCli(['advertising', 'hold-new-jobs', 'on'], env).json).toEqual({ hold_new_jobs: true });
+    expect(runCli(['advertising', 'hold-new-jobs', 'off'], env).json).toEqual({ hold_new_jobs: false });
+    expect(runCli(['advertising', 'jobs'], env).json).toEqual({ jobs: [] });
+    expect(runCli(['advertising', 'programs', '--business', biz], env).json).toEqual({ programs: [] });
+    const file = path.join(env.PBS_DATA_DIR, 'metrics.jsonl');
+    fs.writeFileSync(file, `${JSON.stringify({ program_id: 'no-such-program', date: '2031-05-05', spend: 100 })}\n`);
+    const refused = runCli(['advertising', 'import-metrics', file], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/No such program no-such-program; nothing was imported/);
+    expect(runCli(['advertising', 'flags', biz, '--restricted', 'maybe'], env).code).toBe(2);
+  });
+
   it('runs as production with PBS_SANDBOX=0: needs its secrets, seeds and prints nothing, keeps files to its owner', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-prod-'));
     const env = { ...target.env, PBS_DATA_DIR: path.join(dir, 'data'), PBS_SANDBOX: '0' };

@@ -148,7 +148,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
         schema: {
           tags,
           security,
-          summary: 'Record programs\' daily spend, billed clicks and impressions (JSON lines, all or nothing)',
+          summary: "Record programs' daily spend, billed clicks and impressions (JSON lines; every line is checked before any is stored)",
           description:
             'Body: application/x-ndjson, one {"program_id", "date": "YYYY-MM-DD", "spend" (cents), "billed_clicks", "billed_impressions"} per line, at most 10,000 lines; a day given again replaces its figures.',
         },

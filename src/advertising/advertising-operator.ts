@@ -11,8 +11,10 @@ import { APPLY_AD_JOB, HOLD_NEW_JOBS_SETTING, type AdvertisingService } from './
 import type { AdProgramDay } from './advertising-store.js';
 import { PROGRAM_TYPES } from './advertising-tables.js';
 
-/** Lines one metrics import may hold; the CLI sends bigger files in batches. */
+/** Lines one metrics import over HTTP may hold; the CLI reads files of any size. */
 export const MAX_METRIC_LINES = 10_000;
+/** Lines stored per transaction, and per progress report. */
+const METRIC_BATCH = 1_000;
 
 const flag = (value: unknown, field: string): boolean | undefined => {
   if (value === undefined) return undefined;
@@ -191,15 +193,20 @@ export class AdvertisingOperator {
   /**
    * Records programs' daily figures from JSON lines `{"program_id", "date", "spend",
    * "billed_clicks", "billed_impressions"}` (cents and counts; a day given again is replaced).
-   * All lines are checked before any is stored.
+   * All lines are checked before any is stored; then they are stored in batches, each reported
+   * to `onProgress` (a failure midway leaves the batches before it stored: importing again is safe).
    */
-  async importMetrics(text: string): Promise<{ imported: number }> {
+  async importMetrics(
+    text: string,
+    options: { maxLines?: number; onProgress?: (done: number, total: number) => void } = {},
+  ): Promise<{ imported: number }> {
+    const maxLines = options.maxLines ?? MAX_METRIC_LINES;
     const days: AdProgramDay[] = [];
     const lines = text.split(/\r?\n/);
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i].trim();
       if (line === '') continue;
-      if (days.length >= MAX_METRIC_LINES) throw apiError('PAYLOAD_TOO_LARGE', `At most ${MAX_METRIC_LINES} lines per import; send more in batches.`);
+      if (days.length >= maxLines) throw apiError('PAYLOAD_TOO_LARGE', `At most ${maxLines} lines per import; send more in batches (or use the CLI).`);
       const where = `line ${i + 1}`;
       let value: Record<string, unknown>;
       try {
@@ -220,10 +227,16 @@ export class AdvertisingOperator {
       days.push({ program_id: value.program_id, day: value.date, spend: count('spend'), billed_clicks: count('billed_clicks'), billed_impressions: count('billed_impressions') });
     }
     if (days.length === 0) throw apiError('VALIDATION_ERROR', 'The import holds no lines.');
-    const known = await this.store().existingPrograms([...new Set(days.map((d) => d.program_id))]);
+    const ids = [...new Set(days.map((d) => d.program_id))];
+    const known = new Set<string>();
+    for (let i = 0; i < ids.length; i += METRIC_BATCH) for (const id of await this.store().existingPrograms(ids.slice(i, i + METRIC_BATCH))) known.add(id);
     const unknown = days.find((d) => !known.has(d.program_id));
     if (unknown) throw apiError('VALIDATION_ERROR', `No such program ${unknown.program_id}; nothing was imported.`, { field: 'program_id' });
-    await this.database.transact((trx) => this.service.store(trx).saveDays(days));
+    for (let i = 0; i < days.length; i += METRIC_BATCH) {
+      const batch = days.slice(i, i + METRIC_BATCH);
+      await this.database.transact((trx) => this.service.store(trx).saveDays(batch));
+      options.onProgress?.(i + batch.length, days.length);
+    }
     return { imported: days.length };
   }
 }
