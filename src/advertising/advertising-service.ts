@@ -41,6 +41,17 @@ export const APPLY_AD_JOB = defineTask<{ job_id: string }>(
 /** The sandbox setting that holds every new job until the operator releases or completes it. */
 export const HOLD_NEW_JOBS_SETTING = 'advertising.hold_new_jobs';
 
+/** How many receipts (of each kind) the status endpoint keeps in memory (about 1 KB each). */
+const RECEIPTS_KEPT = 20_000;
+/** How long a job read as PROCESSING is answered so without asking the database again. */
+const PROCESSING_VERDICT_MS = 200;
+
+/** Stores a receipt in a bounded map (emptied when full: cheaper than an LRU, and refilled by the next polls). */
+function remember<T>(map: Map<string, T>, key: string, value: T) {
+  if (map.size >= RECEIPTS_KEPT && !map.has(key)) map.clear();
+  map.set(key, value);
+}
+
 /** Branded and Enhanced Profile are one page upgrade in two sizes: a business has one or the other. */
 const EXCLUSIVE: Partial<Record<ProgramType, ProgramType>> = { BP: 'EP', EP: 'BP' };
 
@@ -168,6 +179,15 @@ interface Situation {
  * which the job's, with the condition behind each job error code, is docs/advertising.md.
  */
 export class AdvertisingService {
+  /** Receipts of completed jobs as JSON text (immutable, so any process may keep them). */
+  private readonly completedReceipts = new Map<string, { partnerId: string; body: string }>();
+  /**
+   * Receipts of jobs seen PROCESSING, as JSON text, with how long (wall clock) that verdict
+   * stands: a job applied by this process is dropped at once; one applied by another process
+   * shows as COMPLETED at most PROCESSING_VERDICT_MS later (clients are told Retry-After: 1).
+   */
+  private readonly processingReceipts = new Map<string, { partnerId: string; body: string; until: number }>();
+
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
@@ -269,13 +289,34 @@ export class AdvertisingService {
   }
 
   /**
-   * `GET /v1/reseller/status/{job_id}`: the receipt, with 202 while the job is PROCESSING (facts
-   * §8.4: "Job not complete") and 200 once COMPLETED. Another partner's job is 404.
+   * `GET /v1/reseller/status/{job_id}`: the receipt as JSON text, with 202 while the job is
+   * PROCESSING (facts §8.4: "Job not complete") and 200 once COMPLETED. Another partner's job is
+   * 404. A completed receipt never changes, so its text is kept in memory and polls of it are
+   * answered without the database; the stored results are embedded as written. A PROCESSING
+   * verdict is reused for PROCESSING_VERDICT_MS.
    */
-  async status(principal: Principal, jobId: string): Promise<{ statusCode: 200 | 202; receipt: object }> {
+  async status(principal: Principal, jobId: string): Promise<{ statusCode: 200 | 202; body: string }> {
+    const known = this.completedReceipts.get(jobId);
+    if (known) {
+      if (known.partnerId !== principal.partnerId) throw apiError('NOT_FOUND', 'Not Found: no such job');
+      return { statusCode: 200, body: known.body };
+    }
+    const processing = this.processingReceipts.get(jobId);
+    if (processing && processing.until > Date.now()) {
+      if (processing.partnerId !== principal.partnerId) throw apiError('NOT_FOUND', 'Not Found: no such job');
+      return { statusCode: 202, body: processing.body };
+    }
     const job = await this.store().findJob(jobId);
     if (!job || job.partner_id !== principal.partnerId) throw apiError('NOT_FOUND', 'Not Found: no such job');
-    return { statusCode: job.status === 'COMPLETED' ? 200 : 202, receipt: this.receipt(job) };
+    if (job.status !== 'COMPLETED' || job.results === null) {
+      const body = processing?.body ?? JSON.stringify(this.receipt(job));
+      remember(this.processingReceipts, jobId, { partnerId: job.partner_id, body, until: Date.now() + PROCESSING_VERDICT_MS });
+      return { statusCode: 202, body };
+    }
+    this.processingReceipts.delete(jobId);
+    const body = `{"status":"COMPLETED","created_at":"${toIsoOffset(job.created_at)}","completed_at":"${toIsoOffset(job.completed_at!)}","business_results":${job.results}}`;
+    remember(this.completedReceipts, jobId, { partnerId: job.partner_id, body });
+    return { statusCode: 200, body };
   }
 
   /** A job's receipt (spec; facts §8.4), the partner's and the operator's view alike. */
@@ -438,7 +479,11 @@ export class AdvertisingService {
       for (const event of events) await recordEvent(trx, this.database.dialect, event);
       return true;
     });
-    if (committed) this.options.onEventsCommitted?.();
+    if (committed) {
+      // After the commit: a poll between the two would otherwise remember PROCESSING again.
+      this.processingReceipts.delete(jobId);
+      this.options.onEventsCommitted?.();
+    }
   }
 
   /** The business, the operator's flags on it and all its programs, read in the job's transaction. */

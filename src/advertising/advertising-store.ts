@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { DbOrTx } from '../platform/db/database.js';
 import type { Dialect } from '../platform/db/database.js';
+import { RawStatement } from '../platform/db/raw.js';
 import type {
   AdBusinessFlagsTable,
   AdCategoryPolicyTable,
@@ -24,6 +25,9 @@ export interface ProgramTotals {
   billed_impressions: number;
 }
 
+/** The status read partners poll: one prepared statement, no query builder. */
+const FIND_JOB = new RawStatement<AdJob>('select * from ad_jobs where id = ?');
+
 /** SQL of advertising programs, jobs and the operator's advertising data. */
 export class AdvertisingStore {
   constructor(
@@ -37,8 +41,8 @@ export class AdvertisingStore {
     return this.db.insertInto('ad_jobs').values(job).execute();
   }
 
-  findJob(id: string) {
-    return this.db.selectFrom('ad_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  async findJob(id: string): Promise<AdJob | undefined> {
+    return (await FIND_JOB.rows(this.db, this.dialect, [id]))[0];
   }
 
   /** The job, locked for the transaction on PostgreSQL (SQLite's writer lock serialises already). */

@@ -307,9 +307,10 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
           },
         },
         async (request, reply) => {
-          const { statusCode, receipt: body } = await service.status(request.principal!, (request.params as { job_id: string }).job_id);
+          const { statusCode, body } = await service.status(request.principal!, (request.params as { job_id: string }).job_id);
           if (statusCode === 202) reply.header('retry-after', '1');
-          return reply.code(statusCode).send(body);
+          // Text already JSON: sent as is (the schema documents it).
+          return reply.code(statusCode).type('application/json; charset=utf-8').send(body);
         },
       );
     },

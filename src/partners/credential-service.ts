@@ -202,13 +202,20 @@ export class CredentialService implements CredentialVerifier {
   }
 
   async verifyBasic(username: string, password: string): Promise<Principal | null> {
-    return this.cached(`u:${sha256Hex(`${username}\u0000${password}`)}`, async () => {
-      const row = await this.store().findCredentialByPublicId('basic', username);
-      // Hash and compare even for an unknown user, so timing does not reveal which usernames exist.
-      const accepted = this.secretAccepted(row ?? DUMMY_ROW, password);
-      if (!row || !accepted || row.revoked_at !== null) return null;
-      return this.principalFor(row.partner_id, row.id, 'basic');
-    });
+    // Keyed by the credentials themselves, as bearer tokens are: a hit then costs no hashing.
+    return this.cached(basicKey(username, password), () => this.loadBasic(username, password));
+  }
+
+  knownBasic(username: string, password: string): Principal | undefined {
+    return this.freshRenewing(basicKey(username, password), () => this.loadBasic(username, password))?.principal ?? undefined;
+  }
+
+  private async loadBasic(username: string, password: string): Promise<Principal | null> {
+    const row = await this.store().findCredentialByPublicId('basic', username);
+    // Hash and compare even for an unknown user, so timing does not reveal which usernames exist.
+    const accepted = this.secretAccepted(row ?? DUMMY_ROW, password);
+    if (!row || !accepted || row.revoked_at !== null) return null;
+    return this.principalFor(row.partner_id, row.id, 'basic');
   }
 
   private secretAccepted(row: Pick<CredentialRow, 'secret_hash' | 'previous_secret_hash' | 'previous_expires_at'>, secret: string): boolean {
@@ -309,6 +316,8 @@ export class CredentialService implements CredentialVerifier {
 }
 
 const DUMMY_ROW = { secret_hash: sha256Hex('pbs-no-such-user'), previous_secret_hash: null, previous_expires_at: null };
+
+const basicKey = (username: string, password: string) => `u:${username}\u0000${password}`;
 
 function deriveToken(secret: Buffer, tokenId: string): string {
   return ACCESS_TOKEN_PREFIX + createHmac('sha256', secret).update(tokenId).digest('base64url');

@@ -63,11 +63,17 @@ export async function authenticatePartner(
  * The same answer as `authenticatePartner` without a promise, when the verifier already knows
  * the bearer token (the common case: a partner calls again and again); undefined otherwise.
  */
-export function authenticateKnownBearer(request: FastifyRequest, route: PartnerRouteConfig, verifier: CredentialVerifier): Principal | undefined {
+export function authenticateKnown(request: FastifyRequest, route: PartnerRouteConfig, verifier: CredentialVerifier): Principal | undefined {
   const header = request.headers.authorization;
-  if (route.scheme !== 'bearer' || !header || !verifier.knownBearer) return undefined;
-  const match = BEARER.exec(header);
-  const principal = match ? verifier.knownBearer(match[1]) : undefined;
+  if (!header) return undefined;
+  let principal: Principal | undefined;
+  if (route.scheme === 'bearer') {
+    const match = verifier.knownBearer ? BEARER.exec(header) : null;
+    principal = match ? verifier.knownBearer!(match[1]) : undefined;
+  } else if (verifier.knownBasic && BASIC.test(header)) {
+    const credentials = decodeBasic(header);
+    principal = credentials ? verifier.knownBasic(credentials.username, credentials.password) : undefined;
+  }
   return principal ? admitted(principal, route) : undefined;
 }
 

@@ -45,6 +45,8 @@ export interface CredentialVerifier {
   /** The principal of a bearer token verified recently (from memory, no waiting); undefined when not known. */
   knownBearer?(token: string): Principal | undefined;
   verifyBasic(username: string, password: string): Promise<Principal | null>;
+  /** The principal of Basic credentials verified recently (from memory, no waiting); undefined when not known. */
+  knownBasic?(username: string, password: string): Principal | undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import { authenticateAdmin, authenticateKnownBearer, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
+import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
 import { isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdParam } from '../business-ids.js';
 import { single } from '../query.js';
@@ -107,7 +107,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
     (request, reply, done) => {
       let known: Principal | undefined;
       try {
-        known = authenticateKnownBearer(request, route, options.verifier);
+        known = authenticateKnown(request, route, options.verifier);
         if (known) admit(request, reply, route, known);
       } catch (error) {
         return done(error as Error);
