@@ -75,7 +75,7 @@ describe.each([
     expect(saved.admin_token).toBe(adminToken);
 
     // A token reset by the CLI works at once against the running server, and the old one stops.
-    const reset = runCli(['admin-token', 'reset'], target.env);
+    const reset = await runCli(['admin-token', 'reset'], target.env);
     expect(reset.code, reset.stderr).toBe(0);
     expect((await call(server.url, 'GET', '/admin/v1/partners', { token: reset.json.admin_token })).status).toBe(200);
     expect((await call(server.url, 'GET', '/admin/v1/partners', { token: adminToken })).status).toBe(401);
@@ -94,38 +94,38 @@ describe.each([
 
   it('manages partners, credentials, links and businesses from the CLI', async () => {
     const env = target.env;
-    const created = runCli(['partner', 'create', '--name', 'CLI Partner', '--interfaces', 'reservations,waitlist'], env);
+    const created = await runCli(['partner', 'create', '--name', 'CLI Partner', '--interfaces', 'reservations,waitlist'], env);
     expect(created.code, created.stderr).toBe(0);
     expect(created.json.interfaces.waitlist.enabled).toBe(true);
     expect(created.json.interfaces.advertising.enabled).toBe(false);
     const id = created.json.id;
 
-    const key = runCli(['partner', 'credential', 'issue', id, '--kind', 'api_key', '--label', 'cli'], env);
+    const key = await runCli(['partner', 'credential', 'issue', id, '--kind', 'api_key', '--label', 'cli'], env);
     expect(key.json.api_key).toMatch(/^pbs_/);
-    const off = runCli(['partner', 'interface', id, 'waitlist', 'off', '--per-second', '3'], env);
+    const off = await runCli(['partner', 'interface', id, 'waitlist', 'off', '--per-second', '3'], env);
     expect(off.json.interfaces.waitlist).toEqual({ enabled: false, per_second: 3, per_day: null });
 
-    const toronto = runCli(['business', 'list', '--city', 'Toronto', '--limit', '100'], env);
+    const toronto = await runCli(['business', 'list', '--city', 'Toronto', '--limit', '100'], env);
     expect(toronto.json.total).toBe(30);
     const dir = env.PBS_DATA_DIR;
     const csv = path.join(dir, 'links.csv');
     fs.writeFileSync(csv, `business_id,comment\n${toronto.json.businesses[0].id},first\n${toronto.json.businesses[1].alias}\n`);
-    expect(runCli(['partner', 'import-links', id, csv], env).json).toEqual({ linked: 2 });
-    expect(runCli(['partner', 'links', id], env).json.total).toBe(2);
+    expect((await runCli(['partner', 'import-links', id, csv], env)).json).toEqual({ linked: 2 });
+    expect((await runCli(['partner', 'links', id], env)).json.total).toBe(2);
 
     const file = path.join(dir, 'biz.json');
     fs.writeFileSync(file, JSON.stringify({ name: 'CLI Diner', location: { city: 'Toronto', state: 'ON', country: 'CA' }, timezone: 'America/Toronto' }));
-    const upserted = runCli(['business', 'upsert', file], env);
+    const upserted = await runCli(['business', 'upsert', file], env);
     expect(upserted.json.alias).toBe('cli-diner-toronto');
-    expect(runCli(['business', 'show', 'cli-diner-toronto'], env).json.id).toBe(upserted.json.id);
+    expect((await runCli(['business', 'show', 'cli-diner-toronto'], env)).json.id).toBe(upserted.json.id);
 
-    const revoked = runCli(['partner', 'credential', 'revoke', key.json.id], env);
+    const revoked = await runCli(['partner', 'credential', 'revoke', key.json.id], env);
     expect(revoked.json.revoked_at).not.toBeNull();
 
-    const missing = runCli(['partner', 'show', 'nope'], env);
+    const missing = await runCli(['partner', 'show', 'nope'], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('NOT_FOUND');
-    const unknown = runCli(['teleport'], env);
+    const unknown = await runCli(['teleport'], env);
     expect(unknown.code).toBe(2);
 
     const settingsFile = path.join(dir, 'settings.json');
@@ -133,61 +133,61 @@ describe.each([
       settingsFile,
       JSON.stringify({ tables: [{ name: 'T1', min_party: 1, max_party: 4 }], service_hours: [{ day: 0, start: '18:00', last_seating: '21:00' }], notes: 'cli' }),
     );
-    const set = runCli(['business', 'reservation-settings', upserted.json.id, settingsFile], env);
+    const set = await runCli(['business', 'reservation-settings', upserted.json.id, settingsFile], env);
     expect(set.code, set.stderr).toBe(0);
     expect(set.json).toMatchObject({ notes: 'cli', party_size: { min: 1, max: 10 }, max_future_days: 90 });
-    expect(runCli(['business', 'reservation-settings', 'cli-diner-toronto'], env).json.tables).toEqual([{ name: 'T1', min_party: 1, max_party: 4 }]);
-    const noSuchReservation = runCli(['reservation', 'cancel', '00000000-0000-0000-0000-000000000000'], env);
+    expect((await runCli(['business', 'reservation-settings', 'cli-diner-toronto'], env)).json.tables).toEqual([{ name: 'T1', min_party: 1, max_party: 4 }]);
+    const noSuchReservation = await runCli(['reservation', 'cancel', '00000000-0000-0000-0000-000000000000'], env);
     expect(noSuchReservation.code).toBe(1);
     expect(noSuchReservation.stderr).toContain('NOT_FOUND');
 
-    const hookSet = runCli(['webhook', 'set', id, '--url', 'http://127.0.0.1:9/hook', '--client-id', 'cli-client', '--events', 'NEW_EVENT'], env);
+    const hookSet = await runCli(['webhook', 'set', id, '--url', 'http://127.0.0.1:9/hook', '--client-id', 'cli-client', '--events', 'NEW_EVENT'], env);
     expect(hookSet.code, hookSet.stderr).toBe(0);
     expect(hookSet.json).toMatchObject({ status: 'unverified', event_types: ['NEW_EVENT'], secret: expect.stringMatching(/^whsec_/) });
-    const verify = runCli(['webhook', 'verify', id], env);
+    const verify = await runCli(['webhook', 'verify', id], env);
     expect(verify.json).toMatchObject({ status: 'failed', status_reason: expect.stringMatching(/request failed/) });
-    expect(runCli(['webhook', 'set', id, '--url', 'http://10.0.0.1/hook', '--client-id', 'c'], env).code).toBe(1);
-    const lead = runCli(['event', 'lead', upserted.json.id], env);
+    expect((await runCli(['webhook', 'set', id, '--url', 'http://10.0.0.1/hook', '--client-id', 'c'], env)).code).toBe(1);
+    const lead = await runCli(['event', 'lead', upserted.json.id], env);
     expect(lead.json).toMatchObject({ event_id: expect.any(String), message_id: expect.stringMatching(/^msg_/) });
-    expect(runCli(['webhook', 'deliveries', '--partner', id], env).json).toEqual([]);
+    expect((await runCli(['webhook', 'deliveries', '--partner', id], env)).json).toEqual([]);
 
-    const reset = runCli(['admin-token', 'reset'], env);
+    const reset = await runCli(['admin-token', 'reset'], env);
     expect(reset.json.admin_token).toMatch(/^pbs_admin_/);
   });
 
   it('sets up advertising from the CLI: flags, category policy, promotions, held jobs, metrics', async () => {
     const env = target.env;
-    const biz = runCli(['business', 'list', '--limit', '1'], env).json.businesses[0].id as string;
-    expect(runCli(['advertising', 'flags', biz, '--restricted', 'true'], env).json).toEqual({ business_id: biz, removed_from_search: false, restricted_from_advertising: true });
-    expect(runCli(['advertising', 'flags', biz, '--restricted', 'false'], env).json.restricted_from_advertising).toBe(false);
-    expect(runCli(['advertising', 'category-policy', 'decline', 'cannabis_clinics', '--reason', 'regulated'], env).json).toEqual({
+    const biz = (await runCli(['business', 'list', '--limit', '1'], env)).json.businesses[0].id as string;
+    expect((await runCli(['advertising', 'flags', biz, '--restricted', 'true'], env)).json).toEqual({ business_id: biz, removed_from_search: false, restricted_from_advertising: true });
+    expect((await runCli(['advertising', 'flags', biz, '--restricted', 'false'], env)).json.restricted_from_advertising).toBe(false);
+    expect((await runCli(['advertising', 'category-policy', 'decline', 'cannabis_clinics', '--reason', 'regulated'], env)).json).toEqual({
       declined: [{ category: 'cannabis_clinics', reason: 'regulated' }],
     });
-    expect(runCli(['advertising', 'category-policy', 'allow', 'cannabis_clinics'], env).json).toEqual({ declined: [] });
-    const promo = runCli(['advertising', 'promotion', 'set', 'SPRING', '--types', 'CPC,BP', '--min-budget', '10000'], env);
+    expect((await runCli(['advertising', 'category-policy', 'allow', 'cannabis_clinics'], env)).json).toEqual({ declined: [] });
+    const promo = await runCli(['advertising', 'promotion', 'set', 'SPRING', '--types', 'CPC,BP', '--min-budget', '10000'], env);
     expect(promo.json).toEqual({ code: 'SPRING', program_types: ['CPC', 'BP'], min_budget: 10000, max_budget: null, months: 6, active: true });
-    expect(runCli(['advertising', 'promotion', 'list'], env).json.promotions).toHaveLength(1);
-    expect(runCli(['advertising', 'hold-new-jobs', 'on'], env).json).toEqual({ hold_new_jobs: true });
-    expect(runCli(['advertising', 'hold-new-jobs', 'off'], env).json).toEqual({ hold_new_jobs: false });
-    expect(runCli(['advertising', 'jobs'], env).json).toEqual({ jobs: [] });
-    expect(runCli(['advertising', 'programs', '--business', biz], env).json).toEqual({ programs: [] });
+    expect((await runCli(['advertising', 'promotion', 'list'], env)).json.promotions).toHaveLength(1);
+    expect((await runCli(['advertising', 'hold-new-jobs', 'on'], env)).json).toEqual({ hold_new_jobs: true });
+    expect((await runCli(['advertising', 'hold-new-jobs', 'off'], env)).json).toEqual({ hold_new_jobs: false });
+    expect((await runCli(['advertising', 'jobs'], env)).json).toEqual({ jobs: [] });
+    expect((await runCli(['advertising', 'programs', '--business', biz], env)).json).toEqual({ programs: [] });
     const file = path.join(env.PBS_DATA_DIR, 'metrics.jsonl');
     fs.writeFileSync(file, `${JSON.stringify({ program_id: 'no-such-program', date: '2031-05-05', spend: 100 })}\n`);
-    const refused = runCli(['advertising', 'import-metrics', file], env);
+    const refused = await runCli(['advertising', 'import-metrics', file], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/No such program no-such-program; nothing was imported/);
-    expect(runCli(['advertising', 'flags', biz, '--restricted', 'maybe'], env).code).toBe(2);
+    expect((await runCli(['advertising', 'flags', biz, '--restricted', 'maybe'], env)).code).toBe(2);
   });
 
   it('runs as production with PBS_SANDBOX=0: needs its secrets, seeds and prints nothing, keeps files to its owner', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-prod-'));
     const env = { ...target.env, PBS_DATA_DIR: path.join(dir, 'data'), PBS_SANDBOX: '0' };
     try {
-      const noKey = runCli(['serve'], env);
+      const noKey = await runCli(['serve'], env);
       expect(noKey.code).toBe(2);
       expect(noKey.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pbs: configuration: PBS_SANDBOX=0 needs PBS_SECRET_KEY/)]);
       const withKey = { ...env, PBS_SECRET_KEY: 'production-secret-key-with-enough-characters' };
-      const noToken = runCli(['serve'], withKey);
+      const noToken = await runCli(['serve'], withKey);
       expect(noToken.code).toBe(2);
       expect(noToken.stderr).toMatch(/needs PBS_ADMIN_TOKEN/);
 
@@ -212,14 +212,14 @@ describe.each([
 });
 
 describe('a database pbs cannot use', () => {
-  it('is said in one line, without a stack trace', () => {
+  it('is said in one line, without a stack trace', async () => {
     const url = new URL(process.env.PBS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
     url.searchParams.set('options', '-c search_path=no_such_schema_here');
-    const noSchema = runCli(['migrate'], { DATABASE_URL: url.toString() });
+    const noSchema = await runCli(['migrate'], { DATABASE_URL: url.toString() });
     expect(noSchema.code).toBe(1);
     expect(noSchema.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pbs: cannot use the database postgres:\/\/127\.0\.0\.1:5432\/test: /)]);
     url.pathname = '/no_such_database_here';
-    const noDatabase = runCli(['migrate'], { DATABASE_URL: url.toString() });
+    const noDatabase = await runCli(['migrate'], { DATABASE_URL: url.toString() });
     expect(noDatabase.code).toBe(1);
     expect(noDatabase.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pbs: cannot use the database .*no_such_database_here/)]);
   });

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -82,19 +82,27 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   };
 }
 
-/** Runs one CLI command to completion. */
-export function runCli(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, [...ENTRY, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PBS_LOG_LEVEL: 'warn', ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
+/**
+ * Runs one CLI command to completion. Asynchronous, so the test worker keeps answering vitest
+ * while the command runs (a blocked worker misses vitest's RPC deadline on a busy machine).
+ */
+export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; json: any }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...ENTRY, ...args], { cwd: ROOT, env: { ...process.env, PBS_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      let json: any;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
   });
-  let json: any;
-  try {
-    json = JSON.parse(result.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json };
 }
