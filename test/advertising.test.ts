@@ -88,12 +88,28 @@ describe.each(dialects)('advertising on %s', (dialect) => {
   it('adds is_autobid, max_bid and budget for CPC (facts.md §8.4), from the query string or a form body', async () => {
     const biz = await business();
     const receipt = await receiptOf({ business_id: biz, program_name: 'CPC', start: '2031-08-01', end: '2031-08-31', budget: '20000', is_autobid: 'false', max_bid: '500' });
-    expect(receipt.business_results[0].update_results.program_added).toMatchObject({
-      is_autobid: COMPLETED(false),
-      max_bid: COMPLETED(500),
-      budget: COMPLETED(20000),
-      program_name: COMPLETED('CPC'),
-    });
+    // facts.md §8.4's creation receipt, key by key (plus svc_business_id, the spec's name).
+    expect(receipt.business_results).toEqual([
+      {
+        status: 'COMPLETED',
+        identifier_type: 'BUSINESS',
+        identifier: biz,
+        update_results: {
+          program_added: {
+            start: COMPLETED('2031-08-01'),
+            end: COMPLETED('2031-08-31'),
+            program_name: COMPLETED('CPC'),
+            program_id: COMPLETED(expect.stringMatching(/^[A-Za-z0-9]{22}$/)),
+            yelp_business_id: COMPLETED(biz),
+            svc_business_id: COMPLETED(biz),
+            is_autobid: COMPLETED(false),
+            max_bid: COMPLETED(500),
+            budget: COMPLETED(20000),
+          },
+        },
+      },
+    ]);
+    expect(Object.keys(receipt)).toEqual(['status', 'created_at', 'completed_at', 'business_results']);
     const formBiz = await business();
     const byForm = await call(h.url, 'POST', '/v1/reseller/program/create', { ...as(p), form: { business_id: formBiz, program_name: 'EP' } });
     expect(byForm.status, byForm.text).toBe(200);
@@ -232,6 +248,24 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     expect((await editReceipt(id, { budget: '5000' })).status).toBe('COMPLETED');
     h.clock.set(Date.parse('2031-05-07T07:00:01Z')); // just past the end of the 6th, Pacific
     expect(await editReceipt(id, { budget: '6000' })).toMatchObject({ status: 'REJECTED', error: { code: 'PROGRAM_HAS_EXPIRED' } });
+    h.clock.set(Date.parse('2031-05-05T16:00:00Z'));
+  });
+
+  it('starts programs at 00:00 and ends them at 23:59 Pacific; a rolling month prorates nothing; fee_period is fixed once started', async () => {
+    const account = async (status: string) =>
+      (await call(h.url, 'GET', `/programs/v1?program_status=${status}&limit=40`, as(p))).body.payment_programs.map((x: any) => x.program_id) as string[];
+    // A bid of 2,500 fits a rolling month's 2,600; from May 6th a calendar month leaves 2,600 × 26/31 = 2,180.
+    const calendar = (await receiptOf({ business_id: await business(), program_name: 'CPC', budget: '2600', is_autobid: 'false', max_bid: '2500', start: '2031-05-06' }))
+      .business_results[0].update_results.program_added;
+    expect(calendar.max_bid.error.code).toBe('BID_TOO_HIGH_FOR_BUDGET');
+    const id = await program({ program_name: 'CPC', budget: '2600', is_autobid: 'false', max_bid: '2500', fee_period: 'ROLLING_MONTH', start: '2031-05-06' });
+    expect(await account('FUTURE')).toContain(id);
+    h.clock.set(Date.parse('2031-05-06T06:59:59Z')); // 23:59:59 on the 5th in Los Angeles
+    expect(await account('FUTURE')).toContain(id);
+    h.clock.set(Date.parse('2031-05-06T07:00:00Z')); // midnight Pacific
+    expect(await account('CURRENT')).toContain(id);
+    const result = await editReceipt(id, { fee_period: 'CALENDAR_MONTH' });
+    expect(result.update_results.program_modified.fee_period).toMatchObject({ status: 'REJECTED', error: { code: 'COULD_NOT_MODIFY_PROGRAM' } });
     h.clock.set(Date.parse('2031-05-05T16:00:00Z'));
   });
 

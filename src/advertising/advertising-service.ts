@@ -345,11 +345,11 @@ export class AdvertisingService {
     return {
       businesses: ids.map((id) => {
         const own = programs.filter((p) => p.business_id === id);
-        const everActive = own.some((p) => programStatus(p, now) === 'ACTIVE');
+        const running = own.some((p) => programStatus(p, now) === 'ACTIVE');
         return {
           yelp_business_id: id,
           destination_yelp_business_id: null,
-          advertiser_status: everActive ? 'CURRENT_ADVERTISER' : own.length > 0 ? 'PAST_ADVERTISER' : 'NON_ADVERTISER',
+          advertiser_status: running ? 'CURRENT_ADVERTISER' : own.length > 0 ? 'PAST_ADVERTISER' : 'NON_ADVERTISER',
           partner_business_id: null,
           total: own.length,
           programs: own.slice(page.start, page.start + page.limit).map((p) => programView(p, totals.get(p.id), now)),
