@@ -89,6 +89,15 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     expect(await ended(id)).toMatchObject({ status: 'REJECTED', error: { code: 'PROGRAM_HAS_EXPIRED' } });
   });
 
+  it('rejects edits and ends of the programs of a business that closed', async () => {
+    const biz = await business();
+    const id = programOf(await created({ business_id: biz, program_name: 'RCA' }));
+    const closed = await admin(h.url, 'PUT', `/admin/v1/businesses/${biz}`, { json: sampleBusiness({ name: 'Closed now', specialties: 'Handmade pasta', is_closed: true }) });
+    expect(closed.status, closed.text).toBeLessThan(300);
+    expect(await edited(id, { end: '2031-06-30' })).toMatchObject({ status: 'REJECTED', error: { code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS' } });
+    expect(await ended(id)).toMatchObject({ status: 'REJECTED', error: { code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS' } });
+  });
+
   it('needs specialties and categories the policy accepts for CPC; ad_categories must be the business’s', async () => {
     const noSpecialties = await business({ specialties: '' });
     expect(rejection(await created({ business_id: noSpecialties, ...cpc }))).toMatchObject({ key: 'program_name', code: 'INVALID_OR_MISSING_KEY' });
@@ -254,6 +263,11 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     const paged = await call(h.url, 'GET', `/v1/programs/list/${biz}?start=1&limit=1`, as(p));
     expect(paged.body.businesses[0].programs.map((x: any) => x.program_id)).toEqual([future]);
     expect((await call(h.url, 'GET', `/v1/programs/list/${biz}?limit=41`, as(p))).status).toBe(400);
+    // Up to 200 ids in the path (repeats count once); 201 different ones are refused before any lookup.
+    expect((await call(h.url, 'GET', `/v1/programs/list/${Array(200).fill(biz).join(',')}`, as(p))).body.businesses).toHaveLength(1);
+    const tooMany = await call(h.url, 'GET', `/v1/programs/list/${Array.from({ length: 201 }, (_, i) => `biz-${i}`).join(',')}`, as(p));
+    expect(tooMany.status).toBe(400);
+    expect((await info(Array.from({ length: 201 }, (_, i) => `p${i}`).join(','))).status).toBe(400);
     // Another partner's program is exactly like an unknown one.
     const hidden = await info(`${mine},${theirs}`);
     const unknown = await info(`${mine},AAAAAAAAAAAAAAAAAAAAAA`);

@@ -281,7 +281,10 @@ export class AdvertisingService {
     if (programStatus(program, now) === 'INACTIVE') throw apiError('CONFLICT', 'The program has ended.');
     if ((program.pause_status === 'PAUSED') === paused) throw apiError('CONFLICT', `The program is already ${paused ? 'paused' : 'running'}.`);
     await this.database.transact(async (trx) => {
-      await this.store(trx).updateProgram(program.id, { pause_status: paused ? 'PAUSED' : 'NOT_PAUSED', updated_at: now });
+      // Conditional, so of two concurrent pauses one changes the program and the other is told so.
+      if (!(await this.store(trx).setPauseStatus(program.id, paused ? 'PAUSED' : 'NOT_PAUSED', now))) {
+        throw apiError('CONFLICT', `The program is already ${paused ? 'paused' : 'running'}.`);
+      }
       await recordEvent(trx, this.database.dialect, programEvent(program, paused ? 'PAUSED' : 'RESUMED', now));
       await answerWithinChange(trx, pending, 202, undefined);
     });
@@ -687,7 +690,7 @@ export class AdvertisingService {
   }
 
   private async applyEnd(trx: DbOrTx, store: AdvertisingStore, job: AdJob, now: number, events: DomainEvent[]): Promise<BusinessResult> {
-    const program = (await store.findProgram(job.program_id!))!;
+    const program = (await store.lockProgram(job.program_id!))!;
     const base = { identifier_type: 'PROGRAM' as const, identifier: program.id };
     const { business } = await this.situation(trx, store, program.business_id);
     if (programStatus(program, now) === 'INACTIVE') {
@@ -720,7 +723,7 @@ export class AdvertisingService {
    */
   private async applyEdit(trx: DbOrTx, store: AdvertisingStore, job: AdJob, now: number, events: DomainEvent[]): Promise<BusinessResult> {
     const request = JSON.parse(job.request) as EditRequest;
-    const program = (await store.findProgram(request.program_id))!;
+    const program = (await store.lockProgram(request.program_id))!;
     const base = { identifier_type: 'PROGRAM' as const, identifier: program.id };
     const { business, removedFromSearch } = await this.situation(trx, store, program.business_id);
     if (business.is_closed) return { ...base, status: 'REJECTED', error: { message: 'The business is closed.', code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS' } };

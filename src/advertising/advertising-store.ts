@@ -83,6 +83,12 @@ export class AdvertisingStore {
     return this.db.selectFrom('ad_programs').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** The program, locked for the transaction on PostgreSQL: two jobs editing it take turns. */
+  lockProgram(id: string) {
+    const query = this.db.selectFrom('ad_programs').selectAll().where('id', '=', id);
+    return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
   /** The active (parent) program of a type for a business, whoever bought it. */
   activeProgram(businessId: string, type: ProgramType) {
     return this.db
@@ -162,6 +168,18 @@ export class AdvertisingStore {
 
   updateProgram(id: string, change: Partial<AdProgram>) {
     return this.db.updateTable('ad_programs').set(change).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Sets an active program's pause status; false when it already had it (or is not active). */
+  async setPauseStatus(id: string, status: AdProgram['pause_status'], now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('ad_programs')
+      .set({ pause_status: status, updated_at: now })
+      .where('id', '=', id)
+      .where('state', '=', 'ACTIVE')
+      .where('pause_status', '!=', status)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** Ends an active program (CANCELED when it had not started); true when it was active. */

@@ -8,6 +8,13 @@ import { containsNonFinite, containsNul } from '../input-guards.js';
 import { fieldOf } from '../validation.js';
 import type { Metrics } from '../metrics.js';
 
+/**
+ * Longest path parameter: a comma list of up to 200 ids (advertising listings, facts.md §8.7)
+ * with room for aliases. A longer one matches no route (404); the request line itself is capped
+ * by Node's header limit, and each route's schema caps its own parameters.
+ */
+const MAX_PARAM_LENGTH = 16_000;
+
 export interface HttpServerOptions {
   logLevel: string;
   logRequests: boolean;
@@ -185,7 +192,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     childLoggerFactory: (logger, bindings, childOptions) => new LazyRequestLogger(logger, bindings, childOptions),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // strictTypes off: some schemas only document parameters (no type) and leave checks to the service.
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false, strictTypes: false } },
     return503OnClosing: true,
@@ -198,7 +205,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   // Every route is also entered into a router of our own, so an unknown method on a known path
   // can be told apart from an unknown path (405 with Allow, rather than 404).
-  const knownRoutes = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 500 });
+  const knownRoutes = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
