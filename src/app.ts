@@ -8,6 +8,7 @@ import { PartnerService } from './partners/partner-service.js';
 import { oauthTokenSecretMigration, partnersMigration } from './partners/partner-tables.js';
 import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
 import { waitlistModule } from './waitlist/module.js';
+import { WaitlistService } from './waitlist/waitlist-service.js';
 import { advertisingModule } from './advertising/module.js';
 import { AdvertisingOperator } from './advertising/advertising-operator.js';
 import { AdvertisingService } from './advertising/advertising-service.js';
@@ -51,6 +52,7 @@ export interface Services {
   credentials: CredentialService;
   reservations: ReservationService;
   webhooks: WebhookService;
+  waitlist: WaitlistService;
   advertising: AdvertisingService;
   advertisingOperator: AdvertisingOperator;
 }
@@ -195,6 +197,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       () => deliverer.wake(),
       () => relay.wake(),
     ),
+    waitlist: new WaitlistService(database, clock, businesses, { onEventsCommitted: () => relay.wake() }),
     advertising,
     advertisingOperator: new AdvertisingOperator(database, clock, tasks, businesses, advertising, () => relay.wake()),
   };
@@ -208,7 +211,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'businesses', routes: businessAdminRoutes(services.businesses) },
     { name: 'partners', routes: partnerAdminRoutes(services.partners, services.credentials) },
     { name: 'oauth', routes: oauthRoutes(services.credentials, authFailures) },
-    waitlistModule(services.partners),
+    waitlistModule(services.partners, services.waitlist),
     reservationsModule(services.reservations, keys),
     searchModule(ctx, catalog, occupancy),
     subscriptionsModule(subscriptions),

@@ -1,17 +1,257 @@
 import type { PartnerService } from '../partners/partner-service.js';
+import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
 import { pagingQuerySchema } from '../platform/paging.js';
+import { waitlistConfigSchema } from './waitlist-rules.js';
+import type { WaitlistService } from './waitlist-service.js';
+import { waitlistMigration } from './waitlist-tables.js';
 
-const partnerConfig = { partner: { interface: 'waitlist', scheme: 'bearer', business: { unscoped: 'lists the businesses linked to the caller' } } } as const;
+const partner = (business: PartnerRouteConfig['business']) => ({ partner: { interface: 'waitlist', scheme: 'bearer', business } as PartnerRouteConfig });
+const partnerConfig = partner({ unscoped: 'lists the businesses linked to the caller' });
+const ownVisit = partner({ unscoped: "acts on the caller's own visit; another partner's answers like an unknown id" });
+const tags = ['waitlist'];
+const security = [{ bearerAuth: [] }];
+const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
+const visitParams = { type: 'object', required: ['visit_id'], properties: { visit_id: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+const estimateSchema = {
+  type: 'object',
+  properties: { est_wait: { type: 'integer' }, min_wait: { type: 'integer' }, max_wait: { type: 'integer' }, wait_range: { type: 'string' } },
+} as const;
+const party = {
+  phone: { type: 'string', description: 'E.164, e.g. +14155550123' },
+  party_size: { type: 'integer', minimum: 1 },
+  name: { type: 'string', maxLength: 100 },
+  party_notes: { type: 'string', maxLength: 500 },
+} as const;
+/** Typed for the document; the service checks the values (400 VALIDATION_ERROR, or the 422 codes of facts §4.2). */
+const joinBody = {
+  type: 'object',
+  required: ['phone', 'party_size', 'name'],
+  properties: { ...party, seating_area_preference: { type: 'string', maxLength: 40 }, idempotency_token: { type: 'string', maxLength: 128 } },
+} as const;
+const onMyWayBody = {
+  type: 'object',
+  required: ['phone', 'party_size', 'name', 'arrival_range_min', 'arrival_range_max'],
+  properties: { ...party, arrival_range_min: { type: 'integer', minimum: 0, maximum: 30 }, arrival_range_max: { type: 'integer', minimum: 0, maximum: 30 } },
+} as const;
+/** The body as the service reads it: a JSON object (anything else reads as empty and fails its checks). */
+const bodyOf = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {});
+const admin = { admin: true };
+const adminTags = ['operator'];
+const adminSecurity = [{ adminToken: [] }];
 
 /**
- * Waitlist family. So far: `GET /v3/partner/restaurants`, the businesses onboarded for the
- * calling partner (facts.md §4.3 leaves the shape open; pbs answers `{restaurants, total}`).
+ * Waitlist (spec part 3; facts.md §4): the partner restaurants, a restaurant's waitlist status
+ * and info, joining the line, on-my-way visits, visits and their cancel; and the restaurant side
+ * for the operator. `GET /v3/partner/restaurants` answers `{restaurants, total}` (facts §4.3
+ * leaves the shape open).
  */
-export function waitlistModule(partners: PartnerService): ApiModule {
+export function waitlistModule(partners: PartnerService, service: WaitlistService): ApiModule {
   return {
     name: 'waitlist',
+    migrations: [waitlistMigration],
+    registerTasks: (tasks) => {
+      tasks.schedule({ name: 'waitlist.advance', everyMs: 60_000, run: () => service.runSchedule() });
+    },
     routes: async (app) => {
+      app.get(
+        '/v3/businesses/:business_id/waitlist/status',
+        {
+          config: partner({ param: 'business_id' }),
+          schema: {
+            tags,
+            security,
+            summary: "A restaurant's waitlist state and wait estimates per party size, from its live line and seating pace",
+            params: businessParams,
+            response: {
+              200: {
+                type: 'object',
+                required: ['business_id', 'state', 'wait_estimates'],
+                properties: {
+                  business_id: { type: 'string' },
+                  state: { type: 'string', enum: ['OPEN', 'ON_MY_WAY', 'CLOSED'] },
+                  closed_reason: { type: 'string', enum: ['resto_closed', 'waitlist_closed', 'no_current_wait', 'special_event', 'remote_entry_disabled'] },
+                  wait_estimates: { type: 'object', properties: { '1-2': estimateSchema, '3-4': estimateSchema, '5-6': estimateSchema, '7+': estimateSchema } },
+                },
+              },
+            },
+          },
+        },
+        async (request) => service.status(request.business!.id),
+      );
+      app.get(
+        '/v3/businesses/:business_id/waitlist/info',
+        {
+          config: partner({ param: 'business_id' }),
+          schema: {
+            tags,
+            security,
+            summary: "A restaurant's join radius, maximum party size and seating areas",
+            params: businessParams,
+            response: {
+              200: {
+                type: 'object',
+                properties: {
+                  join_radius: { type: 'number' },
+                  join_radius_unit: { type: 'string', enum: ['MILES', 'KILOMETERS'] },
+                  max_party_size: { type: 'integer' },
+                  seating_areas: { type: 'object', additionalProperties: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+        async (request) => service.info(request.business!.id),
+      );
+      app.post(
+        '/v3/businesses/:business_id/waitlist/visits',
+        {
+          config: { ...partner({ param: 'business_id' }), docs: { body: joinBody } },
+          schema: {
+            tags,
+            security,
+            summary: 'Join the waitlist (the restaurant must have a wait)',
+            params: businessParams,
+            response: {
+              201: {
+                type: 'object',
+                properties: {
+                  visit_id: { type: 'string' },
+                  queue_time: { type: 'integer' },
+                  party_size: { type: 'integer' },
+                  arrive_by_time: { type: 'integer' },
+                  expected_seating_time_min: { type: 'integer' },
+                  expected_seating_time_max: { type: 'integer' },
+                  seating_area_preference: { type: 'string' },
+                },
+              },
+              422: { $ref: 'ErrorResponse#' },
+            },
+          },
+        },
+        async (request, reply) => reply.code(201).send(await service.join(request.principal!, request.business!.id, bodyOf(request.body), request.idempotency)),
+      );
+      app.post(
+        '/v3/businesses/:business_id/waitlist/on-my-way',
+        {
+          config: { ...partner({ param: 'business_id' }), docs: { body: onMyWayBody } },
+          schema: {
+            tags,
+            security,
+            summary: 'Announce a party on its way (the restaurant must be open with no wait; at most 9 at once)',
+            params: businessParams,
+            response: {
+              201: { type: 'object', properties: { visit_id: { type: 'string' }, party_size: { type: 'integer' }, arrive_by_time: { type: 'integer' } } },
+              409: { $ref: 'ErrorResponse#' },
+              422: { $ref: 'ErrorResponse#' },
+            },
+          },
+        },
+        async (request, reply) => reply.code(201).send(await service.onMyWay(request.principal!, request.business!.id, bodyOf(request.body), request.idempotency)),
+      );
+      app.get(
+        '/v3/visits/:visit_id',
+        {
+          config: ownVisit,
+          schema: { tags, security, summary: 'A visit: its state, a time per state reached, parties ahead and the current estimate', params: visitParams },
+        },
+        async (request) => service.visit(request.principal!, (request.params as { visit_id: string }).visit_id),
+      );
+      app.post(
+        '/v3/visits/:visit_id/cancel',
+        {
+          config: ownVisit,
+          schema: {
+            tags,
+            security,
+            summary: 'Cancel a visit (204); a visit already seated, canceled, no-show or expired → 409',
+            params: visitParams,
+            response: { 204: { description: 'Canceled', type: 'null' }, 404: { $ref: 'ErrorResponse#' }, 409: { $ref: 'ErrorResponse#' } },
+          },
+        },
+        async (request, reply) => {
+          await service.cancel(request.principal!, (request.params as { visit_id: string }).visit_id, request.idempotency);
+          return reply.code(204).send();
+        },
+      );
+
+      // The restaurant side, for the operator.
+      app.get(
+        '/admin/v1/businesses/:business_id/waitlist',
+        { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's waitlist configuration and open/closed switch", params: businessParams } },
+        async (request) => service.config((request.params as { business_id: string }).business_id),
+      );
+      app.put(
+        '/admin/v1/businesses/:business_id/waitlist',
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: 'Configure a waitlist (fields given replace the current ones): hours, join radius, party size, seating areas, remote entry, on-my-way, seating pace',
+            params: businessParams,
+            body: waitlistConfigSchema,
+          },
+        },
+        async (request) => service.setConfig((request.params as { business_id: string }).business_id, bodyOf(request.body)),
+      );
+      for (const action of ['open', 'close'] as const) {
+        app.post(
+          `/admin/v1/businesses/:business_id/waitlist/${action}`,
+          {
+            config: admin,
+            schema: {
+              tags: adminTags,
+              security: adminSecurity,
+              summary: action === 'open' ? 'Open the waitlist (it follows its hours again)' : 'Close the waitlist, with reason waitlist_closed (default) or special_event',
+              params: businessParams,
+              body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: { type: 'string', maxLength: 40 } } },
+            },
+          },
+          async (request) =>
+            service.setOpen((request.params as { business_id: string }).business_id, action === 'open', (request.body as { reason?: string } | null)?.reason),
+        );
+      }
+      app.post(
+        '/admin/v1/businesses/:business_id/waitlist/walk-ins',
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: 'Add a party at the door to the line (the first party of a line comes this way)',
+            params: businessParams,
+            body: { type: 'object', additionalProperties: false, required: ['party_size'], properties: { party_size: { type: 'integer', minimum: 1, maximum: 100 }, name: { type: 'string', maxLength: 100 }, phone: { type: 'string', maxLength: 20 } } },
+          },
+        },
+        async (request, reply) => reply.code(201).send(await service.addWalkIn((request.params as { business_id: string }).business_id, bodyOf(request.body))),
+      );
+      app.get(
+        '/admin/v1/businesses/:business_id/waitlist/queue',
+        { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's active visits in line order", params: businessParams } },
+        async (request) => service.queue((request.params as { business_id: string }).business_id),
+      );
+      for (const action of ['notify', 'seat', 'no-show', 'arrive'] as const) {
+        app.post(
+          `/admin/v1/visits/:visit_id/${action}`,
+          {
+            config: admin,
+            schema: {
+              tags: adminTags,
+              security: adminSecurity,
+              summary: {
+                notify: 'Tell a waiting party its table is ready (NOTIFIED)',
+                seat: 'Seat a waiting or notified party (SEATED)',
+                'no-show': 'Mark a party that did not come (NO_SHOW)',
+                arrive: 'Check in an on-my-way party: it takes the next place in line (WAITING)',
+              }[action],
+              params: visitParams,
+            },
+          },
+          async (request) => service.act((request.params as { visit_id: string }).visit_id, action),
+        );
+      }
+
       app.get(
         '/v3/partner/restaurants',
         {

@@ -23,6 +23,7 @@ export const webhookEventTypes = [
   'RESERVATION_CANCELED_BY_RESTAURANT_EVENT',
   'ADVERTISING_JOB_COMPLETED_EVENT',
   'ADVERTISING_PROGRAM_UPDATED_EVENT',
+  'WAITLIST_VISIT_UPDATED_EVENT',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
@@ -33,6 +34,7 @@ export const optInEventTypes: readonly WebhookEventType[] = [
   'RESERVATION_CANCELED_BY_RESTAURANT_EVENT',
   'ADVERTISING_JOB_COMPLETED_EVENT',
   'ADVERTISING_PROGRAM_UPDATED_EVENT',
+  'WAITLIST_VISIT_UPDATED_EVENT',
 ];
 /** What a new endpoint receives when it names no types. */
 export const defaultEventTypes = webhookEventTypes.filter((t) => !optInEventTypes.includes(t));
@@ -42,7 +44,7 @@ export const defaultEventTypes = webhookEventTypes.filter((t) => !optInEventType
  * ISO time with microseconds, leads seconds with `+00:00`; reservations follow the leads.
  */
 export function envelopeTimeStyle(type: string): 'offset' | 'naive' {
-  return type === 'NEW_EVENT' || type.startsWith('CONSUMER_PHONE_NUMBER') || type.startsWith('RESERVATION_') || type.startsWith('ADVERTISING_') ? 'offset' : 'naive';
+  return type === 'NEW_EVENT' || type.startsWith('CONSUMER_PHONE_NUMBER') || type.startsWith('RESERVATION_') || type.startsWith('ADVERTISING_') || type.startsWith('WAITLIST_') ? 'offset' : 'naive';
 }
 
 export type EndpointStatus = 'unverified' | 'verified' | 'failed' | 'gone';

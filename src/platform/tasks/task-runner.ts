@@ -237,7 +237,8 @@ export class TaskRunner {
 
   /**
    * Runs each schedule that is due on the pbs clock, claiming it first (a lease on the wall clock,
-   * like tasks) so that of several processes only one runs it.
+   * like tasks) so that of several processes only one runs it. A new schedule is due at once; one
+   * whose next run is further ahead than its period (the sandbox clock was moved back) is due too.
    */
   private async runSchedules(): Promise<void> {
     const db = this.database.db;
@@ -246,14 +247,14 @@ export class TaskRunner {
       const wall = Date.now();
       await db
         .insertInto('task_schedules')
-        .values({ name: schedule.name, next_run_at: now + schedule.everyMs, locked_by: null, locked_until: null, last_run_at: null, last_error: null })
+        .values({ name: schedule.name, next_run_at: now, locked_by: null, locked_until: null, last_run_at: null, last_error: null })
         .onConflict((oc) => oc.column('name').doNothing())
         .execute();
       const claimed = await db
         .updateTable('task_schedules')
         .set({ locked_by: this.workerId, locked_until: wall + this.options.leaseMs })
         .where('name', '=', schedule.name)
-        .where('next_run_at', '<=', now)
+        .where((eb) => eb.or([eb('next_run_at', '<=', now), eb('next_run_at', '>', now + schedule.everyMs)]))
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', wall)]))
         .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) === 0) continue;
