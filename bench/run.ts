@@ -7,7 +7,7 @@
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
  * BENCH_PG_URL=off skips them), BENCH_PAIRS (raw/scenario pairs for the ratio scenarios, default 3),
  * BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of
- * openings, search, holds, advertising, webhooks: only those groups run, after /healthz).
+ * openings, search, holds, advertising, waitlist, webhooks: only those groups run, after /healthz).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -304,7 +304,54 @@ async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | un
 const WEBHOOK_MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 5000);
 /** BENCH_ONLY=openings,webhooks runs /healthz and those groups of scenarios only. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
-const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising') => !ONLY || ONLY.has(group);
+const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist') => !ONLY || ONLY.has(group);
+
+const ALL_DAY = [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359' })) }];
+
+/**
+ * Waitlist: status reads of 100 restaurants with a line (each 10 parties, from the restaurant
+ * side), beside raw node:http; then joins at one busy restaurant, each connection sending its
+ * own guests (distinct phones), so every join is accepted.
+ */
+async function waitlistScenario(name: string, base: string): Promise<Figure[]> {
+  const businesses = generateDemoBusinesses(100, 515, [METRO]);
+  await api(base, 'POST', '/admin/v1/businesses/import', ADMIN, businesses.map((b) => JSON.stringify(b)).join('\n'), 'application/x-ndjson');
+  const partner = await api(base, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Waitlist bench', interfaces: ['waitlist'] }));
+  const key = (await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }))).api_key as string;
+  await api(base, 'POST', `/admin/v1/partners/${partner.id}/businesses/import`, ADMIN, businesses.map((b) => b.id).join('\n'), 'text/csv');
+  for (const b of businesses) {
+    await api(base, 'PUT', `/admin/v1/businesses/${b.id}/waitlist`, ADMIN, JSON.stringify({ hours: ALL_DAY, max_party_size: 20, auto_advance: false }));
+    for (let i = 0; i < 10; i++) await api(base, 'POST', `/admin/v1/businesses/${b.id}/waitlist/walk-ins`, ADMIN, JSON.stringify({ party_size: 1 + (i % 8) }));
+  }
+  const statusRequest = () => ({ method: 'GET' as const, path: `/v3/businesses/${pick(businesses).id}/waitlist/status` });
+  const reads = await pairedWithRaw(() =>
+    measure(`waitlist status, 100 restaurants (${name})`, {
+      url: base,
+      headers: { authorization: `Bearer ${key}` },
+      requests: [statusRequest()],
+      setupClient: (client) => client.setRequests(Array.from({ length: 500 }, statusRequest)),
+    }),
+  );
+  const busy = businesses[0].id;
+  let connection = 0;
+  const joins = await measure(`waitlist joins, one restaurant (${name})`, {
+    url: base,
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    requests: [{ method: 'POST', path: `/v3/businesses/${busy}/waitlist/visits`, body: '{}' }],
+    setupClient: (client) => {
+      const c = ++connection;
+      client.setRequests(
+        Array.from({ length: 2000 }, (_, i) => ({
+          method: 'POST' as const,
+          path: `/v3/businesses/${busy}/waitlist/visits`,
+          body: JSON.stringify({ phone: `+1${3_000_000_000 + c * 100_000 + i}`, party_size: 1 + (i % 6), name: `Guest ${i}` }),
+        })),
+      );
+    },
+  });
+  return [reads, joins];
+}
 
 /** Program types one business can hold together (EP excludes BP): 125 businesses × 8 = 1,000 creations. */
 const AD_TYPES = ['BP', 'CPC', 'RCA', 'CTA', 'SLIDESHOW', 'BH', 'VL', 'LOGO'];
@@ -548,6 +595,22 @@ async function main() {
           figures.push(...run.polling);
         } finally {
           await stop(ads);
+        }
+      });
+    }
+    if (wanted('waitlist')) {
+      const line = await startPbs(path.join(dataDir, 'waitlist'));
+      try {
+        figures.push(...(await waitlistScenario('SQLite', line.url)));
+      } finally {
+        await stop(line);
+      }
+      await withPostgres(async (url) => {
+        const line = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'waitlist-pg') });
+        try {
+          figures.push(...(await waitlistScenario('PostgreSQL', line.url)));
+        } finally {
+          await stop(line);
         }
       });
     }

@@ -25,6 +25,9 @@ Usage:
   pbs business reservation-settings ID [FILE.json]   show, or set from a file, a restaurant's inventory
   pbs business import-reservation-settings FILE.jsonl  {"business_id", "settings"} per line
   pbs reservation cancel RESERVATION_ID              cancel on behalf of the restaurant
+  pbs waitlist show BUSINESS_ID | configure BUSINESS_ID FILE.json | open BUSINESS_ID | close BUSINESS_ID [--reason special_event]
+  pbs waitlist walk-in BUSINESS_ID --party-size N [--name NAME] [--phone +1…] | queue BUSINESS_ID
+  pbs waitlist notify|seat|no-show|arrive VISIT_ID     the restaurant side's moves
   pbs advertising programs [--partner ID] [--business ID] [--state ACTIVE|ENDED|CANCELED] | jobs [--partner ID] [--status S]
   pbs advertising hold|release|complete JOB_ID       sandbox control of a job (complete applies it now)
   pbs advertising hold-new-jobs on|off               keep every new job PROCESSING until released
@@ -241,6 +244,32 @@ async function businessCommand(pbs: Pbs, args: string[], flags: Record<string, s
   }
 }
 
+async function waitlistCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const waitlist = pbs.services.waitlist;
+  const [sub, a, b] = args;
+  switch (sub) {
+    case 'show':
+      return waitlist.config(need(a, 'business id'));
+    case 'configure':
+      return waitlist.setConfig(need(a, 'business id'), JSON.parse(fs.readFileSync(need(b, 'JSON file'), 'utf8')) as Record<string, unknown>);
+    case 'open':
+      return waitlist.setOpen(need(a, 'business id'), true);
+    case 'close':
+      return waitlist.setOpen(need(a, 'business id'), false, flags.reason);
+    case 'walk-in':
+      return waitlist.addWalkIn(need(a, 'business id'), { party_size: optionalInt(need(flags['party-size'], '--party-size'), '--party-size'), name: flags.name, phone: flags.phone });
+    case 'queue':
+      return waitlist.queue(need(a, 'business id'));
+    case 'notify':
+    case 'seat':
+    case 'no-show':
+    case 'arrive':
+      return waitlist.act(need(a, 'visit id'), sub);
+    default:
+      throw new UsageError(`unknown waitlist command ${sub ?? ''}`);
+  }
+}
+
 function optionalBool(value: string | undefined, what: string): boolean | undefined {
   if (value === undefined) return undefined;
   if (value !== 'true' && value !== 'false') throw new UsageError(`${what} must be true or false`);
@@ -382,6 +411,9 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'business':
         await withPbs(config, async (pbs) => print(await businessCommand(pbs, rest, flags)));
+        return 0;
+      case 'waitlist':
+        await withPbs(config, async (pbs) => print(await waitlistCommand(pbs, rest, flags)));
         return 0;
       case 'advertising':
         await withPbs(config, async (pbs) => print(await advertisingCommand(pbs, rest, flags)));

@@ -83,7 +83,15 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     const json = op.requestBody?.content?.['application/json'];
     // Operator operations refuse the credentials before reading a body.
     if (!json || !op.partner) return {};
-    const examples: Record<string, unknown> = { business_ids: [business], subscription_types: ['WEBHOOK'] };
+    const examples: Record<string, unknown> = {
+      business_ids: [business],
+      subscription_types: ['WEBHOOK'],
+      phone: '+14155550123',
+      party_size: 2,
+      name: 'Ada',
+      arrival_range_min: 5,
+      arrival_range_max: 10,
+    };
     const out: Record<string, unknown> = {};
     for (const name of json.schema?.required ?? []) {
       if (!(name in examples)) throw new Error(`${op.method} ${op.path}: add an example value for the required field "${name}"`);

@@ -233,4 +233,24 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     expect(twice.map((r) => r.status).sort()).toEqual([201, 422]);
     expect(twice.find((r) => r.status === 422)!.body.error.code).toBe('ALREADY_IN_LINE');
   });
+
+  it('lets exactly 9 of 10 concurrent on-my-way visits in; the 10th is a CONFLICT', async () => {
+    const id = await restaurant();
+    const results = await Promise.all(Array.from({ length: 10 }, () => onMyWay(id)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(9);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused.map((r) => [r.status, r.body.error.code])).toEqual([[409, 'CONFLICT']]);
+  });
+
+  it('forgets visits 30 days after they ended', async () => {
+    const id = await restaurant();
+    const gone = (await onMyWay(id)).body.visit_id;
+    await call(h.url, 'POST', `/v3/visits/${gone}/cancel`, as());
+    h.clock.advance(29 * 86_400_000);
+    await h.pbs.ctx.tasks.runDue();
+    expect((await visit(gone)).status).toBe(200);
+    h.clock.advance(2 * 86_400_000);
+    await h.pbs.ctx.tasks.runDue();
+    expect((await visit(gone)).status).toBe(404);
+  });
 });

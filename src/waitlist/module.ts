@@ -34,6 +34,34 @@ const onMyWayBody = {
   required: ['phone', 'party_size', 'name', 'arrival_range_min', 'arrival_range_max'],
   properties: { ...party, arrival_range_min: { type: 'integer', minimum: 0, maximum: 30 }, arrival_range_max: { type: 'integer', minimum: 0, maximum: 30 } },
 } as const;
+const unixSeconds = { type: ['integer', 'null'], description: 'Unix seconds' } as const;
+const visitSchema = {
+  type: 'object',
+  properties: {
+    visit_id: { type: 'string' },
+    business_id: { type: 'string' },
+    visit_type: { type: 'string', enum: ['WAITLIST', 'ON_MY_WAY'] },
+    state: { type: 'string', enum: ['WAITING', 'NOTIFIED', 'ON_MY_WAY', 'SEATED', 'CANCELED', 'NO_SHOW', 'EXPIRED'] },
+    party_size: { type: 'integer' },
+    name: { type: 'string' },
+    phone: { type: ['string', 'null'] },
+    seating_area_preference: { type: 'string' },
+    party_notes: { type: 'string' },
+    queue_time: unixSeconds,
+    arrive_by_time: unixSeconds,
+    expected_seating_time_min: unixSeconds,
+    expected_seating_time_max: unixSeconds,
+    parties_ahead: { type: 'integer' },
+    arrival_range_min: { type: ['integer', 'null'] },
+    arrival_range_max: { type: ['integer', 'null'] },
+    arrived_time: unixSeconds,
+    notified_time: unixSeconds,
+    seated_time: unixSeconds,
+    canceled_time: unixSeconds,
+    no_show_time: unixSeconds,
+    expired_time: unixSeconds,
+  },
+} as const;
 /** The body as the service reads it: a JSON object (anything else reads as empty and fails its checks). */
 const bodyOf = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {});
 const admin = { admin: true };
@@ -153,7 +181,13 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
         '/v3/visits/:visit_id',
         {
           config: ownVisit,
-          schema: { tags, security, summary: 'A visit: its state, a time per state reached, parties ahead and the current estimate', params: visitParams },
+          schema: {
+            tags,
+            security,
+            summary: 'A visit: its state, a time per state reached, parties ahead and the current estimate',
+            params: visitParams,
+            response: { 200: visitSchema, 404: { $ref: 'ErrorResponse#' } },
+          },
         },
         async (request) => service.visit(request.principal!, (request.params as { visit_id: string }).visit_id),
       );

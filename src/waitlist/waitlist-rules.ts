@@ -1,6 +1,7 @@
 import type { Business, BusinessHours } from '../businesses/business-record.js';
 import { isOpenAt } from '../catalog/catalog.js';
 import { apiError } from '../platform/errors.js';
+import { schemaValidator } from '../platform/validation.js';
 import { BUCKETS, type Bucket } from './waitlist-tables.js';
 
 /**
@@ -63,6 +64,7 @@ const invalidConfig = (field: string, message: string): never => {
 
 /** The operator's configuration, merged over the current one (or the defaults) and checked. */
 export function mergeConfig(current: WaitlistConfig, input: Record<string, unknown>): WaitlistConfig {
+  validateConfig(input);
   const next: WaitlistConfig = { ...current, pace: { ...current.pace, parties_per_interval: { ...current.pace.parties_per_interval } } };
   if (input.hours !== undefined) next.hours = input.hours as BusinessHours[] | null;
   if (input.join_radius !== undefined) next.join_radius = input.join_radius as number;
@@ -129,6 +131,9 @@ export const waitlistConfigSchema = {
     },
   },
 } as const;
+
+// Checked here too, for configurations that do not arrive as a route body (the CLI's files).
+const validateConfig = schemaValidator(waitlistConfigSchema, 'waitlist');
 
 export type WaitlistState = { state: 'OPEN' | 'ON_MY_WAY' } | { state: 'CLOSED'; closed_reason: string };
 
