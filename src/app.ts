@@ -163,10 +163,15 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     onRelayed: () => deliverer.wake(),
     onError: (error) => app.log.warn({ err: error }, 'relaying events failed; retried'),
   });
-  const businesses = new BusinessService(database.db, clock, () => catalog.invalidate());
-  const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate());
+  const businesses = new BusinessService(database.db, clock, () => {
+    catalog.invalidate();
+    // Waitlist hours default to a business's opening hours.
+    waitlist.forget();
+  });
+  const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate(), config.authCacheMs);
   const subscriptions = new SubscriptionService(database.db, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
+  const waitlist = new WaitlistService(database, clock, businesses, changes, { onEventsCommitted: () => relay.wake() });
   const advertising = new AdvertisingService(database, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs, onEventsCommitted: () => relay.wake() });
   const services: Services = {
     businesses,
@@ -197,7 +202,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       () => deliverer.wake(),
       () => relay.wake(),
     ),
-    waitlist: new WaitlistService(database, clock, businesses, { onEventsCommitted: () => relay.wake() }),
+    waitlist,
     advertising,
     advertisingOperator: new AdvertisingOperator(database, clock, tasks, businesses, advertising, () => relay.wake()),
   };

@@ -36,6 +36,15 @@ export type UnlinkListener = (trx: DbOrTx, partnerId: string, businessId: string
 /** Partners, their interface grants and the businesses they may act for. */
 export class PartnerService implements BusinessLinks {
   private readonly unlinkListeners: UnlinkListener[] = [];
+  /**
+   * Links confirmed recently, by partner and id or alias (wall-clock expiry): the link guard of
+   * every business route asks, so a hit saves two queries. Only confirmed links are kept; this
+   * process forgets them on any link change, other processes within `linkCacheMs` (as
+   * credentials: PBS_AUTH_CACHE_MS).
+   */
+  private readonly confirmedLinks = new Map<string, { businessId: string; until: number }>();
+  /** Moves on every link change: a check begun before it must not keep its answer. */
+  private linkGeneration = 0;
 
   constructor(
     private readonly db: Db,
@@ -43,6 +52,7 @@ export class PartnerService implements BusinessLinks {
     private readonly businesses: BusinessDirectory,
     /** Called after any change that alters what a credential may do. */
     private readonly onAccessChanged: () => void = () => {},
+    private readonly linkCacheMs = 0,
   ) {}
 
   private store(db: DbOrTx = this.db) {
@@ -108,6 +118,7 @@ export class PartnerService implements BusinessLinks {
 
   async link(partnerId: string, businessIdOrAlias: string, comment?: string | null) {
     await this.get(partnerId);
+    this.forgetLinks();
     const business = await this.businesses.requireRef(businessIdOrAlias);
     await this.store().linkBusiness({ partner_id: partnerId, business_id: business.id, comment: comment ?? null, created_at: this.clock.now() });
     return { partner_id: partnerId, business_id: business.id, comment: comment ?? null };
@@ -130,11 +141,30 @@ export class PartnerService implements BusinessLinks {
         for (const listener of this.unlinkListeners) await listener(trx, partnerId, business.id);
         return true;
       }));
+    this.forgetLinks();
     if (!removed) throw apiError('NOT_FOUND', `Business ${businessIdOrAlias} is not linked to partner ${partnerId}`);
   }
 
   /** BusinessLinks: which of the given ids or aliases exist, and which of those the partner may act for. */
   async check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck> {
+    const key = idsOrAliases.length === 1 && this.linkCacheMs > 0 ? `${partnerId}\u0000${idsOrAliases[0]}` : undefined;
+    const hit = key === undefined ? undefined : this.confirmedLinks.get(key);
+    if (hit && hit.until > Date.now()) return { resolved: new Map([[idsOrAliases[0], hit.businessId]]), unknown: [], unlinked: [] };
+    const generation = this.linkGeneration;
+    const answer = await this.checkNow(partnerId, idsOrAliases);
+    if (key !== undefined && generation === this.linkGeneration && answer.unknown.length === 0 && answer.unlinked.length === 0) {
+      if (this.confirmedLinks.size >= 50_000) this.confirmedLinks.clear();
+      this.confirmedLinks.set(key, { businessId: answer.resolved.get(idsOrAliases[0])!, until: Date.now() + this.linkCacheMs });
+    }
+    return answer;
+  }
+
+  private forgetLinks() {
+    this.confirmedLinks.clear();
+    this.linkGeneration++;
+  }
+
+  private async checkNow(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck> {
     const resolved = await this.businesses.resolveIds([...idsOrAliases]);
     const linked = await this.store().linkedAmong(partnerId, [...new Set(resolved.values())]);
     const unknown: string[] = [];
@@ -207,6 +237,7 @@ export class PartnerService implements BusinessLinks {
       });
     }
     const now = this.clock.now();
+    this.forgetLinks();
     await this.db.transaction().execute(async (trx) => {
       const store = this.store(trx);
       for (const r of resolved) await store.linkBusiness({ partner_id: partnerId, business_id: r.id, comment: r.comment, created_at: now });

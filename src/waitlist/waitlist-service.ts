@@ -1,4 +1,6 @@
+import type { Business } from '../businesses/business-record.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
 import type { Principal } from '../platform/auth/principal.js';
 import { toIsoOffset, type Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
@@ -19,10 +21,14 @@ import {
   type WaitlistConfig,
 } from './waitlist-rules.js';
 import { WaitlistStore, type Visit, type WaitlistRestaurant } from './waitlist-store.js';
-import { ACTIVE_STATES, BUCKETS, TERMINAL_STATES, type VisitState } from './waitlist-tables.js';
+import { ACTIVE_STATES, BUCKETS, TERMINAL_STATES, type Bucket, type VisitState } from './waitlist-tables.js';
 
 /** The opt-in webhook type of visit changes, sent to the partner that made the visit. */
 export const VISIT_EVENT_TYPE = 'WAITLIST_VISIT_UPDATED_EVENT';
+/** The change-feed topic of restaurants' lines and settings. */
+const WAITLIST_TOPIC = 'waitlist';
+/** How long a status snapshot is trusted without news of a change. */
+const SNAPSHOT_MS = 5_000;
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
@@ -54,12 +60,37 @@ function party(body: Record<string, unknown>): PartyInput {
  * announce on-my-way visits, and follow and cancel their visits.
  */
 export class WaitlistService {
+  /**
+   * What status reads need of a restaurant, kept per business: its record, configuration, switch
+   * and line counts. Forgotten when this process changes the line (after the commit), when
+   * another process does (the change feed), and after SNAPSHOT_MS regardless (business records
+   * changed elsewhere).
+   */
+  private readonly snapshots = new Map<string, { until: number; business: Business; row: WaitlistRestaurant; config: WaitlistConfig; waiting: Record<Bucket, number> }>();
+  /** Moves whenever snapshots are forgotten: a load begun before must not be kept. */
+  private generation = 0;
+
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly businesses: BusinessDirectory,
+    private readonly changes: ChangeFeed,
     private readonly options: { onEventsCommitted?: () => void } = {},
-  ) {}
+  ) {
+    changes.subscribe(WAITLIST_TOPIC, (businessId) => this.forget(businessId));
+  }
+
+  /** Forgets what is kept of one restaurant, or of all (a business record changed, or changes were missed). */
+  forget(businessId?: string): void {
+    if (businessId === undefined) this.snapshots.clear();
+    else this.snapshots.delete(businessId);
+    this.generation++;
+  }
+
+  /** Announces a change of a restaurant's line in its transaction, for the other processes' snapshots. */
+  private publish(trx: DbOrTx, businessId: string) {
+    return this.changes.publish(trx, WAITLIST_TOPIC, businessId);
+  }
 
   store(db: DbOrTx = this.database.db) {
     return new WaitlistStore(db, this.database.dialect);
@@ -87,9 +118,22 @@ export class WaitlistService {
 
   // ---- partner reads -----------------------------------------------------------------------
 
-  /** `GET /v3/businesses/{business_id}/waitlist/status` (facts §4.3). */
+  /** `GET /v3/businesses/{business_id}/waitlist/status` (facts §4.3), from the restaurant's snapshot. */
   async status(businessId: string) {
-    const { business, config, waiting, total, state } = await this.situation(businessId);
+    this.changes.check();
+    let snapshot = this.snapshots.get(businessId);
+    if (!snapshot || snapshot.until <= Date.now()) {
+      const generation = this.generation;
+      const { business, row, config, waiting } = await this.situation(businessId);
+      snapshot = { until: Date.now() + SNAPSHOT_MS, business, row, config, waiting };
+      if (generation === this.generation) {
+        if (this.snapshots.size >= 20_000) this.snapshots.clear();
+        this.snapshots.set(businessId, snapshot);
+      }
+    }
+    const { business, row, config, waiting } = snapshot;
+    const total = BUCKETS.reduce((n, b) => n + waiting[b], 0);
+    const state = waitlistState(business, config, { state: row.manual_state, reason: row.closed_reason }, total, this.clock.now());
     return {
       business_id: business.id,
       ...state,
@@ -150,8 +194,10 @@ export class WaitlistService {
       await answerWithinChange(trx, pending, 201, result);
       const joined = this.visitEvent(visit, 'JOINED', now);
       await recordEvent(trx, this.database.dialect, joined);
+      await this.publish(trx, business.id);
       return { answer: result, event: joined };
     });
+    this.forget(business.id);
     if (event) this.options.onEventsCommitted?.();
     return answer;
   }
@@ -330,7 +376,9 @@ export class WaitlistService {
       }
       await answerWithinChange(trx, pending, 204, undefined);
       if (visit.partner_id !== null) await recordEvent(trx, this.database.dialect, this.visitEvent({ ...visit, ...change }, state, now));
-    });
+      await this.publish(trx, visit.business_id);
+      return visit.business_id;
+    }).then((businessId) => this.forget(businessId));
     this.options.onEventsCommitted?.();
   }
 
@@ -365,7 +413,11 @@ export class WaitlistService {
     const now = this.clock.now();
     await this.store().ensureRestaurant(this.defaults(business.id, now));
     const { config } = await this.restaurant(business.id);
-    await this.store().updateRestaurant(business.id, { config: JSON.stringify(mergeConfig(config, input)), updated_at: now });
+    await this.database.transact(async (trx) => {
+      await this.store(trx).updateRestaurant(business.id, { config: JSON.stringify(mergeConfig(config, input)), updated_at: now });
+      await this.publish(trx, business.id);
+    });
+    this.forget(business.id);
     return this.config(business.id);
   }
 
@@ -377,7 +429,11 @@ export class WaitlistService {
     }
     const now = this.clock.now();
     await this.store().ensureRestaurant(this.defaults(business.id, now));
-    await this.store().updateRestaurant(business.id, { manual_state: open ? 'OPEN' : 'CLOSED', closed_reason: open ? null : (reason ?? 'waitlist_closed'), updated_at: now });
+    await this.database.transact(async (trx) => {
+      await this.store(trx).updateRestaurant(business.id, { manual_state: open ? 'OPEN' : 'CLOSED', closed_reason: open ? null : (reason ?? 'waitlist_closed'), updated_at: now });
+      await this.publish(trx, business.id);
+    });
+    this.forget(business.id);
     return this.config(business.id);
   }
 
@@ -396,8 +452,10 @@ export class WaitlistService {
       const input = { phone: (phone as string | undefined) ?? '', party_size: body.party_size as number, name: typeof body.name === 'string' && body.name.trim() ? body.name.trim() : 'Walk-in', party_notes: '' };
       const walkIn: Visit = { ...this.newVisit(null, business.id, 'WALK_IN', 'WAITING', input, now), phone: (phone as string | undefined) ?? null, position };
       if (!(await store.insertVisit(walkIn))) throw apiError('ALREADY_IN_LINE', 'This phone number already has a visit in line here.');
+      await this.publish(trx, business.id);
       return walkIn;
     });
+    this.forget(business.id);
     return this.describe(visit);
   }
 
@@ -435,7 +493,9 @@ export class WaitlistService {
       const change = { state: 'WAITING' as const, position, arrived_at: now, updated_at: now };
       if (!(await store.moveVisit(visit.id, ['ON_MY_WAY'], change))) throw apiError('CONFLICT', 'The visit is no longer on its way.');
       if (visit.partner_id !== null) await recordEvent(trx, this.database.dialect, this.visitEvent({ ...visit, ...change }, 'ARRIVED', now));
+      await this.publish(trx, visit.business_id);
     });
+    this.forget(visit.business_id);
     this.options.onEventsCommitted?.();
   }
 
@@ -451,7 +511,11 @@ export class WaitlistService {
   async runSchedule(): Promise<void> {
     const now = this.clock.now();
     for (const row of await this.store().restaurantsWithActiveVisits()) {
-      await this.database.transact(async (trx) => this.advance(trx, row.business_id, now));
+      await this.database.transact(async (trx) => {
+        await this.advance(trx, row.business_id, now);
+        await this.publish(trx, row.business_id);
+      });
+      this.forget(row.business_id);
     }
     this.options.onEventsCommitted?.();
     await this.store().purge(now - VISIT_RETENTION_MS);
