@@ -116,6 +116,19 @@ export class WaitlistService {
     return { business, row, config, waiting, total, state };
   }
 
+  /**
+   * Takes the restaurant's next position (its lock on PostgreSQL) and judges the line as it is
+   * under that lock: the row comes back from the same statement, the business was read before.
+   */
+  private async lockedLine(store: WaitlistStore, business: Business, now: number) {
+    const { position, row } = await store.takePosition(this.defaults(business.id, now));
+    const config = JSON.parse(row.config) as WaitlistConfig;
+    const waiting = await store.waitingByBucket(business.id);
+    const total = BUCKETS.reduce((n, b) => n + waiting[b], 0);
+    const state = waitlistState(business, config, { state: row.manual_state, reason: row.closed_reason }, total, now);
+    return { position, config, waiting, total, state };
+  }
+
   // ---- partner reads -----------------------------------------------------------------------
 
   /** `GET /v3/businesses/{business_id}/waitlist/status` (facts §4.3), from the restaurant's snapshot. */
@@ -160,17 +173,15 @@ export class WaitlistService {
     if (typeof preference !== 'string') return invalid('seating_area_preference', 'seating_area_preference must be text');
     const token = body.idempotency_token;
     if (token !== undefined && (typeof token !== 'string' || token === '' || token.length > 128)) invalid('idempotency_token', 'idempotency_token must be 1 to 128 characters');
-    const business = await this.businesses.requireRef(businessId);
+    const business = await this.businesses.get(businessId);
     if (typeof token === 'string') {
       const earlier = await this.store().visitByToken(principal.partnerId, token);
       if (earlier) return this.joinAnswer(earlier);
     }
     const now = this.clock.now();
-    await this.store().ensureRestaurant(this.defaults(business.id, now));
     const { answer, event } = await this.database.transact(async (trx) => {
       const store = this.store(trx);
-      const position = await store.takePosition(business.id);
-      const { config, waiting, total, state } = await this.situation(business.id, trx);
+      const { position, config, waiting, total, state } = await this.lockedLine(store, business, now);
       this.refuseClosed(state);
       if (input.party_size > config.max_party_size) throw apiError('PARTY_SIZE_TOO_LARGE', `This waitlist takes parties of up to ${config.max_party_size}.`);
       if (preference !== '' && !Object.hasOwn(config.seating_areas, preference)) {
@@ -215,14 +226,13 @@ export class WaitlistService {
     if (!Number.isInteger(min) || !Number.isInteger(max) || (min as number) < 0 || (max as number) < (min as number) || (max as number) > 30) {
       throw apiError('INVALID_ETA', 'arrival_range_min and arrival_range_max are whole minutes, 0 ≤ min ≤ max ≤ 30.');
     }
-    const business = await this.businesses.requireRef(businessId);
+    const business = await this.businesses.get(businessId);
     const now = this.clock.now();
-    await this.store().ensureRestaurant(this.defaults(business.id, now));
     return this.database
       .transact(async (trx) => {
         const store = this.store(trx);
-        await store.takePosition(business.id); // the restaurant's lock; on-my-way visits take their place on arrival
-        const { config, state } = await this.situation(business.id, trx);
+        // The restaurant's lock (the position goes unused: on-my-way visits take theirs on arrival).
+        const { config, state } = await this.lockedLine(store, business, now);
         this.refuseClosed(state);
         if (input.party_size > config.max_party_size) throw apiError('PARTY_SIZE_TOO_LARGE', `This waitlist takes parties of up to ${config.max_party_size}.`);
         if (state.state === 'OPEN') throw apiError('CURRENTLY_HAS_WAIT', 'The restaurant has a wait: join the waitlist instead.');
@@ -444,10 +454,9 @@ export class WaitlistService {
     const phone = body.phone;
     if (phone !== undefined && (typeof phone !== 'string' || !E164.test(phone))) invalid('phone', 'phone must be an E.164 number');
     const now = this.clock.now();
-    await this.store().ensureRestaurant(this.defaults(business.id, now));
     const visit = await this.database.transact(async (trx) => {
       const store = this.store(trx);
-      const position = await store.takePosition(business.id);
+      const { position } = await store.takePosition(this.defaults(business.id, now));
       await this.restartPaceIfIdle(store, business.id, now);
       const input = { phone: (phone as string | undefined) ?? '', party_size: body.party_size as number, name: typeof body.name === 'string' && body.name.trim() ? body.name.trim() : 'Walk-in', party_notes: '' };
       const walkIn: Visit = { ...this.newVisit(null, business.id, 'WALK_IN', 'WAITING', input, now), phone: (phone as string | undefined) ?? null, position };
@@ -488,7 +497,7 @@ export class WaitlistService {
     const now = this.clock.now();
     await this.database.transact(async (trx) => {
       const store = this.store(trx);
-      const position = await store.takePosition(visit.business_id);
+      const { position } = await store.takePosition(this.defaults(visit.business_id, now));
       await this.restartPaceIfIdle(store, visit.business_id, now);
       const change = { state: 'WAITING' as const, position, arrived_at: now, updated_at: now };
       if (!(await store.moveVisit(visit.id, ['ON_MY_WAY'], change))) throw apiError('CONFLICT', 'The visit is no longer on its way.');

@@ -27,17 +27,24 @@ export class WaitlistStore {
   }
 
   /**
-   * Takes the restaurant's next queue position. On PostgreSQL the update locks the row, so
-   * joins of one restaurant take turns for the rest of their transaction (SQLite has one writer).
+   * Takes the restaurant's next queue position and answers its row (created from `defaults` when
+   * absent). On PostgreSQL the update locks the row, so joins of one restaurant take turns for
+   * the rest of their transaction (SQLite has one writer).
    */
-  async takePosition(businessId: string): Promise<number> {
-    const row = await this.db
-      .updateTable('waitlist_restaurants')
-      .set((eb) => ({ next_position: eb('next_position', '+', 1) }))
-      .where('business_id', '=', businessId)
-      .returning('next_position')
-      .executeTakeFirstOrThrow();
-    return Number(row.next_position) - 1;
+  async takePosition(defaults: WaitlistRestaurant): Promise<{ position: number; row: WaitlistRestaurant }> {
+    const take = () =>
+      this.db
+        .updateTable('waitlist_restaurants')
+        .set((eb) => ({ next_position: eb('next_position', '+', 1) }))
+        .where('business_id', '=', defaults.business_id)
+        .returningAll()
+        .executeTakeFirst();
+    let row = await take();
+    if (!row) {
+      await this.ensureRestaurant(defaults);
+      row = (await take())!;
+    }
+    return { position: Number(row.next_position) - 1, row };
   }
 
   updateRestaurant(businessId: string, change: Partial<WaitlistRestaurant>) {

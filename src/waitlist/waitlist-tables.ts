@@ -110,7 +110,8 @@ export const waitlistMigration: PbsMigration = {
     await sql`create unique index waitlist_visits_one_active on waitlist_visits (business_id, phone) where state in ('WAITING', 'NOTIFIED', 'ON_MY_WAY')`.execute(db);
     // The same idempotency token of a partner names one visit.
     await sql`create unique index waitlist_visits_token on waitlist_visits (partner_id, idempotency_token) where idempotency_token is not null`.execute(db);
-    await db.schema.createIndex('waitlist_visits_queue').on('waitlist_visits').columns(['business_id', 'state', 'position']).execute();
+    // Counts per bucket and "parties ahead" read the index alone.
+    await db.schema.createIndex('waitlist_visits_queue').on('waitlist_visits').columns(['business_id', 'state', 'bucket', 'position']).execute();
     await db.schema.createIndex('waitlist_visits_phone').on('waitlist_visits').columns(['phone', 'state']).execute();
     await db.schema.createIndex('waitlist_visits_updated').on('waitlist_visits').columns(['state', 'updated_at']).execute();
   },
