@@ -2,13 +2,23 @@ import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 
 /**
- * The update types pbs sends; an endpoint receives the ones enabled for it. The spec's kinds
- * (facts.md §6.3) are on by default; the reservation types are opt-in (an endpoint lists them):
- * they go to the partner that made the reservation, so it hears of changes made elsewhere (the
- * guest on the confirmation page, the restaurant), as booking partners such as Google require.
- * The advertising types (opt-in too) tell the partner that owns a job or program that a job
- * completed, or that a program changed (also by the pbs clock or the operator), so it need not poll.
+ * Opt-in update types: sent only to endpoints that list them, and only to the partner the
+ * change is about. The reservation types tell the partner that made a reservation of changes
+ * made elsewhere (the guest on the confirmation page, the restaurant), as booking partners such
+ * as Google require; the advertising types tell the owner of a job or program that the job
+ * completed or the program changed (also by the pbs clock or the operator), so it need not poll;
+ * the waitlist type tells the partner that made a visit how it moves along the line.
  */
+export const optInEventTypes = [
+  'RESERVATION_CREATED_EVENT',
+  'RESERVATION_CANCELED_BY_GUEST_EVENT',
+  'RESERVATION_CANCELED_BY_RESTAURANT_EVENT',
+  'ADVERTISING_JOB_COMPLETED_EVENT',
+  'ADVERTISING_PROGRAM_UPDATED_EVENT',
+  'WAITLIST_VISIT_UPDATED_EVENT',
+] as const;
+
+/** The update types pbs sends; an endpoint receives the ones enabled for it. The spec's kinds (facts.md §6.3) are on by default. */
 export const webhookEventTypes = [
   'NEW_REVIEW_EVENT',
   'REVIEW_EDITED_EVENT',
@@ -18,26 +28,12 @@ export const webhookEventTypes = [
   'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT',
   'VERIFIED_LICENSE_UPDATE_EVENT',
   'DATA_INGESTION_JOB_UPDATE_EVENT',
-  'RESERVATION_CREATED_EVENT',
-  'RESERVATION_CANCELED_BY_GUEST_EVENT',
-  'RESERVATION_CANCELED_BY_RESTAURANT_EVENT',
-  'ADVERTISING_JOB_COMPLETED_EVENT',
-  'ADVERTISING_PROGRAM_UPDATED_EVENT',
-  'WAITLIST_VISIT_UPDATED_EVENT',
+  ...optInEventTypes,
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
-/** Sent only to endpoints that list them. */
-export const optInEventTypes: readonly WebhookEventType[] = [
-  'RESERVATION_CREATED_EVENT',
-  'RESERVATION_CANCELED_BY_GUEST_EVENT',
-  'RESERVATION_CANCELED_BY_RESTAURANT_EVENT',
-  'ADVERTISING_JOB_COMPLETED_EVENT',
-  'ADVERTISING_PROGRAM_UPDATED_EVENT',
-  'WAITLIST_VISIT_UPDATED_EVENT',
-];
 /** What a new endpoint receives when it names no types. */
-export const defaultEventTypes = webhookEventTypes.filter((t) => !optInEventTypes.includes(t));
+export const defaultEventTypes = webhookEventTypes.filter((t) => !(optInEventTypes as readonly string[]).includes(t));
 
 /**
  * How the envelope's `time` is written (facts.md §6.2): review and license webhooks use a naive
