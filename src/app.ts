@@ -10,6 +10,7 @@ import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
 import { waitlistModule } from './waitlist/module.js';
 import { WaitlistService } from './waitlist/waitlist-service.js';
 import { advertisingModule } from './advertising/module.js';
+import { ApiError } from './platform/errors.js';
 import { AdvertisingOperator } from './advertising/advertising-operator.js';
 import { AdvertisingService } from './advertising/advertising-service.js';
 import { reservationsModule } from './reservations/module.js';
@@ -171,7 +172,15 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate(), config.authCacheMs);
   const subscriptions = new SubscriptionService(database.db, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
-  const waitlist = new WaitlistService(database, clock, businesses, changes, { onEventsCommitted: () => relay.wake() });
+  const waitlist = new WaitlistService(database, clock, businesses, changes, {
+    onEventsCommitted: () => relay.wake(),
+    // A restaurant without reservations has no inventory (an ApiError); anything else is a fault.
+    inventoryOf: (businessId) =>
+      services.reservations.getSettings(businessId).catch((error: unknown) => {
+        if (error instanceof ApiError) return undefined;
+        throw error;
+      }),
+  });
   const advertising = new AdvertisingService(database, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs, onEventsCommitted: () => relay.wake() });
   const services: Services = {
     businesses,

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness } from './support/harness.js';
+import { createRestaurant } from './support/restaurant.js';
 
 // The harness clock: Monday 2031-05-05 16:00 UTC, 09:00 in Los Angeles.
 const ALL_DAY = [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359', is_overnight: false })) }];
@@ -78,6 +79,19 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     expect(busy.wait_estimates['1-2']).toEqual({ est_wait: 30, min_wait: 25, max_wait: 35, wait_range: '25-35' });
     expect(busy.wait_estimates['3-4']).toEqual({ est_wait: 15, min_wait: 10, max_wait: 20, wait_range: '10-20' });
     expect(busy.wait_estimates['7+']).toEqual({ est_wait: 15, min_wait: 10, wait_range: '10+' });
+  });
+
+  it('takes its pace from the reservation tables and turn times when asked', async () => {
+    // Tables: two (1–2), four (2–4), eight (5–8); turns 90 min (≤ 2), 120 (≤ 6), 150 (7+).
+    const inventory = await createRestaurant(h.url, {}, `Inventory ${++n}`);
+    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${inventory.id}`);
+    const set = await admin(h.url, 'PUT', `/admin/v1/businesses/${inventory.id}/waitlist`, { json: { hours: ALL_DAY, pace: { interval_minutes: 60, from_reservations: true } } });
+    expect(set.status, set.text).toBe(200);
+    // 1-2: two tables × 60 / 90 → 1; 3-4: one × 60 / 120 → 1 (0.5 rounds up); 5-6: one × 60 / 120 → 1; 7+: one × 60 / 150 → 0.
+    expect(set.body.pace).toEqual({ interval_minutes: 60, parties_per_interval: { '1-2': 1, '3-4': 1, '5-6': 1, '7+': 0 } });
+    const none = await restaurant();
+    const refused = await admin(h.url, 'PUT', `/admin/v1/businesses/${none}/waitlist`, { json: { pace: { from_reservations: true } } });
+    expect(refused.status).toBe(400);
   });
 
   it('closes for the reasons of facts §4.3', async () => {

@@ -54,6 +54,32 @@ export const VISIT_RETENTION_MS = 30 * 86_400_000;
 /** Closing reasons the restaurant side may give (the others follow from hours, settings and the line). */
 export const MANUAL_CLOSED_REASONS = ['waitlist_closed', 'special_event'] as const;
 
+/** What the pace needs of a reservation inventory: its tables and turn times. */
+export interface TableInventory {
+  tables: Array<{ min_party: number; max_party: number }>;
+  turn_times: Array<{ max_party: number | null; minutes: number }>;
+}
+
+/** The party size each bucket's pace is judged by (its largest; 7 for the open-ended bucket). */
+const BUCKET_SIZE: Record<Bucket, number> = { '1-2': 2, '3-4': 4, '5-6': 6, '7+': 7 };
+
+/**
+ * A pace from the reservation inventory: per bucket, the tables that seat its party size, each
+ * freed once per turn time, over the interval — `tables × interval ÷ turn`, rounded, so a bucket no
+ * table seats is seated by hand (0). A table that fits several buckets counts in each: the pace
+ * is what each bucket could get, as if it had the room to itself.
+ */
+export function paceFromInventory(inventory: TableInventory, intervalMinutes: number): Record<Bucket, number> {
+  const out = {} as Record<Bucket, number>;
+  for (const bucket of BUCKETS) {
+    const size = BUCKET_SIZE[bucket];
+    const tables = inventory.tables.filter((t) => t.min_party <= size && size <= t.max_party).length;
+    const turn = inventory.turn_times.find((t) => t.max_party === null || size <= t.max_party)?.minutes ?? 90;
+    out[bucket] = Math.round((tables * intervalMinutes) / turn);
+  }
+  return out;
+}
+
 export function bucketOf(partySize: number): Bucket {
   return partySize <= 2 ? '1-2' : partySize <= 4 ? '3-4' : partySize <= 6 ? '5-6' : '7+';
 }
@@ -72,7 +98,7 @@ export function mergeConfig(current: WaitlistConfig, input: Record<string, unkno
   if (input.max_party_size !== undefined) next.max_party_size = input.max_party_size as number;
   if (input.seating_areas !== undefined) next.seating_areas = input.seating_areas as Record<string, string>;
   for (const flag of ['remote_entry', 'on_my_way', 'auto_advance'] as const) if (input[flag] !== undefined) next[flag] = input[flag] as boolean;
-  const pace = input.pace as Partial<SeatingPace> | undefined;
+  const pace = input.pace as (Partial<SeatingPace> & { from_reservations?: boolean }) | undefined;
   if (pace?.interval_minutes !== undefined) next.pace.interval_minutes = pace.interval_minutes;
   if (pace?.parties_per_interval !== undefined) Object.assign(next.pace.parties_per_interval, pace.parties_per_interval);
   if (!BUCKETS.some((b) => next.pace.parties_per_interval[b] > 0)) invalidConfig('pace', 'The pace must seat at least one party per interval.');
@@ -122,6 +148,7 @@ export const waitlistConfigSchema = {
       additionalProperties: false,
       properties: {
         interval_minutes: { type: 'integer', minimum: 1, maximum: 240 },
+        from_reservations: { type: 'boolean', description: "true: parties_per_interval from the restaurant's reservation tables and turn times" },
         parties_per_interval: {
           type: 'object',
           additionalProperties: false,

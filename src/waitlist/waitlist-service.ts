@@ -16,6 +16,8 @@ import {
   MAX_ACTIVE_ON_MY_WAY,
   mergeConfig,
   ON_MY_WAY_GRACE_MS,
+  paceFromInventory,
+  type TableInventory,
   VISIT_RETENTION_MS,
   waitlistState,
   type WaitlistConfig,
@@ -75,7 +77,11 @@ export class WaitlistService {
     private readonly clock: Clock,
     private readonly businesses: BusinessDirectory,
     private readonly changes: ChangeFeed,
-    private readonly options: { onEventsCommitted?: () => void } = {},
+    private readonly options: {
+      onEventsCommitted?: () => void;
+      /** The restaurant's reservation tables and turn times, for a pace taken from them; undefined when it takes no reservations. */
+      inventoryOf?: (businessId: string) => Promise<TableInventory | undefined>;
+    } = {},
   ) {
     changes.subscribe(WAITLIST_TOPIC, (businessId) => this.forget(businessId));
   }
@@ -423,8 +429,14 @@ export class WaitlistService {
     const now = this.clock.now();
     await this.store().ensureRestaurant(this.defaults(business.id, now));
     const { config } = await this.restaurant(business.id);
+    const next = mergeConfig(config, input);
+    if ((input.pace as { from_reservations?: boolean } | undefined)?.from_reservations) {
+      const inventory = await this.options.inventoryOf?.(business.id);
+      if (!inventory || inventory.tables.length === 0) invalid('pace', 'The restaurant has no reservation tables to take a pace from.');
+      next.pace.parties_per_interval = paceFromInventory(inventory!, next.pace.interval_minutes);
+    }
     await this.database.transact(async (trx) => {
-      await this.store(trx).updateRestaurant(business.id, { config: JSON.stringify(mergeConfig(config, input)), updated_at: now });
+      await this.store(trx).updateRestaurant(business.id, { config: JSON.stringify(next), updated_at: now });
       await this.publish(trx, business.id);
     });
     this.forget(business.id);
