@@ -155,7 +155,7 @@ describe.each([
     expect(reset.json.admin_token).toMatch(/^pbs_admin_/);
   });
 
-  it('sets up advertising from the CLI: flags, category policy, promotions, held jobs, metrics', async () => {
+  it('sets up advertising (flags, category policy, promotions, held jobs, metrics) and the waitlist from the CLI', async () => {
     const env = target.env;
     const biz = (await runCli(['business', 'list', '--limit', '1'], env)).json.businesses[0].id as string;
     expect((await runCli(['advertising', 'flags', biz, '--restricted', 'true'], env)).json).toEqual({ business_id: biz, removed_from_search: false, restricted_from_advertising: true });
@@ -177,6 +177,12 @@ describe.each([
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/No such program no-such-program; nothing was imported/);
     expect((await runCli(['advertising', 'flags', biz, '--restricted', 'maybe'], env)).code).toBe(2);
+
+    // The waitlist's restaurant side, from the CLI too.
+    expect((await runCli(['waitlist', 'close', biz, '--reason', 'special_event'], env)).json).toMatchObject({ manual_state: 'CLOSED', closed_reason: 'special_event' });
+    const walkIn = await runCli(['waitlist', 'walk-in', biz, '--party-size', '3', '--name', 'Door'], env);
+    expect(walkIn.json).toMatchObject({ state: 'WAITING', party_size: 3, name: 'Door' });
+    expect((await runCli(['waitlist', 'seat', walkIn.json.visit_id], env)).json.state).toBe('SEATED');
   });
 
   it('runs as production with PBS_SANDBOX=0: needs its secrets, seeds and prints nothing, keeps files to its owner', async () => {
