@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness } from './support/harness.js';
+import { Receiver } from './support/receiver.js';
 import { createRestaurant } from './support/restaurant.js';
 
 // The harness clock: Monday 2031-05-05 16:00 UTC, 09:00 in Los Angeles.
@@ -232,6 +233,34 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
       ['WAITLIST_VISIT_UPDATED_EVENT', p.partner.id, 'NOTIFIED'],
       ['WAITLIST_VISIT_UPDATED_EVENT', p.partner.id, 'SEATED'],
     ]);
+  });
+
+  it('delivers visit changes to the partner’s endpoint as the opt-in WAITLIST_VISIT_UPDATED_EVENT', async () => {
+    const hooked = await createPartner(h.url, ['waitlist', 'webhooks'], `Hooked line ${++n}`);
+    const receiver = new Receiver();
+    receiver.behaviour = Receiver.echoing();
+    const url = await receiver.start();
+    try {
+      await admin(h.url, 'PUT', `/admin/v1/partners/${hooked.partner.id}/webhook`, { json: { url, client_id: 'line', event_types: ['WAITLIST_VISIT_UPDATED_EVENT'] } });
+      expect((await admin(h.url, 'POST', `/admin/v1/partners/${hooked.partner.id}/webhook/verify`)).body.status).toBe('verified');
+      const id = await restaurant({ auto_advance: false });
+      await admin(h.url, 'PUT', `/admin/v1/partners/${hooked.partner.id}/businesses/${id}`);
+      await walkIn(id);
+      const mine = (await join(id, {}, hooked)).body.visit_id;
+      await call(h.url, 'POST', `/v3/visits/${mine}/cancel`, as(hooked));
+      await h.pbs.deliverWebhooks();
+      const updates = receiver
+        .posts()
+        .map((post) => JSON.parse(post.body))
+        .filter((u) => u.data.id === id)
+        .map((u) => u.data.updates[0]);
+      expect(updates.map((u) => [u.event_type, u.visit_id, u.change, u.state]).sort()).toEqual([
+        ['WAITLIST_VISIT_UPDATED_EVENT', mine, 'CANCELED', 'CANCELED'],
+        ['WAITLIST_VISIT_UPDATED_EVENT', mine, 'JOINED', 'WAITING'],
+      ]);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('gives 500 concurrent joins distinct places; one phone twice is one visit and ALREADY_IN_LINE', async () => {
