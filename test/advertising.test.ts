@@ -300,6 +300,8 @@ describe.each(dialects)('advertising on %s', (dialect) => {
       { business_id: biz, program_name: 'CPC', is_autobid: 'true', pacing_method: 'unpaced' },
       { business_id: biz, program_name: 'BP', currency: 'dollars' },
       { business_id: biz, program_name: 'BP', fee_period: 'WEEKLY' },
+      { business_id: biz, program_name: 'BP', promotion_code: 'x'.repeat(201) },
+      { business_id: biz, program_name: 'CPC', ad_categories: Array.from({ length: 51 }, (_, i) => `c${i}`).join(',') },
       { program_name: 'BP' },
     ]) {
       const r = await create(params as unknown as Record<string, string>);

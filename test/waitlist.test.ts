@@ -141,7 +141,7 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     await admin(h.url, 'POST', `/admin/v1/businesses/${id}/waitlist/open`);
     await admin(h.url, 'PUT', `/admin/v1/businesses/${id}/waitlist`, { json: { remote_entry: false } });
     expectCode(await join(id), 422, 'REMOTE_ENTRY_DENIED');
-    for (const bad of [{ phone: '4155550100' }, { party_size: 0 }, { name: '' }, { party_size: 'two' }]) {
+    for (const bad of [{ phone: '4155550100' }, { party_size: 0 }, { name: '' }, { party_size: 'two' }, { name: 'n'.repeat(101) }, { party_notes: 'n'.repeat(501) }, { party_size: 101 }]) {
       expectCode(await join(id, bad), 400, 'VALIDATION_ERROR');
     }
   });

@@ -96,6 +96,10 @@ function invalid(field: string, message: string): never {
   throw apiError('INVALID_REQUEST', message, { field });
 }
 
+/** Every parameter's size cap: ids, codes and prices are short; anything longer is not one. */
+const MAX_PARAMETER_LENGTH = 200;
+const MAX_LIST_ITEMS = 50;
+
 const missingKey = (key: string): Rejection => ({ code: 'INVALID_OR_MISSING_KEY', message: `Required keys are invalid or missing: ${key}` });
 const PARENT_WAS_REJECTED: Rejection = { code: 'PARENT_WAS_REJECTED', message: 'Another part of the request failed.' };
 
@@ -103,7 +107,16 @@ const PARENT_WAS_REJECTED: Rejection = { code: 'PARENT_WAS_REJECTED', message: '
 function reader(params: Record<string, unknown>) {
   const text = (name: string) => {
     const value = single(params[name]);
+    if (value !== undefined && value.length > MAX_PARAMETER_LENGTH) invalid(name, `${name} is longer than ${MAX_PARAMETER_LENGTH} characters`);
     return value === undefined || value === '' ? undefined : value;
+  };
+  /** A list parameter: at most MAX_LIST_ITEMS entries of at most MAX_PARAMETER_LENGTH characters. */
+  const items = (name: string) => {
+    const values = list(params[name]);
+    if (values.length > MAX_LIST_ITEMS || values.some((v) => v.length > MAX_PARAMETER_LENGTH)) {
+      invalid(name, `${name} takes at most ${MAX_LIST_ITEMS} entries of at most ${MAX_PARAMETER_LENGTH} characters`);
+    }
+    return values;
   };
   const date = (field: string) => {
     const value = text(field);
@@ -120,7 +133,7 @@ function reader(params: Record<string, unknown>) {
     if (value !== undefined && !/^[A-Z]{3}$/.test(value)) invalid('currency', 'currency must be an ISO 4217 code such as USD');
     return value;
   };
-  return { text, date, oneOf, currency };
+  return { text, items, date, oneOf, currency };
 }
 
 /** The keys of program_added (spec; facts §8.4), each made into an entry by `entry`; currency, ad_categories and promotion_code when sent. */
@@ -203,7 +216,7 @@ export class AdvertisingService {
   // ---- requests ------------------------------------------------------------------------------
 
   parseCreate(params: Record<string, unknown>): CreateRequest {
-    const { text, date, oneOf, currency } = reader(params);
+    const { text, items, date, oneOf, currency } = reader(params);
     const businessId = text('business_id') ?? invalid('business_id', 'business_id is required');
     const name = text('program_name') ?? invalid('program_name', 'program_name is required');
     if (!(PROGRAM_TYPES as readonly string[]).includes(name)) invalid('program_name', `program_name must be one of ${PROGRAM_TYPES.join(', ')}`);
@@ -223,14 +236,14 @@ export class AdvertisingService {
       currency: currency(),
       pacing_method: pacing,
       fee_period: oneOf('fee_period', ['CALENDAR_MONTH', 'ROLLING_MONTH'] as const) ?? 'CALENDAR_MONTH',
-      ad_categories: list(params.ad_categories),
+      ad_categories: items('ad_categories'),
       promotion_code: text('promotion_code'),
     };
   }
 
   /** Request-level checks of an edit (400): dates in form, known enums, something to change. */
   parseEdit(programId: string, params: Record<string, unknown>): EditRequest {
-    const { text, date, oneOf, currency } = reader(params);
+    const { text, items, date, oneOf, currency } = reader(params);
     const request: EditRequest = {
       program_id: programId,
       start: date('start'),
@@ -239,7 +252,7 @@ export class AdvertisingService {
       max_bid: text('max_bid'),
       future_budget_date: date('future_budget_date'),
       pacing_method: oneOf('pacing_method', ['paced', 'unpaced'] as const),
-      ad_categories: params.ad_categories === undefined ? undefined : list(params.ad_categories),
+      ad_categories: params.ad_categories === undefined ? undefined : items('ad_categories'),
       currency: currency(),
       fee_period: oneOf('fee_period', ['CALENDAR_MONTH', 'ROLLING_MONTH'] as const),
     };

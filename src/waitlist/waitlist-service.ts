@@ -33,6 +33,10 @@ const WAITLIST_TOPIC = 'waitlist';
 const SNAPSHOT_MS = 5_000;
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
+/** Size caps of a visit's text (the documented schema's maxLength) and party (the operator's max_party_size is at most 100). */
+const MAX_NAME = 100;
+const MAX_NOTES = 500;
+const MAX_PARTY_SIZE = 100;
 const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 const invalid = (field: string, message: string): never => {
   throw apiError('VALIDATION_ERROR', message, { field });
@@ -50,8 +54,11 @@ function party(body: Record<string, unknown>): PartyInput {
   if (typeof body.phone !== 'string' || !E164.test(body.phone)) invalid('phone', 'phone must be an E.164 number such as +14155550123');
   if (!Number.isInteger(body.party_size) || (body.party_size as number) < 1) invalid('party_size', 'party_size must be a whole number of at least 1');
   if (typeof body.name !== 'string' || body.name.trim() === '') invalid('name', 'name is required');
+  if ((body.name as string).length > MAX_NAME) invalid('name', `name is longer than ${MAX_NAME} characters`);
+  if ((body.party_size as number) > MAX_PARTY_SIZE) invalid('party_size', `party_size is at most ${MAX_PARTY_SIZE}`);
   const notes = body.party_notes ?? '';
   if (typeof notes !== 'string') invalid('party_notes', 'party_notes must be text');
+  if ((notes as string).length > MAX_NOTES) invalid('party_notes', `party_notes is longer than ${MAX_NOTES} characters`);
   return { phone: body.phone as string, party_size: body.party_size as number, name: (body.name as string).trim(), party_notes: notes as string };
 }
 
