@@ -1,6 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { DbOrTx } from '../platform/db/database.js';
-import type { Dialect } from '../platform/db/database.js';
+import { forUpdateOn, type DbOrTx, type Dialect } from '../platform/db/database.js';
 import { RawStatement } from '../platform/db/raw.js';
 import type {
   AdBusinessFlagsTable,
@@ -47,8 +46,7 @@ export class AdvertisingStore {
 
   /** The job, locked for the transaction on PostgreSQL (SQLite's writer lock serialises already). */
   lockJob(id: string) {
-    const query = this.db.selectFrom('ad_jobs').selectAll().where('id', '=', id);
-    return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    return forUpdateOn(this.db.selectFrom('ad_jobs').selectAll().where('id', '=', id), this.dialect).executeTakeFirst();
   }
 
   completeJob(id: string, results: unknown, now: number) {
@@ -85,8 +83,7 @@ export class AdvertisingStore {
 
   /** The program, locked for the transaction on PostgreSQL: two jobs editing it take turns. */
   lockProgram(id: string) {
-    const query = this.db.selectFrom('ad_programs').selectAll().where('id', '=', id);
-    return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    return forUpdateOn(this.db.selectFrom('ad_programs').selectAll().where('id', '=', id), this.dialect).executeTakeFirst();
   }
 
   /** The active (parent) program of a type for a business, whoever bought it. */

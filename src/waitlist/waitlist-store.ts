@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Dialect, DbOrTx } from '../platform/db/database.js';
+import { forUpdateOn, type Dialect, type DbOrTx } from '../platform/db/database.js';
 import { ACTIVE_STATES, type Bucket, type WaitlistRestaurantsTable, type WaitlistVisitsTable } from './waitlist-tables.js';
 import './waitlist-tables.js';
 
@@ -74,8 +74,7 @@ export class WaitlistStore {
 
   /** The visit, locked for the transaction on PostgreSQL. */
   lockVisit(id: string) {
-    const query = this.db.selectFrom('waitlist_visits').selectAll().where('id', '=', id);
-    return (this.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    return forUpdateOn(this.db.selectFrom('waitlist_visits').selectAll().where('id', '=', id), this.dialect).executeTakeFirst();
   }
 
   visitByToken(partnerId: string, token: string) {

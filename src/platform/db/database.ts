@@ -149,6 +149,15 @@ function usePreparedStatements(client: pg.PoolClient): void {
 }
 
 /** Booleans are stored as 0/1 on both databases so one set of migrations serves both. */
+/**
+ * A row read to be changed in the same transaction: locked (`FOR UPDATE`) on PostgreSQL, so two
+ * transactions wanting it take turns; SQLite's single writer serialises them already (and has no
+ * such clause).
+ */
+export function forUpdateOn<Q extends { forUpdate(): Q }>(query: Q, dialect: Dialect): Q {
+  return dialect === 'postgres' ? query.forUpdate() : query;
+}
+
 export const toFlag = (value: boolean): number => (value ? 1 : 0);
 export const fromFlag = (value: number | boolean | null | undefined): boolean => Boolean(value);
 
