@@ -7,6 +7,8 @@ import { CredentialService } from './partners/credential-service.js';
 import { PartnerService } from './partners/partner-service.js';
 import { oauthTokenSecretMigration, partnersMigration } from './partners/partner-tables.js';
 import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
+import { reviewsModule } from './reviews/module.js';
+import { ReviewService } from './reviews/review-service.js';
 import { waitlistModule } from './waitlist/module.js';
 import { WaitlistService } from './waitlist/waitlist-service.js';
 import { advertisingModule } from './advertising/module.js';
@@ -56,6 +58,7 @@ export interface Services {
   waitlist: WaitlistService;
   advertising: AdvertisingService;
   advertisingOperator: AdvertisingOperator;
+  reviews: ReviewService;
 }
 
 /** Everything a running pbs is made of; tests build one per database. */
@@ -214,6 +217,11 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     waitlist,
     advertising,
     advertisingOperator: new AdvertisingOperator(database, clock, tasks, businesses, advertising, () => relay.wake()),
+    reviews: new ReviewService(database, clock, businesses, changes, {
+      publicUrl: config.publicUrl,
+      nestedByDefault: config.reviewsNested,
+      onEventsCommitted: () => relay.wake(),
+    }),
   };
   relay.register((trx, events) => services.webhooks.fanOut(trx, events));
   const rateLimiter = new RateLimiter(clock, options.wallClock);
@@ -231,6 +239,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     subscriptionsModule(subscriptions),
     webhooksModule(services.webhooks),
     advertisingModule(services.advertising, services.advertisingOperator),
+    reviewsModule(services.reviews),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 

@@ -57,6 +57,11 @@ export interface Config {
   adJobDelayMs: number;
   /** How long another process's change to businesses or inventory may go unseen (bookings never are). */
   catalogMaxStaleMs: number;
+  /**
+   * Private reviews answer their list nested as `{"reviews": {"review": […]}}`, the published
+   * sample's form, instead of `{"reviews": […]}` (a request chooses with `nested=true|false`).
+   */
+  reviewsNested: boolean;
   webhooks: {
     /** A receiver must answer within this (spec: 10 seconds). */
     timeoutMs: number;
@@ -180,6 +185,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     rememberedDays: int(merged, 'PBS_REMEMBERED_DAYS', 50_000, 1),
     catalogMaxStaleMs: int(merged, 'PBS_CATALOG_MAX_STALE_MS', 250, 0),
     adJobDelayMs: int(merged, 'PBS_AD_JOB_DELAY_MS', 2000, 0),
+    reviewsNested: bool(merged, 'PBS_REVIEWS_NESTED', false),
     webhooks: {
       timeoutMs: int(merged, 'PBS_WEBHOOK_TIMEOUT_MS', 10_000, 100),
       retryScheduleSeconds: schedule(merged.PBS_WEBHOOK_RETRY_SCHEDULE ?? '5,30,120,600,1800,3600,7200,14400,21600'),

@@ -171,3 +171,25 @@ export function localDate(ms: number, timeZone: string): string {
   todayCache.set(timeZone, { minute, date });
   return date;
 }
+
+/** `YYYY-MM-DD HH:MM:SS`, the wall-clock time at `ms` in `timeZone` (the review sample's form). */
+export function localDateTime(ms: number, timeZone: string): string {
+  const p = localParts(ms, timeZone);
+  const hh = String(Math.floor(p.minutes / 60)).padStart(2, '0');
+  const mm = String(p.minutes % 60).padStart(2, '0');
+  return `${p.date} ${hh}:${mm}:${String(p.seconds).padStart(2, '0')}`;
+}
+
+/** ISO 8601 with the zone's offset at `ms`, seconds precision: `2031-05-05T09:00:00-07:00`. */
+export function localIsoOffset(ms: number, timeZone: string): string {
+  const offsetMinutes = Math.round(offsetAt(ms, timeZone) / 60_000);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${localDateTime(ms, timeZone).replace(' ', 'T')}${offset}`;
+}
+
+/** The Monday of the ISO week holding `date` (`YYYY-MM-DD`). */
+export function mondayOf(date: string): string {
+  return addDays(date, -weekday(date));
+}

@@ -1,0 +1,196 @@
+import type { PartnerRouteConfig } from '../platform/auth/principal.js';
+import type { ApiModule } from '../platform/module.js';
+import { SUPPORTED_LOCALES } from './locales.js';
+import { publicResponseSchema, reviewEditSchema, reviewInputSchema } from './review-input.js';
+import { REVIEW_PAGE, type ReviewService } from './review-service.js';
+import { reviewsMigration } from './review-tables.js';
+
+const partner: PartnerRouteConfig = { interface: 'private_reviews', scheme: 'bearer', business: { param: 'business_id' } };
+const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
+const reviewParams = { type: 'object', required: ['review_id'], properties: { review_id: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+const partnerReview = {
+  type: 'object',
+  required: ['id', 'rating', 'text', 'time_created', 'url', 'user', 'public_response'],
+  properties: {
+    id: { type: 'string' },
+    rating: { type: 'integer', minimum: 1, maximum: 5 },
+    text: { type: 'string' },
+    time_created: { type: 'string', description: '`YYYY-MM-DD HH:MM:SS`, Pacific time' },
+    url: { type: 'string' },
+    user: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string', description: 'First name and last initial' }, image_url: { type: 'string' } } },
+    public_response: {
+      type: ['object', 'null'],
+      properties: {
+        text: { type: 'string' },
+        time_created: { type: 'string', description: 'ISO 8601 with the Pacific offset' },
+        business_user: {
+          type: 'object',
+          properties: { name: { type: 'string' }, role: { type: 'string', enum: ['OWNER', 'MANAGER', 'CUSTOMER_SERVICE', 'EMPLOYEE'] }, photo_url: { type: 'string' } },
+        },
+      },
+    },
+  },
+} as const;
+const reviewList = { type: 'array', items: partnerReview } as const;
+const pageQuery = {
+  type: 'object',
+  properties: {
+    locale: { type: 'string', enum: [...SUPPORTED_LOCALES], description: 'Wins over Accept-Language; default en_US' },
+    limit: { type: 'integer', minimum: REVIEW_PAGE.minLimit, maximum: REVIEW_PAGE.maxLimit, default: REVIEW_PAGE.defaultLimit },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+    nested: { type: 'boolean', description: 'true: the list as {"reviews": {"review": […]}} (the published sample); default from PBS_REVIEWS_NESTED (false)' },
+    business_ids: { type: 'string', description: 'Listed by the original interface; the path names the business, so it is ignored' },
+  },
+} as const;
+const operatorReview = { type: 'object', additionalProperties: true } as const;
+const admin = { admin: true };
+const adminTags = ['operator'];
+const adminSecurity = [{ adminToken: [] }];
+/** The body as the service reads it: anything but a JSON object reads as empty and fails its checks. */
+const bodyOf = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? body : {});
+
+/**
+ * Private reviews (spec part 4; facts.md §7.1; docs/reviews.md): the partner read and the
+ * operator's reviews and public responses. Request checks stay in the service (typed schemas are
+ * for the document), so bad values get the original's VALIDATION_ERROR wording.
+ */
+export function reviewsModule(service: ReviewService): ApiModule {
+  return {
+    name: 'reviews',
+    migrations: [reviewsMigration],
+    routes: async (app) => {
+      app.get(
+        '/v3/private/businesses/:business_id/reviews',
+        {
+          config: { partner, docs: { querystring: pageQuery } },
+          schema: {
+            tags: ['private reviews'],
+            security: [{ bearerAuth: [] }],
+            summary: "A business's reviews in the request's language, newest first, with the owner's public responses",
+            description:
+              'The locale comes from `locale`, else Accept-Language, else en_US; Content-Language answers it. A review shows in each language it has a text in. `nested=true` answers the list as `reviews.review`.',
+            params: businessParams,
+            querystring: { type: 'object', additionalProperties: true, properties: {} },
+            response: {
+              200: {
+                type: 'object',
+                required: ['reviews', 'total'],
+                properties: {
+                  reviews: { anyOf: [reviewList, { type: 'object', required: ['review'], properties: { review: reviewList } }] },
+                  total: { type: 'integer' },
+                  possible_languages: { type: 'array', items: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+        async (request, reply) => {
+          const { locale, body } = await service.partnerPage(request.business!.id, request.query as Record<string, unknown>, request.headers['accept-language']);
+          reply.header('content-language', locale);
+          return body;
+        },
+      );
+
+      app.get(
+        '/admin/v1/businesses/:business_id/reviews',
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: "A business's reviews, newest first, with every text",
+            params: businessParams,
+            querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 500 }, offset: { type: 'integer', minimum: 0 } } },
+          },
+        },
+        async (request) => service.list((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>),
+      );
+      app.post(
+        '/admin/v1/businesses/:business_id/reviews',
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: 'Add a review (a NEW_REVIEW_EVENT for the partners subscribed to the business)',
+            params: businessParams,
+            body: reviewInputSchema,
+            response: { 201: operatorReview },
+          },
+        },
+        async (request, reply) => reply.code(201).send(await service.add((request.params as { business_id: string }).business_id, bodyOf(request.body))),
+      );
+      app.post(
+        '/admin/v1/reviews/import',
+        {
+          config: admin,
+          bodyLimit: 32 * 1024 * 1024,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: 'Import reviews as JSON lines (every line is checked before any is stored)',
+            description:
+              'Body: application/x-ndjson, one review per line with its `business_id` (id or alias), at most 20,000 lines; a line whose `id` exists replaces that review. `notify=false` stores without webhook events (loading history).',
+            querystring: { type: 'object', properties: { notify: { type: 'boolean', default: true } } },
+          },
+        },
+        async (request) => service.importJsonLines(typeof request.body === 'string' ? request.body : '', { notify: (request.query as { notify: boolean }).notify }),
+      );
+      app.get(
+        '/admin/v1/reviews/:review_id',
+        { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: 'A review with every text', params: reviewParams } },
+        async (request) => service.get((request.params as { review_id: string }).review_id),
+      );
+      app.patch(
+        '/admin/v1/reviews/:review_id',
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: 'Edit a review: the fields given replace its own, texts per language (a REVIEW_EDITED_EVENT)',
+            params: reviewParams,
+            body: reviewEditSchema,
+          },
+        },
+        async (request) => service.edit((request.params as { review_id: string }).review_id, bodyOf(request.body)),
+      );
+      app.delete(
+        '/admin/v1/reviews/:review_id',
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: 'Remove a review (a REVIEW_REMOVED_EVENT)',
+            params: reviewParams,
+            response: { 204: { type: 'null', description: 'Removed' } },
+          },
+        },
+        async (request, reply) => {
+          await service.remove((request.params as { review_id: string }).review_id);
+          return reply.code(204).send();
+        },
+      );
+      app.put(
+        '/admin/v1/reviews/:review_id/public-response',
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: "Set the owner's public response (no webhook: owner replies send none)",
+            params: reviewParams,
+            body: publicResponseSchema,
+          },
+        },
+        async (request) => service.respond((request.params as { review_id: string }).review_id, bodyOf(request.body)),
+      );
+      app.delete(
+        '/admin/v1/reviews/:review_id/public-response',
+        { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "Remove the owner's public response", params: reviewParams } },
+        async (request) => service.removeResponse((request.params as { review_id: string }).review_id),
+      );
+    },
+  };
+}
