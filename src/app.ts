@@ -7,6 +7,8 @@ import { CredentialService } from './partners/credential-service.js';
 import { PartnerService } from './partners/partner-service.js';
 import { oauthTokenSecretMigration, partnersMigration } from './partners/partner-tables.js';
 import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
+import { engagementModule } from './engagement/module.js';
+import { EngagementService } from './engagement/engagement-service.js';
 import { reviewsModule } from './reviews/module.js';
 import { ReviewService } from './reviews/review-service.js';
 import { waitlistModule } from './waitlist/module.js';
@@ -59,6 +61,7 @@ export interface Services {
   advertising: AdvertisingService;
   advertisingOperator: AdvertisingOperator;
   reviews: ReviewService;
+  engagement: EngagementService;
 }
 
 /** Everything a running pbs is made of; tests build one per database. */
@@ -222,6 +225,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       nestedByDefault: config.reviewsNested,
       onEventsCommitted: () => relay.wake(),
     }),
+    engagement: new EngagementService(database, clock, tasks, businesses, changes),
   };
   relay.register((trx, events) => services.webhooks.fanOut(trx, events));
   const rateLimiter = new RateLimiter(clock, options.wallClock);
@@ -240,6 +244,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     webhooksModule(services.webhooks),
     advertisingModule(services.advertising, services.advertisingOperator),
     reviewsModule(services.reviews),
+    engagementModule(services.engagement),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 

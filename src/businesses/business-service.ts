@@ -9,7 +9,7 @@ export const MAX_IMPORT_LINES = 100_000;
 const notFound = (idOrAlias: string) => apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
 
 /** What other families may ask of the businesses family. */
-export type BusinessDirectory = Pick<BusinessService, 'get' | 'requireRef' | 'resolveIds' | 'records'>;
+export type BusinessDirectory = Pick<BusinessService, 'get' | 'requireRef' | 'resolveIds' | 'records' | 'countries'>;
 
 /** The operator's catalogue of businesses: the records every partner interface reads. */
 export class BusinessService {
@@ -90,6 +90,11 @@ export class BusinessService {
   /** Every business (for the in-memory catalogue). */
   all(db: DbOrTx = this.db): Promise<Business[]> {
     return this.store(db).all();
+  }
+
+  /** Each given business id that exists → its country (ISO 3166-1 alpha-2, as loaded). */
+  countries(ids: string[], db: DbOrTx = this.db): Promise<Map<string, string>> {
+    return this.store(db).countries(ids);
   }
 
   /** The records of these business ids (missing ones are absent). */

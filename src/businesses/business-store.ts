@@ -153,6 +153,16 @@ export class BusinessStore {
     return out;
   }
 
+  /** Each given business id that exists → its country code. */
+  async countries(ids: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (let i = 0; i < ids.length; i += 1000) {
+      const rows = await this.db.selectFrom('businesses').select(['id', 'country']).where('id', 'in', ids.slice(i, i + 1000)).execute();
+      for (const r of rows) out.set(r.id, r.country);
+    }
+    return out;
+  }
+
   async records(ids: string[]): Promise<Map<string, Business>> {
     const out = new Map<string, Business>();
     for (let i = 0; i < ids.length; i += 500) {

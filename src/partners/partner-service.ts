@@ -147,14 +147,25 @@ export class PartnerService implements BusinessLinks {
 
   /** BusinessLinks: which of the given ids or aliases exist, and which of those the partner may act for. */
   async check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck> {
-    const key = idsOrAliases.length === 1 && this.linkCacheMs > 0 ? `${partnerId}\u0000${idsOrAliases[0]}` : undefined;
-    const hit = key === undefined ? undefined : this.confirmedLinks.get(key);
-    if (hit && hit.until > Date.now()) return { resolved: new Map([[idsOrAliases[0], hit.businessId]]), unknown: [], unlinked: [] };
+    const cached = idsOrAliases.length <= 20 && this.linkCacheMs > 0;
+    if (cached) {
+      // Every id confirmed recently: answered from memory (a list of 20 costs no query either).
+      const now = Date.now();
+      const resolved = new Map<string, string>();
+      for (const id of idsOrAliases) {
+        const hit = this.confirmedLinks.get(`${partnerId}\u0000${id}`);
+        if (!hit || hit.until <= now) break;
+        resolved.set(id, hit.businessId);
+      }
+      if (resolved.size === idsOrAliases.length) return { resolved, unknown: [], unlinked: [] };
+    }
     const generation = this.linkGeneration;
     const answer = await this.checkNow(partnerId, idsOrAliases);
-    if (key !== undefined && generation === this.linkGeneration && answer.unknown.length === 0 && answer.unlinked.length === 0) {
+    if (cached && generation === this.linkGeneration) {
       if (this.confirmedLinks.size >= 50_000) this.confirmedLinks.clear();
-      this.confirmedLinks.set(key, { businessId: answer.resolved.get(idsOrAliases[0])!, until: Date.now() + this.linkCacheMs });
+      const until = Date.now() + this.linkCacheMs;
+      const refused = new Set([...answer.unknown, ...answer.unlinked]);
+      for (const id of idsOrAliases) if (!refused.has(id)) this.confirmedLinks.set(`${partnerId}\u0000${id}`, { businessId: answer.resolved.get(id)!, until });
     }
     return answer;
   }

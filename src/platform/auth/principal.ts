@@ -60,6 +60,9 @@ export interface CredentialVerifier {
  *   caller (unknown ids included) → 403 AUTHORIZATION_ERROR, and the handler never runs.
  * - `paramList`: a path parameter lists business ids (or aliases), comma-separated, at most
  *   `max`: any not linked to the caller (unknown ones included) → 403 AUTHORIZATION_ERROR.
+ * - `queryList`: a query parameter lists business ids (or aliases), comma-separated or repeated,
+ *   1 to `max` of them (else 400 INVALID_REQUEST): an unknown one → 404 NOT_FOUND, one not linked
+ *   to the caller → 403 AUTHORIZATION_ERROR; the handler gets the businesses in `businessIds`.
  * - `deferred`: the ids are checked later, one by one, by the background work named here.
  * - `unscoped`: the route acts for no particular linked business; the text says why.
  */
@@ -68,6 +71,7 @@ export type BusinessScope =
   | { query: string }
   | { bodyList: string; max: number }
   | { paramList: string; max: number }
+  | { queryList: string; max: number }
   | { deferred: string }
   | { unscoped: string };
 
@@ -110,5 +114,7 @@ declare module 'fastify' {
     principal?: Principal;
     /** The business of a route scoped by `{ param }`, once its link is checked. */
     business?: { id: string };
+    /** The businesses of a route scoped by `{ queryList }`, resolved, in the order given, once each. */
+    businessIds?: string[];
   }
 }

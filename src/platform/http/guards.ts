@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
 import { isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdParam } from '../business-ids.js';
-import { single } from '../query.js';
+import { list, single } from '../query.js';
 import { ApiError, apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
@@ -77,11 +77,11 @@ export function declarationProblem(url: string, config: { partner?: PartnerRoute
   if (partner.scheme !== 'bearer' && partner.scheme !== 'basic') return `names no known scheme (${String(partner.scheme)})`;
   const scope: Partial<Record<string, unknown>> | undefined = partner.business;
   if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
-  const kinds = Object.keys(scope).filter((k) => ['param', 'query', 'bodyList', 'paramList', 'deferred', 'unscoped'].includes(k));
-  if (kinds.length !== 1) return 'must declare exactly one business scope: param, query, bodyList, paramList, deferred or unscoped';
+  const kinds = Object.keys(scope).filter((k) => ['param', 'query', 'bodyList', 'paramList', 'queryList', 'deferred', 'unscoped'].includes(k));
+  if (kinds.length !== 1) return 'must declare exactly one business scope: param, query, bodyList, paramList, queryList, deferred or unscoped';
   if (typeof scope[kinds[0]] !== 'string' || (scope[kinds[0]] as string).trim() === '') return `business scope ${kinds[0]} needs a non-empty text`;
   if ('param' in scope && !url.split('/').includes(`:${scope.param as string}`)) return `has no path parameter :${scope.param as string}`;
-  if (('bodyList' in scope || 'paramList' in scope) && !(Number.isInteger(scope.max) && (scope.max as number) > 0)) return `${kinds[0]} scope needs a positive max`;
+  if (('bodyList' in scope || 'paramList' in scope || 'queryList' in scope) && !(Number.isInteger(scope.max) && (scope.max as number) > 0)) return `${kinds[0]} scope needs a positive max`;
   if ('paramList' in scope && !url.split('/').includes(`:${scope.paramList as string}`)) return `has no path parameter :${scope.paramList as string}`;
   return undefined;
 }
@@ -189,6 +189,20 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         if (refused.length > 0) {
           throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(refused)}. Nothing was changed.`, { field });
         }
+      };
+    }
+    if ('queryList' in scope) {
+      return async function businessQueryListGuard(request) {
+        const field = scope.queryList;
+        const given = list((request.query as Record<string, unknown>)[field]);
+        if (given.length === 0) throw apiError('INVALID_REQUEST', `${field} is required: business ids or aliases, comma-separated`, { field });
+        if (given.length > scope.max) throw apiError('INVALID_REQUEST', `At most ${scope.max} businesses per request (${given.length} given)`, { field });
+        if (given.some((id) => id.length > MAX_BUSINESS_ID_LENGTH)) throw apiError('INVALID_REQUEST', 'A business id is too long.', { field });
+        const unique = [...new Set(given)];
+        const check = await options.links.check(request.principal!.partnerId, unique);
+        if (check.unknown.length > 0) throw apiError('NOT_FOUND', `Business not found: ${firstFew(check.unknown)}`, { field });
+        if (check.unlinked.length > 0) throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(check.unlinked)}.`, { field });
+        request.businessIds = [...new Set(unique.map((id) => check.resolved.get(id)!))];
       };
     }
     return undefined;

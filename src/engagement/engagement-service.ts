@@ -1,0 +1,271 @@
+import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
+import type { Clock } from '../platform/clock.js';
+import { toIsoOffset } from '../platform/clock.js';
+import type { Database, DbOrTx } from '../platform/db/database.js';
+import { apiError } from '../platform/errors.js';
+import { daysBetween, mondayOf, parseDate } from '../platform/local-time.js';
+import { single } from '../platform/query.js';
+import { ReadCache } from '../platform/read-cache.js';
+import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
+import { EngagementStore, type ActivityRow, type ScoreRow } from './engagement-store.js';
+import { ACTIVITY_FIELDS, NORTH_AMERICA, scoreWeek, type Activity } from './scoring.js';
+
+/** Lines one load takes through the operator API (the CLI sends any number, in batches). */
+export const MAX_ACTIVITY_LINES = 100_000;
+/** Rows written per transaction of a load, and per progress report. */
+const LOAD_BATCH = 5000;
+/** The longest date range a partner may ask for, in weeks (five years). */
+export const MAX_RANGE_WEEKS = 260;
+/** Largest count a field takes (a business's actions in a week). */
+const MAX_COUNT = 1e12;
+const TOPIC = 'engagement';
+const SCORES = 'scores';
+const naSet = new Set<string>(NORTH_AMERICA);
+
+/** Scores a week whose activity changed (written in the load's transaction). */
+export const scoreWeekTask = defineTask<{ week: string }>('engagement.score-week', {
+  type: 'object',
+  required: ['week'],
+  additionalProperties: false,
+  properties: { week: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } },
+});
+
+export interface WeekSummary {
+  week: string;
+  businesses_scored: number;
+  scored: boolean;
+}
+
+const invalid = (field: string, description: string) => apiError('INVALID_REQUEST', description, { field });
+
+/**
+ * Weekly engagement metrics (spec part 5; facts.md §7.2; docs/engagement.md): the operator loads
+ * each business's weekly activity; a task scores each changed week against every North American
+ * business of that week; partners read the scores of up to 20 linked businesses.
+ */
+export class EngagementService {
+  /** Each business's scores (every week), and the latest scored week, until a week is scored again (or 5 s). */
+  private readonly cache: ReadCache<ScoreRow[] | string | null>;
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly tasks: TaskRunner,
+    private readonly businesses: BusinessDirectory,
+    private readonly changes: ChangeFeed,
+  ) {
+    this.cache = new ReadCache(changes, TOPIC, { ttlMs: 5000, maxEntries: 50_000 });
+  }
+
+  store(db: DbOrTx = this.database.db) {
+    return new EngagementStore(db, this.database.dialect);
+  }
+
+  registerTasks(tasks: TaskRunner): void {
+    tasks.register(scoreWeekTask, async ({ week }) => void (await this.scoreWeek(week)));
+    // The safety net: a week whose load failed midway, or whose task was lost, is scored within the hour.
+    tasks.schedule({ name: 'engagement.score-changed-weeks', everyMs: 3600_000, run: async () => void (await this.scoreChangedWeeks()) });
+  }
+
+  // ---- partner read ------------------------------------------------------------------------
+
+  /**
+   * `GET /v3/businesses/engagement` for businesses already resolved and checked: each with its
+   * weeks in the range (default: the latest scored week), in the order given.
+   */
+  async metrics(businessIds: string[], query: Record<string, unknown>) {
+    const range = await this.range(single(query.date_range_start), single(query.date_range_end));
+    const data = [];
+    for (const businessId of businessIds) {
+      const rows = range ? ((await this.cache.get(SCORES, businessId, () => this.store().scoresOf([businessId]))) as ScoreRow[]) : [];
+      data.push({
+        business_id: businessId,
+        metrics: rows
+          .filter((r) => r.week_start >= range!.from && r.week_start <= range!.to)
+          .map((r) => ({ start_of_week_date: r.week_start, engagement_metric: r.engagement_metric, intent_metric: r.intent_metric, transaction_metric: r.transaction_metric })),
+      });
+    }
+    return { data };
+  }
+
+  /** The weeks asked for, as their Mondays; undefined when nothing is scored and no range was given. */
+  private async range(start: string | undefined, end: string | undefined): Promise<{ from: string; to: string } | undefined> {
+    const date = (value: string | undefined, field: string) => {
+      if (value === undefined || value === '') return undefined;
+      if (!parseDate(value)) throw invalid(field, `${field} must be a date, YYYY-MM-DD`);
+      return mondayOf(value);
+    };
+    const from = date(start, 'date_range_start');
+    const to = date(end, 'date_range_end');
+    if (from !== undefined && to !== undefined) {
+      if (from > to) throw invalid('date_range_start', 'date_range_start must not be after date_range_end');
+    }
+    let latest: string | undefined;
+    if (from === undefined || to === undefined) {
+      latest = ((await this.cache.get(SCORES, '\u0000latest', async () => (await this.store().latestScoredWeek()) ?? null)) as string | null) ?? undefined;
+      if (latest === undefined && from === undefined && to === undefined) return undefined;
+    }
+    const last = to ?? (from !== undefined && latest !== undefined && latest < from ? from : latest ?? from!);
+    const first = from ?? (latest !== undefined && latest < last ? latest : last);
+    if (daysBetween(first, last) / 7 >= MAX_RANGE_WEEKS) throw invalid('date_range_end', `At most ${MAX_RANGE_WEEKS} weeks per request`);
+    return { from: first, to: last };
+  }
+
+  // ---- operator ----------------------------------------------------------------------------
+
+  /**
+   * Loads weekly activity from JSON lines `{"business_id" (id or alias), "week" (any day of it;
+   * its Monday counts), "page_views", …}`; a (business, week) given again replaces its figures.
+   * Every line is checked first (nothing is stored when one is wrong); then batches are stored,
+   * each reported to `onProgress`, and the weeks touched are scored again by a task.
+   */
+  async importJsonLines(
+    text: string,
+    options: { maxLines?: number; onProgress?: (done: number, total: number) => void } = {},
+  ): Promise<{ imported: number; weeks: string[] }> {
+    const maxLines = options.maxLines ?? MAX_ACTIVITY_LINES;
+    const now = this.clock.now();
+    const parsed: Array<{ business: string; row: ActivityRow; where: string }> = [];
+    const lines = text.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].trim();
+      if (line === '') continue;
+      if (parsed.length >= maxLines) throw apiError('PAYLOAD_TOO_LARGE', `At most ${maxLines} lines per load; send more in batches (or use the CLI).`);
+      const where = `line ${i + 1}`;
+      let value: Record<string, unknown>;
+      try {
+        value = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
+      }
+      if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
+      parsed.push({ business: businessOf(value, where), row: activityRow(value, where, now), where });
+    }
+    if (parsed.length === 0) throw apiError('VALIDATION_ERROR', 'The load holds no lines.');
+    const resolved = await this.businesses.resolveIds([...new Set(parsed.map((p) => p.business))]);
+    const seen = new Set<string>();
+    for (const p of parsed) {
+      const id = resolved.get(p.business);
+      if (id === undefined) throw apiError('VALIDATION_ERROR', `${p.where}: no such business ${p.business}; nothing was loaded.`, { field: 'business_id' });
+      p.row.business_id = id;
+      const key = `${p.row.week_start}|${id}`;
+      if (seen.has(key)) throw apiError('VALIDATION_ERROR', `${p.where}: business ${id} appears twice for the week of ${p.row.week_start}`, { field: 'week' });
+      seen.add(key);
+    }
+    const weeks = [...new Set(parsed.map((p) => p.row.week_start))].sort();
+    for (let i = 0; i < parsed.length; i += LOAD_BATCH) {
+      const batch = parsed.slice(i, i + LOAD_BATCH).map((p) => p.row);
+      const last = i + LOAD_BATCH >= parsed.length;
+      await this.database.transact(async (trx) => {
+        const store = this.store(trx);
+        await store.upsertActivity(batch);
+        await store.touchWeeks([...new Set(batch.map((r) => r.week_start))], now);
+        // The last batch asks for the scoring of every week the load touched (earlier ones are dirty already).
+        if (last) for (const week of weeks) await this.tasks.enqueue(trx, scoreWeekTask, { week });
+      });
+      options.onProgress?.(Math.min(i + LOAD_BATCH, parsed.length), parsed.length);
+    }
+    return { imported: parsed.length, weeks };
+  }
+
+  /**
+   * Scores one week now: its North American businesses ranked against each other, in one
+   * transaction that holds the week's row (a second process waits, then finds it scored).
+   */
+  async scoreWeek(week: string): Promise<WeekSummary> {
+    const summary = await this.database.transact(async (trx) => {
+      const store = this.store(trx);
+      const row = await store.lockWeek(week);
+      if (!row) throw apiError('NOT_FOUND', `No activity loaded for the week of ${week}`);
+      if (row.scored_version === row.data_version && row.scored_at !== null) return { week, businesses_scored: row.businesses_scored, scored: true };
+      const activity = await store.weekActivity(week);
+      const countries = await this.businesses.countries(activity.map((a) => a.business_id), trx);
+      const population = activity.filter((a) => naSet.has((countries.get(a.business_id) ?? '').toUpperCase()));
+      const scores = scoreWeek(population.map((a) => activityOf(a)));
+      await store.replaceScores(
+        week,
+        population.map((a, i) => ({ business_id: a.business_id, week_start: week, ...scores[i] })),
+      );
+      await store.markScored(week, row.data_version, this.clock.now(), population.length);
+      await this.changes.publish(trx, TOPIC, SCORES);
+      return { week, businesses_scored: population.length, scored: true };
+    });
+    this.cache.forget(SCORES);
+    return summary;
+  }
+
+  /** The operator's "score now" for the week holding `date`. */
+  scoreWeekOf(date: string): Promise<WeekSummary> {
+    if (!parseDate(date)) throw apiError('VALIDATION_ERROR', 'week must be a date, YYYY-MM-DD', { field: 'week' });
+    return this.scoreWeek(mondayOf(date));
+  }
+
+  /** Scores every week loaded since its last scoring. */
+  async scoreChangedWeeks(): Promise<WeekSummary[]> {
+    const out: WeekSummary[] = [];
+    for (const week of await this.store().dirtyWeeks()) out.push(await this.scoreWeek(week));
+    return out;
+  }
+
+  async weeks(query: Record<string, unknown>) {
+    const limit = Math.min(Math.max(Number(single(query.limit) ?? 52) || 52, 1), 520);
+    const offset = Math.max(Number(single(query.offset) ?? 0) || 0, 0);
+    const rows = await this.store().weeks(limit, offset);
+    return {
+      weeks: rows.map((w) => ({
+        week: w.week_start,
+        scored: w.scored_at !== null && w.scored_version === w.data_version,
+        scored_at: w.scored_at === null ? null : toIsoOffset(Number(w.scored_at)),
+        businesses_scored: w.businesses_scored,
+        changed_at: toIsoOffset(Number(w.changed_at)),
+      })),
+    };
+  }
+
+  /** A business's activity and scores by week (the operator's view). */
+  async business(idOrAlias: string) {
+    const business = await this.businesses.requireRef(idOrAlias);
+    const [activity, scores] = await Promise.all([this.store().activityOf(business.id), this.store().scoresOf([business.id])]);
+    const byWeek = new Map(scores.map((s) => [s.week_start, s]));
+    return {
+      business_id: business.id,
+      weeks: activity.map((a) => {
+        const s = byWeek.get(a.week_start);
+        return {
+          week: a.week_start,
+          activity: activityOf(a),
+          scores: s ? { engagement_metric: s.engagement_metric, intent_metric: s.intent_metric, transaction_metric: s.transaction_metric } : null,
+        };
+      }),
+    };
+  }
+}
+
+function activityOf(row: ActivityRow): Activity {
+  const out = {} as Activity;
+  for (const field of ACTIVITY_FIELDS) out[field] = Number(row[field]);
+  return out;
+}
+
+function businessOf(value: Record<string, unknown>, where: string): string {
+  const id = value.business_id;
+  if (typeof id !== 'string' || id === '' || id.length > 200) throw apiError('VALIDATION_ERROR', `${where}: business_id is required`, { field: 'business_id' });
+  return id;
+}
+
+const KNOWN_FIELDS = new Set<string>(['business_id', 'week', 'start_of_week_date', ...ACTIVITY_FIELDS]);
+
+function activityRow(value: Record<string, unknown>, where: string, now: number): ActivityRow {
+  for (const key of Object.keys(value)) if (!KNOWN_FIELDS.has(key)) throw apiError('VALIDATION_ERROR', `${where}: unknown field ${key.slice(0, 40)}`, { field: key.slice(0, 40) });
+  const week = value.week ?? value.start_of_week_date;
+  if (typeof week !== 'string' || !parseDate(week)) throw apiError('VALIDATION_ERROR', `${where}: week must be a date, YYYY-MM-DD`, { field: 'week' });
+  const row = { week_start: mondayOf(week), business_id: '', updated_at: now } as ActivityRow;
+  for (const field of ACTIVITY_FIELDS) {
+    const n = value[field] ?? 0;
+    if (!Number.isSafeInteger(n) || (n as number) < 0 || (n as number) > MAX_COUNT) throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number from 0 to 10^12`, { field });
+    row[field] = n as number;
+  }
+  return row;
+}
+

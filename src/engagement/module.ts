@@ -1,0 +1,134 @@
+import type { PartnerRouteConfig } from '../platform/auth/principal.js';
+import type { ApiModule } from '../platform/module.js';
+import { MAX_RANGE_WEEKS, type EngagementService } from './engagement-service.js';
+import { engagementMigration } from './engagement-tables.js';
+
+/** At most 20 businesses per request (spec "Limits"). */
+export const MAX_ENGAGEMENT_BUSINESSES = 20;
+
+const partner: PartnerRouteConfig = { interface: 'engagement', scheme: 'bearer', business: { queryList: 'business_ids', max: MAX_ENGAGEMENT_BUSINESSES } };
+const date = { type: 'string', format: 'date' } as const;
+const metricsQuery = {
+  type: 'object',
+  required: ['business_ids'],
+  properties: {
+    business_ids: {
+      type: 'array',
+      items: { type: 'string' },
+      maxItems: MAX_ENGAGEMENT_BUSINESSES,
+      description: 'Business ids or aliases, comma-separated or repeated, at most 20',
+    },
+    date_range_start: { ...date, description: 'First week wanted (any day of it); default: the most recent scored week' },
+    date_range_end: { ...date, description: `Last week wanted (any day of it); default: the most recent scored week; at most ${MAX_RANGE_WEEKS} weeks in all` },
+  },
+} as const;
+const admin = { admin: true };
+const adminTags = ['operator'];
+const adminSecurity = [{ adminToken: [] }];
+const weekParams = { type: 'object', required: ['week'], properties: { week: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } } } as const;
+const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
+
+/**
+ * Engagement metrics (spec part 5; facts.md §7.2; docs/engagement.md): the partner read, and the
+ * operator's activity loads, weeks and scoring.
+ */
+export function engagementModule(service: EngagementService): ApiModule {
+  return {
+    name: 'engagement',
+    migrations: [engagementMigration],
+    registerTasks: (tasks) => service.registerTasks(tasks),
+    routes: async (app) => {
+      app.get(
+        '/v3/businesses/engagement',
+        {
+          config: { partner, docs: { querystring: metricsQuery } },
+          schema: {
+            tags: ['engagement metrics'],
+            security: [{ bearerAuth: [] }],
+            summary: 'Weekly engagement, intent and transaction scores of up to 20 linked businesses, relative to all North American businesses',
+            description:
+              'Weeks start on Monday. A business without scores in the range answers an empty `metrics` list; an unknown id is 404 NOT_FOUND, one not linked to the caller 403 AUTHORIZATION_ERROR; 21 ids or more are 400 INVALID_REQUEST.',
+            querystring: { type: 'object', additionalProperties: true, properties: {} },
+            response: {
+              200: {
+                type: 'object',
+                required: ['data'],
+                properties: {
+                  data: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['business_id', 'metrics'],
+                      properties: {
+                        business_id: { type: 'string' },
+                        metrics: {
+                          type: 'array',
+                          items: {
+                            type: 'object',
+                            required: ['start_of_week_date', 'engagement_metric', 'intent_metric', 'transaction_metric'],
+                            properties: {
+                              start_of_week_date: { type: 'string', format: 'date' },
+                              engagement_metric: { type: 'integer', minimum: 1, maximum: 20 },
+                              intent_metric: { type: 'integer', minimum: 1, maximum: 10 },
+                              transaction_metric: { type: 'integer', minimum: 1, maximum: 4 },
+                            },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        async (request) => service.metrics(request.businessIds!, request.query as Record<string, unknown>),
+      );
+
+      app.post(
+        '/admin/v1/engagement/activity',
+        {
+          config: admin,
+          bodyLimit: 32 * 1024 * 1024,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: "Load businesses' weekly activity (JSON lines; every line is checked before any is stored); the weeks touched are scored again",
+            description:
+              'Body: application/x-ndjson, one {"business_id" (id or alias), "week" (YYYY-MM-DD, any day of the week), "page_views", "website_clicks", "bookmarks", "calls_and_messages", "direction_clicks", "reviews_and_photos", "check_ins", "transactions"} per line (counts default to 0), at most 100,000 lines; a (business, week) given again replaces its figures.',
+          },
+        },
+        async (request) => service.importJsonLines(typeof request.body === 'string' ? request.body : ''),
+      );
+      app.get(
+        '/admin/v1/engagement/weeks',
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: 'Weeks with activity, newest first: scored or waiting for scoring, and how many North American businesses were scored',
+            querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 520 }, offset: { type: 'integer', minimum: 0 } } },
+          },
+        },
+        async (request) => service.weeks(request.query as Record<string, unknown>),
+      );
+      app.post(
+        '/admin/v1/engagement/weeks/:week/score',
+        {
+          config: admin,
+          schema: { tags: adminTags, security: adminSecurity, summary: 'Score the week holding this date now (when its data changed since its last scoring)', params: weekParams },
+        },
+        async (request) => service.scoreWeekOf((request.params as { week: string }).week),
+      );
+      app.get(
+        '/admin/v1/businesses/:business_id/engagement',
+        {
+          config: admin,
+          schema: { tags: adminTags, security: adminSecurity, summary: "A business's weekly activity and scores", params: businessParams },
+        },
+        async (request) => service.business((request.params as { business_id: string }).business_id),
+      );
+    },
+  };
+}
