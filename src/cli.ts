@@ -35,6 +35,13 @@ Usage:
   pbs advertising category-policy [decline CATEGORY [--reason TEXT] | allow CATEGORY]
   pbs advertising promotion list | set CODE [--types CPC,BP] [--min-budget CENTS] [--max-budget CENTS] [--months 6] [--active true|false]
   pbs advertising import-metrics FILE.jsonl          {"program_id", "date", "spend", "billed_clicks", "billed_impressions"} per line
+  pbs review add BUSINESS_ID --rating 1-5 --text TEXT [--locale en_US] --user "NAME" [--user-id ID] [--user-image URL] [--time ISO] [--id ID]
+  pbs review edit REVIEW_ID [--rating N] [--text TEXT [--locale L]] [--user NAME] [--time ISO] | remove REVIEW_ID | show REVIEW_ID
+  pbs review respond REVIEW_ID --text TEXT --name NAME --role OWNER|MANAGER|CUSTOMER_SERVICE|EMPLOYEE [--photo URL] [--time ISO]
+  pbs review unrespond REVIEW_ID | list BUSINESS_ID [--limit N] [--offset N]
+  pbs review import FILE.jsonl [--no-notify]         one review with its "business_id" per line (--no-notify: no webhooks)
+  pbs engagement import FILE.jsonl                   {"business_id", "week", "page_views", …} per line; then scores the weeks
+  pbs engagement weeks | score [WEEK] | show BUSINESS_ID   weeks and their scoring; score WEEK (or every changed week) now
   pbs webhook set PARTNER_ID --url URL --client-id ID [--events NEW_EVENT,…]
   pbs webhook show | verify | rotate-secret | remove PARTNER_ID
   pbs webhook deliveries [--partner ID] [--status pending|delivered|failed] [--limit N]
@@ -322,6 +329,77 @@ async function advertisingCommand(pbs: Pbs, args: string[], flags: Record<string
   }
 }
 
+async function reviewCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const reviews = pbs.services.reviews;
+  const [sub, a] = args;
+  const user = flags.user === undefined ? undefined : { name: flags.user, ...(flags['user-id'] ? { id: flags['user-id'] } : {}), ...(flags['user-image'] ? { image_url: flags['user-image'] } : {}) };
+  const rating = optionalInt(flags.rating, '--rating');
+  const text = flags.text === undefined ? {} : { text: flags.text, ...(flags.locale ? { locale: flags.locale } : {}) };
+  switch (sub) {
+    case 'add':
+      return reviews.add(need(a, 'business id'), {
+        ...(flags.id ? { id: flags.id } : {}),
+        rating: rating ?? need(undefined, '--rating'),
+        ...text,
+        user: user ?? need(undefined, '--user'),
+        ...(flags.time ? { time_created: flags.time } : {}),
+      });
+    case 'edit':
+      return reviews.edit(need(a, 'review id'), { ...(rating !== undefined ? { rating } : {}), ...text, ...(user ? { user } : {}), ...(flags.time ? { time_created: flags.time } : {}) });
+    case 'remove':
+      await reviews.remove(need(a, 'review id'));
+      return { removed: a };
+    case 'show':
+      return reviews.get(need(a, 'review id'));
+    case 'list':
+      return reviews.list(need(a, 'business id'), { limit: flags.limit, offset: flags.offset });
+    case 'respond':
+      return reviews.respond(need(a, 'review id'), {
+        text: need(flags.text, '--text'),
+        business_user: { name: need(flags.name, '--name'), role: need(flags.role, '--role'), ...(flags.photo ? { photo_url: flags.photo } : {}) },
+        ...(flags.time ? { time_created: flags.time } : {}),
+      });
+    case 'unrespond':
+      return reviews.removeResponse(need(a, 'review id'));
+    case 'import':
+      return reviews.importJsonLines(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
+        maxLines: Number.MAX_SAFE_INTEGER,
+        notify: flags['no-notify'] !== 'true',
+        onProgress: (done, total) => process.stderr.write(`imported ${done}/${total} reviews\n`),
+      });
+    default:
+      throw new UsageError(`unknown review command ${sub ?? ''}`);
+  }
+}
+
+async function engagementCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const engagement = pbs.services.engagement;
+  const [sub, a] = args;
+  switch (sub) {
+    case 'import': {
+      const loaded = await engagement.importJsonLines(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
+        maxLines: Number.MAX_SAFE_INTEGER,
+        onProgress: (done, total) => process.stderr.write(`loaded ${done}/${total} lines\n`),
+      });
+      // Scored here, so the command is complete without a running server (its queued task then finds them scored).
+      const scored = [];
+      for (const week of loaded.weeks) {
+        scored.push(await engagement.scoreWeek(week));
+        process.stderr.write(`scored the week of ${week}\n`);
+      }
+      return { ...loaded, scored };
+    }
+    case 'weeks':
+      return engagement.weeks({ limit: flags.limit, offset: flags.offset });
+    case 'score':
+      return a === undefined ? engagement.scoreChangedWeeks() : engagement.scoreWeekOf(a);
+    case 'show':
+      return engagement.business(need(a, 'business id'));
+    default:
+      throw new UsageError(`unknown engagement command ${sub ?? ''}`);
+  }
+}
+
 async function webhookCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
   const hooks = pbs.services.webhooks;
   const [sub, a] = args;
@@ -417,6 +495,12 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'advertising':
         await withPbs(config, async (pbs) => print(await advertisingCommand(pbs, rest, flags)));
+        return 0;
+      case 'review':
+        await withPbs(config, async (pbs) => print(await reviewCommand(pbs, rest, flags)));
+        return 0;
+      case 'engagement':
+        await withPbs(config, async (pbs) => print(await engagementCommand(pbs, rest, flags)));
         return 0;
       case 'webhook':
         await withPbs(config, async (pbs) => print(await webhookCommand(pbs, rest, flags)));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, postgresSchemaForProcesses } from './support/harness.js';
+import { call, postgresSchemaForProcesses, sampleBusiness } from './support/harness.js';
 import { runCli, startServerProcess, stopStrayServers } from './support/process.js';
 
 interface Target {
@@ -183,6 +183,32 @@ describe.each([
     const walkIn = await runCli(['waitlist', 'walk-in', biz, '--party-size', '3', '--name', 'Door'], env);
     expect(walkIn.json).toMatchObject({ state: 'WAITING', party_size: 3, name: 'Door' });
     expect((await runCli(['waitlist', 'seat', walkIn.json.visit_id], env)).json.state).toBe('SEATED');
+  });
+
+  it('loads reviews and engagement activity from the CLI, with progress, and scores the weeks', async () => {
+    const env = target.env;
+    const record = path.join(env.PBS_DATA_DIR, 'reviewed.json');
+    fs.writeFileSync(record, JSON.stringify(sampleBusiness({ name: 'Reviewed by CLI' })));
+    const biz = (await runCli(['business', 'upsert', record], env)).json.id as string;
+    const added = await runCli(['review', 'add', biz, '--rating', '4', '--text', 'Bonne adresse.', '--locale', 'fr_FR', '--user', 'Léa Martin', '--time', '2031-05-01T12:00:00Z'], env);
+    expect(added.json).toMatchObject({ business_id: biz, rating: 4, locale: 'fr_FR', text: { fr_FR: 'Bonne adresse.' }, user: { name: 'Léa Martin' } });
+    const responded = await runCli(['review', 'respond', added.json.id, '--text', 'Merci !', '--name', 'Chef', '--role', 'owner'], env);
+    expect(responded.json.public_response).toMatchObject({ text: 'Merci !', business_user: { name: 'Chef', role: 'OWNER' } });
+    const reviews = path.join(env.PBS_DATA_DIR, 'reviews.jsonl');
+    fs.writeFileSync(reviews, [1, 2, 3].map((i) => JSON.stringify({ business_id: biz, rating: i, text: `Review ${i}`, user: { name: `User ${i}` } })).join('\n'));
+    const imported = await runCli(['review', 'import', reviews, '--no-notify'], env);
+    expect(imported.json).toEqual({ imported: 3, created: 3, updated: 0 });
+    expect(imported.stderr).toMatch(/imported 3\/3 reviews/);
+    expect((await runCli(['review', 'list', biz], env)).json.total).toBe(4);
+    expect((await runCli(['review', 'rate', biz], env)).code).toBe(2);
+
+    const activity = path.join(env.PBS_DATA_DIR, 'activity.jsonl');
+    fs.writeFileSync(activity, `${JSON.stringify({ business_id: biz, week: '2031-04-30', page_views: 12, calls_and_messages: 2 })}\n`);
+    const loaded = await runCli(['engagement', 'import', activity], env);
+    expect(loaded.json).toMatchObject({ imported: 1, weeks: ['2031-04-28'], scored: [{ week: '2031-04-28', scored: true }] });
+    expect(loaded.stderr).toMatch(/loaded 1\/1 lines\nscored the week of 2031-04-28/);
+    const shown = await runCli(['engagement', 'show', biz], env);
+    expect(shown.json.weeks[0]).toMatchObject({ week: '2031-04-28', activity: { page_views: 12 }, scores: { engagement_metric: expect.any(Number) } });
   });
 
   it('runs as production with PBS_SANDBOX=0: needs its secrets, seeds and prints nothing, keeps files to its owner', async () => {
