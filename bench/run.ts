@@ -7,7 +7,8 @@
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
  * BENCH_PG_URL=off skips them), BENCH_PAIRS (raw/scenario pairs for the ratio scenarios, default 3),
  * BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of
- * openings, search, holds, advertising, waitlist, webhooks: only those groups run, after /healthz).
+ * openings, search, holds, advertising, waitlist, reviews, engagement, webhooks: only those groups
+ * run, after /healthz). BENCH_SCORING_BUSINESSES: businesses in the scoring run (default 100,000).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -304,7 +305,7 @@ async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | un
 const WEBHOOK_MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 5000);
 /** BENCH_ONLY=openings,webhooks runs /healthz and those groups of scenarios only. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
-const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist') => !ONLY || ONLY.has(group);
+const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement') => !ONLY || ONLY.has(group);
 
 const ALL_DAY = [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359' })) }];
 
@@ -351,6 +352,125 @@ async function waitlistScenario(name: string, base: string): Promise<Figure[]> {
     },
   });
   return [reads, joins];
+}
+
+/** A partner with `interfaces`, linked to `ids`, and its OAuth access token (reviews and engagement take the token flow). */
+async function tokenPartner(base: string, name: string, interfaces: string[], ids: string[]): Promise<string> {
+  const partner = await api(base, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name, interfaces }));
+  await api(base, 'POST', `/admin/v1/partners/${partner.id}/businesses/import`, ADMIN, ids.join('\n'), 'text/csv');
+  const client = await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'oauth_client' }));
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret });
+  const token = await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  return ((await token.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * Private reviews: one business with 1,000 reviews (a fifth also in French, a third answered),
+ * read page by page (20 a page, every offset, English and French), beside raw node:http.
+ */
+async function reviewsScenario(name: string, base: string): Promise<Figure> {
+  const business = { ...generateDemoBusinesses(1, 616, [METRO])[0], alias: 'reviewed-bench-business' };
+  await api(base, 'POST', '/admin/v1/businesses/import', ADMIN, JSON.stringify(business), 'application/x-ndjson');
+  const random = seededRandom(7);
+  const start = Date.parse('2030-01-01T00:00:00Z');
+  const reviews = Array.from({ length: 1000 }, (_, i) =>
+    JSON.stringify({
+      business_id: business.id,
+      id: `bench-review-${i}`,
+      rating: 1 + Math.floor(random() * 5),
+      text: i % 5 === 0 ? { en_US: `Review ${i}: ${'good food '.repeat(30)}`, fr_FR: `Avis ${i} : ${'bonne cuisine '.repeat(30)}` } : `Review ${i}: ${'good food '.repeat(30)}`,
+      user: { name: `Guest Number${i}`, image_url: `https://img.example/u/${i}.jpg` },
+      time_created: new Date(start + i * 3_600_000).toISOString(),
+      ...(i % 3 === 0 ? { public_response: { text: 'Thank you!', business_user: { name: 'Owner', role: 'OWNER' } } } : {}),
+    }),
+  );
+  await api(base, 'POST', '/admin/v1/reviews/import?notify=false', ADMIN, reviews.join('\n'), 'application/x-ndjson');
+  const token = await tokenPartner(base, 'Reviews bench', ['private_reviews'], [business.id]);
+  const pages = Array.from({ length: 50 }, (_, page) => ({ method: 'GET' as const, path: `/v3/private/businesses/${business.id}/reviews?limit=20&offset=${page * 20}` }));
+  const french = Array.from({ length: 10 }, (_, page) => ({ method: 'GET' as const, path: `/v3/private/businesses/${business.id}/reviews?locale=fr_FR&offset=${page * 20}` }));
+  const requests = [...pages, ...french];
+  return pairedWithRaw(() =>
+    measure(`private reviews, a business with 1,000 reviews (${name})`, {
+      url: base,
+      headers: { authorization: `Bearer ${token}` },
+      requests: [requests[0]],
+      setupClient: (client) => client.setRequests(Array.from({ length: 600 }, () => pick(requests))),
+    }),
+  );
+}
+
+/**
+ * Engagement reads: 1,000 businesses with 4 scored weeks, 20 random businesses per request (a
+ * quarter by alias), the default week or the four weeks, beside raw node:http.
+ */
+async function engagementScenario(name: string, base: string): Promise<Figure> {
+  const businesses = generateDemoBusinesses(1000, 717, [METRO]).map((b, i) => ({ ...b, alias: `engagement-${i}` }));
+  await api(base, 'POST', '/admin/v1/businesses/import', ADMIN, businesses.map((b) => JSON.stringify(b)).join('\n'), 'application/x-ndjson');
+  const random = seededRandom(8);
+  const weeks = ['2031-04-07', '2031-04-14', '2031-04-21', '2031-04-28'];
+  const lines = weeks.flatMap((week) =>
+    businesses.map((b) =>
+      JSON.stringify({ business_id: b.id, week, page_views: Math.floor(random() * 2000), website_clicks: Math.floor(random() * 50), calls_and_messages: Math.floor(random() * 20), transactions: Math.floor(random() * 5) }),
+    ),
+  );
+  await api(base, 'POST', '/admin/v1/engagement/activity', ADMIN, lines.join('\n'), 'application/x-ndjson');
+  // The server's task scores the four weeks.
+  for (let i = 0; ; i++) {
+    const { weeks: state } = await api(base, 'GET', '/admin/v1/engagement/weeks', ADMIN);
+    if (state.length === weeks.length && state.every((w: { scored: boolean }) => w.scored)) break;
+    if (i > 600) throw new Error('engagement weeks were not scored within a minute');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const token = await tokenPartner(base, 'Engagement bench', ['engagement'], businesses.map((b) => b.id));
+  const request = () => {
+    const ids = Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? pick(businesses).alias : pick(businesses).id));
+    const range = random() < 0.5 ? '' : `&date_range_start=${weeks[0]}&date_range_end=${weeks[3]}`;
+    return { method: 'GET' as const, path: `/v3/businesses/engagement?business_ids=${ids.join(',')}${range}` };
+  };
+  return pairedWithRaw(() =>
+    measure(`engagement, 20 businesses a request (${name})`, {
+      url: base,
+      headers: { authorization: `Bearer ${token}` },
+      requests: [request()],
+      setupClient: (client) => client.setRequests(Array.from({ length: 500 }, request)),
+    }),
+  );
+}
+
+interface ScoringFigures {
+  dialect: string;
+  businesses: number;
+  loadSeconds: number;
+  scoreSeconds: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+  heapBeforeMb: number;
+  heapPeakMb: number;
+}
+
+/** Runs bench/scoring.ts in its own process (its memory is then its own). */
+function scoringRun(dialect: 'sqlite' | 'postgres', url = ''): Promise<ScoringFigures> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/scoring.ts'), dialect, url], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as ScoringFigures) : reject(new Error(`scoring run failed (${code}): ${err}`))));
+  });
+}
+
+function scoringLines(runs: ScoringFigures[]): string[] {
+  return [
+    'engagement scoring (one week, every business North American; a process of its own; load = the activity JSON lines through the service):',
+    '',
+    '| database | businesses scored | load | scoring | RSS before → peak | heap before → peak |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...runs.map(
+      (r) =>
+        `| ${r.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'} | ${r.businesses.toLocaleString('en-US')} | ${r.loadSeconds.toFixed(2)} s | ${r.scoreSeconds.toFixed(2)} s | ${r.rssBeforeMb} → ${r.rssPeakMb} MB | ${r.heapBeforeMb} → ${r.heapPeakMb} MB |`,
+    ),
+  ];
 }
 
 /** Program types one business can hold together (EP excludes BP): 125 businesses × 8 = 1,000 creations. */
@@ -538,6 +658,7 @@ async function main() {
   const dates = upcomingDates(20);
   let webhooks: WebhookFigures | undefined;
   const advertising: AdvertisingFigures[] = [];
+  const scoring: ScoringFigures[] = [];
   const adSettings = { PBS_AD_JOB_DELAY_MS: '0', PBS_TASKS_POLL_MS: '20' };
   rawUrl = `${raw.url}/`;
   try {
@@ -614,6 +735,28 @@ async function main() {
         }
       });
     }
+    if (wanted('reviews') || wanted('engagement')) {
+      const insights = await startPbs(path.join(dataDir, 'insights'));
+      try {
+        if (wanted('reviews')) figures.push(await reviewsScenario('SQLite', insights.url));
+        if (wanted('engagement')) figures.push(await engagementScenario('SQLite', insights.url));
+      } finally {
+        await stop(insights);
+      }
+      await withPostgres(async (url) => {
+        const insights = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'insights-pg') });
+        try {
+          if (wanted('reviews')) figures.push(await reviewsScenario('PostgreSQL', insights.url));
+          if (wanted('engagement')) figures.push(await engagementScenario('PostgreSQL', insights.url));
+        } finally {
+          await stop(insights);
+        }
+      });
+    }
+    if (wanted('engagement')) {
+      scoring.push(await scoringRun('sqlite'));
+      await withPostgres(async (url) => void scoring.push(await scoringRun('postgres', url)));
+    }
     if (wanted('webhooks')) webhooks = await webhookScenario(dataDir);
   } finally {
     await stop(raw);
@@ -628,6 +771,7 @@ async function main() {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...figures.map(row),
     ...(advertising.length > 0 ? ['', ...advertisingLines(advertising)] : []),
+    ...(scoring.length > 0 ? ['', ...scoringLines(scoring)] : []),
     ...(webhooks ? ['', ...webhookLines(webhooks)] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
