@@ -174,8 +174,10 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     catalog.invalidate();
     // Waitlist hours default to a business's opening hours.
     waitlist.forget();
+    // A confirmed link by alias may name another business now.
+    partners.forgetLinks();
   });
-  const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate(), config.authCacheMs);
+  const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
   const subscriptions = new SubscriptionService(database.db, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
   const waitlist = new WaitlistService(database, clock, businesses, changes, {

@@ -6,6 +6,7 @@ import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { daysBetween, mondayOf, parseDate } from '../platform/local-time.js';
 import { single } from '../platform/query.js';
+import { BatchLoader } from '../platform/batch-loader.js';
 import { ReadCache } from '../platform/read-cache.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { EngagementStore, type ActivityRow, type ScoreRow } from './engagement-store.js';
@@ -20,7 +21,8 @@ export const MAX_RANGE_WEEKS = 260;
 /** Largest count a field takes (a business's actions in a week). */
 const MAX_COUNT = 1e12;
 const TOPIC = 'engagement';
-const SCORES = 'scores';
+/** The group (and key) of the latest scored week among the kept parts. */
+const LATEST = '\u0000latest';
 const naSet = new Set<string>(NORTH_AMERICA);
 
 /** Scores a week whose activity changed (written in the load's transaction). */
@@ -45,8 +47,13 @@ const invalid = (field: string, description: string) => apiError('INVALID_REQUES
  * business of that week; partners read the scores of up to 20 linked businesses.
  */
 export class EngagementService {
-  /** Each business's scores (every week), and the latest scored week, until a week is scored again (or 5 s). */
-  private readonly cache: ReadCache<ScoreRow[] | string | null>;
+  /**
+   * Each business's part of an answer (JSON text) per range, and the latest scored week, until a
+   * week is scored again here or in another process (or 30 s).
+   */
+  private readonly parts: ReadCache<string>;
+  /** Parts being loaded, shared by the requests that ask at the same time. */
+  private readonly partLoads = new BatchLoader<string>();
 
   constructor(
     private readonly database: Database,
@@ -55,7 +62,7 @@ export class EngagementService {
     private readonly businesses: BusinessDirectory,
     private readonly changes: ChangeFeed,
   ) {
-    this.cache = new ReadCache(changes, TOPIC, { ttlMs: 5000, maxEntries: 50_000 });
+    this.parts = new ReadCache(changes, TOPIC, { ttlMs: 30_000, maxEntries: 100_000 });
   }
 
   store(db: DbOrTx = this.database.db) {
@@ -72,21 +79,33 @@ export class EngagementService {
 
   /**
    * `GET /v3/businesses/engagement` for businesses already resolved and checked: each with its
-   * weeks in the range (default: the latest scored week), in the order given.
+   * weeks in the range (default: the latest scored week), in the order given. Answers the JSON
+   * text, put together from each business's part, kept serialized per range.
    */
-  async metrics(businessIds: string[], query: Record<string, unknown>) {
+  async metrics(businessIds: string[], query: Record<string, unknown>): Promise<string> {
     const range = await this.range(single(query.date_range_start), single(query.date_range_end));
-    const data = [];
-    for (const businessId of businessIds) {
-      const rows = range ? ((await this.cache.get(SCORES, businessId, () => this.store().scoresOf([businessId]))) as ScoreRow[]) : [];
-      data.push({
-        business_id: businessId,
-        metrics: rows
-          .filter((r) => r.week_start >= range!.from && r.week_start <= range!.to)
-          .map((r) => ({ start_of_week_date: r.week_start, engagement_metric: r.engagement_metric, intent_metric: r.intent_metric, transaction_metric: r.transaction_metric })),
+    // Parts are grouped by range: a request looks them up in one map.
+    const rangeKey = range ? `${range.from}|${range.to}` : 'none';
+    const parts = this.parts.peekAll(rangeKey, businessIds);
+    const missing = businessIds.filter((_, i) => parts[i] === undefined);
+    if (missing.length > 0) {
+      const loaded = await this.partLoads.load(missing, (id) => `${rangeKey}|${id}`, async (ids) => {
+        const version = this.parts.version;
+        const byBusiness = new Map<string, ScoreRow[]>(ids.map((id) => [id, []]));
+        if (range) for (const r of await this.store().scoresOf(ids)) if (r.week_start >= range.from && r.week_start <= range.to) byBusiness.get(r.business_id)!.push(r);
+        return ids.map((id) => {
+          const part = JSON.stringify({
+            business_id: id,
+            metrics: byBusiness.get(id)!.map((r) => ({ start_of_week_date: r.week_start, engagement_metric: r.engagement_metric, intent_metric: r.intent_metric, transaction_metric: r.transaction_metric })),
+          });
+          this.parts.keep(version, rangeKey, id, part);
+          return part;
+        });
       });
+      let j = 0;
+      for (let i = 0; i < parts.length; i++) if (parts[i] === undefined) parts[i] = loaded[j++];
     }
-    return { data };
+    return `{"data":[${parts.join(',')}]}`;
   }
 
   /** The weeks asked for, as their Mondays; undefined when nothing is scored and no range was given. */
@@ -103,7 +122,8 @@ export class EngagementService {
     }
     let latest: string | undefined;
     if (from === undefined || to === undefined) {
-      latest = ((await this.cache.get(SCORES, '\u0000latest', async () => (await this.store().latestScoredWeek()) ?? null)) as string | null) ?? undefined;
+      // '' when no week is scored yet.
+      latest = (this.parts.peek(LATEST, LATEST) ?? (await this.parts.get(LATEST, LATEST, async () => (await this.store().latestScoredWeek()) ?? ''))) || undefined;
       if (latest === undefined && from === undefined && to === undefined) return undefined;
     }
     const last = to ?? (from !== undefined && latest !== undefined && latest < from ? from : latest ?? from!);
@@ -188,10 +208,11 @@ export class EngagementService {
         population.map((a, i) => ({ business_id: a.business_id, week_start: week, ...scores[i] })),
       );
       await store.markScored(week, row.data_version, this.clock.now(), population.length);
-      await this.changes.publish(trx, TOPIC, SCORES);
+      // Every range and the latest week may have changed: '' forgets everything kept.
+      await this.changes.publish(trx, TOPIC, '');
       return { week, businesses_scored: population.length, scored: true };
     });
-    this.cache.forget(SCORES);
+    this.parts.forget();
     return summary;
   }
 

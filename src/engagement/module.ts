@@ -82,7 +82,8 @@ export function engagementModule(service: EngagementService): ApiModule {
             },
           },
         },
-        async (request) => service.metrics(request.businessIds!, request.query as Record<string, unknown>),
+        // Serialized already (each business's part is kept so); a string with a JSON type is sent as it is.
+        async (request, reply) => reply.type('application/json; charset=utf-8').send(await service.metrics(request.businessIds!, request.query as Record<string, unknown>)),
       );
 
       app.post(

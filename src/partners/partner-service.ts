@@ -1,3 +1,5 @@
+import { BatchLoader } from '../platform/batch-loader.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import { partnerInterfaces, isPartnerInterface, type BusinessLinks, type LinkCheck, type PartnerInterface } from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
@@ -33,6 +35,17 @@ export interface InterfaceChange {
 /** Runs in the transaction that removes a partner ↔ business link (e.g. to drop its subscriptions). */
 export type UnlinkListener = (trx: DbOrTx, partnerId: string, businessId: string) => Promise<void>;
 
+/** The change-feed topic of partner ↔ business links (key: the partner). */
+const LINKS_TOPIC = 'links';
+/** How long a confirmed link is kept when link changes reach every process through the change feed. */
+const LINK_CONFIRMED_MS = 60_000;
+
+/** What a lookup found for one id or alias: its business, if any, and whether the partner is linked to it. */
+interface LinkOutcome {
+  businessId: string | undefined;
+  linked: boolean;
+}
+
 /** Partners, their interface grants and the businesses they may act for. */
 export class PartnerService implements BusinessLinks {
   private readonly unlinkListeners: UnlinkListener[] = [];
@@ -42,7 +55,10 @@ export class PartnerService implements BusinessLinks {
    * process forgets them on any link change, other processes within `linkCacheMs` (as
    * credentials: PBS_AUTH_CACHE_MS).
    */
-  private readonly confirmedLinks = new Map<string, { businessId: string; until: number }>();
+  private readonly confirmedLinks = new Map<string, Map<string, { businessId: string; until: number }>>();
+  private confirmedCount = 0;
+  /** Link lookups in progress, shared by the requests that ask at the same time. */
+  private readonly linkLoads = new BatchLoader<LinkOutcome>();
   /** Moves on every link change: a check begun before it must not keep its answer. */
   private linkGeneration = 0;
 
@@ -53,7 +69,11 @@ export class PartnerService implements BusinessLinks {
     /** Called after any change that alters what a credential may do. */
     private readonly onAccessChanged: () => void = () => {},
     private readonly linkCacheMs = 0,
-  ) {}
+    /** Tells other processes of link changes, and this one of theirs. */
+    private readonly changes?: ChangeFeed,
+  ) {
+    changes?.subscribe(LINKS_TOPIC, () => this.forgetLinks());
+  }
 
   private store(db: DbOrTx = this.db) {
     return new PartnerStore(db);
@@ -120,7 +140,10 @@ export class PartnerService implements BusinessLinks {
     await this.get(partnerId);
     this.forgetLinks();
     const business = await this.businesses.requireRef(businessIdOrAlias);
-    await this.store().linkBusiness({ partner_id: partnerId, business_id: business.id, comment: comment ?? null, created_at: this.clock.now() });
+    await this.db.transaction().execute(async (trx) => {
+      await this.store(trx).linkBusiness({ partner_id: partnerId, business_id: business.id, comment: comment ?? null, created_at: this.clock.now() });
+      await this.changes?.publish(trx, LINKS_TOPIC, partnerId);
+    });
     return { partner_id: partnerId, business_id: business.id, comment: comment ?? null };
   }
 
@@ -139,39 +162,78 @@ export class PartnerService implements BusinessLinks {
         const result = await this.store(trx).unlinkBusiness(partnerId, business.id);
         if (Number(result.numDeletedRows) === 0) return false;
         for (const listener of this.unlinkListeners) await listener(trx, partnerId, business.id);
+        await this.changes?.publish(trx, LINKS_TOPIC, partnerId);
         return true;
       }));
     this.forgetLinks();
     if (!removed) throw apiError('NOT_FOUND', `Business ${businessIdOrAlias} is not linked to partner ${partnerId}`);
   }
 
-  /** BusinessLinks: which of the given ids or aliases exist, and which of those the partner may act for. */
+  /**
+   * BusinessLinks: which of the given ids or aliases exist, and which of those the partner may act
+   * for. Lists of up to 20 (every link guard) are answered from the links confirmed recently; the
+   * others are looked up once however many requests ask for them at the same time.
+   */
   async check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck> {
-    const cached = idsOrAliases.length <= 20 && this.linkCacheMs > 0;
-    if (cached) {
-      // Every id confirmed recently: answered from memory (a list of 20 costs no query either).
-      const now = Date.now();
-      const resolved = new Map<string, string>();
-      for (const id of idsOrAliases) {
-        const hit = this.confirmedLinks.get(`${partnerId}\u0000${id}`);
-        if (!hit || hit.until <= now) break;
-        resolved.set(id, hit.businessId);
+    if (idsOrAliases.length > 20 || this.linkCacheMs <= 0) return this.checkNow(partnerId, idsOrAliases);
+    this.changes?.check();
+    const now = Date.now();
+    // By partner, then id: no key string is built per lookup (20 per request on engagement).
+    const confirmed = this.confirmedLinks.get(partnerId);
+    const outcomes: Array<LinkOutcome | undefined> = idsOrAliases.map((id) => {
+      const hit = confirmed?.get(id);
+      return hit && hit.until > now ? { businessId: hit.businessId, linked: true } : undefined;
+    });
+    const missing = idsOrAliases.filter((_, i) => outcomes[i] === undefined);
+    if (missing.length > 0) {
+      const loaded = await this.linkLoads.load(missing, (id) => `${partnerId}\u0000${id}`, async (ids) => {
+        const generation = this.linkGeneration;
+        const answer = await this.checkNow(partnerId, ids);
+        // Forgotten when any link changes (here, or elsewhere through the change feed) and when a
+        // business changes here, so kept longer than credentials; an alias that moves to another
+        // business in another process maps to its old (linked) business for at most this long.
+        const keepMs = this.changes ? Math.max(this.linkCacheMs, LINK_CONFIRMED_MS) : this.linkCacheMs;
+        const at = Date.now();
+        const unlinked = new Set(answer.unlinked);
+        return ids.map((id) => {
+          const businessId = answer.resolved.get(id);
+          const linked = businessId !== undefined && !unlinked.has(id);
+          if (linked && generation === this.linkGeneration) this.confirm(partnerId, id, businessId, at + keepMs);
+          return { businessId, linked };
+        });
+      });
+      let j = 0;
+      for (let i = 0; i < outcomes.length; i++) if (outcomes[i] === undefined) outcomes[i] = loaded[j++];
+    }
+    const resolved = new Map<string, string>();
+    const unknown: string[] = [];
+    const unlinked: string[] = [];
+    idsOrAliases.forEach((id, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.businessId === undefined) unknown.push(id);
+      else {
+        resolved.set(id, outcome.businessId);
+        if (!outcome.linked) unlinked.push(id);
       }
-      if (resolved.size === idsOrAliases.length) return { resolved, unknown: [], unlinked: [] };
-    }
-    const generation = this.linkGeneration;
-    const answer = await this.checkNow(partnerId, idsOrAliases);
-    if (cached && generation === this.linkGeneration) {
-      if (this.confirmedLinks.size >= 50_000) this.confirmedLinks.clear();
-      const until = Date.now() + this.linkCacheMs;
-      const refused = new Set([...answer.unknown, ...answer.unlinked]);
-      for (const id of idsOrAliases) if (!refused.has(id)) this.confirmedLinks.set(`${partnerId}\u0000${id}`, { businessId: answer.resolved.get(id)!, until });
-    }
-    return answer;
+    });
+    return { resolved, unknown, unlinked };
   }
 
-  private forgetLinks() {
+  private confirm(partnerId: string, idOrAlias: string, businessId: string, until: number) {
+    if (this.confirmedCount >= 50_000) {
+      this.confirmedLinks.clear();
+      this.confirmedCount = 0;
+    }
+    let links = this.confirmedLinks.get(partnerId);
+    if (!links) this.confirmedLinks.set(partnerId, (links = new Map()));
+    if (!links.has(idOrAlias)) this.confirmedCount++;
+    links.set(idOrAlias, { businessId, until });
+  }
+
+  /** Forgets every confirmed link (a business changed: an alias may name another business now). */
+  forgetLinks(): void {
     this.confirmedLinks.clear();
+    this.confirmedCount = 0;
     this.linkGeneration++;
   }
 
@@ -252,6 +314,7 @@ export class PartnerService implements BusinessLinks {
     await this.db.transaction().execute(async (trx) => {
       const store = this.store(trx);
       for (const r of resolved) await store.linkBusiness({ partner_id: partnerId, business_id: r.id, comment: r.comment, created_at: now });
+      await this.changes?.publish(trx, LINKS_TOPIC, partnerId);
     });
     return { linked: resolved.length };
   }

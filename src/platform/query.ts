@@ -13,8 +13,12 @@ export function single(value: unknown): string | undefined {
 /** Every value of a list field, from repeated keys and comma lists alike, trimmed, empty ones dropped. */
 export function list(value: unknown): string[] {
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values
-    .flatMap((v) => (single(v) ?? '').split(','))
-    .map((v) => v.trim())
-    .filter(Boolean);
+  const out: string[] = [];
+  for (const v of values) {
+    for (const part of (single(v) ?? '').split(',')) {
+      const item = part.trim();
+      if (item !== '') out.push(item);
+    }
+  }
+  return out;
 }

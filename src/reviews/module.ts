@@ -85,9 +85,9 @@ export function reviewsModule(service: ReviewService): ApiModule {
           },
         },
         async (request, reply) => {
-          const { locale, body } = await service.partnerPage(request.business!.id, request.query as Record<string, unknown>, request.headers['accept-language']);
-          reply.header('content-language', locale);
-          return body;
+          const { locale, json } = await service.partnerPage(request.business!.id, request.query as Record<string, unknown>, request.headers['accept-language']);
+          // Serialized already (kept so); a string with a JSON type is sent as it is.
+          return reply.header('content-language', locale).type('application/json; charset=utf-8').send(json);
         },
       );
 
