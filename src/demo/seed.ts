@@ -4,6 +4,10 @@ import type { BusinessService } from '../businesses/business-service.js';
 import type { CredentialService } from '../partners/credential-service.js';
 import type { PartnerService } from '../partners/partner-service.js';
 import type { ReservationService } from '../reservations/reservation-service.js';
+import type { ReviewService } from '../reviews/review-service.js';
+import type { EngagementService } from '../engagement/engagement-service.js';
+import { ACTIVITY_FIELDS } from '../engagement/scoring.js';
+import { addDays, mondayOf } from '../platform/local-time.js';
 import { partnerInterfaces } from '../platform/auth/principal.js';
 import type { Db } from '../platform/db/database.js';
 import { SettingsStore } from '../platform/settings.js';
@@ -26,8 +30,9 @@ export interface SeedResult {
 }
 
 /**
- * Loads the demo dataset (60 restaurants in San Francisco and Toronto) and a demo partner with
- * every interface enabled and every demo business linked. Safe to run again: businesses are
+ * Loads the demo dataset (60 restaurants in San Francisco and Toronto, with reviews and four
+ * scored weeks of engagement) and a demo partner with every interface enabled and every demo
+ * business linked. Safe to run again: businesses are
  * upserted and the partner is created only once.
  */
 /** What seeding needs: the services that load businesses, inventory, partners and credentials. */
@@ -36,6 +41,55 @@ export interface SeedServices {
   reservations: ReservationService;
   partners: PartnerService;
   credentials: CredentialService;
+  reviews: ReviewService;
+  engagement: EngagementService;
+}
+
+const REVIEW_TEXTS: Record<number, string[]> = {
+  5: ['Wonderful evening: the tasting menu was superb and the staff remembered our names.', 'Best meal we have had this year. Book ahead for the window seats.'],
+  4: ['Lovely food and a warm room; the desserts are the highlight.', 'Great cocktails, friendly service, a little loud on weekends.'],
+  3: ['Good, not great. The mains were generous but under-seasoned.', 'Fine for a quick dinner; the wait for a table was long.'],
+  2: ['The soup arrived cold and we waited 40 minutes for the mains.'],
+};
+const FIRST_NAMES = ['Ava', 'Ben', 'Chloe', 'Diego', 'Emma', 'Farid', 'Grace', 'Hiro', 'Isla', 'Jonas'];
+const LAST_NAMES = ['Anders', 'Brooks', 'Chen', 'Dubois', 'Evans', 'Fischer', 'Garcia', 'Hughes'];
+
+/** Three reviews per demo business (one answered by the owner), dated over the last months; stable ids, so seeding again replaces them. */
+function demoReviews(businesses: Array<{ id: string }>, now: number): string[] {
+  const random = seededRandom(11);
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
+  return businesses.flatMap((b, i) =>
+    [0, 1, 2].map((n) => {
+      const rating = [5, 4, 5, 3, 4, 2][(i + n * 2) % 6];
+      const user = `${pick(FIRST_NAMES)} ${pick(LAST_NAMES)}`;
+      return JSON.stringify({
+        business_id: b.id,
+        id: `demo-${b.id}-${n}`,
+        rating,
+        text: pick(REVIEW_TEXTS[rating]),
+        user: { name: user },
+        time_created: new Date(now - (n * 20 + Math.floor(random() * 15) + 1) * 86_400_000).toISOString(),
+        ...(n === 0 ? { public_response: { text: `Thank you, ${user.split(' ')[0]}! We hope to see you again soon.`, business_user: { name: 'The owner', role: 'OWNER' } } } : {}),
+      });
+    }),
+  );
+}
+
+/** Activity of the four weeks before this one for every demo business, then scored. */
+async function demoEngagement(engagement: EngagementService, businesses: Array<{ id: string }>, now: number): Promise<void> {
+  const random = seededRandom(13);
+  const thisWeek = mondayOf(new Date(now).toISOString().slice(0, 10));
+  const weeks = [4, 3, 2, 1].map((k) => addDays(thisWeek, -7 * k));
+  const lines = weeks.flatMap((week) =>
+    businesses.map((b, i) => {
+      const scale = 0.2 + ((i * 7) % 10) / 10 + random() * 0.3;
+      const activity: Record<string, unknown> = { business_id: b.id, week };
+      for (const field of ACTIVITY_FIELDS) activity[field] = Math.round((field === 'page_views' ? 800 : 30) * scale * random());
+      return JSON.stringify(activity);
+    }),
+  );
+  await engagement.importJsonLines(lines.join('\n'));
+  for (const week of weeks) await engagement.scoreWeek(week);
 }
 
 export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResult> {
@@ -45,6 +99,9 @@ export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResu
   for (const b of businesses) {
     if (b.transactions.includes('restaurant_reservation')) await services.reservations.setSettings(b.id, demoReservationSettings(b, random));
   }
+  const now = Date.now();
+  await services.reviews.importJsonLines(demoReviews(businesses, now).join('\n'), { notify: false });
+  await demoEngagement(services.engagement, businesses, now);
   const settings = new SettingsStore(db);
   const existing = await settings.get('demo_partner_id');
   if (existing) {
