@@ -117,9 +117,7 @@ export class EngagementService {
     };
     const from = date(start, 'date_range_start');
     const to = date(end, 'date_range_end');
-    if (from !== undefined && to !== undefined) {
-      if (from > to) throw invalid('date_range_start', 'date_range_start must not be after date_range_end');
-    }
+    if (from !== undefined && to !== undefined && from > to) throw invalid('date_range_start', 'date_range_start must not be after date_range_end');
     let latest: string | undefined;
     if (from === undefined || to === undefined) {
       // '' when no week is scored yet.
