@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVITY_FIELDS, LEVELS, levelsOf, scoreWeek, type Activity } from '../src/engagement/scoring.js';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness } from './support/harness.js';
+import { accessToken, admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness } from './support/harness.js';
 
 const WEEK = '2031-04-28'; // a Monday
 const NEXT_WEEK = '2031-05-05';
@@ -16,7 +16,7 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
   beforeAll(async () => {
     h = await startPbs(dialect, { env: { PBS_RATE_LIMIT_PER_SECOND: '1000' } });
     p = await createPartner(h.url, ['engagement'], 'Insights Partner');
-    token = (await call(h.url, 'POST', '/oauth2/token', { form: { grant_type: 'client_credentials', client_id: p.oauth.client_id, client_secret: p.oauth.client_secret } })).body.access_token;
+    token = await accessToken(h.url, p);
   });
   afterAll(() => h.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localeFromAcceptLanguage } from '../src/reviews/locales.js';
 import { displayName } from '../src/reviews/review-service.js';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness } from './support/harness.js';
+import { accessToken, admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness } from './support/harness.js';
 import { Receiver } from './support/receiver.js';
 
 /** Issue 16: private reviews read with an OAuth token, the operator's reviews, and review webhooks. */
@@ -14,7 +14,7 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
   beforeAll(async () => {
     h = await startPbs(dialect, { env: { PBS_RATE_LIMIT_PER_SECOND: '1000' } });
     p = await createPartner(h.url, ['private_reviews'], 'Review Partner');
-    token = (await call(h.url, 'POST', '/oauth2/token', { form: { grant_type: 'client_credentials', client_id: p.oauth.client_id, client_secret: p.oauth.client_secret } })).body.access_token;
+    token = await accessToken(h.url, p);
   });
   afterAll(() => h.close());
 

@@ -3,6 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent, type DomainEvent } from '../platform/events.js';
+import { jsonLines } from '../platform/json-lines.js';
 import { parseDate } from '../platform/local-time.js';
 import { SettingsStore } from '../platform/settings.js';
 import type { TaskRunner } from '../platform/tasks/task-runner.js';
@@ -202,19 +203,7 @@ export class AdvertisingOperator {
   ): Promise<{ imported: number }> {
     const maxLines = options.maxLines ?? MAX_METRIC_LINES;
     const days: AdProgramDay[] = [];
-    const lines = text.split(/\r?\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i].trim();
-      if (line === '') continue;
-      if (days.length >= maxLines) throw apiError('PAYLOAD_TOO_LARGE', `At most ${maxLines} lines per import; send more in batches (or use the CLI).`);
-      const where = `line ${i + 1}`;
-      let value: Record<string, unknown>;
-      try {
-        value = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
-      }
-      if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
+    for (const { value, where } of jsonLines(text, maxLines)) {
       const count = (field: string) => {
         const n = value[field] ?? 0;
         if (!Number.isSafeInteger(n) || (n as number) < 0) throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number ≥ 0`, { field });

@@ -4,6 +4,7 @@ import type { Clock } from '../platform/clock.js';
 import { toIsoOffset } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
+import { jsonLines } from '../platform/json-lines.js';
 import { daysBetween, mondayOf, parseDate } from '../platform/local-time.js';
 import { single } from '../platform/query.js';
 import { BatchLoader } from '../platform/batch-loader.js';
@@ -145,21 +146,7 @@ export class EngagementService {
     const maxLines = options.maxLines ?? MAX_ACTIVITY_LINES;
     const now = this.clock.now();
     const parsed: Array<{ business: string; row: ActivityRow; where: string }> = [];
-    const lines = text.split(/\r?\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i].trim();
-      if (line === '') continue;
-      if (parsed.length >= maxLines) throw apiError('PAYLOAD_TOO_LARGE', `At most ${maxLines} lines per load; send more in batches (or use the CLI).`);
-      const where = `line ${i + 1}`;
-      let value: Record<string, unknown>;
-      try {
-        value = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
-      }
-      if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
-      parsed.push({ business: businessOf(value, where), row: activityRow(value, where, now), where });
-    }
+    for (const { value, where } of jsonLines(text, maxLines)) parsed.push({ business: businessOf(value, where), row: activityRow(value, where, now), where });
     if (parsed.length === 0) throw apiError('VALIDATION_ERROR', 'The load holds no lines.');
     const resolved = await this.businesses.resolveIds([...new Set(parsed.map((p) => p.business))]);
     const seen = new Set<string>();

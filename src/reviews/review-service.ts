@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { newId, sha256Hex } from '../platform/ids.js';
+import { jsonLines } from '../platform/json-lines.js';
 import { localDateTime, localIsoOffset } from '../platform/local-time.js';
 import { parsePage, type Page } from '../platform/paging.js';
 import { single } from '../platform/query.js';
@@ -192,21 +193,10 @@ export class ReviewService {
     const now = this.clock.now();
     const lines: Array<{ businessId: string; draft: ReviewDraft }> = [];
     const ids = new Set<string>();
-    const raw = text.split(/\r?\n/);
-    for (let i = 0; i < raw.length; i++) {
-      const line = raw[i].trim();
-      if (line === '') continue;
-      if (lines.length >= maxLines) throw apiError('PAYLOAD_TOO_LARGE', `At most ${maxLines} lines per import; send more in batches (or use the CLI).`);
-      const where = `line ${i + 1}`;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
-      }
+    for (const { value, where } of jsonLines(text, maxLines)) {
       const parsed = importLineDraft(value, now, where);
       // Without an id a line names a new review; its id is fixed now so a retried import repeats it.
-      parsed.draft.id ??= `r${sha256Hex(line).slice(0, 21)}`;
+      parsed.draft.id ??= `r${sha256Hex(JSON.stringify(value)).slice(0, 21)}`;
       if (ids.has(parsed.draft.id)) throw apiError('VALIDATION_ERROR', `${where}: review ${parsed.draft.id} appears twice`, { field: 'id' });
       ids.add(parsed.draft.id);
       lines.push(parsed);

@@ -156,6 +156,12 @@ export async function createPartner(base: string, interfaces: string[], name = '
   return { partner, apiKey, basic, oauth };
 }
 
+/** An access token for the partner's OAuth client (the token flow of private reviews and engagement). */
+export async function accessToken(base: string, p: { oauth: { client_id: string; client_secret: string } }): Promise<string> {
+  const form = { grant_type: 'client_credentials', client_id: p.oauth.client_id, client_secret: p.oauth.client_secret };
+  return (await call(base, 'POST', '/oauth2/token', { form })).body.access_token as string;
+}
+
 export function sampleBusiness(overrides: Record<string, unknown> = {}) {
   return {
     name: 'Sample Bistro',
