@@ -50,10 +50,10 @@ interface LinkOutcome {
 export class PartnerService implements BusinessLinks {
   private readonly unlinkListeners: UnlinkListener[] = [];
   /**
-   * Links confirmed recently, by partner and id or alias (wall-clock expiry): the link guard of
+   * Links confirmed recently, by partner, then id or alias (wall-clock expiry): the link guard of
    * every business route asks, so a hit saves two queries. Only confirmed links are kept; this
-   * process forgets them on any link change, other processes within `linkCacheMs` (as
-   * credentials: PBS_AUTH_CACHE_MS).
+   * process forgets them on any link or business change, other processes when the change feed
+   * tells them of a link change (without a feed: within `linkCacheMs`, PBS_AUTH_CACHE_MS).
    */
   private readonly confirmedLinks = new Map<string, Map<string, { businessId: string; until: number }>>();
   private confirmedCount = 0;
