@@ -22,3 +22,8 @@ export function list(value: unknown): string[] {
   }
   return out;
 }
+
+/** A request body as a JSON object; anything else reads as empty, so the service's checks refuse it. */
+export function bodyObject(body: unknown): Record<string, unknown> {
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}

@@ -1,5 +1,6 @@
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
+import { bodyObject } from '../platform/query.js';
 import { SUPPORTED_LOCALES } from './locales.js';
 import { publicResponseSchema, reviewEditSchema, reviewInputSchema } from './review-input.js';
 import { REVIEW_PAGE, type ReviewService } from './review-service.js';
@@ -46,8 +47,6 @@ const operatorReview = { type: 'object', additionalProperties: true } as const;
 const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
-/** The body as the service reads it: anything but a JSON object reads as empty and fails its checks. */
-const bodyOf = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? body : {});
 
 /**
  * Private reviews (spec part 4; facts.md §7.1; docs/reviews.md): the partner read and the
@@ -118,7 +117,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             response: { 201: operatorReview },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.add((request.params as { business_id: string }).business_id, bodyOf(request.body))),
+        async (request, reply) => reply.code(201).send(await service.add((request.params as { business_id: string }).business_id, bodyObject(request.body))),
       );
       app.post(
         '/admin/v1/reviews/import',
@@ -153,7 +152,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             body: reviewEditSchema,
           },
         },
-        async (request) => service.edit((request.params as { review_id: string }).review_id, bodyOf(request.body)),
+        async (request) => service.edit((request.params as { review_id: string }).review_id, bodyObject(request.body)),
       );
       app.delete(
         '/admin/v1/reviews/:review_id',
@@ -184,7 +183,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             body: publicResponseSchema,
           },
         },
-        async (request) => service.respond((request.params as { review_id: string }).review_id, bodyOf(request.body)),
+        async (request) => service.respond((request.params as { review_id: string }).review_id, bodyObject(request.body)),
       );
       app.delete(
         '/admin/v1/reviews/:review_id/public-response',

@@ -1,6 +1,7 @@
 import type { PartnerService } from '../partners/partner-service.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
+import { bodyObject } from '../platform/query.js';
 import { pagingQuerySchema } from '../platform/paging.js';
 import { waitlistConfigSchema } from './waitlist-rules.js';
 import type { WaitlistService } from './waitlist-service.js';
@@ -62,8 +63,6 @@ const visitSchema = {
     expired_time: unixSeconds,
   },
 } as const;
-/** The body as the service reads it: a JSON object (anything else reads as empty and fails its checks). */
-const bodyOf = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {});
 const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
@@ -157,7 +156,7 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
             },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.join(request.principal!, request.business!.id, bodyOf(request.body), request.idempotency)),
+        async (request, reply) => reply.code(201).send(await service.join(request.principal!, request.business!.id, bodyObject(request.body), request.idempotency)),
       );
       app.post(
         '/v3/businesses/:business_id/waitlist/on-my-way',
@@ -175,7 +174,7 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
             },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.onMyWay(request.principal!, request.business!.id, bodyOf(request.body), request.idempotency)),
+        async (request, reply) => reply.code(201).send(await service.onMyWay(request.principal!, request.business!.id, bodyObject(request.body), request.idempotency)),
       );
       app.get(
         '/v3/visits/:visit_id',
@@ -227,7 +226,7 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
             body: waitlistConfigSchema,
           },
         },
-        async (request) => service.setConfig((request.params as { business_id: string }).business_id, bodyOf(request.body)),
+        async (request) => service.setConfig((request.params as { business_id: string }).business_id, bodyObject(request.body)),
       );
       for (const action of ['open', 'close'] as const) {
         app.post(
@@ -258,7 +257,7 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
             body: { type: 'object', additionalProperties: false, required: ['party_size'], properties: { party_size: { type: 'integer', minimum: 1, maximum: 100 }, name: { type: 'string', maxLength: 100 }, phone: { type: 'string', maxLength: 20 } } },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.addWalkIn((request.params as { business_id: string }).business_id, bodyOf(request.body))),
+        async (request, reply) => reply.code(201).send(await service.addWalkIn((request.params as { business_id: string }).business_id, bodyObject(request.body))),
       );
       app.get(
         '/admin/v1/businesses/:business_id/waitlist/queue',

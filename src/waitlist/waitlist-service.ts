@@ -8,6 +8,7 @@ import { apiError } from '../platform/errors.js';
 import { recordEvent, type DomainEvent } from '../platform/events.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
+import { ReadCache } from '../platform/read-cache.js';
 import {
   bucketOf,
   DEFAULT_CONFIG,
@@ -31,6 +32,8 @@ export const VISIT_EVENT_TYPE = 'WAITLIST_VISIT_UPDATED_EVENT';
 const WAITLIST_TOPIC = 'waitlist';
 /** How long a status snapshot is trusted without news of a change. */
 const SNAPSHOT_MS = 5_000;
+/** The key of a restaurant's snapshot in its group (the group is the business). */
+const SNAPSHOT = 'status';
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 /** Size caps of a visit's text (the documented schema's maxLength) and party (the operator's max_party_size is at most 100). */
@@ -75,9 +78,7 @@ export class WaitlistService {
    * another process does (the change feed), and after SNAPSHOT_MS regardless (business records
    * changed elsewhere).
    */
-  private readonly snapshots = new Map<string, { until: number; business: Business; row: WaitlistRestaurant; config: WaitlistConfig; waiting: Record<Bucket, number> }>();
-  /** Moves whenever snapshots are forgotten: a load begun before must not be kept. */
-  private generation = 0;
+  private readonly snapshots: ReadCache<{ business: Business; row: WaitlistRestaurant; config: WaitlistConfig; waiting: Record<Bucket, number> }>;
 
   constructor(
     private readonly database: Database,
@@ -90,14 +91,12 @@ export class WaitlistService {
       inventoryOf?: (businessId: string) => Promise<TableInventory | undefined>;
     } = {},
   ) {
-    changes.subscribe(WAITLIST_TOPIC, (businessId) => this.forget(businessId));
+    this.snapshots = new ReadCache(changes, WAITLIST_TOPIC, { ttlMs: SNAPSHOT_MS, maxEntries: 20_000 });
   }
 
   /** Forgets what is kept of one restaurant, or of all (a business record changed, or changes were missed). */
   forget(businessId?: string): void {
-    if (businessId === undefined) this.snapshots.clear();
-    else this.snapshots.delete(businessId);
-    this.generation++;
+    this.snapshots.forget(businessId);
   }
 
   /** Announces a change of a restaurant's line in its transaction, for the other processes' snapshots. */
@@ -146,18 +145,12 @@ export class WaitlistService {
 
   /** `GET /v3/businesses/{business_id}/waitlist/status` (facts §4.3), from the restaurant's snapshot. */
   async status(businessId: string) {
-    this.changes.check();
-    let snapshot = this.snapshots.get(businessId);
-    if (!snapshot || snapshot.until <= Date.now()) {
-      const generation = this.generation;
-      const { business, row, config, waiting } = await this.situation(businessId);
-      snapshot = { until: Date.now() + SNAPSHOT_MS, business, row, config, waiting };
-      if (generation === this.generation) {
-        if (this.snapshots.size >= 20_000) this.snapshots.clear();
-        this.snapshots.set(businessId, snapshot);
-      }
-    }
-    const { business, row, config, waiting } = snapshot;
+    const { business, row, config, waiting } =
+      this.snapshots.peek(businessId, SNAPSHOT) ??
+      (await this.snapshots.get(businessId, SNAPSHOT, async () => {
+        const { business, row, config, waiting } = await this.situation(businessId);
+        return { business, row, config, waiting };
+      }));
     const total = BUCKETS.reduce((n, b) => n + waiting[b], 0);
     const state = waitlistState(business, config, { state: row.manual_state, reason: row.closed_reason }, total, this.clock.now());
     return {
