@@ -80,7 +80,7 @@ const ownTables = {
 const familyGlobs = families.map((f) => `**/${f}/**`);
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.prof/**', 'eslint.config.js', 'bin/**', '**/*.mjs', 'vitest.config.ts'] },
+  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '.prof/**', 'eslint.config.js', 'bin/**', '**/*.mjs', 'vitest.config.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

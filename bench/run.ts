@@ -305,9 +305,52 @@ async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | un
 const WEBHOOK_MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 5000);
 /** BENCH_ONLY=openings,webhooks runs /healthz and those groups of scenarios only. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
-const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement') => !ONLY || ONLY.has(group);
+const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement' | 'scaleout') => !ONLY || ONLY.has(group);
 
 const ALL_DAY = [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359' })) }];
+
+/**
+ * Scale-out on PostgreSQL: the same reads (openings of 1,000 restaurants) and writes (hold →
+ * reserve) against `pbs serve` as one process and as a cluster of N API processes sharing the
+ * port (PBS_PROCESSES=N, plus the worker process), each on a fresh schema. Afterwards no table
+ * may hold two active reservations whose times overlap.
+ */
+async function scaleOutScenario(dataDir: string, dates: string[]): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const processes of [1, 2]) {
+    await withPostgres(async (url) => {
+      const server = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, `scale-${processes}`), PBS_PROCESSES: String(processes) });
+      try {
+        const metro = await loadMetro(server.url, 1_000);
+        const label = `${processes} API process${processes > 1 ? 'es' : ''}`;
+        figures.push(await measure(`scale-out: openings, 1,000 restaurants (PostgreSQL, ${label})`, openingsOptions(server.url, metro.key, metro.ids, dates)));
+        figures.push(await holdAndReserve(`scale-out: hold → reserve (PostgreSQL, ${label})`, server.url, metro.key, metro.ids, dates));
+        const overbooked = await overbookedSlots(url);
+        if (overbooked > 0) throw new Error(`${overbooked} pairs of overlapping reservations of one table with ${label}`);
+        figures[figures.length - 1].extra += '; no table double-booked';
+      } finally {
+        await stop(server);
+      }
+    });
+  }
+  return figures;
+}
+
+/** Pairs of active reservations of one table whose times overlap: a double booking. */
+async function overbookedSlots(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `select count(*) as n from reservations a join reservations b
+         on a.table_id = b.table_id and a.id < b.id and a.start_at < b.end_at and b.start_at < a.end_at
+       where a.status = 'active' and b.status = 'active'`,
+    );
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
 
 /**
  * Waitlist: status reads of 100 restaurants with a line (each 10 parties, from the restaurant
@@ -757,6 +800,7 @@ async function main() {
       scoring.push(await scoringRun('sqlite'));
       await withPostgres(async (url) => void scoring.push(await scoringRun('postgres', url)));
     }
+    if (wanted('scaleout') && PG_URL !== 'off') figures.push(...(await scaleOutScenario(dataDir, dates)));
     if (wanted('webhooks')) webhooks = await webhookScenario(dataDir);
   } finally {
     await stop(raw);

@@ -78,7 +78,10 @@ export interface Pbs {
   deliverWebhooks(): Promise<number>;
   /** Set only when this start generated the admin token (print it once). */
   generatedAdminToken: string | undefined;
+  /** Listens on the configured port and starts the background work (when this process runs it). */
   listen(): Promise<string>;
+  /** Starts only the background work: a worker process of a cluster, which shares no port. */
+  startBackground(): void;
   close(): Promise<void>;
 }
 
@@ -278,14 +281,24 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     authFailures,
   });
   await registerOpenApi(app, { version: VERSION });
+  // A worker process answers only health, readiness and metrics: its port is for probes.
+  const servesApi = config.role !== 'worker';
   for (const module of modules) {
     module.registerTasks?.(tasks);
-    if (module.routes) await app.register(module.routes);
+    if (module.routes && (servesApi || module.name === 'system')) await app.register(module.routes);
   }
   await app.ready();
 
   let ready = true;
   let closed = false;
+  const startBackground = () => {
+    if (config.tasks.enabled) {
+      tasks.start();
+      relay.start();
+      deliverer.start();
+    }
+    clockSync?.start();
+  };
   return {
     app,
     ctx,
@@ -301,16 +314,12 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     },
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
-      if (config.tasks.enabled) {
-        tasks.start();
-        relay.start();
-        deliverer.start();
-      }
-      clockSync?.start();
+      startBackground();
       // Load the bookings now rather than on the first openings or search request.
-      void occupancy.sync().catch((error) => app.log.warn({ err: error }, 'loading bookings failed; retried on first use'));
+      if (servesApi) void occupancy.sync().catch((error) => app.log.warn({ err: error }, 'loading bookings failed; retried on first use'));
       return address;
     },
+    startBackground,
     async close() {
       if (closed) return;
       closed = true;

@@ -3,12 +3,13 @@ import { createPbs, DatabaseUnavailable, resetAdminToken, type Pbs } from './app
 import { demoCredentialsFile, seedDemo, writeDemoCredentials } from './demo/seed.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { ApiError } from './platform/errors.js';
+import { serve } from './serve.js';
 import { listenForWebhooks } from './webhooks/listen.js';
 
 const USAGE = `pbs — Partner Business Services server
 
 Usage:
-  pbs serve [--port N] [--host H] [--database-url URL] [--data-dir DIR]
+  pbs serve [--port N] [--host H] [--database-url URL] [--data-dir DIR] [--role all|api|worker] [--processes N]
   pbs migrate
   pbs seed                                  load the demo dataset and demo partner
   pbs admin-token reset                     replace the operator token (prints the new one)
@@ -114,64 +115,6 @@ async function withPbs<T>(config: Config, run: (pbs: Pbs) => Promise<T>): Promis
   }
 }
 
-async function serve(config: Config): Promise<void> {
-  // Production prints no secret: the operator brings the token (and PBS_SECRET_KEY, see loadConfig).
-  if (!config.sandbox && !config.adminToken) {
-    throw new ConfigError('PBS_SANDBOX=0 needs PBS_ADMIN_TOKEN: production generates and prints no secrets; see docs/security.md');
-  }
-  const pbs = await createPbs(config);
-  const log = pbs.app.log;
-  const lines: string[] = [];
-  let demo: Awaited<ReturnType<typeof seedDemo>> | undefined;
-  if (config.seedDemo && (await pbs.services.businesses.store().count()) === 0) {
-    demo = await seedDemo(pbs.ctx.database.db, pbs.services);
-  }
-  const secrets: Record<string, string> = {};
-  if (pbs.generatedAdminToken) secrets.admin_token = pbs.generatedAdminToken;
-  if (demo?.credentials) Object.assign(secrets, demo.credentials);
-  const secretsFile =
-    config.sandbox && Object.keys(secrets).length > 0 ? writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), secrets) : undefined;
-  const address = await pbs.listen();
-  // With PORT=0 or a wildcard HOST the bound address says more than the configured one.
-  const base = config.publicUrlSet ? config.publicUrl : address.replace(/\/\/(0\.0\.0\.0|\[::\])/, '//localhost');
-
-  lines.push(`pbs ${config.sandbox ? '(sandbox) ' : ''}listening on ${base}`);
-  lines.push(`  database: ${pbs.ctx.database.description}`);
-  lines.push(`  API docs: ${base}/docs   OpenAPI: ${base}/openapi.json`);
-  if (pbs.generatedAdminToken) lines.push(`  admin token (shown once): ${pbs.generatedAdminToken}`);
-  if (demo?.credentials) {
-    const c = demo.credentials;
-    lines.push(`  demo data: ${demo.businesses} restaurants in San Francisco and Toronto`);
-    lines.push(`  demo partner ${c.partner_id}, every interface enabled (secrets shown once):`);
-    lines.push(`    API key:          ${c.api_key}`);
-    lines.push(`    basic username:   ${c.basic_username}   password: ${c.basic_password}`);
-    lines.push(`    OAuth client id:  ${c.oauth_client_id}   secret: ${c.oauth_client_secret}`);
-    lines.push(`  try: curl -H "Authorization: Bearer ${c.api_key}" ${base}/v3/partner/restaurants`);
-  }
-  if (secretsFile) lines.push(`  (sandbox: these secrets are also saved in ${secretsFile})`);
-  process.stdout.write(`${lines.join('\n')}\n`);
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => {
-      log.error('graceful shutdown timed out');
-      process.exit(1);
-    }, config.shutdownGraceMs);
-    force.unref();
-    pbs.close().then(
-      () => process.exit(0),
-      (error) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-}
 
 async function partnerCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
   const { partners, credentials } = pbs.services;

@@ -39,6 +39,17 @@ export interface Config {
   idempotencyTtlMs: number;
   /** How long (wall time) a request holding an Idempotency-Key may run before a retry takes over. */
   idempotencyTakeoverMs: number;
+  /**
+   * What this process does (docs/scaling.md): `all` answers requests and runs background work;
+   * `api` only answers requests; `worker` only runs background work (its port answers
+   * /healthz, /readyz and /metrics).
+   */
+  role: ProcessRole;
+  /**
+   * API processes `pbs serve` starts on one port (Node's cluster module); above 1 the role `all`
+   * becomes that many `api` processes plus one `worker` process.
+   */
+  processes: number;
   /** Background work in this process: tasks, schedules, the event relay and webhook delivery. */
   tasks: { enabled: boolean; pollMs: number; batchSize: number; leaseMs: number };
   /** How often a process re-reads the shared sandbox clock written by another process. */
@@ -74,6 +85,9 @@ export interface Config {
     pollMs: number;
   };
 }
+
+export type ProcessRole = 'all' | 'api' | 'worker';
+const ROLES: readonly ProcessRole[] = ['all', 'api', 'worker'];
 
 export class ConfigError extends Error {}
 
@@ -111,6 +125,12 @@ function secretKey(raw: string | undefined): string | undefined {
   return raw;
 }
 
+/** The configuration of one process of a cluster, given its role (see `serve`). */
+export function withRole(config: Config, role: ProcessRole): Config {
+  const enabled = role === 'api' ? false : role === 'worker' ? true : config.tasks.enabled;
+  return { ...config, role, processes: 1, tasks: { ...config.tasks, enabled } };
+}
+
 /** Flags (`--port 9000`) override environment variables of the same meaning. */
 export function loadConfig(env: Env = process.env, flags: Record<string, string> = {}): Config {
   const merged: Env = { ...env };
@@ -125,11 +145,19 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     'data-dir': 'PBS_DATA_DIR',
     sandbox: 'PBS_SANDBOX',
     'log-level': 'PBS_LOG_LEVEL',
+    role: 'PBS_ROLE',
+    processes: 'PBS_PROCESSES',
   };
   for (const [flag, value] of Object.entries(flags)) {
     const name = flagToEnv[flag];
     if (name) merged[name] = value;
   }
+  const role = (merged.PBS_ROLE || 'all') as ProcessRole;
+  if (!ROLES.includes(role)) throw new ConfigError(`PBS_ROLE must be one of ${ROLES.join(', ')}, got "${merged.PBS_ROLE}"`);
+  const processes = int(merged, 'PBS_PROCESSES', 1, 1);
+  if (processes > 64) throw new ConfigError(`PBS_PROCESSES must be at most 64, got ${processes}`);
+  const tasksEnabled = bool(merged, 'PBS_TASKS', true);
+  if (role === 'worker' && !tasksEnabled) throw new ConfigError('PBS_ROLE=worker runs background work: it cannot be combined with PBS_TASKS=0');
   const port = int(merged, 'PORT', 8080);
   const host = merged.HOST || '0.0.0.0';
   const dataDir = path.resolve(merged.PBS_DATA_DIR || './data');
@@ -174,7 +202,8 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     idempotencyTtlMs: int(merged, 'PBS_IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1) * 1000,
     idempotencyTakeoverMs: int(merged, 'PBS_IDEMPOTENCY_TAKEOVER_MS', 60_000, 100),
     tasks: {
-      enabled: bool(merged, 'PBS_TASKS', true),
+      // An API process leaves background work to the worker processes.
+      enabled: tasksEnabled && role !== 'api',
       pollMs: int(merged, 'PBS_TASKS_POLL_MS', 500, 10),
       batchSize: int(merged, 'PBS_TASKS_BATCH', 20, 1),
       leaseMs: int(merged, 'PBS_TASKS_LEASE_MS', 60_000, 100),
@@ -186,6 +215,8 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     catalogMaxStaleMs: int(merged, 'PBS_CATALOG_MAX_STALE_MS', 250, 0),
     adJobDelayMs: int(merged, 'PBS_AD_JOB_DELAY_MS', 2000, 0),
     reviewsNested: bool(merged, 'PBS_REVIEWS_NESTED', false),
+    role,
+    processes,
     webhooks: {
       timeoutMs: int(merged, 'PBS_WEBHOOK_TIMEOUT_MS', 10_000, 100),
       retryScheduleSeconds: schedule(merged.PBS_WEBHOOK_RETRY_SCHEDULE ?? '5,30,120,600,1800,3600,7200,14400,21600'),

@@ -1,0 +1,182 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, withRole } from '../src/platform/config.js';
+import { ADMIN_TOKEN, admin, call, createPartner, postgresSchemaForProcesses, sampleBusiness } from './support/harness.js';
+import { startServerProcess, stopStrayServers, type ServerProcess } from './support/process.js';
+import { Receiver } from './support/receiver.js';
+import { restaurantSettings } from './support/restaurant.js';
+
+/** The process ids of a process's children (the cluster's API and worker processes). */
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((line) => Number(line.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return []; // ps exits 1 when there are none
+  }
+}
+
+async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('process roles (configuration)', () => {
+  it('reads PBS_ROLE and PBS_PROCESSES, and refuses what cannot work', () => {
+    expect(loadConfig({}).role).toBe('all');
+    expect(loadConfig({}).processes).toBe(1);
+    const api = loadConfig({ PBS_ROLE: 'api' });
+    expect(api.tasks.enabled).toBe(false);
+    expect(loadConfig({ PBS_ROLE: 'worker' }).tasks.enabled).toBe(true);
+    expect(loadConfig({}, { role: 'api', processes: '3' })).toMatchObject({ role: 'api', processes: 3 });
+    expect(() => loadConfig({ PBS_ROLE: 'leader' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PBS_ROLE: 'worker', PBS_TASKS: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PBS_PROCESSES: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PBS_PROCESSES: '65' })).toThrow(ConfigError);
+    // A cluster's processes: API ones leave background work to the worker.
+    const all = loadConfig({ PBS_PROCESSES: '2' });
+    expect(withRole(all, 'api')).toMatchObject({ role: 'api', processes: 1, tasks: { enabled: false } });
+    expect(withRole(all, 'worker')).toMatchObject({ role: 'worker', processes: 1, tasks: { enabled: true } });
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('pbs serve as a cluster on %s', (dialect) => {
+  let dir: string;
+  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>> | undefined;
+  let env: Record<string, string>;
+  let server: ServerProcess;
+  const receiver = new Receiver();
+  let receiverStarted = false;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-cluster-'));
+    env = { PBS_DATA_DIR: dir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_PROCESSES: '2', PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_AUTH_CACHE_MS: '0' };
+    if (dialect === 'postgres') {
+      pg = await postgresSchemaForProcesses('cluster');
+      env.DATABASE_URL = pg.databaseUrl;
+    }
+    server = await startServerProcess(env);
+  });
+  afterAll(async () => {
+    if (receiverStarted) await receiver.stop();
+    await stopStrayServers();
+    await pg?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts two API processes and a worker, seeded once, behind one port', async () => {
+    expect(server.output()).toMatch(/processes: 2 API \+ 1 worker/);
+    expect(childrenOf(server.child.pid!)).toHaveLength(3);
+    expect((await call(server.url, 'GET', '/readyz')).body).toEqual({ status: 'ready' });
+    // The primary seeded the demo dataset once (a second seeding would double it).
+    const businesses = await admin(server.url, 'GET', '/admin/v1/businesses?limit=1');
+    expect(businesses.body.total).toBe(60);
+  });
+
+  it('books a slot once when many connections ask for it at once, whichever process answers', async () => {
+    const business = (await admin(server.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'One Table', transactions: ['restaurant_reservation'] }) })).body;
+    const settings = { ...restaurantSettings, closed_dates: [], credit_card: { min_party: 99, dates: [] }, min_notice_minutes: 0, tables: [{ name: 'only', min_party: 1, max_party: 4 }] };
+    expect((await admin(server.url, 'PUT', `/admin/v1/businesses/${business.id}/reservation-settings`, { json: settings })).status).toBe(200);
+    const partner = await createPartner(server.url, ['reservations']);
+    const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    // One connection each, so the cluster spreads them over both API processes.
+    const agents = Array.from({ length: 16 }, () => new Agent({ connections: 1 }));
+    try {
+      const answers = await Promise.all(
+        agents.map(async (dispatcher, i) => {
+          const r = await request(`${server.url}/v3/bookings/${business.id}/holds`, {
+            method: 'POST',
+            dispatcher,
+            headers: { authorization: `Bearer ${partner.apiKey.api_key}`, 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ date, time: '19:00', covers: '2', unique_id: `device-${i}` }).toString(),
+          });
+          return { status: r.statusCode, body: (await r.body.json()) as { error?: { code: string } } };
+        }),
+      );
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+      for (const a of answers.filter((x) => x.status !== 200)) expect(a.body.error?.code).toBe('HOLD_SLOT_NOT_AVAILABLE');
+    } finally {
+      await Promise.all(agents.map((a) => a.close()));
+    }
+  });
+
+  it('runs background work in the worker: a subscription is applied and a webhook delivered once', async () => {
+    const url = await receiver.start();
+    receiverStarted = true;
+    const partner = await createPartner(server.url, ['business_subscriptions', 'webhooks']);
+    const business = (await admin(server.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Hooked' }) })).body;
+    await admin(server.url, 'PUT', `/admin/v1/partners/${partner.partner.id}/businesses/${business.id}`);
+    receiver.behaviour = Receiver.echoing();
+    expect((await admin(server.url, 'PUT', `/admin/v1/partners/${partner.partner.id}/webhook`, { json: { url, client_id: 'c' } })).status).toBe(200);
+    expect((await admin(server.url, 'POST', `/admin/v1/partners/${partner.partner.id}/webhook/verify`)).body.status).toBe('verified');
+    const subscribe = await call(server.url, 'POST', '/v3/businesses/subscriptions', { token: partner.apiKey.api_key, json: { subscription_types: ['WEBHOOK'], business_ids: [business.id] } });
+    expect(subscribe.status).toBe(202);
+    await eventually(
+      async () => (await call(server.url, 'GET', '/v3/businesses/subscriptions?subscription_type=WEBHOOK', { token: partner.apiKey.api_key })).body.total,
+      (total) => total === 1,
+      'the subscription task',
+    );
+    const lead = await admin(server.url, 'POST', `/admin/v1/businesses/${business.id}/events/leads`, { json: {} });
+    expect(lead.status).toBeLessThan(300);
+    await eventually(() => receiver.posts().length, (n) => n >= 1, 'the delivery');
+    // Two more poll rounds of every process: nobody delivers it again.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.posts()).toHaveLength(1);
+    const deliveries = await admin(server.url, 'GET', `/admin/v1/webhook-deliveries?partner_id=${partner.partner.id}`);
+    expect(deliveries.body.deliveries).toHaveLength(1);
+    expect(deliveries.body.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+  });
+
+  it('starts a process again when one dies, and stops them all on SIGTERM', async () => {
+    const before = childrenOf(server.child.pid!);
+    process.kill(before[0], 'SIGKILL');
+    await eventually(
+      () => childrenOf(server.child.pid!),
+      (now) => now.length === 3 && !now.includes(before[0]) && /exited \(SIGKILL\); starting another/.test(server.output()),
+      'a new process',
+    );
+    await eventually(async () => (await call(server.url, 'GET', '/readyz')).status, (s) => s === 200, 'readiness');
+    const pid = server.child.pid!;
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(childrenOf(pid)).toEqual([]);
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('a worker-role process on %s', (dialect) => {
+  let dir: string;
+  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>> | undefined;
+  afterAll(async () => {
+    await stopStrayServers();
+    await pg?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers health, readiness and metrics on its port, and no API', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-worker-'));
+    const env: Record<string, string> = { PBS_DATA_DIR: dir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_ROLE: 'worker', PBS_SEED_DEMO: '0' };
+    if (dialect === 'postgres') {
+      pg = await postgresSchemaForProcesses('worker');
+      env.DATABASE_URL = pg.databaseUrl;
+    }
+    const worker = await startServerProcess(env);
+    expect((await call(worker.url, 'GET', '/healthz')).status).toBe(200);
+    expect((await call(worker.url, 'GET', '/readyz')).body).toEqual({ status: 'ready' });
+    expect((await call(worker.url, 'GET', '/metrics')).text).toContain('process_cpu');
+    const partnerRoute = await call(worker.url, 'GET', '/v3/partner/restaurants', { token: 'anything' });
+    expect(partnerRoute.status).toBe(404);
+    expect(partnerRoute.body.error.code).toBe('NOT_FOUND');
+    expect((await admin(worker.url, 'GET', '/admin/v1/partners')).status).toBe(404);
+    expect(await worker.stop()).toBe(0);
+  });
+});
