@@ -16,7 +16,10 @@ COPY packages/sdk/package.json packages/sdk/
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json ./
 COPY src src
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev --ignore-scripts
+COPY console console
+COPY packages/sdk packages/sdk
+# The server, the SDK and the operator console (dist/console), then only production dependencies.
+RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 FROM node:${NODE_VERSION} AS runtime
 ENV NODE_ENV=production \

@@ -80,11 +80,11 @@ const ownTables = {
 const familyGlobs = families.map((f) => `**/${f}/**`);
 
 export default tseslint.config(
-  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '.prof/**', 'eslint.config.js', 'bin/**', '**/*.mjs', 'vitest.config.ts'] },
+  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '.prof/**', 'eslint.config.js', 'bin/**', '**/*.mjs', 'vitest.config.ts', 'console/vite.config.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { project: './tsconfig.check.json', tsconfigRootDir: root } },
+    languageOptions: { parserOptions: { project: ['./tsconfig.check.json', './console/tsconfig.json'], tsconfigRootDir: root } },
     plugins: { pbs: { rules: { 'own-tables': ownTables } } },
     rules: {
       'pbs/own-tables': 'error',

@@ -20,6 +20,7 @@ if [ ! -x "$chromium_bin" ]; then
 fi
 
 npx tsc -p tsconfig.check.json
+npx tsc -p console/tsconfig.json
 # Lint with type information and the folder rules (eslint.config.js).
 npx eslint .
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { businessAdminRoutes } from './businesses/admin-routes.js';
 import { BusinessService } from './businesses/business-service.js';
 import { businessesMigration } from './businesses/business-store.js';
+import { consoleRoutes } from './operations/console.js';
 import { operationsAdminRoutes, systemRoutes } from './operations/routes.js';
 import { CredentialService } from './partners/credential-service.js';
 import { PartnerService } from './partners/partner-service.js';
@@ -239,6 +240,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const modules: ApiModule[] = [
     { name: 'system', routes: systemRoutes(ctx, { ready: () => ready }) },
     { name: 'operations', routes: operationsAdminRoutes(ctx) },
+    { name: 'console', routes: consoleRoutes() },
     { name: 'businesses', routes: businessAdminRoutes(services.businesses) },
     { name: 'partners', routes: partnerAdminRoutes(services.partners, services.credentials) },
     { name: 'oauth', routes: oauthRoutes(services.credentials, authFailures) },

@@ -1,7 +1,7 @@
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { BusinessRef } from '../businesses/business-store.js';
 import type { Catalog, IndexedBusiness } from '../catalog/catalog.js';
-import type { Clock } from '../platform/clock.js';
+import { toIso, type Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { ApiError, apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
@@ -16,6 +16,8 @@ import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params
 import { OpeningsJson } from './openings-json.js';
 import { reservationCanceled, reservationCreated, type CancelSource } from './reservation-events.js';
 import { holdUsable, ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
+
+const DAY_MS = 86_400_000;
 
 export const HOLD_MINUTES = 5;
 /** The same guest cannot book the same restaurant within 3 hours of another booking (facts.md §3.1). */
@@ -322,6 +324,35 @@ export class ReservationService {
     if (!row) throw apiError('NOT_FOUND', `Reservation not found: ${reservationId}`);
     await this.cancelRow(row, 'RESTAURANT');
     return (await this.store().findReservation(reservationId))!;
+  }
+
+  /** The operator's day sheet: a restaurant's reservations (active and canceled) and live holds of one local date. */
+  async daySheet(businessIdOrAlias: string, date: string) {
+    const restaurant = await this.restaurant(businessIdOrAlias, { requireReservable: false });
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) {
+      throw apiError('VALIDATION_ERROR', 'date must be a date, YYYY-MM-DD', { field: 'date' });
+    }
+    const now = this.clock.now();
+    const sheet = await this.store().daySheet(restaurant.business.id, date, now);
+    return {
+      business_id: restaurant.business.id,
+      date,
+      reservations: sheet.reservations.map((r) => ({ ...r, created_at: toIso(r.created_at) })),
+      holds: sheet.holds.map((h) => ({ ...h, expires_at: toIso(h.expires_at), created_at: toIso(h.created_at) })),
+    };
+  }
+
+  /** Reservations made per UTC day over the last `days` days (today included), oldest first, every day listed. */
+  async madePerDay(days: number) {
+    const today = Math.floor(this.clock.now() / DAY_MS);
+    const rows = new Map((await this.store().madePerDay((today - days + 1) * DAY_MS)).map((r) => [r.day, r]));
+    return {
+      days: Array.from({ length: days }, (_, i) => {
+        const day = today - days + 1 + i;
+        const row = rows.get(day);
+        return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), made: row?.made ?? 0, canceled: row?.canceled ?? 0 };
+      }),
+    };
   }
 
   /** The end user cancels from the confirmation page (the id in the URL is the capability). */

@@ -552,6 +552,44 @@ export class ReservationStore {
     return this.db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /** A restaurant's reservations and live holds of one local date, by time (the operator's day sheet). */
+  async daySheet(businessId: string, date: string, now: number) {
+    const [reservations, holds] = await Promise.all([
+      this.db
+        .selectFrom('reservations as r')
+        .leftJoin('restaurant_tables as t', 't.id', 'r.table_id')
+        .select(['r.id', 'r.partner_id', 'r.time', 'r.covers', 'r.first_name', 'r.last_name', 'r.phone', 'r.email', 'r.notes', 'r.status', 'r.canceled_by', 'r.created_at', 't.name as table_name'])
+        .where('r.business_id', '=', businessId)
+        .where('r.date', '=', date)
+        .orderBy('r.time')
+        .orderBy('r.created_at')
+        .execute(),
+      this.db
+        .selectFrom('holds as h')
+        .leftJoin('restaurant_tables as t', 't.id', 'h.table_id')
+        .select(['h.id', 'h.partner_id', 'h.time', 'h.covers', 'h.unique_id', 'h.expires_at', 'h.created_at', 't.name as table_name'])
+        .where('h.business_id', '=', businessId)
+        .where('h.date', '=', date)
+        .where('h.status', '=', 'active')
+        .where('h.expires_at', '>', now)
+        .orderBy('h.time')
+        .execute(),
+    ]);
+    return { reservations, holds };
+  }
+
+  /** Reservations made per UTC day (by creation) since `since`, and how many of those are canceled. */
+  async madePerDay(since: number): Promise<Array<{ day: number; made: number; canceled: number }>> {
+    const day = sql<number>`created_at / 86400000`;
+    const rows = await this.db
+      .selectFrom('reservations')
+      .select([day.as('day'), (eb) => eb.fn.countAll<number>().as('made'), sql<number>`sum(case when status = 'canceled' then 1 else 0 end)`.as('canceled')])
+      .where('created_at', '>=', since)
+      .groupBy(day)
+      .execute();
+    return rows.map((r) => ({ day: Number(r.day), made: Number(r.made), canceled: Number(r.canceled) }));
+  }
+
   cancelReservation(id: string, by: 'guest' | 'restaurant', now: number) {
     return this.db
       .updateTable('reservations')

@@ -272,6 +272,33 @@ export function reservationAdminRoutes(service: ReservationService) {
       },
       async (request) => service.importSettings(typeof request.body === 'string' ? request.body : ''),
     );
+    app.get(
+      '/admin/v1/businesses/:business_id/reservations',
+      {
+        config,
+        schema: {
+          tags: adminTags,
+          security: adminSecurity,
+          summary: "A restaurant's day: its reservations (active and canceled) and live holds of one local date, by time",
+          params: businessParams,
+          querystring: { type: 'object', required: ['date'], properties: { date: { type: 'string', maxLength: 10 } } },
+        },
+      },
+      async (request) => service.daySheet((request.params as { business_id: string }).business_id, (request.query as { date: string }).date),
+    );
+    app.get(
+      '/admin/v1/reservations/per-day',
+      {
+        config,
+        schema: {
+          tags: adminTags,
+          security: adminSecurity,
+          summary: 'Reservations made per day (UTC, by creation on the pbs clock) over the last days, and how many of them are canceled',
+          querystring: { type: 'object', properties: { days: { type: 'integer', minimum: 1, maximum: 366, default: 14 } } },
+        },
+      },
+      async (request) => service.madePerDay((request.query as { days: number }).days),
+    );
     app.post(
       '/admin/v1/reservations/:reservation_id/cancel',
       { config, schema: { tags: adminTags, security: adminSecurity, summary: 'Cancel a reservation on behalf of the restaurant', params: reservationParams } },

@@ -82,6 +82,19 @@ export function webhooksModule(service: WebhookService): ApiModule {
           return { deliveries: await service.deliveries({ partnerId: q.partner_id, status: q.status, limit: q.limit }) };
         },
       );
+      app.get(
+        '/admin/v1/webhook-deliveries/per-minute',
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Delivery attempts per minute (pbs clock) over the last minutes: answered 2xx, or not',
+            querystring: { type: 'object', properties: { minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 60 } } },
+          },
+        },
+        async (request) => service.attemptsPerMinute((request.query as { minutes: number }).minutes),
+      );
       app.post(
         '/admin/v1/webhook-deliveries/:delivery_id/redeliver',
         { config, schema: { tags, security, summary: 'Send a delivered or failed message again', params: { type: 'object', required: ['delivery_id'], properties: { delivery_id: { type: 'string' } } } } },

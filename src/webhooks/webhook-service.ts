@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { sql } from 'kysely';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso, toIsoOffset } from '../platform/clock.js';
@@ -313,6 +314,30 @@ export class WebhookService {
         .filter((a) => a.delivery_id === r.id)
         .map((a) => ({ at: toIso(a.attempted_at), status_code: a.status_code, latency_ms: a.latency_ms, error: a.error, response_excerpt: a.response_excerpt })),
     }));
+  }
+
+  /** Delivery attempts per minute over the last `minutes` minutes (pbs clock), oldest first, every minute listed: answered 2xx, or not. */
+  async attemptsPerMinute(minutes: number) {
+    const thisMinute = Math.floor(this.clock.now() / 60_000);
+    const first = thisMinute - minutes + 1;
+    const minute = sql<number>`attempted_at / 60000`;
+    const rows = await this.db
+      .selectFrom('webhook_attempts')
+      .select([
+        minute.as('minute'),
+        sql<number>`sum(case when status_code between 200 and 299 then 1 else 0 end)`.as('succeeded'),
+        sql<number>`sum(case when status_code between 200 and 299 then 0 else 1 end)`.as('failed'),
+      ])
+      .where('attempted_at', '>=', first * 60_000)
+      .groupBy(minute)
+      .execute();
+    const byMinute = new Map(rows.map((r) => [Number(r.minute), r]));
+    return {
+      minutes: Array.from({ length: minutes }, (_, i) => {
+        const row = byMinute.get(first + i);
+        return { minute: toIso((first + i) * 60_000), succeeded: Number(row?.succeeded ?? 0), failed: Number(row?.failed ?? 0) };
+      }),
+    };
   }
 
   /** Sends a message again: the delivery starts over with a fresh 24-hour window. */

@@ -268,6 +268,10 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
+    // A route that matched and found nothing (a static file that is not there) is a plain 404.
+    if (ROUTABLE_METHODS.includes(request.method as HTTPMethod) && knownRoutes.find(request.method as HTTPMethod, path)) {
+      return sendError(reply, apiError('NOT_FOUND', `No such file: ${path}`));
+    }
     const allowed = ROUTABLE_METHODS.filter((m) => m !== request.method && knownRoutes.find(m, path));
     if (allowed.length > 0) {
       return sendError(

@@ -1,0 +1,223 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError } from './api';
+
+export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <section class="page" data-page={props.title}>
+      <header class="page-head">
+        <h1>{props.title}</h1>
+        <div class="actions">{props.actions}</div>
+      </header>
+      {props.children}
+    </section>
+  );
+}
+
+export function Card(props: { title?: string; children: ComponentChildren; wide?: boolean }) {
+  return (
+    <div class={props.wide ? 'card wide' : 'card'}>
+      {props.title && <h2>{props.title}</h2>}
+      {props.children}
+    </div>
+  );
+}
+
+export function Problem(props: { error: unknown }) {
+  if (!props.error) return null;
+  const e = props.error as Error;
+  return (
+    <p class="problem" role="alert">
+      {e instanceof ApiError ? <code>{e.code}</code> : null} {e.message}
+    </p>
+  );
+}
+
+export function Loading(props: { when: boolean }) {
+  return props.when ? <p class="muted">Loading…</p> : null;
+}
+
+export interface Column<T> {
+  title: string;
+  cell: (row: T) => ComponentChildren;
+  numeric?: boolean;
+}
+
+export function Table<T>(props: { rows: T[] | undefined; columns: Column<T>[]; empty?: string; testId?: string }) {
+  if (!props.rows) return null;
+  if (props.rows.length === 0) return <p class="muted">{props.empty ?? 'Nothing here yet.'}</p>;
+  return (
+    <table data-testid={props.testId}>
+      <thead>
+        <tr>
+          {props.columns.map((c) => (
+            <th class={c.numeric ? 'num' : undefined}>{c.title}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((row) => (
+          <tr>
+            {props.columns.map((c) => (
+              <td class={c.numeric ? 'num' : undefined}>{c.cell(row)}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A button running an async action: disabled meanwhile, its error shown beside it. */
+export function Action(props: { label: string; run: () => Promise<unknown>; done?: () => void; kind?: 'danger' | 'primary'; testId?: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  return (
+    <span class="action">
+      <button
+        class={props.kind}
+        data-testid={props.testId}
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(undefined);
+          try {
+            await props.run();
+            props.done?.();
+          } catch (e) {
+            setError(e);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {busy ? '…' : props.label}
+      </button>
+      {error ? <Problem error={error} /> : null}
+    </span>
+  );
+}
+
+export function Badge(props: { value: string | null | undefined }) {
+  const value = props.value ?? '—';
+  return <span class={`badge badge-${value.toLowerCase().replace(/[^a-z]+/g, '-')}`}>{value}</span>;
+}
+
+export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+export interface BarSeries {
+  name: string;
+  color: string;
+  values: number[];
+}
+
+/** Stacked bars over labels (days, minutes): SVG, no library. */
+export function BarChart(props: { labels: string[]; series: BarSeries[]; height?: number; testId?: string; labelEvery?: number }) {
+  const height = props.height ?? 160;
+  const width = 640;
+  const pad = { left: 36, bottom: 22, top: 8 };
+  const totals = props.labels.map((_, i) => props.series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
+  const max = Math.max(1, ...totals);
+  const step = (width - pad.left) / Math.max(1, props.labels.length);
+  const scale = (v: number) => (v / max) * (height - pad.bottom - pad.top);
+  const every = props.labelEvery ?? Math.ceil(props.labels.length / 8);
+  return (
+    <figure class="chart" data-testid={props.testId}>
+      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={props.series.map((s) => s.name).join(', ')}>
+        <line x1={pad.left} x2={width} y1={height - pad.bottom} y2={height - pad.bottom} class="axis" />
+        <text x={pad.left - 6} y={pad.top + 8} class="tick" text-anchor="end">
+          {max}
+        </text>
+        <text x={pad.left - 6} y={height - pad.bottom} class="tick" text-anchor="end">
+          0
+        </text>
+        {props.labels.map((label, i) => {
+          let y = height - pad.bottom;
+          return (
+            <g>
+              {props.series.map((s) => {
+                const h = scale(s.values[i] ?? 0);
+                y -= h;
+                return h > 0 ? (
+                  <rect x={pad.left + i * step + 1} y={y} width={Math.max(1, step - 2)} height={h} fill={s.color}>
+                    <title>{`${label}: ${s.name} ${s.values[i]}`}</title>
+                  </rect>
+                ) : null;
+              })}
+              {i % every === 0 ? (
+                <text x={pad.left + i * step + step / 2} y={height - 6} class="tick" text-anchor="middle">
+                  {label}
+                </text>
+              ) : null}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption>
+        {props.series.map((s) => (
+          <span class="legend">
+            <i style={{ background: s.color }} /> {s.name} ({s.values.reduce((a, b) => a + b, 0)})
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}
+
+/** Lines over labels (weeks) on a fixed range per series: SVG, no library. */
+export function LineChart(props: { labels: string[]; series: Array<BarSeries & { max: number }>; testId?: string }) {
+  const width = 640;
+  const height = 180;
+  const pad = { left: 12, right: 12, top: 10, bottom: 22 };
+  const x = (i: number) => pad.left + (props.labels.length <= 1 ? 0 : (i / (props.labels.length - 1)) * (width - pad.left - pad.right));
+  return (
+    <figure class="chart" data-testid={props.testId}>
+      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={props.series.map((s) => s.name).join(', ')}>
+        <line x1={pad.left} x2={width - pad.right} y1={height - pad.bottom} y2={height - pad.bottom} class="axis" />
+        {props.series.map((s) => {
+          const y = (v: number) => height - pad.bottom - (v / s.max) * (height - pad.top - pad.bottom);
+          const points = s.values.map((v, i) => `${x(i)},${y(v)}`).join(' ');
+          return (
+            <g>
+              <polyline points={points} fill="none" stroke={s.color} stroke-width="2" />
+              {s.values.map((v, i) => (
+                <circle cx={x(i)} cy={y(v)} r="3" fill={s.color}>
+                  <title>{`${props.labels[i]}: ${s.name} ${v} of ${s.max}`}</title>
+                </circle>
+              ))}
+            </g>
+          );
+        })}
+        {props.labels.map((label, i) => (
+          <text x={x(i)} y={height - 6} class="tick" text-anchor="middle">
+            {label}
+          </text>
+        ))}
+      </svg>
+      <figcaption>
+        {props.series.map((s) => (
+          <span class="legend">
+            <i style={{ background: s.color }} /> {s.name} (1–{s.max})
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}
+
+export function Pager(props: { offset: number; limit: number; total: number | undefined; onChange: (offset: number) => void }) {
+  if (props.total === undefined) return null;
+  return (
+    <div class="pager">
+      <button disabled={props.offset === 0} onClick={() => props.onChange(Math.max(0, props.offset - props.limit))}>
+        ← Previous
+      </button>
+      <span class="muted">
+        {props.total === 0 ? 0 : props.offset + 1}–{Math.min(props.total, props.offset + props.limit)} of {props.total}
+      </span>
+      <button disabled={props.offset + props.limit >= props.total} onClick={() => props.onChange(props.offset + props.limit)}>
+        Next →
+      </button>
+    </div>
+  );
+}
