@@ -407,7 +407,9 @@ export async function main(argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, ...rest] = positional;
   try {
-    const config = loadConfig(process.env, flags);
+    // --role and --processes configure `serve`; other commands have flags of those names (`review respond --role`).
+    const { role: _role, processes: _processes, ...otherFlags } = flags;
+    const config = loadConfig(process.env, command === 'serve' ? flags : otherFlags);
     switch (command) {
       case 'serve':
         await serve(config);

@@ -72,6 +72,10 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('pageerror', (error) => errors.push(error.message));
+    // A Content-Security-Policy violation is reported on the console: the app must cause none.
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
+    });
     const restaurants = await call(server.url, 'GET', '/v3/partner/restaurants?limit=1', { token: credentials.api_key });
     restaurant = restaurants.body.restaurants[0].business_id;
   });
@@ -81,6 +85,24 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await stopStrayServers();
     await pg?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is served with a strict policy, its page never cached, its assets immutable', async () => {
+    const index = await fetch(`${server.url}/console`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(index.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    expect(index.headers.get('referrer-policy')).toBe('no-referrer');
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await index.text())![1];
+    const script = await fetch(`${server.url}${asset}`);
+    expect(script.headers.get('cache-control')).toContain('immutable');
+    expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+    const missing = await call(server.url, 'GET', '/console/assets/missing.js');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('NOT_FOUND');
+    expect([403, 404]).toContain((await fetch(`${server.url}/console/assets/%2e%2e/%2e%2e/package.json`)).status);
+    expect((await call(server.url, 'POST', '/console/assets/missing.js')).status).toBe(405);
   });
 
   it('signs in with the operator token only', async () => {

@@ -27,8 +27,7 @@ export function consoleRoutes(directory = consoleDirectory()) {
       );
       return;
     }
-    const headers = (res: { setHeader(name: string, value: string): unknown }, immutable: boolean) => {
-      res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    const headers = (res: { setHeader(name: string, value: string): unknown }) => {
       // The console loads only its own files and talks only to this server.
       res.setHeader('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
       res.setHeader('x-content-type-options', 'nosniff');
@@ -38,13 +37,16 @@ export function consoleRoutes(directory = consoleDirectory()) {
       root: path.join(directory, 'assets'),
       prefix: '/console/assets/',
       schemaHide: true,
-      setHeaders: (res) => headers(res, true),
+      // Asset names carry a content hash: kept a year.
+      maxAge: '365d',
+      immutable: true,
+      setHeaders: (res) => headers(res),
     });
     // The page itself (its URLs are absolute, so /console and /console/ both work).
     const page = fs.readFileSync(path.join(directory, 'index.html'));
     app.get('/console', { schema: { hide: true } }, async (_request, reply) => {
-      headers(reply.raw, false);
-      return reply.type('text/html; charset=utf-8').send(page);
+      headers(reply.raw);
+      return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
     });
   };
 }
