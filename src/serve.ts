@@ -136,7 +136,17 @@ async function serveCluster(config: Config): Promise<void> {
     const role = roleOf.get(worker) ?? 'api';
     roleOf.delete(worker);
     if (stopping) {
-      if (roleOf.size === 0) process.exit(0);
+      if (roleOf.size === 0) process.exit(process.exitCode ?? 0);
+      return;
+    }
+    if (!announced) {
+      // A process that dies before the cluster is up (the port is taken, the database refuses):
+      // starting it again would fail the same way, so the whole start fails, as one process would.
+      process.stderr.write(`pbs: a ${role} process exited while starting (${signal ?? code}); stopping\n`);
+      stopping = true;
+      for (const other of roleOf.keys()) other.process.kill('SIGTERM');
+      process.exitCode = 1;
+      if (roleOf.size === 0) process.exit(1);
       return;
     }
     process.stderr.write(`pbs: a ${role} process (pid ${worker.process.pid}) exited (${signal ?? code}); starting another\n`);

@@ -2,20 +2,22 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, withRole } from '../src/platform/config.js';
 import { ADMIN_TOKEN, admin, call, createPartner, postgresSchemaForProcesses, sampleBusiness } from './support/harness.js';
-import { startServerProcess, stopStrayServers, type ServerProcess } from './support/process.js';
+import { runCli, startServerProcess, stopStrayServers, type ServerProcess } from './support/process.js';
 import { Receiver } from './support/receiver.js';
 import { restaurantSettings } from './support/restaurant.js';
 
-/** The process ids of a process's children (the cluster's API and worker processes). */
+/** The process ids of a process's `pbs serve` children (the cluster's API and worker processes; not tsx's esbuild). */
 function childrenOf(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+    return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
       .split('\n')
-      .map((line) => Number(line.trim()))
+      .filter((line) => /\bserve\b/.test(line))
+      .map((line) => Number(line.trim().split(/\s+/)[0]))
       .filter((n) => n > 0);
   } catch {
     return []; // ps exits 1 when there are none
@@ -150,6 +152,49 @@ describe.each(['sqlite', 'postgres'] as const)('pbs serve as a cluster on %s', (
     const pid = server.child.pid!;
     expect(await server.stop('SIGTERM')).toBe(0);
     expect(childrenOf(pid)).toEqual([]);
+  });
+});
+
+describe('a cluster whose primary is killed', () => {
+  afterAll(() => stopStrayServers());
+
+  it('takes its processes with it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-cluster-'));
+    try {
+      const server = await startServerProcess({ PBS_DATA_DIR: dir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_PROCESSES: '2', PBS_SEED_DEMO: '0' });
+      const children = childrenOf(server.child.pid!);
+      expect(children).toHaveLength(3);
+      await server.stop('SIGKILL');
+      // Gone, or a zombie waiting for whoever adopted it to reap it.
+      const alive = (pid: number) => {
+        try {
+          return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+        } catch {
+          return false;
+        }
+      };
+      await eventually(async () => children.filter(alive), (left) => left.length === 0, 'the processes to exit');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a cluster that cannot start', () => {
+  it('stops every process and exits 1 when one dies while starting (its port is taken)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-cluster-'));
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((taken.address() as net.AddressInfo).port);
+      const result = await runCli(['serve'], { PBS_DATA_DIR: dir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_PROCESSES: '2', PORT: port, HOST: '127.0.0.1' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/process exited while starting .*; stopping/);
+      expect(result.stdout).not.toContain('listening on');
+    } finally {
+      taken.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

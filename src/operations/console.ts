@@ -14,10 +14,10 @@ export function consoleDirectory(): string | undefined {
 }
 
 /**
- * The operator console at /console (assets under /console/assets/; the app's URLs are absolute): a static single-page app (console/, built by
+ * The operator console at /console: a static single-page app (console/, built by
  * `npm run build`) that signs in with the operator token and calls the operator API, so it needs
- * nothing of its own on the server. Its assets carry content hashes and are kept a year; the
- * page itself is never cached, so a new build is seen at once.
+ * nothing of its own on the server. Its assets (/console/assets/, named by content hash) are
+ * kept a year; the page itself is never cached, so a new build is seen at once.
  */
 export function consoleRoutes(directory = consoleDirectory()) {
   return async (app: FastifyInstance) => {

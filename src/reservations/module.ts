@@ -1,7 +1,7 @@
 import type { ApiModule } from '../platform/module.js';
 import type { SecretKeys } from '../platform/secret-keys.js';
 import { reservationPages } from './pages.js';
-import { bookingVersionsMigration, dropStartTimeIndexesMigration, reservationsMigration } from './reservation-store.js';
+import { bookingVersionsMigration, reservationsCreatedIndexMigration, dropStartTimeIndexesMigration, reservationsMigration } from './reservation-store.js';
 import type { ReservationService } from './reservation-service.js';
 import { reservationAdminRoutes, reservationRoutes } from './routes.js';
 
@@ -9,7 +9,7 @@ import { reservationAdminRoutes, reservationRoutes } from './routes.js';
 export function reservationsModule(service: ReservationService, keys: SecretKeys): ApiModule {
   return {
     name: 'reservations',
-    migrations: [reservationsMigration, dropStartTimeIndexesMigration, bookingVersionsMigration],
+    migrations: [reservationsMigration, dropStartTimeIndexesMigration, bookingVersionsMigration, reservationsCreatedIndexMigration],
     routes: async (app) => {
       await app.register(reservationRoutes(service));
       await app.register(reservationAdminRoutes(service));

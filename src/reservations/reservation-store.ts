@@ -171,6 +171,14 @@ export const bookingVersionsMigration: PbsMigration = {
   },
 };
 
+/** The operator's bookings-per-day view counts reservations by creation time. */
+export const reservationsCreatedIndexMigration: PbsMigration = {
+  name: '0103_reservations_created_at',
+  async up(db) {
+    await db.schema.createIndex('reservations_created_at').on('reservations').column('created_at').execute();
+  },
+};
+
 /** The answer a booking gives when it is written, stored with it for its Idempotency-Key (if any). */
 export interface BookingAnswer {
   pending: PendingIdempotency | undefined;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiModule } from '../platform/module.js';
-import { webhookEventTypes, webhooksMigration } from './webhook-tables.js';
+import { webhookAttemptsTimeIndexMigration, webhookEventTypes, webhooksMigration } from './webhook-tables.js';
 import type { LicenseInput } from './operator-events.js';
 import type { WebhookService } from './webhook-service.js';
 
@@ -16,7 +16,7 @@ type BusinessParams = { business_id: string };
 export function webhooksModule(service: WebhookService): ApiModule {
   return {
     name: 'webhooks',
-    migrations: [webhooksMigration],
+    migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration],
     routes: async (app: FastifyInstance) => {
       app.put(
         '/admin/v1/partners/:partner_id/webhook',

@@ -168,3 +168,11 @@ export const webhooksMigration: PbsMigration = {
     await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempted_at']).execute();
   },
 };
+
+/** The operator's attempts-per-minute view reads the attempts of the last minutes. */
+export const webhookAttemptsTimeIndexMigration: PbsMigration = {
+  name: '0301_webhook_attempts_attempted_at',
+  async up(db) {
+    await db.schema.createIndex('webhook_attempts_attempted_at').on('webhook_attempts').column('attempted_at').execute();
+  },
+};
