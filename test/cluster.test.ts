@@ -155,6 +155,41 @@ describe.each(['sqlite', 'postgres'] as const)('pbs serve as a cluster on %s', (
   });
 });
 
+describe.each(['sqlite', 'postgres'] as const)('an API process and a worker process on their own (%s)', (dialect) => {
+  let dir: string;
+  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>> | undefined;
+  afterAll(async () => {
+    await stopStrayServers();
+    await pg?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('leave background work to the worker: a subscription waits until one runs', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-roles-'));
+    const env: Record<string, string> = { PBS_DATA_DIR: dir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_SEED_DEMO: '0', PBS_TASKS_POLL_MS: '50', PBS_AUTH_CACHE_MS: '0' };
+    if (dialect === 'postgres') {
+      pg = await postgresSchemaForProcesses('roles');
+      env.DATABASE_URL = pg.databaseUrl;
+    }
+    const api = await startServerProcess({ ...env, PBS_ROLE: 'api' });
+    const partner = await createPartner(api.url, ['business_subscriptions', 'webhooks']);
+    const business = (await admin(api.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Waiting' }) })).body;
+    await admin(api.url, 'PUT', `/admin/v1/partners/${partner.partner.id}/businesses/${business.id}`);
+    const token = partner.apiKey.api_key;
+    const listed = async () => (await call(api.url, 'GET', '/v3/businesses/subscriptions?subscription_type=WEBHOOK', { token })).body.total as number;
+    expect((await call(api.url, 'POST', '/v3/businesses/subscriptions', { token, json: { subscription_types: ['WEBHOOK'], business_ids: [business.id] } })).status).toBe(202);
+    // Ten task polls' worth of time: the API process runs none.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await listed()).toBe(0);
+    const pending = (await admin(api.url, 'GET', '/admin/v1/tasks?state=pending')).body.tasks as Array<{ type: string }>;
+    expect(pending.map((t) => t.type)).toContain('subscriptions.apply');
+    const worker = await startServerProcess({ ...env, PBS_ROLE: 'worker' });
+    await eventually(listed, (total) => total === 1, 'the worker to apply the subscription');
+    expect(await worker.stop()).toBe(0);
+    expect(await api.stop()).toBe(0);
+  });
+});
+
 describe('a cluster whose primary is killed', () => {
   afterAll(() => stopStrayServers());
 
