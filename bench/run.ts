@@ -13,6 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -324,16 +325,39 @@ async function scaleOutScenario(dataDir: string, dates: string[]): Promise<Figur
         const metro = await loadMetro(server.url, 1_000);
         const label = `${processes} API process${processes > 1 ? 'es' : ''}`;
         figures.push(await measure(`scale-out: openings, 1,000 restaurants (PostgreSQL, ${label})`, openingsOptions(server.url, metro.key, metro.ids, dates)));
+        const retriesBefore = await counterOverProcesses(server.url, 'pbs_booking_retries_total', processes);
         figures.push(await holdAndReserve(`scale-out: hold → reserve (PostgreSQL, ${label})`, server.url, metro.key, metro.ids, dates));
+        const retries = (await counterOverProcesses(server.url, 'pbs_booking_retries_total', processes)) - retriesBefore;
         const overbooked = await overbookedSlots(url);
         if (overbooked > 0) throw new Error(`${overbooked} pairs of overlapping reservations of one table with ${label}`);
-        figures[figures.length - 1].extra += '; no table double-booked';
+        figures[figures.length - 1].extra += `; ${retries.toLocaleString('en-US')} decided again under the restaurant lock; no table double-booked`;
       } finally {
         await stop(server);
       }
     });
   }
   return figures;
+}
+
+/**
+ * A counter summed over the API processes behind one port: the cluster hands each new connection
+ * to the next process, so a few scrapes on fresh connections reach them all, told apart by
+ * `pbs_process_info`'s pid.
+ */
+async function counterOverProcesses(base: string, name: string, processes: number): Promise<number> {
+  const byPid = new Map<string, number>();
+  for (let i = 0; i < processes * 10 && byPid.size < processes; i++) {
+    const text = await new Promise<string>((resolve, reject) => {
+      http.get(`${base}/metrics`, { agent: false }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        res.on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+    const pid = /^pbs_process_info\{pid="(\d+)"/m.exec(text)?.[1] ?? `unknown-${i}`;
+    byPid.set(pid, Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? 0));
+  }
+  return [...byPid.values()].reduce((sum, value) => sum + value, 0);
 }
 
 /** Pairs of active reservations of one table whose times overlap: a double booking. */

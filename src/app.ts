@@ -140,7 +140,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const clock: Clock = options.clock ?? sandboxClock ?? systemClock;
   const clockSync = sandboxClock ? new ClockSync(sandboxClock, database.db, config.clockSyncMs) : undefined;
 
-  const metrics = new Metrics({ defaultMetrics: true });
+  const metrics = new Metrics({ defaultMetrics: true, role: config.role });
   const app = createHttpServer({
     logLevel: config.logLevel,
     logRequests: config.logRequests,

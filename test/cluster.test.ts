@@ -252,7 +252,10 @@ describe.each(['sqlite', 'postgres'] as const)('a worker-role process on %s', (d
     const worker = await startServerProcess(env);
     expect((await call(worker.url, 'GET', '/healthz')).status).toBe(200);
     expect((await call(worker.url, 'GET', '/readyz')).body).toEqual({ status: 'ready' });
-    expect((await call(worker.url, 'GET', '/metrics')).text).toContain('process_cpu');
+    const metrics = (await call(worker.url, 'GET', '/metrics')).text;
+    expect(metrics).toContain('process_cpu');
+    // Which process answered, when several stand behind one address.
+    expect(metrics).toContain(`pbs_process_info{pid="${worker.child.pid}",role="worker"} 1`);
     const partnerRoute = await call(worker.url, 'GET', '/v3/partner/restaurants', { token: 'anything' });
     expect(partnerRoute.status).toBe(404);
     expect(partnerRoute.body.error.code).toBe('NOT_FOUND');

@@ -1,4 +1,4 @@
-import { Counter, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, type Metric, Registry } from 'prom-client';
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -92,8 +92,13 @@ export class Metrics {
   readonly taskOutcomes: Counter<'type' | 'outcome'>;
   readonly bookingRetries: Counter;
 
-  constructor(options: { defaultMetrics?: boolean } = {}) {
+  constructor(options: { defaultMetrics?: boolean; role?: string } = {}) {
     if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'pbs_' });
+    if (options.role) {
+      // Several processes answer behind one address (docs/scaling.md): which one a scrape reached.
+      const info = new Gauge({ name: 'pbs_process_info', help: 'This process: its pid and role', labelNames: ['pid', 'role'], registers: [this.registry] });
+      info.set({ pid: String(process.pid), role: options.role }, 1);
+    }
     this.http.register(this.registry);
     this.taskOutcomes = new Counter({
       name: 'pbs_tasks_total',
