@@ -6,8 +6,8 @@ import net from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, withRole } from '../src/platform/config.js';
-import { ADMIN_TOKEN, admin, call, createPartner, postgresSchemaForProcesses, sampleBusiness } from './support/harness.js';
-import { runCli, startServerProcess, stopStrayServers, type ServerProcess } from './support/process.js';
+import { ADMIN_TOKEN, admin, call, createPartner, sampleBusiness } from './support/harness.js';
+import { eventually, processTarget, runCli, startServerProcess, stopStrayServers, type ServerProcess } from './support/process.js';
 import { Receiver } from './support/receiver.js';
 import { restaurantSettings } from './support/restaurant.js';
 
@@ -21,16 +21,6 @@ function childrenOf(pid: number): number[] {
       .filter((n) => n > 0);
   } catch {
     return []; // ps exits 1 when there are none
-  }
-}
-
-async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -54,27 +44,19 @@ describe('process roles (configuration)', () => {
 });
 
 describe.each(['sqlite', 'postgres'] as const)('pbs serve as a cluster on %s', (dialect) => {
-  let dir: string;
-  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>> | undefined;
-  let env: Record<string, string>;
+  let target: Awaited<ReturnType<typeof processTarget>>;
   let server: ServerProcess;
   const receiver = new Receiver();
   let receiverStarted = false;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-cluster-'));
-    env = { PBS_DATA_DIR: dir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_PROCESSES: '2', PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_AUTH_CACHE_MS: '0' };
-    if (dialect === 'postgres') {
-      pg = await postgresSchemaForProcesses('cluster');
-      env.DATABASE_URL = pg.databaseUrl;
-    }
-    server = await startServerProcess(env);
+    target = await processTarget(dialect, 'cluster');
+    server = await startServerProcess({ ...target.env, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_PROCESSES: '2', PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_AUTH_CACHE_MS: '0' });
   });
   afterAll(async () => {
     if (receiverStarted) await receiver.stop();
     await stopStrayServers();
-    await pg?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await target.cleanup();
   });
 
   it('starts two API processes and a worker, seeded once, behind one port', async () => {
@@ -156,21 +138,15 @@ describe.each(['sqlite', 'postgres'] as const)('pbs serve as a cluster on %s', (
 });
 
 describe.each(['sqlite', 'postgres'] as const)('an API process and a worker process on their own (%s)', (dialect) => {
-  let dir: string;
-  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>> | undefined;
+  let target: Awaited<ReturnType<typeof processTarget>> | undefined;
   afterAll(async () => {
     await stopStrayServers();
-    await pg?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await target?.cleanup();
   });
 
   it('leave background work to the worker: a subscription waits until one runs', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-roles-'));
-    const env: Record<string, string> = { PBS_DATA_DIR: dir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_SEED_DEMO: '0', PBS_TASKS_POLL_MS: '50', PBS_AUTH_CACHE_MS: '0' };
-    if (dialect === 'postgres') {
-      pg = await postgresSchemaForProcesses('roles');
-      env.DATABASE_URL = pg.databaseUrl;
-    }
+    target = await processTarget(dialect, 'roles');
+    const env = { ...target.env, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_SEED_DEMO: '0', PBS_TASKS_POLL_MS: '50', PBS_AUTH_CACHE_MS: '0' };
     const api = await startServerProcess({ ...env, PBS_ROLE: 'api' });
     const partner = await createPartner(api.url, ['business_subscriptions', 'webhooks']);
     const business = (await admin(api.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Waiting' }) })).body;
@@ -234,22 +210,15 @@ describe('a cluster that cannot start', () => {
 });
 
 describe.each(['sqlite', 'postgres'] as const)('a worker-role process on %s', (dialect) => {
-  let dir: string;
-  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>> | undefined;
+  let target: Awaited<ReturnType<typeof processTarget>> | undefined;
   afterAll(async () => {
     await stopStrayServers();
-    await pg?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await target?.cleanup();
   });
 
   it('answers health, readiness and metrics on its port, and no API', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-worker-'));
-    const env: Record<string, string> = { PBS_DATA_DIR: dir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_ROLE: 'worker', PBS_SEED_DEMO: '0' };
-    if (dialect === 'postgres') {
-      pg = await postgresSchemaForProcesses('worker');
-      env.DATABASE_URL = pg.databaseUrl;
-    }
-    const worker = await startServerProcess(env);
+    target = await processTarget(dialect, 'worker');
+    const worker = await startServerProcess({ ...target.env, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_ROLE: 'worker', PBS_SEED_DEMO: '0' });
     expect((await call(worker.url, 'GET', '/healthz')).status).toBe(200);
     expect((await call(worker.url, 'GET', '/readyz')).body).toEqual({ status: 'ready' });
     const metrics = (await call(worker.url, 'GET', '/metrics')).text;

@@ -1,26 +1,15 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, admin, call, postgresSchemaForProcesses } from './support/harness.js';
-import { startServerProcess, stopStrayServers, type ServerProcess } from './support/process.js';
+import { ADMIN_TOKEN, admin, call } from './support/harness.js';
+import { eventually, processTarget, startServerProcess, stopStrayServers, type ServerProcess } from './support/process.js';
 import { Receiver } from './support/receiver.js';
 
 const CHROMIUM = process.env.PBS_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Where the run leaves a screenshot of every console page (kept after the run, not committed). */
 const SHOTS = path.join(ROOT, '.pbs-test', 'screenshots');
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * The operator console (/console) in Debian's chromium, against a real pbs process with the
@@ -29,8 +18,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
  * every page rendered without an error, each saved as a screenshot.
  */
 describe.each(['sqlite', 'postgres'] as const)('the operator console in a real browser (%s)', (dialect) => {
-  let dir: string;
-  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>> | undefined;
+  let target: Awaited<ReturnType<typeof processTarget>>;
   let server: ServerProcess;
   let browser: Browser;
   let page: Page;
@@ -52,19 +40,8 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
 
   beforeAll(async () => {
     fs.mkdirSync(shots, { recursive: true });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-console-'));
-    const env: Record<string, string> = {
-      PBS_DATA_DIR: dir,
-      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
-      PBS_TASKS_POLL_MS: '50',
-      PBS_WEBHOOK_POLL_MS: '50',
-      PBS_WEBHOOK_RETRY_SCHEDULE: '1',
-    };
-    if (dialect === 'postgres') {
-      pg = await postgresSchemaForProcesses('console');
-      env.DATABASE_URL = pg.databaseUrl;
-    }
-    server = await startServerProcess(env);
+    target = await processTarget(dialect, 'console');
+    server = await startServerProcess({ ...target.env, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_WEBHOOK_RETRY_SCHEDULE: '1' });
     credentials = JSON.parse(fs.readFileSync(/also saved in (\S+)\)/.exec(server.output())![1], 'utf8'));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -83,8 +60,7 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await browser?.close();
     await receiver.stop().catch(() => {});
     await stopStrayServers();
-    await pg?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await target?.cleanup();
   });
 
   it('is served with a strict policy, its page never cached, its assets immutable', async () => {

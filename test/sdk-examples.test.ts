@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advertising } from '../examples/advertising.js';
 import { engagement } from '../examples/engagement.js';
@@ -9,34 +6,26 @@ import { reviews } from '../examples/reviews.js';
 import { subscriptionsAndWebhooks } from '../examples/subscriptions-and-webhooks.js';
 import { envFromCredentialsFile, type ExampleEnv } from '../examples/support.js';
 import { waitlist } from '../examples/waitlist.js';
-import { postgresSchemaForProcesses } from './support/harness.js';
-import { startServerProcess, stopStrayServers } from './support/process.js';
+import { processTarget, startServerProcess, stopStrayServers } from './support/process.js';
 
 /**
  * Every example in examples/, run as a newcomer would after `npm start`: against a real pbs
  * process with its demo dataset, reading the sandbox's saved credentials.
  */
 describe.each(['sqlite', 'postgres'] as const)('the SDK examples against a live pbs on %s', (dialect) => {
-  let dir: string;
-  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>> | undefined;
+  let target: Awaited<ReturnType<typeof processTarget>>;
   let env: ExampleEnv;
   const lines: string[] = [];
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-examples-'));
-    const serverEnv: Record<string, string> = { PBS_DATA_DIR: dir, PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_AD_JOB_DELAY_MS: '500' };
-    if (dialect === 'postgres') {
-      pg = await postgresSchemaForProcesses('examples');
-      serverEnv.DATABASE_URL = pg.databaseUrl;
-    }
-    const server = await startServerProcess(serverEnv);
+    target = await processTarget(dialect, 'examples');
+    const server = await startServerProcess({ ...target.env, PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_AD_JOB_DELAY_MS: '500' });
     const file = /also saved in (\S+)\)/.exec(server.output())![1];
     env = envFromCredentialsFile(file, server.url, (line) => lines.push(line));
   });
   afterAll(async () => {
     await stopStrayServers();
-    await pg?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await target?.cleanup();
   });
 
   it('reservations: search, openings, hold, reserve, status, cancel', async () => {

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
+import { postgresSchemaForProcesses } from './harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ENTRY = ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
@@ -105,4 +108,32 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
       resolve({ code, stdout, stderr, json });
     });
   });
+}
+
+/**
+ * Where the pbs processes of one test keep their data: a fresh data directory and, on
+ * PostgreSQL, a schema of their own (`env` holds PBS_DATA_DIR and DATABASE_URL); `cleanup`
+ * removes both.
+ */
+export async function processTarget(dialect: 'sqlite' | 'postgres', prefix: string): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pbs-${prefix}-`));
+  const pg = dialect === 'postgres' ? await postgresSchemaForProcesses(prefix) : undefined;
+  return {
+    env: { PBS_DATA_DIR: dir, ...(pg ? { DATABASE_URL: pg.databaseUrl } : {}) },
+    async cleanup() {
+      await pg?.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads until `done` holds: what processes do in the background shows up a moment later. */
+export async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
