@@ -156,6 +156,17 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await page.waitForSelector('[data-testid=deliveries] .badge-delivered');
     await shot('webhooks');
     expect(receiver.posts().length).toBeGreaterThanOrEqual(2);
+
+    // Another one fails for good; "Redeliver all failed" sends every failed message again.
+    answer = 500;
+    await admin(server.url, 'POST', `/admin/v1/businesses/${restaurant}/events/leads`, { json: {} });
+    await eventually(deliveries, (list) => list.length === 2 && list[0].attempts >= 1, 'a second failed attempt');
+    await admin(server.url, 'POST', '/admin/v1/clock/advance', { json: { minutes: 25 * 60 } });
+    await eventually(deliveries, (list) => list[0].status === 'failed', 'the second delivery to fail');
+    answer = 200;
+    await open('webhooks?status=failed');
+    await page.click('button >> text=Redeliver all failed');
+    await eventually(deliveries, (list) => list.every((d) => d.status === 'delivered'), 'every delivery to be delivered');
   });
 
   it('renders every page without an error', async () => {

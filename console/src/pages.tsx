@@ -615,6 +615,9 @@ interface Delivery {
   attempts_log: Array<{ at: string; status_code: number | null; latency_ms: number; error: string | null }>;
 }
 
+/** Every failed message, whatever the sandbox clock says (messages are dated on the pbs clock). */
+const EVER = { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' };
+
 function Webhooks(props: Params) {
   const status = props.params.get('status') ?? '';
   const deliveries = useGet<{ deliveries: Delivery[] }>(`/admin/v1/webhook-deliveries?limit=100${status ? `&status=${status}` : ''}`, 5_000);
@@ -625,7 +628,7 @@ function Webhooks(props: Params) {
       actions={
         <Action
           label="Redeliver all failed"
-          run={() => api('POST', '/admin/v1/webhook-deliveries/redeliver-failed', { from: new Date(Date.now() - 86_400_000 * 365).toISOString(), to: new Date(Date.now() + 86_400_000 * 365).toISOString() })}
+          run={() => api('POST', '/admin/v1/webhook-deliveries/redeliver-failed', EVER)}
           done={deliveries.reload}
         />
       }
