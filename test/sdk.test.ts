@@ -17,6 +17,16 @@ describe('the SDK package', () => {
     }
   });
 
+  it('is importable as a package from its built files (what a partner installs)', async () => {
+    const { execFile } = await import('node:child_process');
+    const script = "import('@pbs/sdk').then((m) => console.log(Object.keys(m).sort().join(',')))";
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT }, (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout))),
+    );
+    expect(out.trim().split(',')).toEqual(expect.arrayContaining(['createPbsClient', 'isPbsError', 'ok', 'PbsError', 'pollJob', 'verifyWebhook', 'errorCatalogue']));
+    expect(fs.existsSync(path.join(ROOT, 'packages/sdk/dist/index.d.ts'))).toBe(true);
+  });
+
   it('verifies pbs signatures, and refuses a changed body, an old timestamp or another secret', () => {
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
