@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { createPbs, type Pbs } from './app.js';
-import { demoCredentialsFile, seedDemo, writeDemoCredentials } from './demo/seed.js';
+import { claimDemoSeed, demoCredentialsFile, releaseDemoSeed, seedDemo, writeDemoCredentials } from './demo/seed.js';
 import { ConfigError, withRole, type Config, type ProcessRole } from './platform/config.js';
 
 /** The environment variable a cluster's primary sets to give each forked process its role. */
@@ -41,8 +41,14 @@ interface Introduction {
 async function introduce(pbs: Pbs, config: Config): Promise<Introduction> {
   const lines: string[] = [];
   let demo: Awaited<ReturnType<typeof seedDemo>> | undefined;
-  if (config.seedDemo && (await pbs.services.businesses.store().count()) === 0) {
-    demo = await seedDemo(pbs.ctx.database.db, pbs.services);
+  const db = pbs.ctx.database.db;
+  if (config.seedDemo && (await pbs.services.businesses.store().count()) === 0 && (await claimDemoSeed(db))) {
+    try {
+      // Counted again under the claim: another process may have seeded since.
+      if ((await pbs.services.businesses.store().count()) === 0) demo = await seedDemo(db, pbs.services);
+    } finally {
+      await releaseDemoSeed(db);
+    }
   }
   const secrets: Record<string, string> = {};
   if (pbs.generatedAdminToken) secrets.admin_token = pbs.generatedAdminToken;

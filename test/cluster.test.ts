@@ -166,6 +166,24 @@ describe.each(['sqlite', 'postgres'] as const)('an API process and a worker proc
   });
 });
 
+describe.each(['sqlite', 'postgres'] as const)('processes started together on an empty database (%s)', (dialect) => {
+  let target: Awaited<ReturnType<typeof processTarget>> | undefined;
+  afterAll(async () => {
+    await stopStrayServers();
+    await target?.cleanup();
+  });
+
+  it('seed the demo dataset once', async () => {
+    target = await processTarget(dialect, 'seed');
+    const env = { ...target.env, PBS_ADMIN_TOKEN: ADMIN_TOKEN };
+    const [api, worker] = await Promise.all([startServerProcess({ ...env, PBS_ROLE: 'api' }), startServerProcess({ ...env, PBS_ROLE: 'worker' })]);
+    expect([api, worker].filter((p) => p.output().includes('demo data: 60 restaurants'))).toHaveLength(1);
+    expect((await admin(api.url, 'GET', '/admin/v1/businesses?limit=1')).body.total).toBe(60);
+    const partners = (await admin(api.url, 'GET', '/admin/v1/partners?limit=100')).body.partners as Array<{ name: string }>;
+    expect(partners.filter((p) => p.name === 'Demo Partner')).toHaveLength(1);
+  });
+});
+
 describe('a cluster whose primary is killed', () => {
   afterAll(() => stopStrayServers());
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BusinessService } from '../businesses/business-service.js';
@@ -90,6 +91,30 @@ async function demoEngagement(engagement: EngagementService, businesses: Array<{
   );
   await engagement.importJsonLines(lines.join('\n'));
   for (const week of weeks) await engagement.scoreWeek(week);
+}
+
+const SEED_CLAIM = 'demo_seed_claim';
+/** A claim older than this was left by a process that died while seeding: another may seed. */
+const SEED_CLAIM_MS = 10 * 60_000;
+
+/**
+ * Several processes started at once on an empty database (API and worker processes of a split
+ * deployment) would each seed it: the first to claim seeds, the others start without. The claim
+ * is released after seeding (`releaseDemoSeed`), so an emptied database is seeded again at the
+ * next start, as before.
+ */
+export async function claimDemoSeed(db: Db, now = Date.now()): Promise<boolean> {
+  const settings = new SettingsStore(db);
+  const mine = `${now}:${randomUUID()}`;
+  const held = await settings.setIfAbsent(SEED_CLAIM, mine);
+  if (held === mine) return true;
+  if (now - Number(held.split(':')[0]) < SEED_CLAIM_MS) return false;
+  await settings.set(SEED_CLAIM, mine);
+  return true;
+}
+
+export async function releaseDemoSeed(db: Db): Promise<void> {
+  await new SettingsStore(db).delete(SEED_CLAIM);
 }
 
 export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResult> {

@@ -27,4 +27,8 @@ export class SettingsStore {
       .execute();
     return (await this.get(key))!;
   }
+
+  async delete(key: string): Promise<void> {
+    await this.db.deleteFrom('settings').where('key', '=', key).execute();
+  }
 }
