@@ -6,7 +6,8 @@ import net from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, withRole } from '../src/platform/config.js';
-import { ADMIN_TOKEN, admin, call, createPartner, sampleBusiness } from './support/harness.js';
+import { claimDemoSeed, releaseDemoSeed } from '../src/demo/seed.js';
+import { ADMIN_TOKEN, admin, call, createPartner, dialects, sampleBusiness, startPbs } from './support/harness.js';
 import { eventually, processTarget, runCli, startServerProcess, stopStrayServers, type ServerProcess } from './support/process.js';
 import { Receiver } from './support/receiver.js';
 import { restaurantSettings } from './support/restaurant.js';
@@ -163,6 +164,25 @@ describe.each(['sqlite', 'postgres'] as const)('an API process and a worker proc
     await eventually(listed, (total) => total === 1, 'the worker to apply the subscription');
     expect(await worker.stop()).toBe(0);
     expect(await api.stop()).toBe(0);
+  });
+});
+
+describe.each(dialects)('the demo seed claim on %s', (dialect) => {
+  it('lets one process seed at a time, and another once it is released or left for ten minutes', async () => {
+    const h = await startPbs(dialect);
+    try {
+      const db = h.pbs.ctx.database.db;
+      const t = Date.parse('2031-05-05T16:00:00Z');
+      expect(await claimDemoSeed(db, t)).toBe(true);
+      expect(await claimDemoSeed(db, t + 1000)).toBe(false);
+      await releaseDemoSeed(db);
+      expect(await claimDemoSeed(db, t + 2000)).toBe(true);
+      // Its holder died while seeding: after ten minutes the claim is taken over.
+      expect(await claimDemoSeed(db, t + 2000 + 9 * 60_000)).toBe(false);
+      expect(await claimDemoSeed(db, t + 2000 + 11 * 60_000)).toBe(true);
+    } finally {
+      await h.close();
+    }
   });
 });
 
