@@ -147,6 +147,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     bodyLimitBytes: config.bodyLimitBytes,
     requestTimeoutMs: config.requestTimeoutMs,
     headersTimeoutMs: config.headersTimeoutMs,
+    trustProxy: config.trustProxy,
     metrics,
   });
   const tasks = new TaskRunner(database, clock, {

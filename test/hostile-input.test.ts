@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/platform/config.js';
 import { admin, call, createPartner, dialects, startPbs, type Harness } from './support/harness.js';
 import { createRestaurant, hold, reserve } from './support/restaurant.js';
 
@@ -80,6 +81,43 @@ describe.each(dialects)('hostile input on %s', (dialect) => {
     const real = await fetch(`${h.url}${pagePath}/cancel`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ token }) });
     expect(real.headers.get('location')).toBe(pagePath);
     expect((await call(h.url, 'GET', `/v3/bookings/reservation/${id}/status`, { token: p.apiKey.api_key })).body.error.code).toBe('RESERVATION_CANCELED');
+  });
+});
+
+describe('limits per client address behind a proxy', () => {
+  const burst = async (h: Harness, forwardedFor: string) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await call(h.url, 'GET', '/openapi.json', { headers: { 'x-forwarded-for': forwardedFor } })).status);
+    return statuses;
+  };
+
+  it('counts the client a trusted proxy names (PBS_TRUST_PROXY), not the proxy', async () => {
+    const h = await startPbs('sqlite', { env: { PBS_PUBLIC_RATE_LIMIT_PER_SECOND: '2', PBS_TRUST_PROXY: '127.0.0.1' } });
+    try {
+      expect(await burst(h, '203.0.113.1')).toContain(429);
+      // Another client behind the same proxy has its own bucket.
+      expect(await burst(h, '203.0.113.2')).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('ignores X-Forwarded-For from anyone it was not told to trust', async () => {
+    const h = await startPbs('sqlite', { env: { PBS_PUBLIC_RATE_LIMIT_PER_SECOND: '2' } });
+    try {
+      expect(await burst(h, '203.0.113.1')).toContain(429);
+      // A stranger cannot escape the limit by naming another address.
+      expect((await burst(h, '203.0.113.2')).every((status) => status === 429)).toBe(true);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('reads PBS_TRUST_PROXY as hops or addresses and ranges, and refuses anything else', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ PBS_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ PBS_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', '::1']);
+    for (const bad of ['proxy.example', '10.0.0.0/33', '300.1.1.1']) expect(() => loadConfig({ PBS_TRUST_PROXY: bad }), bad).toThrow(ConfigError);
   });
 });
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /** Everything pbs reads from its environment, read once at start and passed down. */
 export interface Config {
@@ -31,6 +32,12 @@ export interface Config {
    * failed authentications a minute (per address, and per username or client id).
    */
   clientLimits: { publicPerSecond: number; authFailuresPerMinute: number };
+  /**
+   * Which proxies in front of pbs are believed about the client's address (X-Forwarded-For):
+   * false (none: the connection's address is the client), a number of hops, or addresses and
+   * CIDR ranges. Per-address limits count the client, not the proxy, only when this is set.
+   */
+  trustProxy: false | number | string[];
   /** Whole-request and header deadlines: a client that sends slowly is cut off (slowloris). */
   requestTimeoutMs: number;
   headersTimeoutMs: number;
@@ -125,6 +132,27 @@ function secretKey(raw: string | undefined): string | undefined {
   return raw;
 }
 
+function addressOrRange(entry: string): boolean {
+  if (!entry.includes('/')) return ipaddr.isValid(entry);
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** PBS_TRUST_PROXY: unset (none), a number of hops, or a comma list of addresses and CIDR ranges. */
+function trustProxy(raw: string | undefined): Config['trustProxy'] {
+  if (raw === undefined || raw.trim() === '' || /^(0|false|no|off)$/i.test(raw.trim())) return false;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!addressOrRange(entry)) throw new ConfigError(`PBS_TRUST_PROXY must be a number of hops or comma-separated addresses and CIDR ranges, got "${entry}"`);
+  }
+  return entries;
+}
+
 /** The configuration of one process of a cluster, given its role (see `serve`). */
 export function withRole(config: Config, role: ProcessRole): Config {
   const enabled = role === 'api' ? false : role === 'worker' ? true : config.tasks.enabled;
@@ -196,6 +224,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
       publicPerSecond: int(merged, 'PBS_PUBLIC_RATE_LIMIT_PER_SECOND', 20, 1),
       authFailuresPerMinute: int(merged, 'PBS_AUTH_FAILURES_PER_MINUTE', 10, 1),
     },
+    trustProxy: trustProxy(merged.PBS_TRUST_PROXY),
     requestTimeoutMs: int(merged, 'PBS_REQUEST_TIMEOUT_MS', 30_000, 1000),
     headersTimeoutMs: Math.min(int(merged, 'PBS_HEADERS_TIMEOUT_MS', 10_000, 1000), int(merged, 'PBS_REQUEST_TIMEOUT_MS', 30_000, 1000)),
     authCacheMs: int(merged, 'PBS_AUTH_CACHE_MS', 2000),

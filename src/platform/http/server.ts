@@ -22,6 +22,8 @@ export interface HttpServerOptions {
   /** The whole request, body included, must arrive within this; its headers within `headersTimeoutMs`. */
   requestTimeoutMs: number;
   headersTimeoutMs: number;
+  /** Proxies believed about the client's address (Fastify's trustProxy); see Config. */
+  trustProxy?: false | number | string[];
   metrics: Metrics;
   /** Where log lines go (default stdout); tests read them here. */
   logStream?: { write(line: string): void };
@@ -183,6 +185,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // Requests are logged once, compactly, in onResponse below (when enabled).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimitBytes,
+    // Fastify takes a number of hops too (proxy-addr), though its types leave it out.
+    trustProxy: (options.trustProxy ?? false) as boolean | string[],
     // Slow clients are cut off: a partial body once stayed open for minutes. Node checks open
     // requests against these every connectionsCheckingInterval.
     requestTimeout: options.requestTimeoutMs,
