@@ -35,3 +35,25 @@ describe('HTTP metrics', () => {
     expect(await metrics.registry.metrics()).not.toContain('pbs_http_requests_total{');
   });
 });
+
+describe('GET /metrics with PBS_METRICS_TOKEN', () => {
+  it('asks scrapers for the token as a bearer token, with the catalogue codes', async () => {
+    const { call, startPbs } = await import('./support/harness.js');
+    const h = await startPbs('sqlite', { env: { PBS_METRICS_TOKEN: 'scrape-me-0123456789' } });
+    try {
+      const missing = await call(h.url, 'GET', '/metrics');
+      expect(missing.status).toBe(401);
+      expect(missing.body.error.code).toBe('TOKEN_MISSING');
+      const wrong = await call(h.url, 'GET', '/metrics', { token: 'scrape-me-wrong' });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.error.code).toBe('TOKEN_INVALID');
+      const ok = await call(h.url, 'GET', '/metrics', { token: 'scrape-me-0123456789' });
+      expect(ok.status).toBe(200);
+      expect(ok.text).toContain('pbs_http_requests_total');
+      // Health and readiness stay open for probes.
+      expect((await call(h.url, 'GET', '/readyz')).status).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+});

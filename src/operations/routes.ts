@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { toIso } from '../platform/clock.js';
 import type { PlatformContext } from '../platform/module.js';
 import { apiError } from '../platform/errors.js';
+import { secretMatches, sha256Hex } from '../platform/ids.js';
 import { pagingQuerySchema } from '../platform/paging.js';
 import type { Task } from '../platform/tasks/task-runner.js';
 
@@ -28,7 +29,16 @@ export function systemRoutes(ctx: PlatformContext, state: { ready: () => boolean
       },
     );
 
-    app.get('/metrics', { schema: { tags: system, summary: 'Prometheus metrics' } }, async (_request, reply) => {
+    // With PBS_METRICS_TOKEN set, scrapers present it as a bearer token; unset, /metrics is open
+    // (for a network where only the scraper reaches it).
+    const metricsTokenHash = ctx.config.metricsToken ? sha256Hex(ctx.config.metricsToken) : undefined;
+    app.get('/metrics', { schema: { tags: system, summary: 'Prometheus metrics (a bearer token when PBS_METRICS_TOKEN is set)' } }, async (request, reply) => {
+      if (metricsTokenHash) {
+        const header = request.headers.authorization;
+        if (!header) throw apiError('TOKEN_MISSING');
+        const token = /^Bearer (.+)$/i.exec(header)?.[1];
+        if (!token || !secretMatches(token, metricsTokenHash)) throw apiError('TOKEN_INVALID');
+      }
       reply.type(ctx.metrics.registry.contentType);
       return ctx.metrics.registry.metrics();
     });

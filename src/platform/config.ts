@@ -13,6 +13,8 @@ export interface Config {
   dataDir: string;
   /** Sandbox mode lets the operator move the clock and prints demo credentials. */
   sandbox: boolean;
+  /** When set, /metrics asks for it as a bearer token. */
+  metricsToken: string | undefined;
   /** Fixed operator token; when absent one is generated at first start and stored hashed. */
   adminToken: string | undefined;
   /** Root of derived keys (OAuth tokens, page tokens); production requires it (see SecretKeys). */
@@ -208,6 +210,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     pgPoolSize: int(merged, 'PBS_PG_POOL_SIZE', 20, 1),
     sandbox,
     adminToken: merged.PBS_ADMIN_TOKEN || undefined,
+    metricsToken: merged.PBS_METRICS_TOKEN || undefined,
     secretKey: secretKey(merged.PBS_SECRET_KEY),
     publicUrl: (merged.PBS_PUBLIC_URL || `http://${visibleHost}:${port}`).replace(/\/$/, ''),
     publicUrlSet: Boolean(merged.PBS_PUBLIC_URL),
