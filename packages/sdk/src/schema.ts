@@ -94,7 +94,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
+        /** Prometheus metrics (a bearer token when PBS_METRICS_TOKEN is set) */
         get: {
             parameters: {
                 query?: never;
