@@ -77,6 +77,7 @@ function banner(config: Config, base: string, intro: Introduction, processes?: s
   const lines = [`pbs ${config.sandbox ? '(sandbox) ' : ''}listening on ${base}`, `  database: ${intro.database}`];
   if (processes) lines.push(`  processes: ${processes}`);
   lines.push(`  API docs: ${base}/docs   OpenAPI: ${base}/openapi.json`);
+  if (config.role !== 'worker') lines.push(`  operator console: ${base}/console (sign in with the operator token)`);
   lines.push(...intro.lines.map((line) => line.replace('{base}', base)));
   return `${lines.join('\n')}\n`;
 }
