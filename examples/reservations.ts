@@ -1,6 +1,6 @@
 // Reservations end to end with the SDK: search with availability, openings, a 5-minute hold, the
 // reservation (with an Idempotency-Key, so a retry cannot book twice), its status, and cancel.
-import { createPbsClient, isPbsError, ok } from '@pbs/sdk';
+import { createPbsClient, formBody, isPbsError, ok } from '@pbs/sdk';
 import { addDays, runWhenMain, type ExampleEnv } from './support.js';
 
 export async function reservations(env: ExampleEnv) {
@@ -21,14 +21,14 @@ export async function reservations(env: ExampleEnv) {
   env.log(`openings on ${openings.reservation_times.length} days`);
 
   const form = { date, time, covers: 2, unique_id: 'sdk-example-device' };
-  const hold = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path: { business_id: restaurant.id } }, ...asForm(form) }));
+  const hold = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path: { business_id: restaurant.id } }, ...formBody(form) }));
   env.log(`held ${hold.hold_id} until ${hold.expires_at}`);
 
   const guest = { first_name: 'Ada', last_name: 'Lovelace', phone: '+14155550123', email: 'ada@example.com' };
   const reserved = await ok(
     pbs.POST('/v3/bookings/{business_id}/reservations', {
       params: { path: { business_id: restaurant.id } },
-      ...asForm({ ...form, ...guest, hold_id: hold.hold_id! }, { 'idempotency-key': `sdk-example-${hold.hold_id}` }),
+      ...formBody({ ...form, ...guest, hold_id: hold.hold_id! }, { 'idempotency-key': `sdk-example-${hold.hold_id}` }),
     }),
   );
   env.log(`reserved ${reserved.reservation_id}: ${reserved.confirmation_url}`);
@@ -46,15 +46,6 @@ export async function reservations(env: ExampleEnv) {
   }
   env.log(`status: ${status.active ? 'active' : 'inactive'}; after cancel: ${after}`);
   return { restaurant: restaurant.id, reservation: reserved.reservation_id, activeBefore: status.active, afterCancel: after };
-}
-
-/** Holds and reservations take form bodies only (spec): the body serialized as a form. */
-function asForm<T extends Record<string, string | number>>(body: T, headers: Record<string, string> = {}) {
-  return {
-    body,
-    bodySerializer: (value: T) => new URLSearchParams(Object.entries(value).map(([k, v]) => [k, String(v)])),
-    headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-  };
 }
 
 runWhenMain(import.meta.url, reservations);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createPbsClient, isPbsError, ok, PbsError, signWebhook, verificationAnswer, verifyWebhook, WebhookVerificationError } from '@pbs/sdk';
+import { createPbsClient, formBody, isPbsError, ok, PbsError, signWebhook, verificationAnswer, verifyWebhook, WebhookVerificationError } from '@pbs/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSources } from '../scripts/sdk-sources.js';
 import { sign } from '../src/webhooks/signing.js';
@@ -102,11 +102,10 @@ describe.each(dialects)('the SDK against pbs on %s', (dialect) => {
       },
     });
     const form = { date: '2031-05-07', time: '19:00', covers: '2', unique_id: 'sdk-device' };
-    const serialize = { bodySerializer: (b: Record<string, string>) => new URLSearchParams(b), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
-    const hold = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path: { business_id: restaurant.id } }, body: { ...form, covers: 2 }, ...serialize } as never));
+    const hold = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path: { business_id: restaurant.id } }, ...formBody(form) } as never));
     const guest = { first_name: 'Ada', last_name: 'Lovelace', phone: '+14155550123', email: 'ada@example.com' };
     const reserved = (await ok(
-      pbs.POST('/v3/bookings/{business_id}/reservations', { params: { path: { business_id: restaurant.id } }, body: { ...form, ...guest, hold_id: (hold as { hold_id: string }).hold_id }, ...serialize } as never),
+      pbs.POST('/v3/bookings/{business_id}/reservations', { params: { path: { business_id: restaurant.id } }, ...formBody({ ...form, ...guest, hold_id: (hold as { hold_id: string }).hold_id }) } as never),
     )) as { reservation_id: string };
     expect(lost).toBe(2);
     expect(keys[1]).toMatch(/^[0-9a-f-]{36}$/);

@@ -129,6 +129,18 @@ export function createPbsClient(options: PbsClientOptions): PbsClient {
 }
 
 /**
+ * Options for an operation whose body is a form (holds, reservations: the spec takes form bodies
+ * only): `pbs.POST(path, { params, ...formBody({ date, time, covers }) })`. `headers` are sent too.
+ */
+export function formBody<T extends Record<string, string | number>>(body: T, headers: Record<string, string> = {}) {
+  return {
+    body,
+    bodySerializer: (value: T) => new URLSearchParams(Object.entries(value).map(([k, v]) => [k, String(v)])),
+    headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+  };
+}
+
+/**
  * The data of a call (which throws PbsError on a non-2xx), typed by the operation:
  * `const restaurants = await ok(pbs.GET('/v3/partner/restaurants'))`.
  */
