@@ -10,7 +10,7 @@
  * openings, search, holds, advertising, waitlist, reviews, engagement, webhooks: only those groups
  * run, after /healthz). BENCH_SCORING_BUSINESSES: businesses in the scoring run (default 100,000).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -18,185 +18,37 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { demoReservationSettings, generateDemoBusinesses, seededRandom, type City } from '../src/demo/demo-dataset.js';
+import { generateDemoBusinesses, seededRandom } from '../src/demo/demo-dataset.js';
 import { openDatabase } from '../src/platform/db/database.js';
+import { catalogueLines, catalogueScenario, type CatalogueRun } from './catalogue.js';
 import { bareLoop, percentile, startReceiver, type WebhookFigures } from './webhooks.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const ADMIN = 'bench-admin-token';
-const METRO: City = {
-  name: 'Bench City',
-  state: 'CA',
-  country: 'US',
-  timezone: 'America/Los_Angeles',
-  latitude: 37.7749,
-  longitude: -122.4194,
-  areaCode: '415',
-  zipCodes: ['94102', '94103', '94107', '94109', '94110'],
-  streets: ['Main St', 'Oak St', 'Pine St', 'Elm St', 'Cedar Ave'],
-};
-
-interface Started {
-  url: string;
-  child: ChildProcess;
-}
-
-function start(args: string[], env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start: ${out}`)), 60_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1].replace('localhost', '127.0.0.1'), child });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
-  });
-}
-
-async function stop(s: Started): Promise<void> {
-  s.child.removeAllListeners('exit');
-  await new Promise<void>((resolve) => {
-    s.child.on('exit', () => resolve());
-    s.child.kill('SIGTERM');
-  });
-}
-
-/** The Node.js flags `npm start` and `bin/pbs.js` run the server with (package.json config.serverNodeFlags). */
-const SERVER_NODE_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).config.serverNodeFlags.split(/\s+/).filter(Boolean);
-
-function startPbs(dataDir: string, extra: Record<string, string> = {}) {
-  return start([...SERVER_NODE_FLAGS, path.join(ROOT, 'dist/main.js'), 'serve'], {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PBS_DATA_DIR: dataDir,
-    PBS_LOG_LEVEL: 'warn',
-    PBS_LOG_REQUESTS: '0',
-    PBS_SEED_DEMO: '0',
-    PBS_ADMIN_TOKEN: ADMIN,
-    PBS_RATE_LIMIT_PER_SECOND: '1000000000',
-    PBS_RATE_LIMIT_PER_DAY: '1000000000',
-    ...extra,
-  });
-}
-
-async function api(base: string, method: string, route: string, token: string, body?: string, type = 'application/json') {
-  const response = await fetch(base + route, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': type } : {}) },
-    body,
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${route} → ${response.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
-/** Loads `count` reservable restaurants in one metro through the operator API; returns their ids and a partner key. */
-async function loadMetro(base: string, count: number) {
-  const businesses = generateDemoBusinesses(count, 4242, [METRO]).map((b) => ({ ...b, transactions: ['restaurant_reservation'] }));
-  await api(base, 'POST', '/admin/v1/businesses/import', ADMIN, businesses.map((b) => JSON.stringify(b)).join('\n'), 'application/x-ndjson');
-  const random = seededRandom(99);
-  const settings = businesses.map((b) => JSON.stringify({ business_id: b.id, settings: demoReservationSettings(b, random) }));
-  await api(base, 'POST', '/admin/v1/reservation-settings/import', ADMIN, settings.join('\n'), 'application/x-ndjson');
-  const partner = await api(base, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Bench', interfaces: ['reservations'] }));
-  const key = await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }));
-  return { ids: businesses.map((b) => b.id), key: key.api_key as string };
-}
-
-/** Upcoming local dates that are not Mondays (some demo restaurants close on Mondays). */
-function upcomingDates(days: number): string[] {
-  const out: string[] = [];
-  for (let d = 2; out.length < days; d++) {
-    const date = new Date(Date.now() + d * 86_400_000);
-    if (date.getUTCDay() !== 1) out.push(date.toISOString().slice(0, 10));
-  }
-  return out;
-}
-
-interface Figure {
-  name: string;
-  reqPerSec: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  connections: number;
-  /** Share of CPU time the hypervisor took (steal) while this was measured: the noise on shared VMs. */
-  stealPercent: number;
-  /** The raw node:http figure measured just before this one. */
-  raw?: number;
-  extra?: string;
-}
-
-/** Total and steal jiffies of all CPUs (Linux; zeros elsewhere). */
-function cpuJiffies(): { total: number; steal: number } {
-  try {
-    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
-  } catch {
-    return { total: 0, steal: 0 };
-  }
-}
-
-/** Runs `work`, returning its result and the CPU steal share meanwhile. */
-async function withSteal<T>(work: () => Promise<T>): Promise<[T, number]> {
-  const before = cpuJiffies();
-  const result = await work();
-  const after = cpuJiffies();
-  const total = after.total - before.total;
-  return [result, total > 0 ? ((after.steal - before.steal) / total) * 100 : 0];
-}
-
-async function measure(name: string, options: Parameters<typeof autocannon>[0], connections = CONNECTIONS): Promise<Figure> {
-  await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
-  const [r, stealPercent] = await withSteal(() => autocannon({ ...options, connections, duration: DURATION }));
-  return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, connections, stealPercent };
-}
-
-let rawUrl = '';
-
-/**
- * A scenario beside the raw node:http figure measured just before it: on a shared VM the speed
- * of the machine drifts within minutes, so a ratio needs both measured under the same conditions.
- */
-async function besideRaw(scenario: () => Promise<Figure>): Promise<Figure> {
-  const raw = await measure('raw node:http JSON', { url: rawUrl });
-  return { ...(await scenario()), raw: raw.reqPerSec };
-}
-
-const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 3));
-
-/** The item with the median `value` (the lower middle one of an even count). */
-function medianBy<T>(items: T[], value: (item: T) => number): T {
-  return [...items].sort((a, b) => value(a) - value(b))[Math.floor((items.length - 1) / 2)];
-}
-
-/**
- * For the scenarios judged as a share of raw node:http: `PAIRS` alternating raw/scenario pairs,
- * reported as the pair with the median ratio, every pair's ratio and p99 listed beside it. One
- * pair's ratio moved by up to twenty points between identical runs (the machine's speed drifts); the
- * median of several is what a target can be held to.
- */
-async function pairedWithRaw(scenario: () => Promise<Figure>): Promise<Figure> {
-  const pairs: Figure[] = [];
-  for (let i = 0; i < PAIRS; i++) pairs.push(await besideRaw(scenario));
-  const ratio = (f: Figure) => f.reqPerSec / f.raw!;
-  const median = medianBy(pairs, ratio);
-  if (pairs.length === 1) return median;
-  const each = pairs.map((f) => `${(ratio(f) * 100).toFixed(1)} % (p99 ${f.p99})`).join(', ');
-  return { ...median, extra: `median of ${pairs.length} pairs: ${each}` };
-}
-
-const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
-const times = ['18:00', '18:15', '18:30', '18:45', '19:00', '19:15', '19:30', '19:45', '20:00'];
+import {
+  ADMIN,
+  api,
+  besideRaw,
+  CONNECTIONS,
+  DURATION,
+  type Figure,
+  loadMetro,
+  medianBy,
+  PAIRS,
+  type Started,
+  measure,
+  METRO,
+  pairedWithRaw,
+  PG_URL,
+  pick,
+  ROOT,
+  row,
+  setRawUrl,
+  start,
+  startPbs,
+  stop,
+  times,
+  upcomingDates,
+  withPostgres,
+  withSteal,
+} from './harness.js';
 
 /** Requests each openings connection cycles through; ×50 connections, 50,000 random (restaurant, date, time). */
 const OPENINGS_REQUESTS_PER_CONNECTION = 1000;
@@ -276,37 +128,12 @@ async function holdAndReserve(name: string, base: string, key: string, ids: stri
   };
 }
 
-function row(f: Figure): string {
-  const n = (v: number) => Math.round(v).toLocaleString('en-US');
-  const vsRaw = f.raw ? `${((f.reqPerSec / f.raw) * 100).toFixed(1)} % of ${n(f.raw)}` : '';
-  return `| ${f.name} | ${f.connections} | ${n(f.reqPerSec)} | ${f.p50} | ${f.p99} | ${vsRaw} | ${f.stealPercent.toFixed(0)} % | ${f.non2xx} | ${f.errors} | ${f.extra ?? ''} |`;
-}
-
-async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | undefined> {
-  if (PG_URL === 'off') return undefined;
-  const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: PG_URL });
-  try {
-    await client.connect();
-  } catch (error) {
-    process.stderr.write(`PostgreSQL scenarios skipped: ${(error as Error).message}\n`);
-    return undefined;
-  }
-  await client.query(`create schema ${schema}`);
-  try {
-    const url = new URL(PG_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    return await run(url.toString());
-  } finally {
-    await client.query(`drop schema ${schema} cascade`);
-    await client.end();
-  }
-}
 
 const WEBHOOK_MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 5000);
 /** BENCH_ONLY=openings,webhooks runs /healthz and those groups of scenarios only. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
-const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement' | 'scaleout') => !ONLY || ONLY.has(group);
+const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement' | 'scaleout' | 'catalogue') =>
+  !ONLY || ONLY.has(group);
 
 const ALL_DAY = [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359' })) }];
 
@@ -726,8 +553,9 @@ async function main() {
   let webhooks: WebhookFigures | undefined;
   const advertising: AdvertisingFigures[] = [];
   const scoring: ScoringFigures[] = [];
+  let catalogue: CatalogueRun[] = [];
   const adSettings = { PBS_AD_JOB_DELAY_MS: '0', PBS_TASKS_POLL_MS: '20' };
-  rawUrl = `${raw.url}/`;
+  setRawUrl(`${raw.url}/`);
   try {
 
     const sqlite = await startPbs(dataDir);
@@ -824,6 +652,10 @@ async function main() {
       scoring.push(await scoringRun('sqlite'));
       await withPostgres(async (url) => void scoring.push(await scoringRun('postgres', url)));
     }
+    if (wanted('catalogue')) {
+      catalogue = await catalogueScenario(dataDir, dates, holdAndReserve);
+      figures.push(...catalogue.flatMap((run) => run.figures));
+    }
     if (wanted('scaleout') && PG_URL !== 'off') figures.push(...(await scaleOutScenario(dataDir, dates)));
     if (wanted('webhooks')) webhooks = await webhookScenario(dataDir);
   } finally {
@@ -840,6 +672,7 @@ async function main() {
     ...figures.map(row),
     ...(advertising.length > 0 ? ['', ...advertisingLines(advertising)] : []),
     ...(scoring.length > 0 ? ['', ...scoringLines(scoring)] : []),
+    ...(catalogue.length > 0 ? ['', ...catalogueLines(catalogue)] : []),
     ...(webhooks ? ['', ...webhookLines(webhooks)] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

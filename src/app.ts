@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { businessAdminRoutes } from './businesses/admin-routes.js';
 import { BusinessService } from './businesses/business-service.js';
-import { businessesMigration } from './businesses/business-store.js';
+import { businessesMigration, catalogSequenceMigration } from './businesses/business-tables.js';
 import { consoleRoutes } from './operations/console.js';
 import { operationsAdminRoutes, systemRoutes } from './operations/routes.js';
 import { CredentialService } from './partners/credential-service.js';
@@ -20,7 +20,7 @@ import { AdvertisingOperator } from './advertising/advertising-operator.js';
 import { AdvertisingService } from './advertising/advertising-service.js';
 import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
-import { ReservationStore } from './reservations/reservation-store.js';
+import { InventoryStore } from './reservations/inventory-store.js';
 import { searchModule } from './search/module.js';
 import { Catalog } from './catalog/catalog.js';
 import { ChangeFeed, changeLogMigration } from './platform/change-feed.js';
@@ -104,6 +104,7 @@ export interface PbsOptions {
 export const foundationMigrations: PbsMigration[] = [
   platformMigration,
   businessesMigration,
+  catalogSequenceMigration,
   partnersMigration,
   domainEventsMigration,
   changeLogMigration,
@@ -161,8 +162,11 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const credentials = new CredentialService(database.db, clock, config.authCacheMs, keys);
   // The catalogue's data comes from its owners (called when it loads, after all is built).
   const catalog = new Catalog(
-    database.db,
-    { businesses: () => businesses.all(), inventories: () => new ReservationStore(database.db, database.dialect).inventories() },
+    {
+      sequence: () => businesses.catalogSequence(),
+      businesses: (after, upTo, cursor, limit) => businesses.changedPage(after, upTo, cursor, limit),
+      inventories: (after, upTo, cursor, limit) => new InventoryStore(database.db).changedPage(after, upTo, cursor, limit),
+    },
     config.catalogMaxStaleMs,
   );
   const changes = new ChangeFeed(database);
@@ -247,7 +251,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'oauth', routes: oauthRoutes(services.credentials, authFailures) },
     waitlistModule(services.partners, services.waitlist),
     reservationsModule(services.reservations, keys),
-    searchModule(ctx, catalog, occupancy),
+    searchModule(ctx, catalog, occupancy, services.businesses),
     subscriptionsModule(subscriptions),
     webhooksModule(services.webhooks),
     advertisingModule(services.advertising, services.advertisingOperator),
@@ -318,8 +322,11 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     async listen() {
       const address = await app.listen({ port: config.port, host: config.host });
       startBackground();
-      // Load the bookings now rather than on the first openings or search request.
-      if (servesApi) void occupancy.sync().catch((error) => app.log.warn({ err: error }, 'loading bookings failed; retried on first use'));
+      // Load the catalogue and the bookings now rather than on the first openings or search request.
+      if (servesApi) {
+        void catalog.current().catch((error) => app.log.warn({ err: error }, 'loading the catalogue failed; retried on first use'));
+        void occupancy.sync().catch((error) => app.log.warn({ err: error }, 'loading bookings failed; retried on first use'));
+      }
       return address;
     },
     startBackground,

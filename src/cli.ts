@@ -102,6 +102,12 @@ function optionalInt(value: string | undefined, what: string): number | undefine
   return n;
 }
 
+/** Progress of a streamed import on stderr: lines checked as they arrive, then the moment they are in. */
+function importProgress(what: string) {
+  return (lines: number, phase: 'staged' | 'done') =>
+    process.stderr.write(phase === 'staged' ? `checked ${lines} ${what}\n` : `imported ${lines} ${what}\n`);
+}
+
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -177,7 +183,7 @@ async function businessCommand(pbs: Pbs, args: string[], flags: Record<string, s
     case 'upsert':
       return (await businesses.upsert(JSON.parse(fs.readFileSync(need(a, 'JSON file'), 'utf8')))).business;
     case 'import':
-      return businesses.importJsonLines(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'));
+      return businesses.importJsonLines(fs.createReadStream(need(a, 'JSON lines file')), importProgress('businesses'));
     case 'list':
       return businesses.list({ city: flags.city, limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 });
     case 'show':
@@ -188,7 +194,7 @@ async function businessCommand(pbs: Pbs, args: string[], flags: Record<string, s
       return pbs.services.reservations.setSettings(need(a, 'business id'), JSON.parse(fs.readFileSync(file, 'utf8')));
     }
     case 'import-reservation-settings':
-      return pbs.services.reservations.importSettings(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'));
+      return pbs.services.reservations.importSettings(fs.createReadStream(need(a, 'JSON lines file')), importProgress('reservation settings'));
     default:
       throw new UsageError(`unknown business command ${sub ?? ''}`);
   }

@@ -4,7 +4,9 @@ import { BusinessService } from '../src/businesses/business-service.js';
 import { Catalog } from '../src/catalog/catalog.js';
 import { CredentialService } from '../src/partners/credential-service.js';
 import { PartnerService } from '../src/partners/partner-service.js';
-import { dropStartTimeIndexesMigration, reservationsMigration, ReservationStore } from '../src/reservations/reservation-store.js';
+import { InventoryStore } from '../src/reservations/inventory-store.js';
+import { inventorySequenceMigration } from '../src/reservations/inventory-tables.js';
+import { dropStartTimeIndexesMigration, reservationsMigration } from '../src/reservations/reservation-store.js';
 import { ControllableClock } from '../src/platform/clock.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { SecretKeys } from '../src/platform/secret-keys.js';
@@ -17,21 +19,24 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
   beforeAll(async () => {
     database = await openTestDatabase(dialect);
     // The catalogue also reads reservation settings and tables.
-    await migrateToLatest(database, [...foundationMigrations, reservationsMigration, dropStartTimeIndexesMigration]);
+    await migrateToLatest(database, [...foundationMigrations, reservationsMigration, dropStartTimeIndexesMigration, inventorySequenceMigration]);
   });
   afterAll(() => database.drop());
 
   it('catalogue: past half its staleness it refreshes in the background, without a reader waiting', async () => {
     let wall = 1_000_000;
+    const directory = new BusinessService(database.db, clock);
     const sources = {
-      businesses: () => new BusinessService(database.db, clock).all(),
-      inventories: () => new ReservationStore(database.db, database.dialect).inventories(),
+      sequence: () => directory.catalogSequence(),
+      businesses: directory.changedPage.bind(directory),
+      inventories: (after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number) =>
+        new InventoryStore(database.db).changedPage(after, upTo, cursor, limit),
     };
-    const catalog = new Catalog(database.db, sources, 1000, () => wall);
-    // Another process's writes: they bump the catalogue version, and do not invalidate this copy.
+    const catalog = new Catalog(sources, 1000, () => wall);
+    // Another process's writes: they move the catalogue sequence, and do not invalidate this copy.
     const elsewhere = new BusinessService(database.db, clock);
     const first = (await elsewhere.upsert(sampleBusiness({ name: 'First' }))).business;
-    expect((await catalog.find(first.id))?.business.name).toBe('First');
+    expect((await catalog.find(first.id))?.name).toBe('First');
     const second = (await elsewhere.upsert(sampleBusiness({ name: 'Second' }))).business;
 
     wall += 400; // fresh: answered from memory, nothing re-checked
@@ -40,7 +45,7 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
 
     wall += 200; // past half: still answered at once, and re-checked meanwhile
     expect(catalog.findFresh(first.id)).toBeDefined();
-    await expect.poll(() => catalog.findFresh(second.id)?.business.name).toBe('Second');
+    await expect.poll(() => catalog.findFresh(second.id)?.name).toBe('Second');
   });
 
   it('credentials: a load that began before a revocation does not bring the credential back', async () => {

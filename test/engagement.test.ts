@@ -145,6 +145,32 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
     expectCode(await admin(h.url, 'POST', '/admin/v1/engagement/weeks/2031-02-30/score'), 400, 'VALIDATION_ERROR');
     expectCode(await admin(h.url, 'POST', '/admin/v1/engagement/weeks/2001-01-01/score'), 404, 'NOT_FOUND');
   });
+
+  it('scores in the database exactly as scoring.ts does, ties and countries included', async () => {
+    // The database scores a week in one statement (a country's businesses never in memory);
+    // scoring.ts is the rule. 400 businesses in four countries, counts with many ties.
+    const week = '2031-07-07';
+    const { next, activity } = generator(2026);
+    const countries = ['US', 'CA', 'MX', 'FR'];
+    const businesses = Array.from({ length: 400 }, (_, i) => ({
+      ...sampleBusiness({ name: `Scored ${dialect} ${i}`, alias: `scored-${dialect}-${i}` }),
+      id: `scored-${dialect}-${i}`,
+      location: { address1: '1 Main St', city: 'Somewhere', state: 'XX', country: countries[i % 4], zip_code: '00000' },
+    }));
+    const imported = await admin(h.url, 'POST', '/admin/v1/businesses/import', { body: ndjson(businesses), contentType: 'application/x-ndjson' });
+    expect(imported.status, imported.text).toBe(200);
+    const activities = businesses.map(() => (next() < 0.2 ? { ...activity(), page_views: 7, transactions: 0 } : activity()));
+    await load(businesses.map((b, i) => ({ business_id: b.id, week, ...activities[i] })));
+    const population = businesses.map((b, i) => ({ id: b.id, activity: activities[i] })).filter((_, i) => countries[i % 4] !== 'FR');
+    const expected = scoreWeek(population.map((p) => p.activity));
+    const stored = await h.pbs.services.engagement.store().scoresOf(businesses.map((b) => b.id));
+    const byId = new Map(stored.filter((s) => s.week_start === week).map((s) => [s.business_id, s]));
+    expect(byId.size).toBe(population.length);
+    population.forEach((p, i) => {
+      const s = byId.get(p.id)!;
+      expect({ engagement_metric: s.engagement_metric, intent_metric: s.intent_metric, transaction_metric: s.transaction_metric }, p.id).toEqual(expected[i]);
+    });
+  });
 });
 
 /** A small deterministic generator, so a failing case can be replayed from its seed. */

@@ -1,15 +1,32 @@
+import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
-import type { Db, DbOrTx } from '../platform/db/database.js';
+import { isUniqueViolation, type Db, type DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { jsonLineBatches, type LineSource } from '../platform/json-lines.js';
 import { normalizeBusinessInput, type Business } from './business-record.js';
-import { BusinessStore, type BusinessRef } from './business-store.js';
+import { businessColumns, BusinessStore, type BusinessRef } from './business-store.js';
+import type { BusinessImportLinesTable } from './business-tables.js';
+import { catalogSequence, nextCatalogSequence } from './catalog-sequence.js';
 
-export const MAX_IMPORT_LINES = 100_000;
+/** Lines one streamed import takes (the staging table holds them until the import ends). */
+export const MAX_IMPORT_LINES = 1_000_000;
+/** Lines checked and staged at a time, and per progress report. */
+const IMPORT_BATCH = 2_000;
+/** Staged lines moved into `businesses` per statement when an import ends. */
+const APPLY_CHUNK = 10_000;
+/** Staged lines of an import that never finished (its process died) are removed after this. */
+const STALE_STAGING_MS = 24 * 3600_000;
 
 const notFound = (idOrAlias: string) => apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
 
 /** What other families may ask of the businesses family. */
-export type BusinessDirectory = Pick<BusinessService, 'get' | 'requireRef' | 'resolveIds' | 'records' | 'countries'>;
+export type BusinessDirectory = Pick<BusinessService, 'get' | 'requireRef' | 'resolveIds' | 'records' | 'countries' | 'idsInCountries'>;
+
+export interface ImportProgress {
+  /** Lines checked and staged so far; `done` once they are in the catalogue. */
+  (lines: number, phase: 'staged' | 'done'): void;
+}
 
 /** The operator's catalogue of businesses: the records every partner interface reads. */
 export class BusinessService {
@@ -24,46 +41,83 @@ export class BusinessService {
     return new BusinessStore(db);
   }
 
-  async upsert(input: unknown, db: DbOrTx = this.db): Promise<{ business: Business; created: boolean }> {
+  async upsert(input: unknown): Promise<{ business: Business; created: boolean }> {
     const explicitAlias = typeof (input as { alias?: unknown })?.alias === 'string';
     const business = normalizeBusinessInput(input);
-    const saved = await this.save(business, explicitAlias, db);
-    if (db === this.db) this.onChanged();
+    const saved = await this.db.transaction().execute(async (trx) => {
+      const store = this.store(trx);
+      const owner = await store.aliasOwner(business.alias);
+      if (owner && owner !== business.id) {
+        if (explicitAlias) throw apiError('CONFLICT', `alias ${business.alias} belongs to business ${owner}`);
+        business.alias = await freeAlias(business.alias, async (alias) => store.aliasOwner(alias), business.id);
+      }
+      const { created } = await store.upsert(business, this.clock.now(), await nextCatalogSequence(trx));
+      return { business, created };
+    });
+    this.onChanged();
     return saved;
   }
 
   /**
-   * Imports JSON lines all or nothing: every line is validated first, and one transaction
-   * writes them, so a bad line leaves the catalogue as it was.
+   * Imports JSON lines as they arrive, all or nothing (docs/catalogue.md "Imports"): each batch
+   * of lines is checked and staged in a short transaction of its own; when the last line is in
+   * and every line was good, one transaction moves them all into the catalogue. A bad line
+   * stops the import and leaves the catalogue as it was. The body is never held whole.
    */
-  async importJsonLines(text: string): Promise<{ imported: number; created: number; updated: number }> {
-    const lines = text.split(/\r?\n/);
-    const parsed: Array<{ business: Business; explicitAlias: boolean }> = [];
-    const seen = new Set<string>();
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i].trim();
-      if (line === '') continue;
-      if (parsed.length >= MAX_IMPORT_LINES) throw apiError('PAYLOAD_TOO_LARGE', `At most ${MAX_IMPORT_LINES} businesses per import.`);
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw apiError('VALIDATION_ERROR', `line ${i + 1}: not valid JSON`, { field: `line ${i + 1}` });
+  async importJsonLines(source: LineSource, onProgress?: ImportProgress): Promise<{ imported: number; created: number; updated: number }> {
+    const importId = newId();
+    const seenIds = new Set<string>();
+    /** Aliases this import gives out, to the business that gets each. */
+    const aliases = new Map<string, string>();
+    let staged = 0;
+    let lastLine = 0;
+    const store = this.store();
+    try {
+      await store.unstage(importId, this.clock.now() - STALE_STAGING_MS);
+      for await (const batch of jsonLineBatches(source, { maxLines: MAX_IMPORT_LINES, batchSize: IMPORT_BATCH })) {
+        const parsed = batch.map(({ value, where }) => {
+          const business = normalizeBusinessInput(value, where);
+          if (seenIds.has(business.id)) throw apiError('VALIDATION_ERROR', `${where}: id ${business.id} appears twice`, { field: 'id' });
+          seenIds.add(business.id);
+          return { business, where, explicitAlias: typeof value.alias === 'string', line: Number(where.slice(5)) };
+        });
+        const wanted = new Set(parsed.map((p) => p.business.alias));
+        const owners = await store.aliasOwners([...wanted]);
+        // This batch's aliases were all looked up at once; a suffixed one (alias-2) is asked for alone.
+        const ownerOf = async (alias: string) => aliases.get(alias) ?? (wanted.has(alias) ? owners.get(alias) : await store.aliasOwner(alias));
+        const now = this.clock.now();
+        const lines: BusinessImportLinesTable[] = [];
+        for (const p of parsed) {
+          const b = p.business;
+          const owner = await ownerOf(b.alias);
+          if (owner !== undefined && owner !== b.id) {
+            if (p.explicitAlias) throw apiError('CONFLICT', `${p.where}: alias ${b.alias} belongs to business ${owner}`, { field: 'alias' });
+            b.alias = await freeAlias(b.alias, ownerOf, b.id);
+          }
+          aliases.set(b.alias, b.id);
+          lines.push({ ...businessColumns(b), import_id: importId, line: p.line, staged_at: now });
+          lastLine = p.line;
+        }
+        await this.db.transaction().execute((trx) => this.store(trx).stage(lines));
+        staged += lines.length;
+        onProgress?.(staged, 'staged');
       }
-      const business = normalizeBusinessInput(value, `line ${i + 1}`);
-      if (seen.has(business.id)) throw apiError('VALIDATION_ERROR', `line ${i + 1}: id ${business.id} appears twice`, { field: 'id' });
-      seen.add(business.id);
-      parsed.push({ business, explicitAlias: typeof (value as { alias?: unknown }).alias === 'string' });
+      if (staged === 0) throw apiError('VALIDATION_ERROR', 'The import holds no businesses.');
+      const created = await store.countNew(importId);
+      await this.db.transaction().execute(async (trx) => {
+        const seq = await nextCatalogSequence(trx);
+        const now = this.clock.now();
+        for (let from = 0; from < lastLine; from += APPLY_CHUNK) await this.store(trx).applyStaged(importId, from, from + APPLY_CHUNK, now, seq);
+        await this.store(trx).unstage(importId, now - STALE_STAGING_MS);
+      });
+      this.onChanged();
+      onProgress?.(staged, 'done');
+      return { imported: staged, created, updated: staged - created };
+    } catch (error) {
+      await store.unstage(importId, this.clock.now() - STALE_STAGING_MS).catch(() => {});
+      if (isUniqueViolation(error)) throw apiError('CONFLICT', 'Another change took an alias this import gives out; nothing was imported. Try again.');
+      throw error;
     }
-    if (parsed.length === 0) throw apiError('VALIDATION_ERROR', 'The import holds no businesses.');
-    let created = 0;
-    await this.db.transaction().execute(async (trx) => {
-      for (const { business, explicitAlias } of parsed) {
-        if ((await this.save(business, explicitAlias, trx)).created) created++;
-      }
-    });
-    this.onChanged();
-    return { imported: parsed.length, created, updated: parsed.length - created };
   }
 
   // ---- the one business lookup every family uses ---------------------------------------------
@@ -87,14 +141,27 @@ export class BusinessService {
     return this.store(db).resolveIds(idsOrAliases);
   }
 
-  /** Every business (for the in-memory catalogue). */
-  all(db: DbOrTx = this.db): Promise<Business[]> {
-    return this.store(db).all();
+  /** The last catalogue sequence number given out (the in-memory catalogue loads what changed since it looked). */
+  catalogSequence(): Promise<number> {
+    return catalogSequence(this.db);
+  }
+
+  /** Businesses changed after catalogue sequence number `after` up to `upTo`, a page at a time (see BusinessStore.changedPage). */
+  changedPage(after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number) {
+    return this.store().changedPage(after, upTo, cursor, limit);
   }
 
   /** Each given business id that exists → its country (ISO 3166-1 alpha-2, as loaded). */
   countries(ids: string[], db: DbOrTx = this.db): Promise<Map<string, string>> {
     return this.store(db).countries(ids);
+  }
+
+  /**
+   * The ids of the businesses in these countries (ISO codes, any case), as a subquery for
+   * another family's set-based statement (engagement scores a country's businesses in one).
+   */
+  idsInCountries(countries: readonly string[]) {
+    return this.db.selectFrom('businesses').select('id').where(sql<string>`upper(country)`, 'in', [...countries]);
   }
 
   /** The records of these business ids (missing ones are absent). */
@@ -108,23 +175,13 @@ export class BusinessService {
     const page = await this.store().list({ city: filter.city, limit, offset });
     return { ...page, limit, offset };
   }
+}
 
-  private async save(business: Business, explicitAlias: boolean, db: DbOrTx) {
-    const store = this.store(db);
-    const owner = await store.aliasOwner(business.alias);
-    if (owner && owner !== business.id) {
-      if (explicitAlias) throw apiError('CONFLICT', `alias ${business.alias} belongs to business ${owner}`);
-      business.alias = await this.freeAlias(store, business.alias, business.id);
-    }
-    const { created } = await store.upsert(business, this.clock.now());
-    return { business, created };
-  }
-
-  private async freeAlias(store: BusinessStore, alias: string, id: string): Promise<string> {
-    for (let n = 2; ; n++) {
-      const candidate = `${alias}-${n}`;
-      const owner = await store.aliasOwner(candidate);
-      if (!owner || owner === id) return candidate;
-    }
+/** `alias`, or the first of `alias-2`, `alias-3`, … that nobody but `id` owns. */
+async function freeAlias(alias: string, ownerOf: (alias: string) => Promise<string | undefined>, id: string): Promise<string> {
+  for (let n = 2; ; n++) {
+    const candidate = `${alias}-${n}`;
+    const owner = await ownerOf(candidate);
+    if (!owner || owner === id) return candidate;
   }
 }

@@ -1,63 +1,10 @@
-import type { PbsMigration } from '../platform/db/migrate.js';
+import { sql, type Insertable } from 'kysely';
 import { fromFlag, toFlag, type DbOrTx } from '../platform/db/database.js';
 import type { Business } from './business-record.js';
-import { bumpCatalogVersion } from './catalog-version.js';
+import type { BusinessesTable, BusinessImportLinesTable } from './business-tables.js';
 
-export interface BusinessesTable {
-  id: string;
-  alias: string;
-  name: string;
-  city: string;
-  state: string;
-  zip_code: string;
-  country: string;
-  latitude: number | null;
-  longitude: number | null;
-  rating: number;
-  review_count: number;
-  price: string | null;
-  is_closed: number;
-  timezone: string;
-  /** The whole record as JSON; the columns above exist to filter and sort. */
-  record: string;
-  created_at: number;
-  updated_at: number;
-}
-
-declare module '../platform/db/database.js' {
-  interface Tables {
-    businesses: BusinessesTable;
-  }
-}
-
-export const businessesMigration: PbsMigration = {
-  name: '0002_businesses',
-  async up(db) {
-    await db.schema
-      .createTable('businesses')
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('alias', 'text', (c) => c.notNull().unique())
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('city', 'text', (c) => c.notNull())
-      .addColumn('state', 'text', (c) => c.notNull())
-      .addColumn('zip_code', 'text', (c) => c.notNull())
-      .addColumn('country', 'text', (c) => c.notNull())
-      .addColumn('latitude', 'double precision')
-      .addColumn('longitude', 'double precision')
-      .addColumn('rating', 'double precision', (c) => c.notNull())
-      .addColumn('review_count', 'integer', (c) => c.notNull())
-      .addColumn('price', 'text')
-      .addColumn('is_closed', 'integer', (c) => c.notNull())
-      .addColumn('timezone', 'text', (c) => c.notNull())
-      .addColumn('record', 'text', (c) => c.notNull())
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('updated_at', 'bigint', (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('businesses_city').on('businesses').columns(['city', 'state']).execute();
-  },
-};
-
-function toRow(b: Business, now: number): BusinessesTable {
+/** The columns of a business (the staged line of an import has the same, less the times). */
+export function businessColumns(b: Business): Omit<BusinessesTable, 'created_at' | 'updated_at' | 'catalog_seq'> {
   return {
     id: b.id,
     alias: b.alias,
@@ -74,10 +21,11 @@ function toRow(b: Business, now: number): BusinessesTable {
     is_closed: toFlag(b.is_closed),
     timezone: b.timezone,
     record: JSON.stringify(b),
-    created_at: now,
-    updated_at: now,
   };
 }
+
+/** Columns an import's upsert replaces (everything but the id and when it was created). */
+const REPLACED = ['alias', 'name', 'city', 'state', 'zip_code', 'country', 'latitude', 'longitude', 'rating', 'review_count', 'price', 'is_closed', 'timezone', 'record'] as const;
 
 
 export interface BusinessRef {
@@ -97,9 +45,9 @@ export function fromRecord(record: string, isClosed?: number): Business {
 export class BusinessStore {
   constructor(private readonly db: DbOrTx) {}
 
-  /** Insert or replace by id; `created` tells which happened. */
-  async upsert(b: Business, now: number): Promise<{ created: boolean }> {
-    const row = toRow(b, now);
+  /** Insert or replace by id, stamped with catalogue sequence number `seq`; `created` tells which happened. */
+  async upsert(b: Business, now: number, seq: number): Promise<{ created: boolean }> {
+    const row: Insertable<BusinessesTable> = { ...businessColumns(b), created_at: now, updated_at: now, catalog_seq: seq };
     const existing = await this.db.selectFrom('businesses').select('id').where('id', '=', b.id).executeTakeFirst();
     const { created_at: _created, id: _id, ...update } = row;
     await this.db
@@ -107,8 +55,80 @@ export class BusinessStore {
       .values(row)
       .onConflict((oc) => oc.column('id').doUpdateSet(update))
       .execute();
-    await bumpCatalogVersion(this.db);
     return { created: !existing };
+  }
+
+  /**
+   * Businesses changed after catalogue sequence number `after` up to `upTo`, in (seq, id) order,
+   * `limit` at a time from `cursor` (the last row of the previous page).
+   */
+  async changedPage(after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number) {
+    let query = this.db
+      .selectFrom('businesses')
+      .select(['id', 'record', 'is_closed', 'catalog_seq'])
+      .where('catalog_seq', '>', after)
+      .where('catalog_seq', '<=', upTo);
+    if (cursor) query = query.where((eb) => eb.or([eb('catalog_seq', '>', cursor.seq), eb.and([eb('catalog_seq', '=', cursor.seq), eb('id', '>', cursor.id)])]));
+    const rows = await query.orderBy('catalog_seq').orderBy('id').limit(limit).execute();
+    return rows.map((r) => ({ seq: Number(r.catalog_seq), business: fromRecord(r.record, r.is_closed) }));
+  }
+
+  /** Which of `aliases` belong to a business, and to which. */
+  async aliasOwners(aliases: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (let i = 0; i < aliases.length; i += 500) {
+      const rows = await this.db.selectFrom('businesses').select(['id', 'alias']).where('alias', 'in', aliases.slice(i, i + 500)).execute();
+      for (const r of rows) out.set(r.alias, r.id);
+    }
+    return out;
+  }
+
+  // ---- streamed imports (business_import_lines) ---------------------------------------------
+
+  async stage(lines: BusinessImportLinesTable[]): Promise<void> {
+    // A statement's parameters are limited (SQLite: 32,766): 18 columns × 500 rows stays below.
+    for (let i = 0; i < lines.length; i += 500) await this.db.insertInto('business_import_lines').values(lines.slice(i, i + 500)).execute();
+  }
+
+  /** Staged lines of an import whose business does not exist yet. */
+  async countNew(importId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('business_import_lines as s')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('s.import_id', '=', importId)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('businesses as b').select('b.id').whereRef('b.id', '=', 's.id'))))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Moves staged lines (from, to] of an import into `businesses`, each an insert or a replacement. */
+  async applyStaged(importId: string, from: number, to: number, now: number, seq: number): Promise<void> {
+    await this.db
+      .insertInto('businesses')
+      .columns(['id', ...REPLACED, 'created_at', 'updated_at', 'catalog_seq'])
+      .expression((eb) =>
+        eb
+          .selectFrom('business_import_lines')
+          .select(['id', ...REPLACED])
+          // Typed, or PostgreSQL reads the parameters as text.
+          .select([sql<number>`cast(${now} as bigint)`.as('created_at'), sql<number>`cast(${now} as bigint)`.as('updated_at'), sql<number>`cast(${seq} as bigint)`.as('catalog_seq')])
+          .where('import_id', '=', importId)
+          .where('line', '>', from)
+          .where('line', '<=', to),
+      )
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet((eb) => ({
+          ...Object.fromEntries(REPLACED.map((c) => [c, eb.ref(`excluded.${c}`)])),
+          updated_at: eb.ref('excluded.updated_at'),
+          catalog_seq: eb.ref('excluded.catalog_seq'),
+        })),
+      )
+      .execute();
+  }
+
+  /** Forgets an import's staged lines, and any left behind by an import that never finished. */
+  async unstage(importId: string, staleBefore: number): Promise<void> {
+    await this.db.deleteFrom('business_import_lines').where((eb) => eb.or([eb('import_id', '=', importId), eb('staged_at', '<', staleBefore)])).execute();
   }
 
   async findByIdOrAlias(idOrAlias: string): Promise<Business | undefined> {
@@ -178,12 +198,6 @@ export class BusinessStore {
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.select('record').orderBy('name').orderBy('id').limit(filter.limit).offset(filter.offset).execute();
     return { total: Number(total.n), businesses: rows.map((r) => fromRecord(r.record)) };
-  }
-
-  /** Every business, closed ones marked so (the in-memory catalogue loads them all). */
-  async all(): Promise<Business[]> {
-    const rows = await this.db.selectFrom('businesses').select(['record', 'is_closed']).execute();
-    return rows.map((r) => fromRecord(r.record, r.is_closed));
   }
 
   async count(): Promise<number> {

@@ -1,88 +1,183 @@
 import type { Business } from '../businesses/business-record.js';
-import { catalogVersion } from '../businesses/catalog-version.js';
-import { ancestorsOf } from './categories.js';
-import type { Db } from '../platform/db/database.js';
-import { localMinute } from '../platform/local-time.js';
-import type { ReservationSettings } from '../reservations/inventory.js';
+import { weeklyIntervals } from '../businesses/hours.js';
+import type { InventoryRow } from '../reservations/inventory-store.js';
 import type { RestaurantInventory } from '../reservations/occupancy.js';
-import type { TableRow } from '../reservations/reservation-store.js';
+import { AreaRegistry, type Area, type AreaStanding } from './areas.js';
+import { ancestorsOf } from './categories.js';
+import { GridIndex } from './grid.js';
+import { TermIndex, termsOf } from './term-index.js';
 
-export interface IndexedBusiness {
-  business: Business;
-  /** Position in the snapshot's `entries`: lets per-snapshot caches use flat arrays. */
-  ordinal: number;
-  /** Open, reviewed and placed on the map: what search can return at all. */
-  searchable: boolean;
-  /** Rating weighted by how many reviews back it (best_match); kept here so search need not touch `business`. */
-  quality: number;
-  latitude: number | null;
-  longitude: number | null;
-  /** Keys of the areas (city, postal code, state) the business lies in. */
-  areaKeys: Set<string>;
-  /** Lower-cased name, category aliases and titles: what `term` is matched against. */
-  text: string;
-  nameLower: string;
-  categories: Set<string>;
-  priceLevel: number;
-  /** Present (not undefined) when the business has reservation settings. */
+/** Flags of a business in `Catalog.flags`. */
+export const SEARCHABLE = 1;
+export const RESERVABLE = 2;
+
+/**
+ * One business as the catalogue holds it: what search filters and presents, what openings and
+ * holds need (its reservation inventory). The full record stays in the database.
+ */
+export interface CatalogBusiness {
+  /** Its position in the catalogue's columns; never changes. */
+  readonly ordinal: number;
+  readonly id: string;
+  alias: string;
+  name: string;
+  timezone: string;
+  isClosed: boolean;
+  /** Moves on every change, so answers built from an older state can tell. */
+  revision: number;
+  /** Regular hours as minute-of-week intervals (businesses/hours.ts). */
+  hours: Int32Array;
+  /** Category aliases, with every ancestor's. */
+  categories: readonly string[];
+  /** Names of the attributes that are set (truthy). */
+  attributes: readonly string[];
+  /** Words it is found by, and how well each describes it (term-index.ts). */
+  terms: ReadonlyMap<string, number>;
+  /** Present when the business has reservation settings. */
   reservation: RestaurantInventory | undefined;
-}
-
-export interface Area {
-  label: string;
-  /** Matches IndexedBusiness.areaKeys. */
-  key: string;
-  center: { latitude: number; longitude: number };
 }
 
 /** Where the catalogue's data comes from: the owning families' exported functions. */
 export interface CatalogSources {
-  businesses(): Promise<Business[]>;
-  inventories(): Promise<{ settings: Map<string, ReservationSettings>; tables: TableRow[] }>;
+  /** The last catalogue sequence number given out. */
+  sequence(): Promise<number>;
+  businesses(after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number): Promise<Array<{ seq: number; business: Business }>>;
+  inventories(after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number): Promise<InventoryRow[]>;
 }
 
-export interface Snapshot {
-  entries: IndexedBusiness[];
-  byIdOrAlias: Map<string, IndexedBusiness>;
-  areas: Map<string, Area>;
-  /** Searchable entries (see `IndexedBusiness.searchable`) by area key, in `entries` order. */
-  searchableByArea: Map<string, IndexedBusiness[]>;
+const PAGE = 2_000;
+/** Changes remembered for `changedSince` (readers that fall further behind start over). */
+const CHANGE_LOG_SIZE = 8_192;
+
+/** Growable typed columns, by ordinal: what the search loops read without touching objects. */
+class Columns {
+  capacity = 0;
+  flags = new Uint8Array(0);
+  quality = new Float64Array(0);
+  rating = new Float64Array(0);
+  reviewCount = new Float64Array(0);
+  latitude = new Float64Array(0);
+  longitude = new Float64Array(0);
+  priceLevel = new Uint8Array(0);
+  /** Area ids of the business's city, postal code and state (areas.ts). */
+  cityArea = new Int32Array(0);
+  zipArea = new Int32Array(0);
+  stateArea = new Int32Array(0);
+  /** Booking horizon in days; -1 without reservation settings. */
+  maxFutureDays = new Int16Array(0);
+  noticeMinutes = new Int32Array(0);
+
+  ensure(n: number): void {
+    if (n <= this.capacity) return;
+    const capacity = Math.max(1024, this.capacity * 2, n);
+    const grow = <T extends Uint8Array | Int16Array | Int32Array | Float64Array>(old: T, make: (n: number) => T): T => {
+      const next = make(capacity);
+      next.set(old as never);
+      return next;
+    };
+    this.flags = grow(this.flags, (c) => new Uint8Array(c));
+    this.quality = grow(this.quality, (c) => new Float64Array(c));
+    this.rating = grow(this.rating, (c) => new Float64Array(c));
+    this.reviewCount = grow(this.reviewCount, (c) => new Float64Array(c));
+    this.latitude = grow(this.latitude, (c) => new Float64Array(c));
+    this.longitude = grow(this.longitude, (c) => new Float64Array(c));
+    this.priceLevel = grow(this.priceLevel, (c) => new Uint8Array(c));
+    this.cityArea = grow(this.cityArea, (c) => new Int32Array(c));
+    this.zipArea = grow(this.zipArea, (c) => new Int32Array(c));
+    this.stateArea = grow(this.stateArea, (c) => new Int32Array(c));
+    this.maxFutureDays = grow(this.maxFutureDays, (c) => new Int16Array(c));
+    this.noticeMinutes = grow(this.noticeMinutes, (c) => new Int32Array(c));
+    this.capacity = capacity;
+  }
 }
 
 /**
- * An in-memory copy of the business catalogue and the restaurants' reservation inventory, for
- * search and availability. Writes in this process invalidate it at once; a write by another
- * process (every write bumps the catalogue version in the database) is noticed within
+ * The business catalogue and the restaurants' reservation inventory in memory, for search and
+ * availability (docs/catalogue.md). Loaded once, then kept current incrementally: every change
+ * stamps its rows with a catalogue sequence number, and each process loads only the rows changed
+ * since the number it last saw — its own writes at once (`invalidate`), other processes' within
  * `maxStaleMs`, and at once when a lookup misses. Bookings are not here: see OccupancyIndex.
  */
 export class Catalog {
-  private version: string | undefined;
-  private snapshot: Snapshot = { entries: [], byIdOrAlias: new Map(), areas: new Map(), searchableByArea: new Map() };
+  readonly columns = new Columns();
+  readonly businesses: CatalogBusiness[] = [];
+  readonly areas = new AreaRegistry();
+  readonly terms = new TermIndex();
+  readonly grid = new GridIndex();
+  private readonly byIdOrAlias = new Map<string, CatalogBusiness>();
+  /** The catalogue sequence number loaded up to. */
+  private seq = -1;
   private checkedAt = 0;
-  private generation = 0;
+  private invalidations = 0;
   private loading: Promise<void> | undefined;
+  /** Moves on every change applied; `changedSince` tells which businesses changed. */
+  private generationCounter = 0;
+  private changeLog: Array<{ generation: number; ordinal: number }> = [];
+  private changeLogFrom = 0;
 
   constructor(
-    private readonly db: Db,
     private readonly sources: CatalogSources,
     private readonly maxStaleMs = 250,
     /** Wall time (staleness is about other processes, not the sandbox clock). */
     private readonly now: () => number = Date.now,
   ) {}
 
+  get generation(): number {
+    return this.generationCounter;
+  }
+
+  get size(): number {
+    return this.businesses.length;
+  }
+
+  /**
+   * Ordinals of the businesses changed after `generation`, or undefined when that is no longer
+   * known (more changes than are remembered): then anything may have changed.
+   */
+  changedSince(generation: number): number[] | undefined {
+    if (generation < this.changeLogFrom) return undefined;
+    const out: number[] = [];
+    for (let i = this.changeLog.length - 1; i >= 0 && this.changeLog[i].generation > generation; i--) out.push(this.changeLog[i].ordinal);
+    return out;
+  }
+
   /** Call after committing a change to businesses or reservation settings. */
   invalidate(): void {
     this.checkedAt = 0;
-    // A refresh under way may have read the version before this change: it must not count.
-    this.generation++;
-    this.loading = undefined;
+    this.invalidations++;
   }
 
-  async current(force = false): Promise<Snapshot> {
+  /** Brings the catalogue up to date when it may be stale; cheap when it is not. */
+  async current(force = false): Promise<void> {
     const age = this.now() - this.checkedAt;
-    if (force || this.version === undefined || age >= this.maxStaleMs) await this.refreshOnce();
+    if (force || this.seq < 0 || age >= this.maxStaleMs) await this.refreshOnce();
     else if (age >= this.maxStaleMs / 2) this.refreshAhead();
-    return this.snapshot;
+  }
+
+  /** A business by id or alias without waiting, when the catalogue is fresh; undefined when `find` must be awaited. */
+  findFresh(idOrAlias: string): CatalogBusiness | undefined {
+    const age = this.now() - this.checkedAt;
+    if (this.seq < 0 || age >= this.maxStaleMs) return undefined;
+    if (age >= this.maxStaleMs / 2) this.refreshAhead();
+    return this.byIdOrAlias.get(idOrAlias);
+  }
+
+  /** A business by id or alias; a miss looks in the database again before answering undefined. */
+  async find(idOrAlias: string): Promise<CatalogBusiness | undefined> {
+    await this.current();
+    const hit = this.byIdOrAlias.get(idOrAlias);
+    if (hit) return hit;
+    await this.current(true);
+    return this.byIdOrAlias.get(idOrAlias);
+  }
+
+  /** By id or alias, as loaded (no freshness check: for callers that just called `current`). */
+  lookup(idOrAlias: string): CatalogBusiness | undefined {
+    return this.byIdOrAlias.get(idOrAlias);
+  }
+
+  area(id: number): Area {
+    return this.areas.get(id);
   }
 
   /** One refresh at a time, shared by everyone who needs it. */
@@ -95,167 +190,147 @@ export class Catalog {
     return loading;
   }
 
-  /**
-   * Past half its allowed staleness the snapshot is re-checked in the background, so requests
-   * do not all wait for the database when it goes stale (on PostgreSQL that wait was a latency
-   * spike four times a second).
-   */
+  /** Past half its allowed staleness the catalogue is checked in the background, so requests do not all wait. */
   private refreshAhead(): void {
     if (!this.loading) this.refreshOnce().catch(() => {});
   }
 
-  /**
-   * The answer of `find` without waiting, when the snapshot is fresh and holds the business;
-   * undefined when `find` must be awaited (the hot paths try this first and save a promise).
-   */
-  findFresh(idOrAlias: string): IndexedBusiness | undefined {
-    const age = this.now() - this.checkedAt;
-    if (this.version === undefined || age >= this.maxStaleMs) return undefined;
-    if (age >= this.maxStaleMs / 2) this.refreshAhead();
-    return this.snapshot.byIdOrAlias.get(idOrAlias);
-  }
-
-  /** A business by id or alias; a miss re-checks the database before answering undefined. */
-  async find(idOrAlias: string): Promise<IndexedBusiness | undefined> {
-    const hit = (await this.current()).byIdOrAlias.get(idOrAlias);
-    if (hit) return hit;
-    return (await this.current(true)).byIdOrAlias.get(idOrAlias);
-  }
-
   private async refresh(): Promise<void> {
-    // Fresh as of the version read, not of the end of the load.
     const readAt = this.now();
-    const generation = this.generation;
-    const version = (await catalogVersion(this.db)) ?? 'empty';
-    if (version !== this.version) await this.load(version, generation);
-    if (generation === this.generation) this.checkedAt = readAt;
+    const invalidations = this.invalidations;
+    const upTo = await this.sources.sequence();
+    if (upTo > this.seq || this.seq < 0) {
+      const after = this.seq;
+      for (let cursor: { seq: number; id: string } | undefined; ; ) {
+        const page = await this.sources.businesses(after, upTo, cursor, PAGE);
+        for (const row of page) this.applyBusiness(row.business);
+        if (page.length < PAGE) break;
+        const last = page[page.length - 1];
+        cursor = { seq: last.seq, id: last.business.id };
+      }
+      for (let cursor: { seq: number; id: string } | undefined; ; ) {
+        const page = await this.sources.inventories(after, upTo, cursor, PAGE);
+        for (const row of page) this.applyInventory(row);
+        if (page.length < PAGE) break;
+        const last = page[page.length - 1];
+        cursor = { seq: last.seq, id: last.businessId };
+      }
+      this.seq = Math.max(upTo, 0);
+    }
+    // A change committed here meanwhile may not be in what was read: it must not count as seen.
+    if (invalidations === this.invalidations) this.checkedAt = readAt;
   }
 
-  private async load(version: string, generation: number): Promise<void> {
-    const businesses = await this.sources.businesses();
-    const { settings: settingsByBusiness, tables } = await this.sources.inventories();
-    const tablesByBusiness = new Map<string, TableRow[]>();
-    for (const t of tables) {
-      const list = tablesByBusiness.get(t.business_id) ?? [];
-      list.push(t);
-      tablesByBusiness.set(t.business_id, list);
-    }
-    const entries: IndexedBusiness[] = [];
-    const byIdOrAlias = new Map<string, IndexedBusiness>();
-    for (const business of businesses) {
-      const s = settingsByBusiness.get(business.id);
-      const { city, state, zip_code: zip, country } = business.location;
-      // An Italian restaurant is also a restaurant: searches match a category's ancestors too.
-      const withAncestors = [...business.categories, ...business.categories.flatMap((c) => ancestorsOf(c.alias))];
-      const entry: IndexedBusiness = {
-        business,
-        ordinal: entries.length,
-        quality: business.rating * Math.log10(business.review_count + 1),
-        searchable: !business.is_closed && business.review_count > 0 && business.coordinates.latitude !== null && business.coordinates.longitude !== null,
-        latitude: business.coordinates.latitude,
-        longitude: business.coordinates.longitude,
-        areaKeys: new Set([cityKey(city, state), zipKey(zip), stateKey(state, country)]),
-        text: [business.name, ...withAncestors.flatMap((c) => [c.alias, c.title])].join(' ').toLowerCase(),
-        nameLower: business.name.toLowerCase(),
-        categories: new Set(withAncestors.map((c) => c.alias)),
-        priceLevel: business.price?.length ?? 0,
-        // Always set, so every entry has the same shape (keeps the search loop monomorphic).
-        reservation: s ? { businessId: business.id, settings: s, tables: tablesByBusiness.get(business.id) ?? [], memo: undefined } : undefined,
+  private applyBusiness(business: Business): void {
+    const c = this.columns;
+    let entry = this.byIdOrAlias.get(business.id);
+    if (entry && entry.id !== business.id) entry = undefined; // an alias that equals another's id
+    const old = entry ? this.snapshotOf(entry) : undefined;
+    if (!entry) {
+      const ordinal = this.businesses.length;
+      c.ensure(ordinal + 1);
+      entry = {
+        ordinal,
+        id: business.id,
+        alias: business.alias,
+        name: business.name,
+        timezone: business.timezone,
+        isClosed: business.is_closed,
+        revision: 0,
+        hours: weeklyIntervals(business.hours),
+        categories: [],
+        attributes: [],
+        terms: new Map(),
+        reservation: undefined,
       };
-      entries.push(entry);
-      byIdOrAlias.set(business.id, entry);
-      byIdOrAlias.set(business.alias, entry);
+      this.businesses.push(entry);
+      c.maxFutureDays[ordinal] = -1;
+      this.byIdOrAlias.set(business.id, entry);
+    } else {
+      this.terms.remove(entry.ordinal, entry.terms);
+      if (entry.alias !== business.alias && this.byIdOrAlias.get(entry.alias) === entry) this.byIdOrAlias.delete(entry.alias);
     }
-    const searchableByArea = new Map<string, IndexedBusiness[]>();
-    for (const entry of entries) {
-      if (!entry.searchable) continue;
-      for (const key of entry.areaKeys) {
-        const list = searchableByArea.get(key);
-        if (list) list.push(entry);
-        else searchableByArea.set(key, [entry]);
-      }
+    const o = entry.ordinal;
+    entry.alias = business.alias;
+    entry.name = business.name;
+    entry.timezone = business.timezone;
+    entry.isClosed = business.is_closed;
+    entry.revision++;
+    entry.hours = weeklyIntervals(business.hours);
+    // An Italian restaurant is also a restaurant: searches match a category's ancestors too.
+    entry.categories = [...new Set([...business.categories.map((cat) => cat.alias), ...business.categories.flatMap((cat) => ancestorsOf(cat.alias).map((a) => a.alias))])];
+    entry.attributes = Object.keys(business.attributes).filter((k) => Boolean(business.attributes[k]));
+    entry.terms = termsOf(business);
+    if (!this.byIdOrAlias.has(business.alias)) this.byIdOrAlias.set(business.alias, entry);
+    this.terms.add(o, entry.terms);
+
+    const { latitude, longitude } = business.coordinates;
+    const located = latitude !== null && longitude !== null;
+    const searchable = !business.is_closed && business.review_count > 0 && located;
+    c.flags[o] = (searchable ? SEARCHABLE : 0) | (entry.reservation?.settings.accepts_reservations && !business.is_closed ? RESERVABLE : 0);
+    c.quality[o] = business.rating * Math.log10(business.review_count + 1);
+    c.rating[o] = business.rating;
+    c.reviewCount[o] = business.review_count;
+    c.latitude[o] = latitude ?? NaN;
+    c.longitude[o] = longitude ?? NaN;
+    c.priceLevel[o] = business.price?.length ?? 0;
+    const { city, state, zip_code: zip, country } = business.location;
+    c.cityArea[o] = this.areas.city(city, state, country);
+    c.zipArea[o] = zip ? this.areas.zip(zip, city, state) : -1;
+    c.stateArea[o] = this.areas.state(state, country);
+    this.placeInAreas(entry, old);
+    this.recordChange(o);
+  }
+
+  private applyInventory(row: InventoryRow): void {
+    const entry = this.byIdOrAlias.get(row.businessId);
+    if (!entry || entry.id !== row.businessId) return;
+    const c = this.columns;
+    const o = entry.ordinal;
+    const old = this.snapshotOf(entry);
+    entry.reservation = { businessId: entry.id, settings: row.settings, tables: row.tables, memo: undefined };
+    entry.revision++;
+    const reservable = row.settings.accepts_reservations && !entry.isClosed;
+    c.flags[o] = (c.flags[o] & ~RESERVABLE) | (reservable ? RESERVABLE : 0);
+    c.maxFutureDays[o] = row.settings.max_future_days;
+    c.noticeMinutes[o] = row.settings.min_notice_minutes;
+    this.placeInAreas(entry, old);
+    this.recordChange(o);
+  }
+
+  /** What decides where a business stands in its areas, before a change. */
+  private snapshotOf(entry: CatalogBusiness): AreaStanding {
+    const c = this.columns;
+    const o = entry.ordinal;
+    return {
+      areas: [c.cityArea[o], c.zipArea[o], c.stateArea[o]],
+      searchable: (c.flags[o] & SEARCHABLE) !== 0,
+      located: !Number.isNaN(c.latitude[o]) && !Number.isNaN(c.longitude[o]),
+      latitude: c.latitude[o],
+      longitude: c.longitude[o],
+      quality: c.quality[o],
+      timezone: entry.timezone,
+    };
+  }
+
+  /** Moves a business between areas and grid cells after a change (`old`: how it stood before, if it existed). */
+  private placeInAreas(entry: CatalogBusiness, old: AreaStanding | undefined): void {
+    const now = this.snapshotOf(entry);
+    const o = entry.ordinal;
+    const oldAreas = old?.areas.filter((id) => id >= 0) ?? [];
+    const newAreas = now.areas.filter((id) => id >= 0);
+    for (const id of oldAreas) this.areas.leave(id, o, old!, !newAreas.includes(id));
+    for (const id of newAreas) this.areas.join(id, o, now, !oldAreas.includes(id) || old!.quality !== now.quality || old!.searchable !== now.searchable);
+    if (old?.searchable) this.grid.remove(o, old.latitude, old.longitude);
+    if (now.searchable) this.grid.add(o, now.latitude, now.longitude);
+  }
+
+  private recordChange(ordinal: number): void {
+    const generation = ++this.generationCounter;
+    this.changeLog.push({ generation, ordinal });
+    if (this.changeLog.length > CHANGE_LOG_SIZE) {
+      const dropped = this.changeLog.splice(0, CHANGE_LOG_SIZE / 2);
+      this.changeLogFrom = dropped[dropped.length - 1].generation;
     }
-    if (generation !== this.generation) return; // invalidated meanwhile: a newer refresh follows
-    this.snapshot = { entries, byIdOrAlias, areas: buildAreas(entries), searchableByArea };
-    this.version = version;
   }
-}
-
-const cityKey = (city: string, state: string) => `city:${city}|${state}`;
-const zipKey = (zip: string) => `zip:${zip}`;
-const stateKey = (state: string, country: string) => `state:${state}|${country}`;
-
-const normalize = (text: string) =>
-  text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
-
-/** Areas a `location` can name: cities (alone or with state / country), postal codes and states. */
-function buildAreas(entries: IndexedBusiness[]): Map<string, Area> {
-  const groups = new Map<string, { label: string; key: string; lat: number; lon: number; n: number }>();
-  const add = (names: string[], label: string, key: string, e: IndexedBusiness) => {
-    for (const name of names) {
-      const k = normalize(name);
-      if (!k) continue;
-      const g = groups.get(k) ?? { label, key, lat: 0, lon: 0, n: 0 };
-      if (e.latitude !== null && e.longitude !== null) {
-        g.lat += e.latitude;
-        g.lon += e.longitude;
-        g.n += 1;
-      }
-      groups.set(k, g);
-    }
-  };
-  for (const e of entries) {
-    const { city, state, zip_code: zip, country } = e.business.location;
-    add([city, `${city} ${state}`, `${city} ${state} ${country}`, `${city} ${country}`], `${city}, ${state}`, cityKey(city, state), e);
-    if (zip) add([zip, `${city} ${state} ${zip}`], zip, zipKey(zip), e);
-    add([`${state} ${country}`, state], `${state}, ${country}`, stateKey(state, country), e);
-  }
-  const areas = new Map<string, Area>();
-  for (const [name, g] of groups) {
-    if (g.n === 0) continue;
-    areas.set(name, { label: g.label, key: g.key, center: { latitude: g.lat / g.n, longitude: g.lon / g.n } });
-  }
-  return areas;
-}
-
-/** Resolves free text ("san francisco, ca", "94103", "Toronto ON") to a known area. */
-export function resolveArea(areas: Map<string, Area>, location: string): Area | undefined {
-  const text = normalize(location);
-  const exact = areas.get(text);
-  if (exact) return exact;
-  // Addresses: try ever shorter tails ("1 Market St San Francisco CA" → "san francisco ca").
-  const words = text.split(' ');
-  for (let i = 1; i < words.length; i++) {
-    const tail = areas.get(words.slice(i).join(' '));
-    if (tail) return tail;
-  }
-  return undefined;
-}
-
-export function distanceMeters(a: { latitude: number; longitude: number }, b: { latitude: number; longitude: number }): number {
-  const rad = Math.PI / 180;
-  const dLat = (b.latitude - a.latitude) * rad;
-  const dLon = (b.longitude - a.longitude) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * 6_371_008.8 * Math.asin(Math.sqrt(h));
-}
-
-/** Whether the business's regular hours include the instant `ms` (overnight intervals included). */
-export function isOpenAt(b: Business, ms: number): boolean {
-  const intervals = b.hours[0]?.open ?? [];
-  if (intervals.length === 0) return false;
-  const { minutes, weekday: day } = localMinute(ms, b.timezone);
-  const hhmm = (s: string) => Number(s.slice(0, 2)) * 60 + Number(s.slice(2));
-  return intervals.some((o) => {
-    const start = hhmm(o.start);
-    const end = hhmm(o.end);
-    if (o.day === day && minutes >= start && (o.is_overnight || end <= start || minutes < end)) return true;
-    // The tail of yesterday's overnight interval.
-    return (o.is_overnight || end <= start) && o.day === (day + 6) % 7 && minutes < end;
-  });
 }

@@ -11,7 +11,7 @@ import { BatchLoader } from '../platform/batch-loader.js';
 import { ReadCache } from '../platform/read-cache.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { EngagementStore, type ActivityRow, type ScoreRow } from './engagement-store.js';
-import { ACTIVITY_FIELDS, NORTH_AMERICA, scoreWeek, type Activity } from './scoring.js';
+import { ACTIVITY_FIELDS, NORTH_AMERICA, type Activity } from './scoring.js';
 
 /** Lines one load takes through the operator API (the CLI sends any number, in batches). */
 export const MAX_ACTIVITY_LINES = 100_000;
@@ -24,7 +24,6 @@ const MAX_COUNT = 1e12;
 const TOPIC = 'engagement';
 /** The group (and key) of the latest scored week among the kept parts. */
 const LATEST = '\u0000latest';
-const naSet = new Set<string>(NORTH_AMERICA);
 
 /** Scores a week whose activity changed (written in the load's transaction). */
 export const scoreWeekTask = defineTask<{ week: string }>('engagement.score-week', {
@@ -184,18 +183,11 @@ export class EngagementService {
       const row = await store.lockWeek(week);
       if (!row) throw apiError('NOT_FOUND', `No activity loaded for the week of ${week}`);
       if (row.scored_version === row.data_version && row.scored_at !== null) return { week, businesses_scored: row.businesses_scored, scored: true };
-      const activity = await store.weekActivity(week);
-      const countries = await this.businesses.countries(activity.map((a) => a.business_id), trx);
-      const population = activity.filter((a) => naSet.has((countries.get(a.business_id) ?? '').toUpperCase()));
-      const scores = scoreWeek(population.map((a) => activityOf(a)));
-      await store.replaceScores(
-        week,
-        population.map((a, i) => ({ business_id: a.business_id, week_start: week, ...scores[i] })),
-      );
-      await store.markScored(week, row.data_version, this.clock.now(), population.length);
+      const scored = await store.scoreInPlace(week, this.businesses.idsInCountries(NORTH_AMERICA));
+      await store.markScored(week, row.data_version, this.clock.now(), scored);
       // Every range and the latest week may have changed: '' forgets everything kept.
       await this.changes.publish(trx, TOPIC, '');
-      return { week, businesses_scored: population.length, scored: true };
+      return { week, businesses_scored: scored, scored: true };
     });
     this.parts.forget();
     return summary;

@@ -1,8 +1,8 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Expression, type Selectable } from 'kysely';
 import { forUpdateOn, type DbOrTx, type Dialect } from '../platform/db/database.js';
-import { RawStatement } from '../platform/db/raw.js';
 import type { EngagementActivityTable, EngagementScoresTable, EngagementWeeksTable } from './engagement-tables.js';
 import './engagement-tables.js';
+import { ACTIVITY_FIELDS, LEVELS, WEIGHTS, type ActivityField } from './scoring.js';
 
 export type ActivityRow = Selectable<EngagementActivityTable>;
 export type ScoreRow = Selectable<EngagementScoresTable>;
@@ -10,8 +10,6 @@ export type WeekRow = Selectable<EngagementWeeksTable>;
 
 /** Rows per multi-row INSERT (SQLite allows 32,766 parameters a statement). */
 const INSERT_CHUNK = 1000;
-const WEEK_ACTIVITY = new RawStatement<ActivityRow>('select * from engagement_activity where week_start = ?');
-const INSERT_SCORE = new RawStatement('insert into engagement_scores (business_id, week_start, engagement_metric, intent_metric, transaction_metric) values (?, ?, ?, ?, ?)');
 
 /** SQL of weekly activity, weeks and scores. */
 export class EngagementStore {
@@ -59,25 +57,30 @@ export class EngagementStore {
     return forUpdateOn(this.db.selectFrom('engagement_weeks').selectAll().where('week_start', '=', week), this.dialect).executeTakeFirst();
   }
 
-  weekActivity(week: string): Promise<ActivityRow[]> {
-    return WEEK_ACTIVITY.rows(this.db, this.dialect, [week]);
-  }
-
-  /** Replaces a week's scores. */
-  async replaceScores(week: string, rows: ScoreRow[]): Promise<void> {
+  /**
+   * Scores a week in the database, in one statement, and answers how many businesses it scored:
+   * the statement form of `scoreWeek` (scoring.ts), so a country's million businesses are never
+   * in this process's memory. `rank() - 1` counts the population strictly below a value, as
+   * `levelsOf` does, and integer division floors as it does (a test holds the two equal).
+   * `population`: the ids of the businesses that count (North American ones).
+   */
+  async scoreInPlace(week: string, population: Expression<{ id: string }>): Promise<number> {
     await this.db.deleteFrom('engagement_scores').where('week_start', '=', week).execute();
-    if (this.dialect === 'postgres') {
-      // One statement for the whole week: arrays in, rows out.
-      for (let i = 0; i < rows.length; i += 50_000) {
-        const chunk = rows.slice(i, i + 50_000);
-        await sql`insert into engagement_scores (business_id, week_start, engagement_metric, intent_metric, transaction_metric)
-          select b, ${week}, e, t, x from unnest(${chunk.map((r) => r.business_id)}::text[], ${chunk.map((r) => r.engagement_metric)}::int[],
-            ${chunk.map((r) => r.intent_metric)}::int[], ${chunk.map((r) => r.transaction_metric)}::int[]) as s(b, e, t, x)`.execute(this.db);
-      }
-      return;
-    }
-    // SQLite: one prepared statement run per row inside the transaction.
-    for (const r of rows) await INSERT_SCORE.run(this.db, this.dialect, [r.business_id, week, r.engagement_metric, r.intent_metric, r.transaction_metric]);
+    const weighted = (fields: readonly ActivityField[]) => sql.join(fields.map((f) => sql`${sql.lit(WEIGHTS[f])} * ${sql.ref(`a.${f}`)}`), sql` + `);
+    const level = (levels: number, column: string) => sql`1 + (${sql.lit(levels)} * (rank() over (order by ${sql.ref(column)}) - 1)) / n`;
+    const result = await sql`
+      insert into engagement_scores (business_id, week_start, engagement_metric, intent_metric, transaction_metric)
+      select business_id, week_start, ${level(LEVELS.engagement, 'e')}, ${level(LEVELS.intent, 't')}, ${level(LEVELS.transaction, 'x')}
+      from (
+        select a.business_id, a.week_start,
+          ${weighted(ACTIVITY_FIELDS)} as e,
+          ${weighted(ACTIVITY_FIELDS.filter((f) => f !== 'page_views'))} as t,
+          a.transactions as x,
+          count(*) over () as n
+        from engagement_activity a
+        where a.week_start = ${week} and a.business_id in (${population})
+      ) s`.execute(this.db);
+    return Number(result.numAffectedRows ?? 0);
   }
 
   async markScored(week: string, version: number, now: number, businesses: number): Promise<void> {

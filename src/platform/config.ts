@@ -77,6 +77,8 @@ export interface Config {
   adJobDelayMs: number;
   /** How long another process's change to businesses or inventory may go unseen (bookings never are). */
   catalogMaxStaleMs: number;
+  /** Search records kept as JSON parts for building answers (docs/search.md). */
+  searchRecordsKept: number;
   /**
    * Private reviews answer their list nested as `{"reviews": {"review": […]}}`, the published
    * sample's form, instead of `{"reviews": […]}` (a request chooses with `nested=true|false`).
@@ -245,6 +247,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     openingsWindowMinutes: int(merged, 'PBS_OPENINGS_WINDOW_MINUTES', 60, 0),
     rememberedDays: int(merged, 'PBS_REMEMBERED_DAYS', 50_000, 1),
     catalogMaxStaleMs: int(merged, 'PBS_CATALOG_MAX_STALE_MS', 250, 0),
+    searchRecordsKept: int(merged, 'PBS_SEARCH_RECORDS_KEPT', 50_000, 100),
     adJobDelayMs: int(merged, 'PBS_AD_JOB_DELAY_MS', 2000, 0),
     reviewsNested: bool(merged, 'PBS_REVIEWS_NESTED', false),
     role,

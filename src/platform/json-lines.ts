@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { apiError } from './errors.js';
 
 /**
@@ -22,4 +23,62 @@ export function* jsonLines(text: string, maxLines: number): Generator<{ value: R
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
     yield { value: value as Record<string, unknown>, where };
   }
+}
+
+/** Largest body a streamed import takes (a million businesses with their hours are about 1.5 GB). */
+export const MAX_IMPORT_BYTES = 2 * 1024 ** 3;
+
+/** Longest line a streamed import takes (a business record with its hours is a few kB). */
+export const MAX_STREAMED_LINE_BYTES = 1024 * 1024;
+
+/** What a streamed import reads: a request body, a file stream, or text in tests and the CLI. */
+export type LineSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string> | string;
+
+/**
+ * The objects of a JSON-lines body as it arrives, `batchSize` at a time, without ever holding
+ * the whole body: the same checks as `jsonLines`, plus a line longer than
+ * `MAX_STREAMED_LINE_BYTES` is 413 PAYLOAD_TOO_LARGE.
+ */
+export async function* jsonLineBatches(
+  source: LineSource,
+  options: { maxLines: number; batchSize: number },
+): AsyncGenerator<Array<{ value: Record<string, unknown>; where: string }>> {
+  let batch: Array<{ value: Record<string, unknown>; where: string }> = [];
+  let count = 0;
+  let number = 0;
+  const take = (raw: string) => {
+    number++;
+    const line = raw.trim();
+    if (line === '') return;
+    if (++count > options.maxLines) throw apiError('PAYLOAD_TOO_LARGE', `At most ${options.maxLines} lines per import.`);
+    const where = `line ${number}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
+    batch.push({ value: value as Record<string, unknown>, where });
+  };
+  let rest = '';
+  // Bytes of one character can arrive in two chunks: the decoder keeps them until it is whole.
+  const decoder = new StringDecoder('utf8');
+  const chunks = typeof source === 'string' ? [source] : source;
+  for await (const chunk of chunks) {
+    const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    const lines = text.split('\n');
+    rest = lines.pop()!;
+    if (rest.length > MAX_STREAMED_LINE_BYTES) throw apiError('PAYLOAD_TOO_LARGE', `line ${number + 1} is longer than ${MAX_STREAMED_LINE_BYTES} bytes`);
+    for (const line of lines) {
+      take(line);
+      if (batch.length >= options.batchSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+  }
+  rest += decoder.end();
+  if (rest !== '') take(rest);
+  if (batch.length > 0) yield batch;
 }

@@ -1,6 +1,7 @@
 import { daysBetween, localDate, localDay, parseTime, weekday } from '../platform/local-time.js';
 import { creditCardRequired, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
-import type { Booking, Occupied, TableRow } from './reservation-store.js';
+import type { TableRow } from './inventory-tables.js';
+import type { Booking, Occupied } from './reservation-store.js';
 
 /** Why a date and time cannot be booked at all, whatever the tables. */
 export type SlotProblem = 'past' | 'too_soon' | 'too_far' | 'closed' | 'outside_hours' | 'off_grid';

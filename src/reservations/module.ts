@@ -1,5 +1,6 @@
 import type { ApiModule } from '../platform/module.js';
 import type { SecretKeys } from '../platform/secret-keys.js';
+import { inventorySequenceMigration } from './inventory-tables.js';
 import { reservationPages } from './pages.js';
 import { bookingVersionsMigration, reservationsCreatedIndexMigration, dropStartTimeIndexesMigration, reservationsMigration } from './reservation-store.js';
 import type { ReservationService } from './reservation-service.js';
@@ -9,7 +10,7 @@ import { reservationAdminRoutes, reservationRoutes } from './routes.js';
 export function reservationsModule(service: ReservationService, keys: SecretKeys): ApiModule {
   return {
     name: 'reservations',
-    migrations: [reservationsMigration, dropStartTimeIndexesMigration, bookingVersionsMigration, reservationsCreatedIndexMigration],
+    migrations: [reservationsMigration, dropStartTimeIndexesMigration, bookingVersionsMigration, reservationsCreatedIndexMigration, inventorySequenceMigration],
     routes: async (app) => {
       await app.register(reservationRoutes(service));
       await app.register(reservationAdminRoutes(service));

@@ -3,7 +3,8 @@ import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { daySlots, type DayContext, type DaySlots } from './availability.js';
 import type { ReservationSettings } from './inventory.js';
-import { ReservationStore, type Booking, type TableRow } from './reservation-store.js';
+import type { TableRow } from './inventory-tables.js';
+import { ReservationStore, type Booking } from './reservation-store.js';
 
 /** Topic of booking changes on the change feed; the key is the business id. */
 export const BOOKINGS_TOPIC = 'bookings';
@@ -171,6 +172,16 @@ export class OccupancyIndex {
     memo.days.set(key, remembered);
     if (!hit && ++this.rememberedDays > this.maxRememberedDays) this.forgetOldestDays();
     return remembered;
+  }
+
+  /**
+   * The same as `day`, computed afresh and not remembered: for readers that keep the answer
+   * themselves (search keeps one per restaurant of an area), so they do not push out the days
+   * openings reuse.
+   */
+  computeDay(restaurant: RestaurantInventory, day: DayContext, covers: number): DaySlots {
+    const entry = this.businesses.get(restaurant.businessId);
+    return daySlots(day, restaurant.settings, restaurant.tables, entry ? this.sorted(entry, day.now) : [], covers, day.now);
   }
 
   /** Drops the computed days of the restaurants that started remembering first, down to three quarters of the bound. */

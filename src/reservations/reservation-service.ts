@@ -1,6 +1,6 @@
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { BusinessRef } from '../businesses/business-store.js';
-import type { Catalog, IndexedBusiness } from '../catalog/catalog.js';
+import type { Catalog, CatalogBusiness } from '../catalog/catalog.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { ApiError, apiError } from '../platform/errors.js';
@@ -14,10 +14,20 @@ import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from '.
 import { creditCardRequired, normalizeSettings, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
 import { OpeningsJson } from './openings-json.js';
+import { nextCatalogSequence } from '../businesses/catalog-sequence.js';
+import { jsonLineBatches, type LineSource } from '../platform/json-lines.js';
+import { InventoryStore } from './inventory-store.js';
+import type { SettingsImportLinesTable, TableImportLinesTable } from './inventory-tables.js';
 import { reservationCanceled, reservationCreated, type CancelSource } from './reservation-events.js';
 import { holdUsable, ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
 
 const DAY_MS = 86_400_000;
+/** Lines one streamed settings import takes. */
+const MAX_SETTINGS_LINES = 1_000_000;
+/** Lines checked and staged at a time, and per progress report. */
+const IMPORT_BATCH = 2_000;
+/** Staged lines of an import that never finished (its process died) are removed after this. */
+const STALE_STAGING_MS = 24 * 3600_000;
 
 export const HOLD_MINUTES = 5;
 /** The same guest cannot book the same restaurant within 3 hours of another booking (facts.md §3.1). */
@@ -56,17 +66,16 @@ function parseOpeningsQuery(query: Record<string, unknown>): OpeningsQuery {
 }
 
 /** The restaurant of a catalogue entry, or the error a partner gets for it. */
-function restaurantOf(entry: IndexedBusiness | undefined, idOrAlias: string, { requireReservable = true } = {}): Restaurant {
+function restaurantOf(entry: CatalogBusiness | undefined, idOrAlias: string, { requireReservable = true } = {}): Restaurant {
   if (!entry) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
-  const b = entry.business;
   if (!entry.reservation) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
-  if (requireReservable && (!entry.reservation.settings.accepts_reservations || b.is_closed)) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
+  if (requireReservable && (!entry.reservation.settings.accepts_reservations || entry.isClosed)) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
   return {
-    businessId: b.id,
+    businessId: entry.id,
     settings: entry.reservation.settings,
     tables: entry.reservation.tables,
     inventory: entry.reservation,
-    business: { id: b.id, alias: b.alias, name: b.name, timezone: b.timezone, isClosed: b.is_closed },
+    business: { id: entry.id, alias: entry.alias, name: entry.name, timezone: entry.timezone, isClosed: entry.isClosed },
   };
 }
 
@@ -96,42 +105,63 @@ export class ReservationService {
     const business = await this.businesses.requireRef(businessIdOrAlias);
     const settings = normalizeSettings(input);
     await this.db.transaction().execute(async (trx) => {
-      await this.store(trx).saveSettings(business.id, settings, () => newId(), this.clock.now());
+      await new InventoryStore(trx).saveSettings(business.id, settings, () => newId(), this.clock.now(), await nextCatalogSequence(trx));
     });
     this.catalog.invalidate();
     return settings;
   }
 
   /**
-   * Imports settings as JSON lines `{"business_id": …, "settings": {…}}`, all or nothing: every
-   * line is validated before one transaction writes them.
+   * Imports settings as JSON lines `{"business_id": …, "settings": {…}}` as they arrive, all or
+   * nothing, the way businesses are imported (docs/catalogue.md "Imports"): each batch is checked
+   * and staged; when every line is in and good, one transaction puts them in place.
    */
-  async importSettings(text: string): Promise<{ imported: number }> {
-    const parsed: Array<{ businessId: string; settings: ReservationSettings }> = [];
-    for (const [i, raw] of text.split(/\r?\n/).entries()) {
-      if (raw.trim() === '') continue;
-      let line: { business_id?: unknown; settings?: unknown };
-      try {
-        line = JSON.parse(raw);
-      } catch {
-        throw apiError('VALIDATION_ERROR', `line ${i + 1}: not valid JSON`);
+  async importSettings(source: LineSource, onProgress?: (lines: number, phase: 'staged' | 'done') => void): Promise<{ imported: number }> {
+    const importId = newId();
+    const seen = new Set<string>();
+    const store = new InventoryStore(this.db);
+    let staged = 0;
+    try {
+      await store.unstage(importId, this.clock.now() - STALE_STAGING_MS);
+      for await (const batch of jsonLineBatches(source, { maxLines: MAX_SETTINGS_LINES, batchSize: IMPORT_BATCH })) {
+        const given = batch.map(({ value }) => (typeof value.business_id === 'string' ? value.business_id : ''));
+        const resolved = await this.businesses.resolveIds([...new Set(given.filter((id) => id !== '' && id.length <= 200))]);
+        const now = this.clock.now();
+        const settingsLines: SettingsImportLinesTable[] = [];
+        const tableLines: TableImportLinesTable[] = [];
+        batch.forEach(({ value, where }, i) => {
+          const businessId = resolved.get(given[i]);
+          if (!businessId) throw apiError('VALIDATION_ERROR', `${where}: unknown business_id ${String(value.business_id).slice(0, 100)}`, { field: 'business_id' });
+          if (seen.has(businessId)) throw apiError('VALIDATION_ERROR', `${where}: business ${businessId} appears twice`, { field: 'business_id' });
+          seen.add(businessId);
+          let settings: ReservationSettings;
+          try {
+            settings = normalizeSettings(value.settings);
+          } catch (error) {
+            if (error instanceof ApiError) throw apiError('VALIDATION_ERROR', `${where}: ${error.message}`, { field: 'settings' });
+            throw error;
+          }
+          const line = Number(where.slice(5));
+          settingsLines.push({ import_id: importId, line, business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), staged_at: now });
+          for (const t of settings.tables) tableLines.push({ import_id: importId, line, id: newId(), business_id: businessId, name: t.name, min_party: t.min_party, max_party: t.max_party });
+        });
+        await this.db.transaction().execute((trx) => new InventoryStore(trx).stage(settingsLines, tableLines));
+        staged += settingsLines.length;
+        onProgress?.(staged, 'staged');
       }
-      const business = typeof line.business_id === 'string' ? await this.businesses.requireRef(line.business_id).catch(() => undefined) : undefined;
-      if (!business) throw apiError('VALIDATION_ERROR', `line ${i + 1}: unknown business_id ${String(line.business_id)}`, { field: 'business_id' });
-      try {
-        parsed.push({ businessId: business.id, settings: normalizeSettings(line.settings) });
-      } catch (error) {
-        if (error instanceof ApiError) throw apiError('VALIDATION_ERROR', `line ${i + 1}: ${error.message}`, { field: 'settings' });
-        throw error;
-      }
+      if (staged === 0) throw apiError('VALIDATION_ERROR', 'The import holds no settings.');
+      await this.db.transaction().execute(async (trx) => {
+        const now = this.clock.now();
+        await new InventoryStore(trx).applyStaged(importId, now, await nextCatalogSequence(trx));
+        await new InventoryStore(trx).unstage(importId, now - STALE_STAGING_MS);
+      });
+    } catch (error) {
+      await store.unstage(importId, this.clock.now() - STALE_STAGING_MS).catch(() => {});
+      throw error;
     }
-    if (parsed.length === 0) throw apiError('VALIDATION_ERROR', 'The import holds no settings.');
-    await this.db.transaction().execute(async (trx) => {
-      const store = this.store(trx);
-      for (const p of parsed) await store.saveSettings(p.businessId, p.settings, () => newId(), this.clock.now());
-    });
     this.catalog.invalidate();
-    return { imported: parsed.length };
+    onProgress?.(staged, 'done');
+    return { imported: staged };
   }
 
   async getSettings(businessIdOrAlias: string): Promise<ReservationSettings> {

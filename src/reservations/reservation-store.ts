@@ -6,25 +6,8 @@ import { changeLogInsertWhen } from '../platform/change-feed.js';
 import { eventInsertWhen, recordEvent, type DomainEvent } from '../platform/events.js';
 import { answerWithinChange, completeIdempotencyWhen, idempotencyParameters, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
-import { bumpCatalogVersion } from '../businesses/catalog-version.js';
 import type { ReservationSettings } from './inventory.js';
-
-export interface RestaurantSettingsTable {
-  business_id: string;
-  accepts_reservations: number;
-  settings: string;
-  updated_at: number;
-}
-
-export interface RestaurantTablesTable {
-  id: string;
-  business_id: string;
-  name: string;
-  min_party: number;
-  max_party: number;
-  /** Removed tables stay (bookings reference them) but take no new parties. */
-  active: number;
-}
+import type { TableRow } from './inventory-tables.js';
 
 export interface BookingVersionsTable {
   business_id: string;
@@ -72,8 +55,6 @@ export interface ReservationsTable {
 
 declare module '../platform/db/database.js' {
   interface Tables {
-    restaurant_settings: RestaurantSettingsTable;
-    restaurant_tables: RestaurantTablesTable;
     holds: HoldsTable;
     reservations: ReservationsTable;
     booking_versions: BookingVersionsTable;
@@ -82,7 +63,6 @@ declare module '../platform/db/database.js' {
 
 export type HoldRow = Selectable<HoldsTable>;
 export type ReservationRow = Selectable<ReservationsTable>;
-export type TableRow = Selectable<RestaurantTablesTable>;
 
 export const reservationsMigration: PbsMigration = {
   name: '0100_reservations',
@@ -427,32 +407,6 @@ export class ReservationStore {
     private readonly db: DbOrTx,
     private readonly dialect: Dialect,
   ) {}
-
-  /** Every restaurant's settings and active tables (for the in-memory catalogue), tables smallest first. */
-  async inventories(): Promise<{ settings: Map<string, ReservationSettings>; tables: TableRow[] }> {
-    const settings = await this.db.selectFrom('restaurant_settings').select(['business_id', 'settings']).execute();
-    const tables = await this.db.selectFrom('restaurant_tables').selectAll().where('active', '=', 1).orderBy('max_party').orderBy('name').execute();
-    return { settings: new Map(settings.map((s) => [s.business_id, JSON.parse(s.settings) as ReservationSettings])), tables };
-  }
-
-  async saveSettings(businessId: string, settings: ReservationSettings, tableIds: (name: string) => string, now: number) {
-    const row = { business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), updated_at: now };
-    await this.db
-      .insertInto('restaurant_settings')
-      .values(row)
-      .onConflict((oc) => oc.column('business_id').doUpdateSet({ accepts_reservations: row.accepts_reservations, settings: row.settings, updated_at: now }))
-      .execute();
-    await this.db.insertInto('booking_versions').values({ business_id: businessId, version: 0 }).onConflict((oc) => oc.column('business_id').doNothing()).execute();
-    await this.db.updateTable('restaurant_tables').set({ active: 0 }).where('business_id', '=', businessId).execute();
-    for (const t of settings.tables) {
-      await this.db
-        .insertInto('restaurant_tables')
-        .values({ id: tableIds(t.name), business_id: businessId, name: t.name, min_party: t.min_party, max_party: t.max_party, active: 1 })
-        .onConflict((oc) => oc.columns(['business_id', 'name']).doUpdateSet({ min_party: t.min_party, max_party: t.max_party, active: 1 }))
-        .execute();
-    }
-    await bumpCatalogVersion(this.db);
-  }
 
   /**
    * PostgreSQL: serialises bookings of one restaurant across connections and processes until the

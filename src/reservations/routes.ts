@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { importSource, streamJsonLines } from '../platform/http/streamed-body.js';
+import { MAX_IMPORT_BYTES } from '../platform/json-lines.js';
 import { requireFormBody } from './params.js';
 import type { ReservationService } from './reservation-service.js';
 import { reservationSettingsSchema } from './inventory.js';
@@ -236,6 +238,7 @@ export function reservationRoutes(service: ReservationService) {
 export function reservationAdminRoutes(service: ReservationService) {
   return async (app: FastifyInstance) => {
     app.addSchema(reservationSettingsSchema);
+    streamJsonLines(app);
     const config = { admin: true };
     const adminTags = ['operator'];
     const adminSecurity = [{ adminToken: [] }];
@@ -262,15 +265,15 @@ export function reservationAdminRoutes(service: ReservationService) {
       '/admin/v1/reservation-settings/import',
       {
         config,
-        bodyLimit: 256 * 1024 * 1024,
         schema: {
           tags: adminTags,
           security: adminSecurity,
-          summary: 'Bulk import reservation settings (all or nothing)',
-          description: 'Body: application/x-ndjson, one {"business_id": …, "settings": {…}} per line.',
+          summary: 'Bulk import reservation settings (streamed; all or nothing)',
+          description:
+            'Body: application/x-ndjson, one {"business_id": …, "settings": {…}} per line, up to 1,000,000 lines, read as it arrives; applied only when every line is good (docs/catalogue.md "Imports").',
         },
       },
-      async (request) => service.importSettings(typeof request.body === 'string' ? request.body : ''),
+      async (request) => importSource(request.body, MAX_IMPORT_BYTES, (source) => service.importSettings(source)),
     );
     app.get(
       '/admin/v1/businesses/:business_id/reservations',

@@ -1,7 +1,11 @@
 import type { ApiModule, PlatformContext } from '../platform/module.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
+import { SearchRecords } from './records.js';
 import { SearchService } from './search-service.js';
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
 
 const params: Record<string, string> = {
   location: 'city, "city, state", postal code or state pbs knows (or give latitude and longitude)',
@@ -100,8 +104,9 @@ const searchResponse = {
 } as const;
 
 /** `GET /v3/businesses/search`, with the reservation extension. */
-export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: OccupancyIndex): ApiModule {
-  const service = new SearchService(ctx.clock, catalog, occupancy);
+export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: OccupancyIndex, businesses: BusinessDirectory): ApiModule {
+  const records = new SearchRecords((ids) => businesses.records(ids), ctx.config.searchRecordsKept);
+  const service = new SearchService(ctx.clock, catalog, occupancy, records);
   return {
     name: 'search',
     routes: async (app) => {
@@ -121,7 +126,8 @@ export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: 
             response: { 200: searchResponse, 400: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) => service.search(request.query as Record<string, unknown>),
+        // The service renders the JSON itself from kept record parts; the schema above documents it.
+        async (request, reply) => reply.type(JSON_UTF8).send(await service.search(request.query as Record<string, unknown>)),
       );
     },
   };

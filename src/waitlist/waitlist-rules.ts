@@ -1,5 +1,5 @@
 import type { Business, BusinessHours } from '../businesses/business-record.js';
-import { isOpenAt } from '../catalog/catalog.js';
+import { isOpenAt } from '../businesses/hours.js';
 import { apiError } from '../platform/errors.js';
 import { schemaValidator } from '../platform/validation.js';
 import { BUCKETS, type Bucket } from './waitlist-tables.js';

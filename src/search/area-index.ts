@@ -1,0 +1,344 @@
+import type { Area } from '../catalog/areas.js';
+import { RESERVABLE, type Catalog } from '../catalog/catalog.js';
+import { GENERIC_TOKEN } from '../catalog/term-index.js';
+import { allSet, andInto, countBits, forEachBit, orInto, wordsFor } from '../platform/bitset.js';
+import { dayContext, DAY_SLOTS, type DayContext } from '../reservations/availability.js';
+import { SLOT_MINUTES } from '../reservations/inventory.js';
+import type { OccupancyIndex } from '../reservations/occupancy.js';
+
+/** What the fast path answers: a named area, filters that are the same for every request, best-match order. */
+export interface AreaQuery {
+  categories: string[];
+  prices: number[];
+  /** Attributes that must all be set (`reservation`: takes reservations). */
+  attributes: string[];
+  /** Only businesses a generic word ("food", "dinner") matches. */
+  generic: boolean;
+  /** Only restaurants with an opening in this window now. */
+  availability: { date: string; minutes: number; covers: number } | undefined;
+  now: number;
+}
+
+/** Rows (restaurant × day × party size) kept in all areas' columns: 32 bytes each. */
+const MAX_COLUMN_ROWS = 4_000_000;
+const WINDOW_MINUTES = 30;
+
+/**
+ * Which restaurants of an area have which slots open on one date for one party size: a row per
+ * member (its day's 96 slots, from the occupancy index) and, for answering many members at once,
+ * the same bits slot by slot over the members (`slots[q]`: a bitset of the members open at slot q).
+ * Kept current by recomputing only the rows whose bookings changed, whose holds lapsed, or
+ * whose restaurant changed.
+ */
+interface AreaColumn {
+  date: string;
+  covers: number;
+  /** Per member position: the day's open slots (three 32-bit words) and until when they hold. */
+  masks: Uint32Array;
+  validUntil: Float64Array;
+  minValidUntil: number;
+  /** DAY_SLOTS bitsets over the member positions, one after the other. */
+  slots: Uint32Array;
+  /** The occupancy index's change counter the rows reflect. */
+  seq: number;
+  /** Positions to recompute before the next use (their restaurant changed). */
+  dirty: number[];
+  owner: AreaIndex;
+}
+
+/**
+ * The members of one area in best-match order (quality, then id) with bitsets over their
+ * positions: the filters a search combines (reservable, a category, a price, a generic word, the
+ * booking horizon, the notice period) and the availability columns above. A search of a whole
+ * area with such filters is then a few operations per 32 members (docs/search.md "How search is
+ * built"), and its page is the first set bits.
+ */
+export class AreaIndex {
+  members = new Int32Array(0);
+  private positions = new Map<number, number>();
+  private words = 0;
+  private builtVersion = -1;
+  private catalogGeneration = -1;
+  private readonly filters = new Map<string, Uint32Array>();
+  private notice: { minutes: number[]; cumulative: Uint32Array[] } | undefined;
+  readonly columns = new Map<string, AreaColumn>();
+  private scratch = new Uint32Array(0);
+  private window = new Uint32Array(0);
+
+  constructor(
+    readonly area: Area,
+    private readonly catalog: Catalog,
+    private readonly occupancy: OccupancyIndex,
+    private readonly budget: ColumnBudget,
+  ) {}
+
+  get size(): number {
+    return this.members.length;
+  }
+
+  /** Brings the index up to the catalogue: rebuilt when members joined, left or moved, else the changed members' rows recomputed. */
+  sync(): void {
+    const changed = this.builtVersion === this.area.version ? this.catalog.changedSince(this.catalogGeneration) : undefined;
+    if (changed === undefined) this.rebuild();
+    else if (changed.length > 0) {
+      let touched = false;
+      for (const ordinal of changed) {
+        const p = this.positions.get(ordinal);
+        if (p === undefined) continue;
+        touched = true;
+        for (const column of this.columns.values()) column.dirty.push(p);
+      }
+      if (touched) {
+        this.filters.clear();
+        this.notice = undefined;
+      }
+    }
+    this.catalogGeneration = this.catalog.generation;
+  }
+
+  private rebuild(): void {
+    const q = this.catalog.columns.quality;
+    const businesses = this.catalog.businesses;
+    const members = Int32Array.from(this.area.members);
+    // Best match without a term: quality, then id (distance only breaks ties: see `page`).
+    members.sort((a, b) => q[b] - q[a] || (businesses[a].id < businesses[b].id ? -1 : 1));
+    this.members = members;
+    this.positions = new Map();
+    for (let p = 0; p < members.length; p++) this.positions.set(members[p], p);
+    this.words = wordsFor(members.length);
+    this.scratch = new Uint32Array(this.words);
+    this.window = new Uint32Array(this.words);
+    this.filters.clear();
+    this.notice = undefined;
+    for (const column of this.columns.values()) this.budget.drop(column);
+    this.columns.clear();
+    this.builtVersion = this.area.version;
+  }
+
+  /** The members matching `query`, as a bitset over positions (valid until the next call) and its count. */
+  evaluate(query: AreaQuery): { bits: Uint32Array; total: number } {
+    const bits = this.scratch;
+    bits.set(this.filter('all', () => true));
+    if (query.generic) andInto(bits, this.filter('generic', (o) => this.catalog.businesses[o].terms.has(GENERIC_TOKEN)));
+    if (query.categories.length > 0) {
+      const any = new Uint32Array(this.words);
+      for (const alias of query.categories) orInto(any, this.filter(`category:${alias}`, (o) => this.catalog.businesses[o].categories.includes(alias)));
+      andInto(bits, any);
+    }
+    if (query.prices.length > 0) {
+      const any = new Uint32Array(this.words);
+      for (const level of query.prices) orInto(any, this.filter(`price:${level}`, (o) => this.catalog.columns.priceLevel[o] === level));
+      andInto(bits, any);
+    }
+    for (const name of query.attributes) {
+      const test = name === 'reservation' ? (o: number) => (this.catalog.columns.flags[o] & RESERVABLE) !== 0 : (o: number) => this.catalog.businesses[o].attributes.includes(name);
+      andInto(bits, this.filter(`attribute:${name}`, test));
+    }
+    if (query.availability) andInto(bits, this.available(query.availability, query.now));
+    return { bits, total: countBits(bits, this.words) };
+  }
+
+  /** Positions of the first `count` set bits, plus any after them as good by quality (ties, ordered by the caller). */
+  page(bits: Uint32Array, count: number): number[] {
+    const out: number[] = [];
+    if (count <= 0) return out;
+    const q = this.catalog.columns.quality;
+    let last = NaN;
+    forEachBit(bits, this.words, (p) => {
+      if (out.length >= count && q[this.members[p]] !== last) return false;
+      out.push(p);
+      last = q[this.members[p]];
+      return true;
+    });
+    return out;
+  }
+
+  /** A bitset of the members that pass `test`, kept until a member changes. */
+  private filter(key: string, test: (ordinal: number) => boolean): Uint32Array {
+    let bits = this.filters.get(key);
+    if (!bits) {
+      bits = key === 'all' ? allSet(this.members.length) : new Uint32Array(this.words);
+      if (key !== 'all') for (let p = 0; p < this.members.length; p++) if (test(this.members[p])) bits[p >>> 5] |= 1 << (p & 31);
+      this.filters.set(key, bits);
+    }
+    return bits;
+  }
+
+  /**
+   * Members with a slot open within ±30 minutes of the time that a guest may book now: inside
+   * their booking horizon and past their notice period (the rules `bookableRange` applies).
+   */
+  private available(window: { date: string; minutes: number; covers: number }, now: number): Uint32Array {
+    const out = this.window;
+    out.fill(0);
+    const timezone = this.catalog.areas.timezoneOf(this.area);
+    if (timezone === undefined) throw new Error('an area of several time zones has no fast path');
+    const day = dayContext(now, timezone, window.date);
+    if (day.ahead < 0) return out;
+    const column = this.column(window.date, window.covers, now);
+    const notice = this.noticeGroups();
+    const first = Math.max(0, Math.ceil((window.minutes - WINDOW_MINUTES) / SLOT_MINUTES));
+    const end = Math.min(DAY_SLOTS, Math.floor((window.minutes + WINDOW_MINUTES) / SLOT_MINUTES) + 1);
+    const words = this.words;
+    for (let q = first; q < end; q++) {
+      const lead = day.toUtc(q * SLOT_MINUTES) - now;
+      if (lead <= 0) continue;
+      // The notice groups whose notice this slot's lead covers (minutes ascending).
+      let k = notice.minutes.length - 1;
+      while (k >= 0 && notice.minutes[k] * 60_000 > lead) k--;
+      if (k < 0) continue;
+      const base = q * words;
+      if (k === notice.minutes.length - 1) {
+        for (let w = 0; w < words; w++) out[w] |= column.slots[base + w];
+      } else {
+        const allowed = notice.cumulative[k];
+        for (let w = 0; w < words; w++) out[w] |= column.slots[base + w] & allowed[w];
+      }
+    }
+    andInto(out, this.filter(`horizon:${day.ahead}`, (o) => this.catalog.columns.maxFutureDays[o] >= day.ahead));
+    return out;
+  }
+
+  /** Members grouped by notice period: `cumulative[k]` holds those whose notice is at most `minutes[k]`. */
+  private noticeGroups() {
+    if (!this.notice) {
+      const notice = this.catalog.columns.noticeMinutes;
+      const minutes = [...new Set(Array.from(this.members, (o) => notice[o]))].sort((a, b) => a - b);
+      const cumulative = minutes.map((limit) => {
+        const bits = new Uint32Array(this.words);
+        for (let p = 0; p < this.members.length; p++) if (notice[this.members[p]] <= limit) bits[p >>> 5] |= 1 << (p & 31);
+        return bits;
+      });
+      this.notice = { minutes, cumulative };
+    }
+    return this.notice;
+  }
+
+  /** The column of one date and party size, brought up to date at `now`. */
+  private column(date: string, covers: number, now: number): AreaColumn {
+    const key = `${date}|${covers}`;
+    let column = this.columns.get(key);
+    if (!column) {
+      const n = this.members.length;
+      column = {
+        date,
+        covers,
+        masks: new Uint32Array(3 * n),
+        validUntil: new Float64Array(n),
+        minValidUntil: Infinity,
+        slots: new Uint32Array(DAY_SLOTS * this.words),
+        seq: this.occupancy.seq,
+        dirty: [],
+        owner: this,
+      };
+      this.columns.set(key, column);
+      this.budget.add(column, n);
+      const days = new Map<string, DayContext>();
+      for (let p = 0; p < n; p++) this.computeRow(column, p, now, days);
+      this.refreshMinimum(column);
+      return column;
+    }
+    this.budget.touch(column);
+    const days = new Map<string, DayContext>();
+    if (column.seq !== this.occupancy.seq) {
+      const changed = this.occupancy.changedSince(column.seq);
+      if (changed === undefined) for (let p = 0; p < this.members.length; p++) this.computeRow(column, p, now, days);
+      else {
+        for (const businessId of changed) {
+          const entry = this.catalog.lookup(businessId);
+          const p = entry ? this.positions.get(entry.ordinal) : undefined;
+          if (p !== undefined) this.computeRow(column, p, now, days);
+        }
+      }
+      column.seq = this.occupancy.seq;
+      this.refreshMinimum(column);
+    }
+    if (column.dirty.length > 0) {
+      for (const p of column.dirty) this.computeRow(column, p, now, days);
+      column.dirty = [];
+      this.refreshMinimum(column);
+    }
+    if (now >= column.minValidUntil) {
+      // Holds lapsed since: their restaurants' slots may be free again.
+      for (let p = 0; p < this.members.length; p++) if (column.validUntil[p] <= now) this.computeRow(column, p, now, days);
+      this.refreshMinimum(column);
+    }
+    return column;
+  }
+
+  private refreshMinimum(column: AreaColumn): void {
+    let min = Infinity;
+    for (const v of column.validUntil) if (v < min) min = v;
+    column.minValidUntil = min;
+  }
+
+  /** Recomputes member `p`'s open slots in `column` and flips its bits where they changed. */
+  private computeRow(column: AreaColumn, p: number, now: number, days: Map<string, DayContext>): void {
+    const entry = this.catalog.businesses[this.members[p]];
+    let m0 = 0;
+    let m1 = 0;
+    let m2 = 0;
+    let until = Infinity;
+    if (entry.reservation) {
+      let day = days.get(entry.timezone);
+      if (!day) days.set(entry.timezone, (day = dayContext(now, entry.timezone, column.date)));
+      const slots = this.occupancy.computeDay(entry.reservation, day, column.covers);
+      m0 = slots.open0;
+      m1 = slots.open1;
+      m2 = slots.open2;
+      until = slots.validUntil;
+    }
+    const masks = column.masks;
+    const flips = [masks[3 * p] ^ m0, masks[3 * p + 1] ^ m1, masks[3 * p + 2] ^ m2];
+    masks[3 * p] = m0;
+    masks[3 * p + 1] = m1;
+    masks[3 * p + 2] = m2;
+    column.validUntil[p] = until;
+    const word = p >>> 5;
+    const bit = 1 << (p & 31);
+    for (let w = 0; w < 3; w++) {
+      let changed = flips[w] >>> 0;
+      while (changed !== 0) {
+        const low = changed & -changed;
+        const q = (w << 5) + (31 - Math.clz32(low));
+        column.slots[q * this.words + word] ^= bit;
+        changed ^= low;
+      }
+    }
+  }
+}
+
+/**
+ * A bound on the availability columns kept over all areas (MAX_COLUMN_ROWS rows): the least
+ * recently used go first. Each is rebuilt on its next use.
+ */
+export class ColumnBudget {
+  private readonly lru = new Map<AreaColumn, number>();
+  private rows = 0;
+
+  constructor(private readonly maxRows = MAX_COLUMN_ROWS) {}
+
+  add(column: AreaColumn, rows: number): void {
+    this.lru.set(column, rows);
+    this.rows += rows;
+    for (const oldest of this.lru.keys()) {
+      if (this.rows <= this.maxRows || oldest === column) break;
+      this.drop(oldest);
+      oldest.owner.columns.delete(`${oldest.date}|${oldest.covers}`);
+    }
+  }
+
+  touch(column: AreaColumn): void {
+    const n = this.lru.get(column);
+    if (n === undefined) return;
+    this.lru.delete(column);
+    this.lru.set(column, n);
+  }
+
+  drop(column: AreaColumn): void {
+    const n = this.lru.get(column);
+    if (n === undefined) return;
+    this.lru.delete(column);
+    this.rows -= n;
+  }
+}
