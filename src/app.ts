@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { businessAdminRoutes } from './businesses/admin-routes.js';
+import { BusinessLookup } from './businesses/business-lookup.js';
+import { businessPublicRoutes } from './businesses/public-routes.js';
 import { BusinessService } from './businesses/business-service.js';
 import { businessesMigration, catalogSequenceMigration } from './businesses/business-tables.js';
 import { consoleRoutes } from './operations/console.js';
@@ -247,6 +249,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'operations', routes: operationsAdminRoutes(ctx) },
     { name: 'console', routes: consoleRoutes() },
     { name: 'businesses', routes: businessAdminRoutes(services.businesses) },
+    { name: 'business-lookup', routes: businessPublicRoutes(new BusinessLookup(database.db, clock)) },
     { name: 'partners', routes: partnerAdminRoutes(services.partners, services.credentials) },
     { name: 'oauth', routes: oauthRoutes(services.credentials, authFailures) },
     waitlistModule(services.partners, services.waitlist),

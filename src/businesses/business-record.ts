@@ -150,13 +150,18 @@ export const businessInputSchema = {
 
 const validateInput = schemaValidator(businessInputSchema, 'business');
 
+/** Zones already found valid: an import names the same few zones on every line, and checking one builds a formatter. */
+const validZones = new Set<string>();
+
 export function isValidTimezone(tz: string): boolean {
+  if (validZones.has(tz)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
   } catch {
     return false;
   }
+  if (validZones.size < 1000) validZones.add(tz);
+  return true;
 }
 
 export function slugify(text: string): string {
@@ -225,5 +230,27 @@ export function normalizeBusinessInput(input: unknown, where?: string): Business
       open: h.open.map((o) => ({ day: o.day, start: o.start, end: o.end, is_overnight: o.is_overnight ?? o.end <= o.start })),
     })),
     specialties: b.specialties ?? '',
+  };
+}
+
+/** The fields of the public business record (facts.md §2.2) that search, Business Match and details share. */
+export function publicFields(b: Business) {
+  return {
+    id: b.id,
+    alias: b.alias,
+    name: b.name,
+    image_url: b.image_url,
+    is_closed: b.is_closed,
+    url: b.url,
+    review_count: b.review_count,
+    categories: b.categories,
+    rating: b.rating,
+    coordinates: b.coordinates,
+    transactions: b.transactions,
+    ...(b.price ? { price: b.price } : {}),
+    location: b.location,
+    phone: b.phone,
+    display_phone: b.display_phone,
+    attributes: b.attributes,
   };
 }

@@ -1,6 +1,7 @@
 import { sql, type Insertable } from 'kysely';
 import { fromFlag, toFlag, type DbOrTx } from '../platform/db/database.js';
 import type { Business } from './business-record.js';
+import type { MatchCandidate } from './business-match.js';
 import type { BusinessesTable, BusinessImportLinesTable } from './business-tables.js';
 
 /** The columns of a business (the staged line of an import has the same, less the times). */
@@ -21,11 +22,12 @@ export function businessColumns(b: Business): Omit<BusinessesTable, 'created_at'
     is_closed: toFlag(b.is_closed),
     timezone: b.timezone,
     record: JSON.stringify(b),
+    phone: b.phone,
   };
 }
 
 /** Columns an import's upsert replaces (everything but the id and when it was created). */
-const REPLACED = ['alias', 'name', 'city', 'state', 'zip_code', 'country', 'latitude', 'longitude', 'rating', 'review_count', 'price', 'is_closed', 'timezone', 'record'] as const;
+const REPLACED = ['alias', 'name', 'city', 'state', 'zip_code', 'country', 'latitude', 'longitude', 'rating', 'review_count', 'price', 'is_closed', 'timezone', 'record', 'phone'] as const;
 
 
 export interface BusinessRef {
@@ -71,6 +73,19 @@ export class BusinessStore {
     if (cursor) query = query.where((eb) => eb.or([eb('catalog_seq', '>', cursor.seq), eb.and([eb('catalog_seq', '=', cursor.seq), eb('id', '>', cursor.id)])]));
     const rows = await query.orderBy('catalog_seq').orderBy('id').limit(limit).execute();
     return rows.map((r) => ({ seq: Number(r.catalog_seq), business: fromRecord(r.record, r.is_closed) }));
+  }
+
+  /** The businesses of a city (Business Match's candidates), with what matching compares first. */
+  async matchCandidates(city: string, state: string, country: string, limit: number): Promise<MatchCandidate[]> {
+    const rows = await this.db
+      .selectFrom('businesses')
+      .select(['id', 'name', 'zip_code', 'latitude', 'longitude', 'phone'])
+      .where(sql<boolean>`lower(city) = lower(${city})`)
+      .where('country', '=', country)
+      .where(sql<boolean>`upper(state) = upper(${state})`)
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, name: r.name, zip: r.zip_code, latitude: r.latitude, longitude: r.longitude, phone: r.phone }));
   }
 
   /** Which of `aliases` belong to a business, and to which. */

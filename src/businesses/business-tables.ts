@@ -22,6 +22,8 @@ export interface BusinessesTable {
   updated_at: number;
   /** The catalogue sequence number of the last change (see catalog-sequence.ts). */
   catalog_seq: Generated<number>;
+  /** As in the record (E.164 or ''): Business Match compares it. */
+  phone: string;
 }
 
 /**
@@ -76,10 +78,13 @@ export const businessesMigration: PbsMigration = {
  */
 export const catalogSequenceMigration: PbsMigration = {
   name: '0009_businesses_catalog_sequence',
-  async up(db) {
+  async up(db, dialect) {
     await db.schema.alterTable('businesses').addColumn('catalog_seq', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema.alterTable('businesses').addColumn('phone', 'text', (c) => c.notNull().defaultTo('')).execute();
+    const phone = dialect === 'postgres' ? sql`record::json->>'phone'` : sql`json_extract(record, '$.phone')`;
+    await sql`update businesses set phone = coalesce(${phone}, '')`.execute(db);
     await db.schema.createIndex('businesses_catalog_seq').on('businesses').columns(['catalog_seq', 'id']).execute();
-    await sql`create index businesses_country_state_city on businesses (country, state, lower(city))`.execute(db);
+    await sql`create index businesses_city_lookup on businesses (lower(city), country)`.execute(db);
     await db.schema
       .createTable('business_import_lines')
       .addColumn('import_id', 'text', (c) => c.notNull())
@@ -99,6 +104,7 @@ export const catalogSequenceMigration: PbsMigration = {
       .addColumn('is_closed', 'integer', (c) => c.notNull())
       .addColumn('timezone', 'text', (c) => c.notNull())
       .addColumn('record', 'text', (c) => c.notNull())
+      .addColumn('phone', 'text', (c) => c.notNull())
       .addColumn('staged_at', 'bigint', (c) => c.notNull())
       .addPrimaryKeyConstraint('business_import_lines_pk', ['import_id', 'line'])
       .execute();

@@ -5,6 +5,7 @@ import type { RestaurantInventory } from '../reservations/occupancy.js';
 import { AreaRegistry, type Area, type AreaStanding } from './areas.js';
 import { ancestorsOf } from './categories.js';
 import { GridIndex } from './grid.js';
+import { queryWords } from './text.js';
 import { TermIndex, termsOf } from './term-index.js';
 
 /** Flags of a business in `Catalog.flags`. */
@@ -33,6 +34,8 @@ export interface CatalogBusiness {
   attributes: readonly string[];
   /** Words it is found by, and how well each describes it (term-index.ts). */
   terms: ReadonlyMap<string, number>;
+  /** Its name as query words (stopwords aside), joined: a term that equals it names the business. */
+  nameKey: string;
   /** Present when the business has reservation settings. */
   reservation: RestaurantInventory | undefined;
 }
@@ -241,6 +244,7 @@ export class Catalog {
         categories: [],
         attributes: [],
         terms: new Map(),
+        nameKey: '',
         reservation: undefined,
       };
       this.businesses.push(entry);
@@ -261,6 +265,9 @@ export class Catalog {
     entry.categories = [...new Set([...business.categories.map((cat) => cat.alias), ...business.categories.flatMap((cat) => ancestorsOf(cat.alias).map((a) => a.alias))])];
     entry.attributes = Object.keys(business.attributes).filter((k) => Boolean(business.attributes[k]));
     entry.terms = termsOf(business);
+    entry.nameKey = queryWords(business.name)
+      .map((w) => w.word)
+      .join(' ');
     if (!this.byIdOrAlias.has(business.alias)) this.byIdOrAlias.set(business.alias, entry);
     this.terms.add(o, entry.terms);
 

@@ -4,15 +4,9 @@
  * eat". Index and query go through the same functions, so they always agree.
  */
 
-/** Case and accents folded, anything but letters and digits a space, trimmed. */
-export function foldText(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
-}
+import { foldText } from '../platform/text.js';
+
+export { foldText };
 
 /**
  * A word's singular by the regular English rules (bakeries → bakery, lunches → lunch, bars →

@@ -16,6 +16,8 @@ export interface SlotContext {
 interface Compiled {
   /** Seating windows [first, last] in minutes, by weekday (0 = Monday). */
   windows: Array<Array<[number, number]>>;
+  /** The slots inside the seating windows, by weekday, as DaySlots words (see `isOpen`). */
+  windowSlots: Array<[number, number, number]>;
   closed: Set<string>;
 }
 
@@ -26,7 +28,12 @@ function compile(settings: ReservationSettings): Compiled {
   if (!c) {
     const windows: Compiled['windows'] = [[], [], [], [], [], [], []];
     for (const w of settings.service_hours) windows[w.day].push([parseTime(w.start)!, parseTime(w.last_seating)!]);
-    c = { windows, closed: new Set(settings.closed_dates) };
+    const windowSlots = windows.map((list) => {
+      const words: [number, number, number] = [0, 0, 0];
+      for (let q = 0; q < DAY_SLOTS; q++) if (inWindows(list, q * SLOT_MINUTES)) words[q >> 5] |= 1 << (q & 31);
+      return words;
+    });
+    c = { windows, windowSlots, closed: new Set(settings.closed_dates) };
     compiledSettings.set(settings, c);
   }
   return c;
@@ -151,8 +158,11 @@ export interface DaySlots {
   validUntil: number;
 }
 
+/** The bitmap part of DaySlots. */
+export type OpenSlots = Pick<DaySlots, 'open0' | 'open1' | 'open2'>;
+
 /** Whether slot `q` (0 ≤ q < DAY_SLOTS) is open. */
-export function isOpen(slots: DaySlots, q: number): boolean {
+export function isOpen(slots: OpenSlots, q: number): boolean {
   const word = q < 32 ? slots.open0 : q < 64 ? slots.open1 : slots.open2;
   return ((word >>> (q & 31)) & 1) === 1;
 }
@@ -182,6 +192,12 @@ export function daySlots(day: DayContext, settings: ReservationSettings, tables:
     if (b.end_at <= dayStart || b.expires_at <= now) continue;
     occupied.push(b);
     if (b.expires_at < slots.validUntil) slots.validUntil = b.expires_at;
+  }
+  if (occupied.length === 0) {
+    // Nothing booked: every slot of the seating windows is open if any table fits the party
+    // (most restaurants on most days; a metro's search computes thousands of these).
+    if (tables.some((t) => covers >= t.min_party && covers <= t.max_party)) [slots.open0, slots.open1, slots.open2] = compiled.windowSlots[day.weekday];
+    return slots;
   }
   const words = [0, 0, 0];
   for (let q = 0; q < DAY_SLOTS; q++) {
@@ -222,7 +238,7 @@ export function bookableRange(day: DayContext, settings: ReservationSettings, fr
 }
 
 /** The start minutes of the open slots a guest can book now within [fromMinutes, toMinutes], at most `limit` of them. */
-export function bookableMinutes(day: DayContext, slots: DaySlots, settings: ReservationSettings, fromMinutes: number, toMinutes: number, limit = DAY_SLOTS): number[] {
+export function bookableMinutes(day: DayContext, slots: OpenSlots, settings: ReservationSettings, fromMinutes: number, toMinutes: number, limit = DAY_SLOTS): number[] {
   const [first, end] = bookableRange(day, settings, fromMinutes, toMinutes);
   const out: number[] = [];
   for (let q = first; q < end && out.length < limit; q++) if (isOpen(slots, q)) out.push(q * SLOT_MINUTES);

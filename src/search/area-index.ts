@@ -153,6 +153,17 @@ export class AreaIndex {
     return out;
   }
 
+  /**
+   * A member's open slots on a date for a party size, as its column holds them (the column of
+   * an availability just evaluated), or undefined when there is no such column.
+   */
+  openSlots(ordinal: number, date: string, covers: number): { open0: number; open1: number; open2: number } | undefined {
+    const p = this.positions.get(ordinal);
+    const column = this.columns.get(`${date}|${covers}`);
+    if (p === undefined || !column) return undefined;
+    return { open0: column.masks[3 * p], open1: column.masks[3 * p + 1], open2: column.masks[3 * p + 2] };
+  }
+
   /** A bitset of the members that pass `test`, kept until a member changes. */
   private filter(key: string, test: (ordinal: number) => boolean): Uint32Array {
     let bits = this.filters.get(key);

@@ -1,5 +1,6 @@
 import type { ApiModule, PlatformContext } from '../platform/module.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
+import { searchBusinessSchema } from '../businesses/public-schemas.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { SearchRecords } from './records.js';
@@ -54,50 +55,11 @@ const searchQueryDocs = {
   properties: Object.fromEntries(Object.entries(params).map(([k, description]) => [k, { ...typed[k], description }])),
 };
 
-const location = {
-  type: 'object',
-  properties: {
-    address1: { type: ['string', 'null'] },
-    address2: { type: ['string', 'null'] },
-    address3: { type: ['string', 'null'] },
-    city: { type: 'string' },
-    zip_code: { type: 'string' },
-    country: { type: 'string' },
-    state: { type: 'string' },
-    display_address: { type: 'array', items: { type: 'string' } },
-    cross_streets: { type: ['string', 'null'] },
-  },
-} as const;
-const business = {
-  type: 'object',
-  required: ['id', 'alias', 'name', 'location', 'coordinates', 'phone', 'display_phone'],
-  properties: {
-    id: { type: 'string' },
-    alias: { type: 'string' },
-    name: { type: 'string' },
-    image_url: { type: 'string' },
-    is_closed: { type: 'boolean' },
-    url: { type: 'string' },
-    review_count: { type: 'integer' },
-    categories: { type: 'array', items: { type: 'object', properties: { alias: { type: 'string' }, title: { type: 'string' } } } },
-    rating: { type: 'number' },
-    coordinates: { type: 'object', properties: { latitude: { type: ['number', 'null'] }, longitude: { type: ['number', 'null'] } } },
-    transactions: { type: 'array', items: { type: 'string' } },
-    price: { type: 'string' },
-    location,
-    phone: { type: 'string' },
-    display_phone: { type: 'string' },
-    distance: { type: 'number' },
-    attributes: { type: 'object', additionalProperties: true },
-    business_hours: { type: 'array', items: { type: 'object', additionalProperties: true } },
-    data: { type: 'object', properties: { reservation_openings: { type: 'array', items: { type: 'string' } } } },
-  },
-} as const;
 const searchResponse = {
   type: 'object',
   required: ['businesses', 'total', 'region'],
   properties: {
-    businesses: { type: 'array', items: business },
+    businesses: { type: 'array', items: searchBusinessSchema },
     total: { type: 'integer' },
     region: { type: 'object', properties: { center: { type: 'object', properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } } } },
   },

@@ -1,46 +1,23 @@
-import type { Business } from '../businesses/business-record.js';
+import { publicFields, type Business } from '../businesses/business-record.js';
 import type { CatalogBusiness } from '../catalog/catalog.js';
 
 /**
- * A business's public search record as JSON text, in the parts that do not change between
- * searches: everything up to `attributes` (`head`, without its closing brace) and each
- * `business_hours` entry without its `is_open_now` (`hours`).
+ * A business's public search record as UTF-8 JSON, in the parts that do not change between
+ * searches: everything up to `attributes` and the `"distance":` key after it (`head`), and its
+ * `business_hours` as they read when it is open and when it is closed. A search answer copies
+ * these and writes only the distance, the openings and the closing brace.
  */
 export interface RecordParts {
   revision: number;
-  head: string;
-  hours: string[];
-}
-
-/** The parts of the public record (facts.md §2.2) that the search answer shares with business details. */
-export function publicFields(b: Business) {
-  return {
-    id: b.id,
-    alias: b.alias,
-    name: b.name,
-    image_url: b.image_url,
-    is_closed: b.is_closed,
-    url: b.url,
-    review_count: b.review_count,
-    categories: b.categories,
-    rating: b.rating,
-    coordinates: b.coordinates,
-    transactions: b.transactions,
-    ...(b.price ? { price: b.price } : {}),
-    location: b.location,
-    phone: b.phone,
-    display_phone: b.display_phone,
-    attributes: b.attributes,
-  };
+  head: Buffer;
+  hoursOpen: Buffer;
+  hoursClosed: Buffer;
 }
 
 function partsOf(b: Business, revision: number): RecordParts {
   const head = JSON.stringify(publicFields(b));
-  return {
-    revision,
-    head: head.slice(0, -1),
-    hours: b.hours.map((h) => JSON.stringify({ hours_type: h.hours_type, open: h.open }).slice(0, -1)),
-  };
+  const hours = (open: boolean) => Buffer.from(`,"business_hours":${JSON.stringify(b.hours.map((h) => ({ hours_type: h.hours_type, open: h.open, is_open_now: open })))}`);
+  return { revision, head: Buffer.from(`${head.slice(0, -1)},"distance":`), hoursOpen: hours(true), hoursClosed: hours(false) };
 }
 
 /**

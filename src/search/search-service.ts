@@ -1,7 +1,7 @@
 import type { Area } from '../catalog/areas.js';
 import { RESERVABLE, SEARCHABLE, type Catalog, type CatalogBusiness } from '../catalog/catalog.js';
-import type { WordMatch } from '../catalog/term-index.js';
-import { queryWords } from '../catalog/text.js';
+import { SCORE, type WordMatch } from '../catalog/term-index.js';
+import type { QueryWord } from '../catalog/text.js';
 import { isOpenDuring } from '../businesses/hours.js';
 import type { Clock } from '../platform/clock.js';
 import { apiError } from '../platform/errors.js';
@@ -30,6 +30,9 @@ interface Hit {
 /** What every hit of one request is measured against. */
 interface Request {
   params: SearchParams;
+  /** The term's words found somewhere in the catalogue, and whom each matches (the others are left out). */
+  words: QueryWord[];
+  matches: WordMatch[];
   center: { latitude: number; longitude: number };
   area: Area | undefined;
   now: number;
@@ -68,20 +71,38 @@ export class SearchService {
       if (!area) throw apiError('LOCATION_NOT_FOUND');
       center = this.catalog.areas.center(area);
     }
-    const request: Request = { params, center, area, now: this.clock.now(), days: new Map() };
-    const { hits, total } = this.fastPathApplies(request) ? this.fromAreaIndex(request) : this.byCandidates(request);
-    const page = hits.slice(params.offset, params.offset + params.limit);
-    return this.render(request, page, total);
+    // A word found nowhere in the catalogue is left out ("cozy italian" is "italian"), unless no word is found.
+    const matches = params.words.map((w) => this.catalog.terms.match(w));
+    const words = params.words.filter((_, i) => matches[i].size > 0);
+    if (params.words.length > 0 && words.length === 0) return this.render({ params, words, matches, center, area, now: this.clock.now(), days: new Map() }, [], 0);
+    const request: Request = { params, words, matches: matches.filter((m) => m.size > 0), center, area, now: this.clock.now(), days: new Map() };
+    if (this.fastPathApplies(request)) {
+      const { hits, total, index } = this.fromAreaIndex(request);
+      const r = params.reservation;
+      // The openings of the page come from the columns the availability was just read from.
+      const openings = r
+        ? (hit: Hit) => {
+            const entry = this.catalog.businesses[hit.ordinal];
+            const slots = index.openSlots(hit.ordinal, r.date, r.covers);
+            if (!slots || !entry.reservation) return this.openingsOf(request, entry);
+            const day = this.dayFor(request, entry.timezone, r.date);
+            return bookableMinutes(day, slots, entry.reservation.settings, r.minutes - SEARCH_OPENINGS_WINDOW, r.minutes + SEARCH_OPENINGS_WINDOW);
+          }
+        : undefined;
+      return this.render(request, hits.slice(params.offset), total, openings);
+    }
+    const { hits, total } = this.byCandidates(request);
+    return this.render(request, hits.slice(params.offset, params.offset + params.limit), total);
   }
 
   /** A named area, no words but generic ones, best-match order, filters every member shares the meaning of. */
-  private fastPathApplies({ params, area }: Request): boolean {
+  private fastPathApplies({ params, area, words }: Request): boolean {
     if (!area || params.radius !== undefined || params.sortBy !== 'best_match' || params.openNow || params.openAt !== undefined) return false;
-    if (params.words.some((w) => !w.generic)) return false;
+    if (words.some((w) => !w.generic)) return false;
     return !params.reservation?.matchesPartySize || this.catalog.areas.timezoneOf(area) !== undefined;
   }
 
-  private fromAreaIndex(request: Request): { hits: Hit[]; total: number } {
+  private fromAreaIndex(request: Request): { hits: Hit[]; total: number; index: AreaIndex } {
     const { params, area, now } = request;
     const index = this.areaIndex(area!);
     const reservation = params.reservation;
@@ -89,13 +110,13 @@ export class SearchService {
       categories: params.categories,
       prices: params.prices,
       attributes: params.attributes,
-      generic: params.words.length > 0,
+      generic: request.words.length > 0,
       availability: reservation?.matchesPartySize ? reservation : undefined,
       now,
     });
-    const relevance = params.words.length;
+    const relevance = request.words.length;
     const hits = index.page(bits, params.offset + params.limit).map((p) => ({ ordinal: index.members[p], relevance, distance: NaN }));
-    return { hits: this.sorted(request, hits, params.offset + params.limit), total };
+    return { hits: this.sorted(request, hits, params.offset + params.limit), total, index };
   }
 
   private areaIndex(area: Area): AreaIndex {
@@ -119,18 +140,17 @@ export class SearchService {
     const { params, area, center } = request;
     const c = this.catalog.columns;
     const businesses = this.catalog.businesses;
-    const specific = params.words.filter((w) => !w.generic);
-    const generic = params.words.length > specific.length;
-    const matches: WordMatch[] = params.words.map((w) => this.catalog.terms.match(w));
-    if (matches.some((m) => m.size === 0)) return { hits: [], total: 0 };
+    const { words, matches } = request;
+    const specific = words.filter((w) => !w.generic);
+    const generic = words.length > specific.length;
     const byLocation = params.latitude !== undefined;
     const maxDistance = params.radius ?? (byLocation ? DEFAULT_RADIUS_M : Infinity);
     const areaColumn = area === undefined ? undefined : area.kind === 'city' ? c.cityArea : area.kind === 'zip' ? c.zipArea : c.stateArea;
 
     // The candidates: the smallest word's matches, else the area's members, else the cells around the point.
     let driver = -1;
-    for (let i = 0; i < matches.length; i++) if (!params.words[i].generic && (driver < 0 || matches[i].size < matches[driver].size)) driver = i;
-    if (driver < 0 && generic && area === undefined) driver = matches.findIndex((_, i) => params.words[i].generic);
+    for (let i = 0; i < matches.length; i++) if (!words[i].generic && (driver < 0 || matches[i].size < matches[driver].size)) driver = i;
+    if (driver < 0 && generic && area === undefined) driver = matches.findIndex((_, i) => words[i].generic);
     const candidates: Iterable<number> =
       driver >= 0 ? matches[driver].ordinals : area !== undefined ? area.members : this.catalog.grid.around(center.latitude, center.longitude, maxDistance);
     const others = matches.map((m, i) => (i === driver ? undefined : m.dense(c.capacity)));
@@ -138,7 +158,7 @@ export class SearchService {
 
     const reservation = params.reservation;
     const openInstant = params.openNow ? request.now : params.openAt !== undefined ? params.openAt * 1000 : undefined;
-    const wholeName = specific.length > 0 ? params.words.map((w) => w.word).join(' ') : undefined;
+    const wholeName = specific.length > 0 ? words.map((w) => w.word).join(' ') : undefined;
     const limit = params.offset + params.limit;
     const best = new TopK<Hit>(limit, comparators[params.sortBy](this.catalog, center));
     let total = 0;
@@ -170,7 +190,8 @@ export class SearchService {
         if (distance > maxDistance) continue;
       }
       if (reservation?.matchesPartySize && !this.hasOpening(request, entry)) continue;
-      if (wholeName !== undefined && sameName(entry, wholeName)) relevance += WHOLE_NAME;
+      // Only a business whose every matched word is a name word can be named by the whole term.
+      if (wholeName !== undefined && relevance === SCORE.NAME * words.length && entry.nameKey === wholeName) relevance += WHOLE_NAME;
       total++;
       const hit = { ordinal: o, relevance, distance };
       if (best.accepts(hit)) best.insert(hit);
@@ -203,30 +224,37 @@ export class SearchService {
     return bookableMinutes(day, slots, inventory.settings, r.minutes - SEARCH_OPENINGS_WINDOW, r.minutes + SEARCH_OPENINGS_WINDOW, limit);
   }
 
-  private async render(request: Request, page: Hit[], total: number): Promise<Buffer> {
+  /**
+   * The answer's bytes, copied from each record's kept parts with the few values of this
+   * request written between them (docs/search.md "How search is built").
+   */
+  private async render(request: Request, page: Hit[], total: number, openings?: (hit: Hit) => number[]): Promise<Buffer> {
     const entries = page.map((h) => this.catalog.businesses[h.ordinal]);
     const parts = await this.records.get(entries);
     const c = this.catalog.columns;
-    const out: string[] = [];
+    const pieces: Array<Buffer | string> = ['{"businesses":['];
+    let first = true;
     page.forEach((hit, i) => {
       const p = parts[i];
       if (!p) return;
       const entry = entries[i];
       const distance = Number.isNaN(hit.distance) ? distanceMeters(request.center, c.latitude[hit.ordinal], c.longitude[hit.ordinal]) : hit.distance;
-      const open = isOpenDuring(entry.hours, entry.timezone, request.now) ? 'true' : 'false';
-      let json = `${p.head},"distance":${Math.round(distance * 10) / 10},"business_hours":[${p.hours.map((h) => `${h},"is_open_now":${open}}`).join(',')}]`;
-      if (request.params.reservation) json += `,"data":{"reservation_openings":${JSON.stringify(this.openingsOf(request, entry).map(formatHHMM))}}`;
-      out.push(`${json}}`);
+      if (!first) pieces.push(',');
+      first = false;
+      pieces.push(p.head, String(Math.round(distance * 10) / 10), isOpenDuring(entry.hours, entry.timezone, request.now) ? p.hoursOpen : p.hoursClosed);
+      if (request.params.reservation) {
+        const minutes = openings ? openings(hit) : this.openingsOf(request, entry);
+        pieces.push(`,"data":{"reservation_openings":[${minutes.map((m) => `"${formatHHMM(m)}"`).join(',')}]}}`);
+      } else pieces.push('}');
     });
-    return Buffer.from(`{"businesses":[${out.join(',')}],"total":${total},"region":${JSON.stringify({ center: request.center })}}`);
+    pieces.push(`],"total":${total},"region":{"center":{"latitude":${request.center.latitude},"longitude":${request.center.longitude}}}}`);
+    let length = 0;
+    for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+    const out = Buffer.allocUnsafe(length);
+    let at = 0;
+    for (const piece of pieces) at += typeof piece === 'string' ? out.write(piece, at) : piece.copy(out, at);
+    return out;
   }
-}
-
-/** Whether the business's name, as words (stopwords aside), is `words`. */
-function sameName(entry: CatalogBusiness, words: string): boolean {
-  return queryWords(entry.name)
-    .map((w) => w.word)
-    .join(' ') === words;
 }
 
 export function distanceMeters(a: { latitude: number; longitude: number }, latitude: number, longitude: number): number {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { apiError } from '../errors.js';
-import type { CredentialVerifier, PartnerRouteConfig, Principal } from './principal.js';
+import { grantedInterface, type CredentialVerifier, type PartnerRouteConfig, type Principal } from './principal.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i;
@@ -81,11 +81,9 @@ function admitted(principal: Principal, route: PartnerRouteConfig): Principal {
   if (!principal.partnerActive) {
     throw apiError('UNAUTHORIZED_API_KEY', 'This partner is disabled; its credentials cannot query any endpoint.');
   }
-  if (!principal.interfaces[route.interface]?.enabled) {
-    throw apiError(
-      'PARTNER_ENDPOINT_DISABLED',
-      `This client is not enabled for the ${route.interface} interface. Contact the platform operator to request access.`,
-    );
+  if (grantedInterface(principal, route) === undefined) {
+    const named = typeof route.interface === 'string' ? `the ${route.interface} interface` : `any of the ${route.interface.join(', ')} interfaces`;
+    throw apiError('PARTNER_ENDPOINT_DISABLED', `This client is not enabled for ${named}. Contact the platform operator to request access.`);
   }
   return principal;
 }

@@ -77,11 +77,22 @@ export type BusinessScope =
 
 /** Route option that makes a route a partner route. */
 export interface PartnerRouteConfig {
-  interface: PartnerInterface;
+  /**
+   * The interface the route belongs to; or several, any one of which admits the caller (the
+   * public business lookups every partner needs), whose limits then count under the first of
+   * them the partner holds.
+   */
+  interface: PartnerInterface | readonly PartnerInterface[];
   scheme: AuthScheme;
   business: BusinessScope;
   /** Overrides the default per-second limit for this route's interface (e.g. subscriptions: 5). */
   defaultPerSecond?: number;
+}
+
+/** The interface of `route` that admits `principal` (the first granted), or undefined when none does. */
+export function grantedInterface(principal: Principal, route: PartnerRouteConfig): PartnerInterface | undefined {
+  const wanted: readonly PartnerInterface[] = typeof route.interface === 'string' ? [route.interface] : route.interface;
+  return wanted.find((name) => principal.interfaces[name]?.enabled);
 }
 
 /** What a link check found for some business ids or aliases. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
-import { isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
+import { grantedInterface, isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdParam } from '../business-ids.js';
 import { list, single } from '../query.js';
 import { ApiError, apiError } from '../errors.js';
@@ -73,7 +73,8 @@ export function declarationProblem(url: string, config: { partner?: PartnerRoute
       : undefined;
   }
   if (config?.admin) return 'declares both a partner and an operator guard';
-  if (!isPartnerInterface(partner.interface)) return `names no known interface (${String(partner.interface)})`;
+  const named: readonly unknown[] = Array.isArray(partner.interface) ? partner.interface : [partner.interface];
+  if (named.length === 0 || !named.every((i) => typeof i === 'string' && isPartnerInterface(i))) return `names no known interface (${String(partner.interface)})`;
   if (partner.scheme !== 'bearer' && partner.scheme !== 'basic') return `names no known scheme (${String(partner.scheme)})`;
   const scope: Partial<Record<string, unknown>> | undefined = partner.business;
   if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
@@ -93,12 +94,13 @@ export function declarationProblem(url: string, config: { partner?: PartnerRoute
 export function installGuards(app: FastifyInstance, options: GuardOptions): void {
   const admit = (request: FastifyRequest, reply: FastifyReply, route: PartnerRouteConfig, principal: Principal) => {
     request.principal = principal;
-    const grant = principal.interfaces[route.interface];
+    const iface = grantedInterface(principal, route)!;
+    const grant = principal.interfaces[iface];
     const limits: Limits = {
       perSecond: grant?.perSecond ?? route.defaultPerSecond ?? options.defaultLimits.perSecond,
       perDay: grant?.perDay ?? options.defaultLimits.perDay,
     };
-    reply.headers(options.rateLimiter.take(`${principal.partnerId}:${route.interface}`, limits));
+    reply.headers(options.rateLimiter.take(`${principal.partnerId}:${iface}`, limits));
   };
 
   // Callback style, so a token verified recently costs no promise.

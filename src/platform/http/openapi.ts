@@ -71,7 +71,8 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
       tags: [
         { name: 'operator', description: 'Operator API: partners, credentials, businesses, clock, background tasks' },
         { name: 'oauth', description: 'Access tokens for partner clients' },
-        { name: 'reservations', description: 'Reservation partner API (Bearer API key)' },
+        { name: 'businesses', description: 'Public business data: Business Match and business details (Bearer API key; any partner interface)' },
+        { name: 'reservations', description: 'Reservation partner API (Bearer API key): search with availability, openings, holds, reservations' },
         { name: 'waitlist', description: 'Waitlist partner API' },
         { name: 'advertising', description: 'Advertising reseller API (Basic: data-ingestion credentials): programs through asynchronous jobs' },
         { name: 'subscriptions', description: 'Business subscriptions, the replaced webhook allow-list, deprecated listing management' },
