@@ -12,7 +12,8 @@ const child = spawn(process.execPath, ['--max-semi-space-size=64', '--cpu-prof',
 });
 const url: string = await new Promise((resolve) => { let out = ''; child.stdout.on('data', (d) => { out += d; const m = /listening on (http:\/\/\S+)/.exec(out); if (m) resolve(m[1].replace('localhost', '127.0.0.1')); }); });
 const admin = async (method: string, route: string, body?: string, type = 'application/json') => { const r = await fetch(url + route, { method, headers: { authorization: 'Bearer bench-admin-token', 'content-type': type }, body }); const t = await r.text(); if (!r.ok) throw new Error(t); return JSON.parse(t); };
-const businesses = generateDemoBusinesses(N, 4242, [METRO]).map((b) => ({ ...b, transactions: ['restaurant_reservation'] }));
+const metros = Array.from({ length: Math.ceil(N / 10000) }, (_, m) => (m === 0 ? METRO : { ...METRO, name: `Metro ${m}`, latitude: METRO.latitude + m, longitude: METRO.longitude + m }));
+const businesses = metros.flatMap((metro, m) => generateDemoBusinesses(Math.min(10000, N - m * 10000), 4242 + m, [metro])).map((b) => ({ ...b, transactions: ['restaurant_reservation'] }));
 let t = Date.now();
 await admin('POST', '/admin/v1/businesses/import', businesses.map((b) => JSON.stringify(b)).join('\n'), 'application/x-ndjson');
 const random = seededRandom(99);

@@ -5,6 +5,7 @@ import type { RestaurantInventory } from '../reservations/occupancy.js';
 import { AreaRegistry, type Area, type AreaStanding } from './areas.js';
 import { ancestorsOf } from './categories.js';
 import { GridIndex } from './grid.js';
+import { catalogInterner } from '../platform/intern.js';
 import { queryWords } from './text.js';
 import { TermIndex, termsOf } from './term-index.js';
 
@@ -237,7 +238,7 @@ export class Catalog {
         id: business.id,
         alias: business.alias,
         name: business.name,
-        timezone: business.timezone,
+        timezone: catalogInterner.string(business.timezone),
         isClosed: business.is_closed,
         revision: 0,
         hours: weeklyIntervals(business.hours),
@@ -255,16 +256,17 @@ export class Catalog {
       if (entry.alias !== business.alias && this.byIdOrAlias.get(entry.alias) === entry) this.byIdOrAlias.delete(entry.alias);
     }
     const o = entry.ordinal;
+    const intern = catalogInterner;
     entry.alias = business.alias;
     entry.name = business.name;
-    entry.timezone = business.timezone;
+    entry.timezone = intern.string(business.timezone);
     entry.isClosed = business.is_closed;
     entry.revision++;
     entry.hours = weeklyIntervals(business.hours);
     // An Italian restaurant is also a restaurant: searches match a category's ancestors too.
-    entry.categories = [...new Set([...business.categories.map((cat) => cat.alias), ...business.categories.flatMap((cat) => ancestorsOf(cat.alias).map((a) => a.alias))])];
-    entry.attributes = Object.keys(business.attributes).filter((k) => Boolean(business.attributes[k]));
-    entry.terms = termsOf(business);
+    entry.categories = intern.value([...new Set([...business.categories.map((cat) => cat.alias), ...business.categories.flatMap((cat) => ancestorsOf(cat.alias).map((a) => a.alias))])]);
+    entry.attributes = intern.value(Object.keys(business.attributes).filter((k) => Boolean(business.attributes[k])));
+    entry.terms = termsOf(business, (word) => intern.string(word));
     entry.nameKey = queryWords(business.name)
       .map((w) => w.word)
       .join(' ');

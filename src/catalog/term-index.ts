@@ -13,10 +13,10 @@ export const SCORE = { NAME: 6, CATEGORY: 5, ANCESTOR: 3, PREFIX: 2, TYPO: 1, GE
 export const GENERIC_TOKEN = '\u0001generic';
 
 /** The words a business is found by, each with its best score. */
-export function termsOf(business: Business): Map<string, number> {
+export function termsOf(business: Business, shared: (word: string) => string = (w) => w): Map<string, number> {
   const terms = new Map<string, number>();
   const add = (text: string, score: number) => {
-    for (const word of indexWords(text)) if ((terms.get(word) ?? 0) < score) terms.set(word, score);
+    for (const word of indexWords(text)) if ((terms.get(word) ?? 0) < score) terms.set(shared(word), score);
   };
   let generic = false;
   for (const category of business.categories) {

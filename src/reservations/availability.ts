@@ -1,6 +1,6 @@
 import { daysBetween, localDate, localDay, parseTime, weekday } from '../platform/local-time.js';
 import { creditCardRequired, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
-import type { TableRow } from './inventory-tables.js';
+import type { InventoryTable } from './inventory-tables.js';
 import type { Booking, Occupied } from './reservation-store.js';
 
 /** Why a date and time cannot be booked at all, whatever the tables. */
@@ -12,7 +12,7 @@ export interface SlotContext {
   now: number;
 }
 
-/** The date-independent parts of a restaurant's settings, prepared once per settings object. */
+/** The date-independent parts of a restaurant's settings, prepared once per settings. */
 interface Compiled {
   /** Seating windows [first, last] in minutes, by weekday (0 = Monday). */
   windows: Array<Array<[number, number]>>;
@@ -21,11 +21,21 @@ interface Compiled {
   closed: Set<string>;
 }
 
-const compiledSettings = new WeakMap<ReservationSettings, Compiled>();
+/**
+ * Keyed by the parts they come from, not by the settings: the catalogue shares equal hours and
+ * closed dates between restaurants (internSettings), and so shares their compiled form.
+ */
+const compiledHours = new WeakMap<object, Pick<Compiled, 'windows' | 'windowSlots'>>();
+const closedSets = new WeakMap<object, Set<string>>();
+/** By hours, then closed dates: the combined form, so a lookup allocates nothing. */
+const compiledSettings = new WeakMap<object, WeakMap<object, Compiled>>();
 
 function compile(settings: ReservationSettings): Compiled {
-  let c = compiledSettings.get(settings);
-  if (!c) {
+  const byClosed = compiledSettings.get(settings.service_hours);
+  const hit = byClosed?.get(settings.closed_dates);
+  if (hit) return hit;
+  let hours = compiledHours.get(settings.service_hours);
+  if (!hours) {
     const windows: Compiled['windows'] = [[], [], [], [], [], [], []];
     for (const w of settings.service_hours) windows[w.day].push([parseTime(w.start)!, parseTime(w.last_seating)!]);
     const windowSlots = windows.map((list) => {
@@ -33,10 +43,15 @@ function compile(settings: ReservationSettings): Compiled {
       for (let q = 0; q < DAY_SLOTS; q++) if (inWindows(list, q * SLOT_MINUTES)) words[q >> 5] |= 1 << (q & 31);
       return words;
     });
-    c = { windows, windowSlots, closed: new Set(settings.closed_dates) };
-    compiledSettings.set(settings, c);
+    hours = { windows, windowSlots };
+    compiledHours.set(settings.service_hours, hours);
   }
-  return c;
+  let closed = closedSets.get(settings.closed_dates);
+  if (!closed) closedSets.set(settings.closed_dates, (closed = new Set(settings.closed_dates)));
+  const compiled = { windows: hours.windows, windowSlots: hours.windowSlots, closed };
+  if (byClosed) byClosed.set(settings.closed_dates, compiled);
+  else compiledSettings.set(settings.service_hours, new WeakMap([[settings.closed_dates, compiled]]));
+  return compiled;
 }
 
 const weekdays = new Map<string, number>();
@@ -88,7 +103,7 @@ export function slotProblem(ctx: SlotContext, date: string, minutes: number): Sl
  * The table a party would get at [startAt, endAt): the smallest fitting table that is free,
  * so large tables stay available for large parties.
  */
-export function freeTable(tables: TableRow[], occupied: Occupied[], covers: number, startAt: number, endAt: number): TableRow | undefined {
+export function freeTable(tables: InventoryTable[], occupied: Occupied[], covers: number, startAt: number, endAt: number): InventoryTable | undefined {
   for (const table of tables) {
     if (covers < table.min_party || covers > table.max_party) continue;
     const taken = occupied.some((o) => o.table_id === table.id && o.start_at < endAt && o.end_at > startAt);
@@ -174,7 +189,7 @@ export function isOpen(slots: OpenSlots, q: number): boolean {
  * with time (booking horizon, notice period) do not (see `bookableRange`), so the result stays
  * valid as time passes.
  */
-export function daySlots(day: DayContext, settings: ReservationSettings, tables: TableRow[], bookings: Booking[], covers: number, now: number): DaySlots {
+export function daySlots(day: DayContext, settings: ReservationSettings, tables: InventoryTable[], bookings: Booking[], covers: number, now: number): DaySlots {
   const slots: DaySlots = { open0: 0, open1: 0, open2: 0, creditCardRequired: false, computedAt: now, validUntil: Infinity };
   if (!settings.accepts_reservations || covers < settings.party_size.min || covers > settings.party_size.max) return slots;
   const compiled = compile(settings);

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { DbOrTx } from '../platform/db/database.js';
 import type { ReservationSettings } from './inventory.js';
-import type { SettingsImportLinesTable, TableImportLinesTable, TableRow } from './inventory-tables.js';
+import { catalogInterner } from '../platform/intern.js';
+import { internSettings, type ReservationSettings as Settings } from './inventory.js';
+import type { InventoryTable, SettingsImportLinesTable, TableImportLinesTable } from './inventory-tables.js';
 
 /** A restaurant's reservation model as the catalogue loads it. */
 export interface InventoryRow {
@@ -9,7 +11,7 @@ export interface InventoryRow {
   businessId: string;
   settings: ReservationSettings;
   /** Active tables, smallest first (the order tables are offered in). */
-  tables: TableRow[];
+  tables: InventoryTable[];
 }
 
 /** Settings and tables of restaurants: the operator's inventory behind every opening. */
@@ -49,23 +51,24 @@ export class InventoryStore {
       query = query.where((eb) => eb.or([eb('catalog_seq', '>', cursor.seq), eb.and([eb('catalog_seq', '=', cursor.seq), eb('business_id', '>', cursor.id)])]));
     }
     const rows = await query.orderBy('catalog_seq').orderBy('business_id').limit(limit).execute();
-    const tables = new Map<string, TableRow[]>();
+    const tables = new Map<string, InventoryTable[]>();
     for (let i = 0; i < rows.length; i += 500) {
       const found = await this.db
         .selectFrom('restaurant_tables')
-        .selectAll()
+        .select(['id', 'business_id', 'name', 'min_party', 'max_party'])
         .where('business_id', 'in', rows.slice(i, i + 500).map((r) => r.business_id))
         .where('active', '=', 1)
         .orderBy('max_party')
         .orderBy('name')
         .execute();
-      for (const t of found) {
-        const list = tables.get(t.business_id);
-        if (list) list.push(t);
-        else tables.set(t.business_id, [t]);
+      for (const { business_id: businessId, ...t } of found) {
+        const table = { ...t, name: catalogInterner.string(t.name) };
+        const list = tables.get(businessId);
+        if (list) list.push(table);
+        else tables.set(businessId, [table]);
       }
     }
-    return rows.map((r) => ({ seq: Number(r.catalog_seq), businessId: r.business_id, settings: JSON.parse(r.settings) as ReservationSettings, tables: tables.get(r.business_id) ?? [] }));
+    return rows.map((r) => ({ seq: Number(r.catalog_seq), businessId: r.business_id, settings: internSettings(JSON.parse(r.settings) as Settings), tables: tables.get(r.business_id) ?? [] }));
   }
 
   // ---- streamed imports ----------------------------------------------------------------------

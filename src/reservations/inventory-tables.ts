@@ -52,6 +52,9 @@ declare module '../platform/db/database.js' {
 
 export type TableRow = Selectable<RestaurantTablesTable>;
 
+/** A table as the in-memory inventory keeps it: what choosing a table needs. */
+export type InventoryTable = Pick<TableRow, 'id' | 'name' | 'min_party' | 'max_party'>;
+
 /** Catalogue sequence numbers on settings, and the staging tables of streamed imports. */
 export const inventorySequenceMigration: PbsMigration = {
   name: '0104_restaurant_settings_catalog_sequence',

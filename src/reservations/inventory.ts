@@ -1,5 +1,6 @@
 import { apiError } from '../platform/errors.js';
 import { parseDate, parseTime } from '../platform/local-time.js';
+import { catalogInterner } from '../platform/intern.js';
 import { schemaValidator } from '../platform/validation.js';
 
 /** Reservation slots start on a 15-minute grid (facts.md §3.1). */
@@ -170,4 +171,26 @@ export function turnMinutes(settings: ReservationSettings, covers: number): numb
 export function creditCardRequired(settings: ReservationSettings, date: string, covers: number): boolean {
   const { min_party, dates } = settings.credit_card;
   return (min_party !== null && covers >= min_party) || dates.includes(date);
+}
+
+/**
+ * The same settings with their parts shared with every restaurant that has equal ones (hours,
+ * tables, turn times, policies: catalogInterner), for the in-memory catalogue. Frozen.
+ */
+export function internSettings(s: ReservationSettings): ReservationSettings {
+  const i = catalogInterner;
+  return Object.freeze({
+    accepts_reservations: s.accepts_reservations,
+    party_size: i.value(s.party_size),
+    max_future_days: s.max_future_days,
+    min_notice_minutes: s.min_notice_minutes,
+    service_hours: i.value(s.service_hours),
+    closed_dates: i.value(s.closed_dates),
+    tables: i.value(s.tables),
+    turn_times: i.value(s.turn_times),
+    credit_card: i.value(s.credit_card),
+    cancellation: i.value(s.cancellation),
+    notes: i.string(s.notes),
+    is_editable: s.is_editable,
+  });
 }

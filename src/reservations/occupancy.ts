@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { daySlots, type DayContext, type DaySlots } from './availability.js';
 import type { ReservationSettings } from './inventory.js';
-import type { TableRow } from './inventory-tables.js';
+import type { InventoryTable } from './inventory-tables.js';
 import { ReservationStore, type Booking } from './reservation-store.js';
 
 /** Topic of booking changes on the change feed; the key is the business id. */
@@ -48,7 +48,7 @@ const memoKey = (day: DayContext, covers: number) => day.dayNumber * COVERS_KEY_
 export interface RestaurantInventory {
   businessId: string;
   settings: ReservationSettings;
-  tables: TableRow[];
+  tables: InventoryTable[];
   /** Days computed from this inventory: kept on the object, so a lookup costs no hashing of keys. */
   memo?: RestaurantMemo;
 }

@@ -7,7 +7,7 @@ import { eventInsertWhen, recordEvent, type DomainEvent } from '../platform/even
 import { answerWithinChange, completeIdempotencyWhen, idempotencyParameters, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
 import type { ReservationSettings } from './inventory.js';
-import type { TableRow } from './inventory-tables.js';
+import type { InventoryTable } from './inventory-tables.js';
 
 export interface BookingVersionsTable {
   business_id: string;
@@ -209,7 +209,7 @@ export interface ReservationFacts {
 export interface RestaurantModel {
   businessId: string;
   settings: ReservationSettings;
-  tables: TableRow[];
+  tables: InventoryTable[];
 }
 
 export interface Occupied {

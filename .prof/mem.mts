@@ -1,0 +1,23 @@
+import v8 from 'node:v8';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createPbs } from '/work/main/src/app.js';
+import { loadConfig } from '/work/main/src/platform/config.js';
+import { demoReservationSettings, generateDemoBusinesses, seededRandom } from '/work/main/src/demo/demo-dataset.js';
+import { METRO } from '/work/main/bench/harness.js';
+const N = Number(process.env.N ?? 20000);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-mem-'));
+const pbs = await createPbs(loadConfig({ PBS_DATA_DIR: dir, PBS_LOG_LEVEL: 'warn', PBS_TASKS: '0', PBS_SEED_DEMO: '0', PBS_ADMIN_TOKEN: 'x' }), { issueAdminToken: false });
+const metros = Array.from({ length: Math.ceil(N / 10000) }, (_, m) => (m === 0 ? METRO : { ...METRO, name: `Metro ${m}` }));
+const businesses = metros.flatMap((metro, m) => generateDemoBusinesses(Math.min(10000, N - m * 10000), 4242 + m, [metro]));
+await pbs.services.businesses.importJsonLines(businesses.map((b) => JSON.stringify(b)).join('\n'));
+const random = seededRandom(99);
+await pbs.services.reservations.importSettings(businesses.map((b) => JSON.stringify({ business_id: b.id, settings: demoReservationSettings(b, random) })).join('\n'));
+global.gc!(); const before = process.memoryUsage();
+const reservations = pbs.services.reservations as any;
+await reservations.catalog.current(true);
+global.gc!(); const after = process.memoryUsage();
+console.log('catalogue heap per business', Math.round((after.heapUsed - before.heapUsed) / N), 'B; external', Math.round((after.external - before.external) / N), 'rss', Math.round(after.rss / 1e6), 'MB heap', Math.round(after.heapUsed / 1e6));
+if (process.env.SNAP) { const file = v8.writeHeapSnapshot('/tmp/prof/heap.heapsnapshot'); console.log(file); }
+await pbs.close();
