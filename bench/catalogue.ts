@@ -13,6 +13,7 @@ import {
   ADMIN,
   api,
   besideRaw,
+  besideRawAndSameSize,
   type Figure,
   measure,
   METRO,
@@ -61,6 +62,8 @@ export interface CatalogueRun {
   database: string;
   restaurants: number;
   importSeconds: number;
+  /** From the import's end until the first search answered (the server loading what was imported). */
+  loadSeconds: number;
   rssAfterLoadMb: number;
   rssAfterRunMb: number;
   figures: Figure[];
@@ -99,6 +102,15 @@ async function streamImport(base: string, route: string, lines: Iterable<string>
   const text = await response.text();
   if (!response.ok) throw new Error(`POST ${route} → ${response.status} ${text.slice(0, 300)}`);
   return JSON.parse(text);
+}
+
+/** The mean size of a scenario's answers, from 20 of its requests. */
+async function answerBytes(base: string, key: string, options: Parameters<typeof autocannon>[0]): Promise<number> {
+  const requests: Array<{ path: string }> = [];
+  options.setupClient!({ setRequests: (list: Array<{ path: string }>) => requests.push(...list) } as never);
+  let total = 0;
+  for (const { path } of requests.slice(0, 20)) total += (await (await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()).byteLength;
+  return Math.round(total / 20);
 }
 
 async function rssMb(base: string): Promise<number> {
@@ -168,15 +180,23 @@ async function oneSize(
     process.stderr.write(`catalogue: imported ${label} in ${importSeconds.toFixed(1)} s\n`);
     const partner = await api(server.url, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Bench', interfaces: ['reservations'] }));
     const key = (await api(server.url, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }))).api_key as string;
+    // The first search waits for the server to load the catalogue it was just given.
+    const loadStarted = performance.now();
+    const first = await fetch(`${server.url}/v3/businesses/search?location=${encodeURIComponent(METRO.name)}&limit=1`, { headers: { authorization: `Bearer ${key}` } });
+    if (!first.ok) throw new Error(`first search: ${first.status} ${await first.text()}`);
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
     const rssAfterLoadMb = await rssMb(server.url);
     const metroSize = Math.min(count, PER_METRO).toLocaleString('en-US');
     const figures: Figure[] = [];
-    figures.push(await besideRaw(() => measure(`reservation search, ${metroSize} in the metro (${label})`, searchOptions(server.url, key, dates, true))));
-    figures.push(await besideRaw(() => measure(`plain search (term + location), ${metroSize} in the metro (${label})`, searchOptions(server.url, key, dates, false))));
+    for (const reservation of [true, false]) {
+      const name = reservation ? `reservation search, ${metroSize} in the metro (${label})` : `plain search (term + location), ${metroSize} in the metro (${label})`;
+      const options = searchOptions(server.url, key, dates, reservation);
+      figures.push(await besideRawAndSameSize(await answerBytes(server.url, key, options), () => measure(name, options)));
+    }
     figures.push(await besideRaw(() => measure(`openings, any of ${label}`, openingsOptions(server.url, key, ids, dates))));
     figures.push(await besideRaw(() => holdAndReserve(`hold → reserve, any of ${label}`, server.url, key, ids, dates)));
     const rssAfterRunMb = await rssMb(server.url);
-    return { database, restaurants: count, importSeconds, rssAfterLoadMb, rssAfterRunMb, figures };
+    return { database, restaurants: count, importSeconds, loadSeconds, rssAfterLoadMb, rssAfterRunMb, figures };
   } finally {
     await stop(server);
   }
@@ -199,16 +219,20 @@ export async function catalogueScenario(
 
 /** The growth table: each figure at each size, per database. */
 export function catalogueLines(runs: CatalogueRun[]): string[] {
-  const ratio = (f: Figure | undefined) => (f?.raw ? `${((f.reqPerSec / f.raw) * 100).toFixed(1)} % (p99 ${f.p99} ms)` : '—');
+  const ratio = (f: Figure | undefined) => {
+    if (!f?.raw) return '—';
+    const same = f.rawSameSize ? `, ${((f.reqPerSec / f.rawSameSize.reqPerSec) * 100).toFixed(0)} % of the same-size ceiling` : '';
+    return `${((f.reqPerSec / f.raw) * 100).toFixed(1)} %${same} (p99 ${f.p99} ms)`;
+  };
   const named = (run: CatalogueRun, prefix: string) => run.figures.find((f) => f.name.startsWith(prefix));
   return [
     'catalogue scale (growth: each figure at each size; "vs raw" = share of raw node:http measured just before; fresh server per size):',
     '',
-    '| database | restaurants | import (businesses + settings) | RSS after load / after the run | reservation search | plain search | openings | hold → reserve |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| database | restaurants | import (businesses + settings) | catalogue load | RSS after load / after the run | reservation search | plain search | openings | hold → reserve |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...runs.map(
       (run) =>
-        `| ${run.database} | ${run.restaurants.toLocaleString('en-US')} | ${run.importSeconds.toFixed(1)} s | ${run.rssAfterLoadMb} / ${run.rssAfterRunMb} MB | ${ratio(named(run, 'reservation search'))} | ${ratio(named(run, 'plain search'))} | ${ratio(named(run, 'openings'))} | ${named(run, 'hold')?.extra ?? '—'} |`,
+        `| ${run.database} | ${run.restaurants.toLocaleString('en-US')} | ${run.importSeconds.toFixed(1)} s | ${run.loadSeconds.toFixed(1)} s | ${run.rssAfterLoadMb} / ${run.rssAfterRunMb} MB | ${ratio(named(run, 'reservation search'))} | ${ratio(named(run, 'plain search'))} | ${ratio(named(run, 'openings'))} | ${named(run, 'hold')?.extra ?? '—'} |`,
     ),
   ];
 }

@@ -123,6 +123,8 @@ export interface Figure {
   stealPercent: number;
   /** The raw node:http figure measured just before this one. */
   raw?: number;
+  /** The raw node:http figure for an answer as large as this scenario's (its ceiling), and that size. */
+  rawSameSize?: { reqPerSec: number; bytes: number };
   extra?: string;
 }
 
@@ -167,6 +169,17 @@ export async function besideRaw(scenario: () => Promise<Figure>): Promise<Figure
   return { ...(await scenario()), raw: raw.reqPerSec };
 }
 
+/**
+ * As `besideRaw`, and also beside raw node:http answering a body of `bytes` (the scenario's
+ * answers are that large): a large answer costs the kernel and the load generator more per
+ * request than raw node:http's 15 bytes, whatever the server does, so this is its ceiling.
+ */
+export async function besideRawAndSameSize(bytes: number, scenario: () => Promise<Figure>): Promise<Figure> {
+  const raw = await measure('raw node:http JSON', { url: rawUrl });
+  const same = await measure(`raw node:http, ${bytes} bytes`, { url: `${rawUrl}bytes/${bytes}` });
+  return { ...(await scenario()), raw: raw.reqPerSec, rawSameSize: { reqPerSec: same.reqPerSec, bytes } };
+}
+
 export const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 3));
 
 /** The item with the median `value` (the lower middle one of an even count). */
@@ -197,7 +210,10 @@ export const times = ['18:00', '18:15', '18:30', '18:45', '19:00', '19:15', '19:
 export function row(f: Figure): string {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   const vsRaw = f.raw ? `${((f.reqPerSec / f.raw) * 100).toFixed(1)} % of ${n(f.raw)}` : '';
-  return `| ${f.name} | ${f.connections} | ${n(f.reqPerSec)} | ${f.p50} | ${f.p99} | ${vsRaw} | ${f.stealPercent.toFixed(0)} % | ${f.non2xx} | ${f.errors} | ${f.extra ?? ''} |`;
+  const same = f.rawSameSize
+    ? `${((f.reqPerSec / f.rawSameSize.reqPerSec) * 100).toFixed(1)} % of raw node:http answering the same ${n(f.rawSameSize.bytes)} bytes (${n(f.rawSameSize.reqPerSec)} req/s)`
+    : '';
+  return `| ${f.name} | ${f.connections} | ${n(f.reqPerSec)} | ${f.p50} | ${f.p99} | ${vsRaw} | ${f.stealPercent.toFixed(0)} % | ${f.non2xx} | ${f.errors} | ${[same, f.extra].filter(Boolean).join('; ')} |`;
 }
 
 export async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | undefined> {

@@ -1,9 +1,18 @@
-// The baseline: the least a Node.js JSON endpoint can do (node:http, one JSON.stringify).
+// The baseline: the least a Node.js JSON endpoint can do (node:http, one JSON.stringify). GET
+// /bytes/N answers a JSON body of N bytes instead (prepared once), the ceiling for an answer
+// that size: the search scenarios measure against it too.
 import http from 'node:http';
 
 const port = Number(process.env.PORT ?? 0);
+const sized = new Map();
 const server = http.createServer((req, res) => {
-  const body = JSON.stringify({ status: 'ok' });
+  const match = /^\/bytes\/(\d{1,8})$/.exec(req.url ?? '');
+  let body;
+  if (match) {
+    const size = Number(match[1]);
+    body = sized.get(size);
+    if (!body) sized.set(size, (body = Buffer.from(JSON.stringify({ status: 'x'.repeat(Math.max(0, size - 14)) }))));
+  } else body = JSON.stringify({ status: 'ok' });
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 });

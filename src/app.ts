@@ -181,13 +181,18 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     onRelayed: () => deliverer.wake(),
     onError: (error) => app.log.warn({ err: error }, 'relaying events failed; retried'),
   });
-  const businesses = new BusinessService(database.db, clock, () => {
-    catalog.invalidate();
-    // Waitlist hours default to a business's opening hours.
-    waitlist.forget();
-    // A confirmed link by alias may name another business now.
-    partners.forgetLinks();
-  });
+  const businesses = new BusinessService(
+    database.db,
+    clock,
+    () => {
+      catalog.invalidate();
+      // Waitlist hours default to a business's opening hours.
+      waitlist.forget();
+      // A confirmed link by alias may name another business now.
+      partners.forgetLinks();
+    },
+    database.dialect,
+  );
   const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
   const subscriptions = new SubscriptionService(database.db, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advertising } from '../examples/advertising.js';
+import { businessMatch } from '../examples/business-match.js';
 import { engagement } from '../examples/engagement.js';
 import { reservations } from '../examples/reservations.js';
 import { reviews } from '../examples/reviews.js';
@@ -32,6 +33,11 @@ describe.each(['sqlite', 'postgres'] as const)('the SDK examples against a live 
     const result = await reservations(env);
     expect(result).toMatchObject({ activeBefore: true, afterCancel: 'RESERVATION_CANCELED' });
     expect(lines.join('\n')).toMatch(/reserved \S+: http/);
+  });
+
+  it('finding businesses: search by words, Business Match, details by id', async () => {
+    const result = await businessMatch(env);
+    expect(result).toMatchObject({ found: 5, sameAsSearched: true, photos: 1 });
   });
 
   it('advertising: a program created and ended through polled jobs', async () => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
-import { isUniqueViolation, type Db, type DbOrTx } from '../platform/db/database.js';
+import { isUniqueViolation, type Db, type DbOrTx, type Dialect } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { jsonLineBatches, type LineSource } from '../platform/json-lines.js';
@@ -35,6 +35,7 @@ export class BusinessService {
     private readonly clock: Clock,
     /** Called after a change commits, so in-memory copies of the catalogue refresh. */
     private readonly onChanged: () => void = () => {},
+    private readonly dialect: Dialect = 'sqlite',
   ) {}
 
   store(db: DbOrTx = this.db): BusinessStore {
@@ -110,6 +111,7 @@ export class BusinessService {
         for (let from = 0; from < lastLine; from += APPLY_CHUNK) await this.store(trx).applyStaged(importId, from, from + APPLY_CHUNK, now, seq);
         await this.store(trx).unstage(importId, now - STALE_STAGING_MS);
       });
+      await store.analyze(this.dialect);
       this.onChanged();
       onProgress?.(staged, 'done');
       return { imported: staged, created, updated: staged - created };

@@ -1,5 +1,5 @@
 import { sql, type Insertable } from 'kysely';
-import { fromFlag, toFlag, type DbOrTx } from '../platform/db/database.js';
+import { fromFlag, toFlag, type DbOrTx, type Dialect } from '../platform/db/database.js';
 import type { Business } from './business-record.js';
 import type { MatchCandidate } from './business-match.js';
 import type { BusinessesTable, BusinessImportLinesTable } from './business-tables.js';
@@ -70,7 +70,8 @@ export class BusinessStore {
       .select(['id', 'record', 'is_closed', 'catalog_seq'])
       .where('catalog_seq', '>', after)
       .where('catalog_seq', '<=', upTo);
-    if (cursor) query = query.where((eb) => eb.or([eb('catalog_seq', '>', cursor.seq), eb.and([eb('catalog_seq', '=', cursor.seq), eb('id', '>', cursor.id)])]));
+    // A row value, so both databases walk the (catalog_seq, id) index from the cursor on.
+    if (cursor) query = query.where((eb) => eb(eb.refTuple('catalog_seq', 'id'), '>', eb.tuple(cursor.seq, cursor.id)));
     const rows = await query.orderBy('catalog_seq').orderBy('id').limit(limit).execute();
     return rows.map((r) => ({ seq: Number(r.catalog_seq), business: fromRecord(r.record, r.is_closed) }));
   }
@@ -139,6 +140,15 @@ export class BusinessStore {
         })),
       )
       .execute();
+  }
+
+  /**
+   * PostgreSQL: refreshes the planner's statistics after a bulk change. Until autovacuum gets to
+   * it, the planner takes the table for as small as before the import, and the catalogue's
+   * paged load sorted the whole table for every page (a 100,000-row load: 7 s instead of 1).
+   */
+  async analyze(dialect: Dialect): Promise<void> {
+    if (dialect === 'postgres') await sql`analyze businesses`.execute(this.db);
   }
 
   /** Forgets an import's staged lines, and any left behind by an import that never finished. */

@@ -296,14 +296,13 @@ export class Catalog {
     if (!entry || entry.id !== row.businessId) return;
     const c = this.columns;
     const o = entry.ordinal;
-    const old = this.snapshotOf(entry);
     entry.reservation = { businessId: entry.id, settings: row.settings, tables: row.tables, memo: undefined };
     entry.revision++;
     const reservable = row.settings.accepts_reservations && !entry.isClosed;
     c.flags[o] = (c.flags[o] & ~RESERVABLE) | (reservable ? RESERVABLE : 0);
     c.maxFutureDays[o] = row.settings.max_future_days;
     c.noticeMinutes[o] = row.settings.min_notice_minutes;
-    this.placeInAreas(entry, old);
+    // Where it stands in its areas does not depend on its inventory: only its row changes.
     this.recordChange(o);
   }
 

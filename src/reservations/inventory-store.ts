@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DbOrTx } from '../platform/db/database.js';
+import type { DbOrTx, Dialect } from '../platform/db/database.js';
 import type { ReservationSettings } from './inventory.js';
 import { catalogInterner } from '../platform/intern.js';
 import { internSettings, type ReservationSettings as Settings } from './inventory.js';
@@ -47,9 +47,8 @@ export class InventoryStore {
       .select(['business_id', 'settings', 'catalog_seq'])
       .where('catalog_seq', '>', after)
       .where('catalog_seq', '<=', upTo);
-    if (cursor) {
-      query = query.where((eb) => eb.or([eb('catalog_seq', '>', cursor.seq), eb.and([eb('catalog_seq', '=', cursor.seq), eb('business_id', '>', cursor.id)])]));
-    }
+    // A row value, so both databases walk the (catalog_seq, business_id) index from the cursor on.
+    if (cursor) query = query.where((eb) => eb(eb.refTuple('catalog_seq', 'business_id'), '>', eb.tuple(cursor.seq, cursor.id)));
     const rows = await query.orderBy('catalog_seq').orderBy('business_id').limit(limit).execute();
     const tables = new Map<string, InventoryTable[]>();
     for (let i = 0; i < rows.length; i += 500) {
@@ -124,6 +123,11 @@ export class InventoryStore {
         oc.columns(['business_id', 'name']).doUpdateSet((eb) => ({ min_party: eb.ref('excluded.min_party'), max_party: eb.ref('excluded.max_party'), active: 1 })),
       )
       .execute();
+  }
+
+  /** PostgreSQL: refreshes the planner's statistics after a bulk change (see BusinessStore.analyze). */
+  async analyze(dialect: Dialect): Promise<void> {
+    if (dialect === 'postgres') await sql`analyze restaurant_settings, restaurant_tables`.execute(this.db);
   }
 
   /** Forgets an import's staged lines, and any left behind by an import that never finished. */

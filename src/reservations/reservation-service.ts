@@ -155,6 +155,7 @@ export class ReservationService {
         await new InventoryStore(trx).applyStaged(importId, now, await nextCatalogSequence(trx));
         await new InventoryStore(trx).unstage(importId, now - STALE_STAGING_MS);
       });
+      await store.analyze(this.database.dialect);
     } catch (error) {
       await store.unstage(importId, this.clock.now() - STALE_STAGING_MS).catch(() => {});
       throw error;
