@@ -499,8 +499,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Bulk import businesses from JSON lines (all or nothing)
-         * @description Body: one business JSON object per line, Content-Type application/x-ndjson.
+         * Bulk import businesses from JSON lines (streamed; all or nothing)
+         * @description Body: one business JSON object per line, Content-Type application/x-ndjson, up to 1,000,000 lines. The body is read as it arrives and never held whole; the import applies only when every line is good (docs/catalogue.md "Imports").
          */
         post: {
             parameters: {
@@ -522,6 +522,255 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/businesses/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Business Match: the businesses a name and address describe, best first
+         * @description Rules of each match_threshold: docs/business-match.md. Bad parameters: 400 VALIDATION_ERROR naming the field.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description the business name */
+                    name: string;
+                    /** @description first address line (may be empty) */
+                    address1: string;
+                    /** @description second address line */
+                    address2?: string;
+                    /** @description third address line */
+                    address3?: string;
+                    /** @description city */
+                    city: string;
+                    /** @description state or province code (ISO 3166-2) */
+                    state: string;
+                    /** @description ISO 3166-1 alpha-2 country code */
+                    country: string;
+                    /** @description postal code */
+                    postal_code?: string;
+                    latitude?: number;
+                    longitude?: number;
+                    /** @description phone number (compared by its last ten digits) */
+                    phone?: string;
+                    /** @description a business id you already have: a hint */
+                    yelp_business_id?: string;
+                    limit?: number;
+                    /** @description how sure a match must be (docs/business-match.md) */
+                    match_threshold?: "none" | "default" | "strict";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            businesses: {
+                                id: string;
+                                alias: string;
+                                name: string;
+                                coordinates: {
+                                    latitude?: number | null;
+                                    longitude?: number | null;
+                                };
+                                location: {
+                                    address1?: string | null;
+                                    address2?: string | null;
+                                    address3?: string | null;
+                                    city?: string;
+                                    zip_code?: string;
+                                    country?: string;
+                                    state?: string;
+                                    display_address?: string[];
+                                    cross_streets?: string | null;
+                                };
+                                phone: string;
+                                display_phone: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/businesses/{business_id_or_alias}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Business details: the public record of one business, with its hours and photos */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    business_id_or_alias: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            alias: string;
+                            name: string;
+                            image_url?: string;
+                            is_closed?: boolean;
+                            url?: string;
+                            review_count?: number;
+                            categories?: {
+                                alias?: string;
+                                title?: string;
+                            }[];
+                            rating?: number;
+                            coordinates: {
+                                latitude?: number | null;
+                                longitude?: number | null;
+                            };
+                            transactions?: string[];
+                            price?: string;
+                            location: {
+                                address1?: string | null;
+                                address2?: string | null;
+                                address3?: string | null;
+                                city?: string;
+                                zip_code?: string;
+                                country?: string;
+                                state?: string;
+                                display_address?: string[];
+                                cross_streets?: string | null;
+                            };
+                            phone: string;
+                            display_phone: string;
+                            attributes?: {
+                                [key: string]: unknown;
+                            };
+                            hours?: {
+                                /** @enum {string} */
+                                hours_type?: "REGULAR";
+                                open?: {
+                                    /** @description 0 = Monday … 6 = Sunday */
+                                    day?: number;
+                                    /** @description HHMM */
+                                    start?: string;
+                                    /** @description HHMM */
+                                    end?: string;
+                                    is_overnight?: boolean;
+                                }[];
+                                is_open_now?: boolean;
+                            }[];
+                            /** @description photo addresses (the business image where pbs has one) */
+                            photos?: string[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2878,8 +3127,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Bulk import reservation settings (all or nothing)
-         * @description Body: application/x-ndjson, one {"business_id": …, "settings": {…}} per line.
+         * Bulk import reservation settings (streamed; all or nothing)
+         * @description Body: application/x-ndjson, one {"business_id": …, "settings": {…}} per line, up to 1,000,000 lines, read as it arrives; applied only when every line is good (docs/catalogue.md "Imports").
          */
         post: {
             parameters: {
@@ -3117,12 +3366,24 @@ export interface paths {
                                 };
                                 phone: string;
                                 display_phone: string;
-                                distance?: number;
                                 attributes?: {
                                     [key: string]: unknown;
                                 };
+                                /** @description metres from the search centre */
+                                distance?: number;
                                 business_hours?: {
-                                    [key: string]: unknown;
+                                    /** @enum {string} */
+                                    hours_type?: "REGULAR";
+                                    open?: {
+                                        /** @description 0 = Monday … 6 = Sunday */
+                                        day?: number;
+                                        /** @description HHMM */
+                                        start?: string;
+                                        /** @description HHMM */
+                                        end?: string;
+                                        is_overnight?: boolean;
+                                    }[];
+                                    is_open_now?: boolean;
                                 }[];
                                 data?: {
                                     reservation_openings?: string[];
