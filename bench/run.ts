@@ -7,8 +7,10 @@
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
  * BENCH_PG_URL=off skips them), BENCH_PAIRS (raw/scenario pairs for the ratio scenarios, default 3),
  * BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of
- * openings, search, holds, advertising, waitlist, reviews, engagement, webhooks: only those groups
- * run, after /healthz). BENCH_SCORING_BUSINESSES: businesses in the scoring run (default 100,000).
+ * openings, search, holds, advertising, waitlist, reviews, engagement, scoring, catalogue, scaleout,
+ * webhooks: only those groups run, after /healthz). BENCH_SCORING_SIZES: businesses of the scoring
+ * runs (default 10000,100000,1000000). BENCH_CATALOGUE_SIZES: restaurants of the catalogue-scale
+ * runs (default 1000,10000,100000; bench/catalogue.ts).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -130,9 +132,11 @@ async function holdAndReserve(name: string, base: string, key: string, ids: stri
 
 
 const WEBHOOK_MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 5000);
+/** Businesses of the engagement scoring runs (BENCH_SCORING_SIZES, a comma list): the growth up to a country. */
+const SCORING_SIZES = (process.env.BENCH_SCORING_SIZES ?? process.env.BENCH_SCORING_BUSINESSES ?? '10000,100000,1000000').split(',').map(Number);
 /** BENCH_ONLY=openings,webhooks runs /healthz and those groups of scenarios only. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
-const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement' | 'scaleout' | 'catalogue') =>
+const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement' | 'scaleout' | 'catalogue' | 'scoring') =>
   !ONLY || ONLY.has(group);
 
 const ALL_DAY = [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359' })) }];
@@ -343,8 +347,12 @@ interface ScoringFigures {
 }
 
 /** Runs bench/scoring.ts in its own process (its memory is then its own). */
-function scoringRun(dialect: 'sqlite' | 'postgres', url = ''): Promise<ScoringFigures> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/scoring.ts'), dialect, url], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function scoringRun(dialect: 'sqlite' | 'postgres', businesses: number, url = ''): Promise<ScoringFigures> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/scoring.ts'), dialect, url], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, BENCH_SCORING_BUSINESSES: String(businesses) },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
@@ -648,9 +656,11 @@ async function main() {
         }
       });
     }
-    if (wanted('engagement')) {
-      scoring.push(await scoringRun('sqlite'));
-      await withPostgres(async (url) => void scoring.push(await scoringRun('postgres', url)));
+    if (wanted('engagement') || wanted('scoring')) {
+      for (const businesses of SCORING_SIZES) {
+        scoring.push(await scoringRun('sqlite', businesses));
+        await withPostgres(async (url) => void scoring.push(await scoringRun('postgres', businesses, url)));
+      }
     }
     if (wanted('catalogue')) {
       catalogue = await catalogueScenario(dataDir, dates, holdAndReserve);

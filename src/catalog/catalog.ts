@@ -270,7 +270,9 @@ export class Catalog {
     entry.nameKey = queryWords(business.name)
       .map((w) => w.word)
       .join(' ');
-    if (!this.byIdOrAlias.has(business.alias)) this.byIdOrAlias.set(business.alias, entry);
+    // Aliases are unique in the database: one held here by another business is that business's
+    // old alias (its change is on its way, in this load); an id is never taken over.
+    if (this.byIdOrAlias.get(business.alias)?.id !== business.alias) this.byIdOrAlias.set(business.alias, entry);
     this.terms.add(o, entry.terms);
 
     const { latitude, longitude } = business.coordinates;

@@ -9,6 +9,9 @@ import { deletions, editDistance, GENERIC_CATEGORIES, indexWords, typoAllowance,
  */
 export const SCORE = { NAME: 6, CATEGORY: 5, ANCESTOR: 3, PREFIX: 2, TYPO: 1, GENERIC: 1 } as const;
 
+/** Relevance added when the term is the business's whole name (stopwords aside): a name search finds it first. */
+export const WHOLE_NAME = 10;
+
 /** The index word every business in the restaurants or food categories carries; generic query words match it. */
 export const GENERIC_TOKEN = '\u0001generic';
 

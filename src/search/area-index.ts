@@ -1,6 +1,6 @@
 import type { Area } from '../catalog/areas.js';
 import { RESERVABLE, type Catalog } from '../catalog/catalog.js';
-import { GENERIC_TOKEN } from '../catalog/term-index.js';
+import { GENERIC_TOKEN, SCORE, WHOLE_NAME, type WordMatch } from '../catalog/term-index.js';
 import { allSet, andInto, countBits, forEachBit, orInto, wordsFor } from '../platform/bitset.js';
 import { dayContext, DAY_SLOTS, type DayContext } from '../reservations/availability.js';
 import { SLOT_MINUTES } from '../reservations/inventory.js';
@@ -16,7 +16,18 @@ export interface AreaQuery {
   generic: boolean;
   /** Only restaurants with an opening in this window now. */
   availability: { date: string; minutes: number; covers: number } | undefined;
+  /**
+   * One word of the term's own (not generic): whom it matches, by how well (term-index.ts), and
+   * whether a business whose whole name it is ranks first (not when generic words come with it).
+   */
+  word: { text: string; match: WordMatch; wholeName: boolean } | undefined;
   now: number;
+}
+
+/** Members that rank alike: the same relevance, so best-match order among them is the area's order. */
+export interface Tier {
+  relevance: number;
+  bits: Uint32Array;
 }
 
 /** Rows (restaurant × day × party size) kept in all areas' columns: 32 bytes each. */
@@ -60,6 +71,7 @@ export class AreaIndex {
   private builtVersion = -1;
   private catalogGeneration = -1;
   private readonly filters = new Map<string, Uint32Array>();
+  private readonly wordFilters = new Map<string, Tier[]>();
   private notice: { minutes: number[]; cumulative: Uint32Array[] } | undefined;
   readonly columns = new Map<string, AreaColumn>();
   private scratch = new Uint32Array(0);
@@ -90,6 +102,7 @@ export class AreaIndex {
       }
       if (touched) {
         this.filters.clear();
+        this.wordFilters.clear();
         this.notice = undefined;
       }
     }
@@ -109,14 +122,60 @@ export class AreaIndex {
     this.scratch = new Uint32Array(this.words);
     this.window = new Uint32Array(this.words);
     this.filters.clear();
+    this.wordFilters.clear();
     this.notice = undefined;
     for (const column of this.columns.values()) this.budget.drop(column);
     this.columns.clear();
     this.builtVersion = this.area.version;
   }
 
-  /** The members matching `query`, as a bitset over positions (valid until the next call) and its count. */
-  evaluate(query: AreaQuery): { bits: Uint32Array; total: number } {
+  /**
+   * The members matching `query`, as tiers of equal relevance from the most relevant down (each
+   * a bitset over positions), and how many match in all. Without a word of its own, one tier.
+   */
+  evaluate(query: AreaQuery): { tiers: Tier[]; total: number } {
+    const matching = this.matching(query);
+    if (!query.word) return { tiers: [{ relevance: 0, bits: matching }], total: countBits(matching, this.words) };
+    const tiers: Tier[] = [];
+    let total = 0;
+    for (const tier of this.wordTiers(query.word)) {
+      const bits = Uint32Array.from(tier.bits);
+      andInto(bits, matching);
+      const n = countBits(bits, this.words);
+      if (n === 0) continue;
+      tiers.push({ relevance: tier.relevance, bits });
+      total += n;
+    }
+    return { tiers, total };
+  }
+
+  /**
+   * The members a word matches, by its score for each, most relevant first; the businesses whose
+   * whole name the word is (stopwords aside) first of all, as general search ranks them.
+   */
+  private wordTiers({ text, match, wholeName }: NonNullable<AreaQuery['word']>): Tier[] {
+    const key = `${wholeName ? 'name' : 'word'}:${text}`;
+    let tiers = this.wordFilters.get(key);
+    if (!tiers) {
+      const byRelevance = new Map<number, Uint32Array>();
+      const businesses = this.catalog.businesses;
+      for (let i = 0; i < match.ordinals.length; i++) {
+        const p = this.positions.get(match.ordinals[i]);
+        if (p === undefined) continue;
+        let relevance = match.scores[i];
+        if (wholeName && relevance === SCORE.NAME && businesses[match.ordinals[i]].nameKey === text) relevance += WHOLE_NAME;
+        let bits = byRelevance.get(relevance);
+        if (!bits) byRelevance.set(relevance, (bits = new Uint32Array(this.words)));
+        bits[p >>> 5] |= 1 << (p & 31);
+      }
+      tiers = [...byRelevance].sort((a, b) => b[0] - a[0]).map(([relevance, bits]) => ({ relevance, bits }));
+      this.wordFilters.set(key, tiers);
+    }
+    return tiers;
+  }
+
+  /** The members passing the query's filters and availability (valid until the next call). */
+  private matching(query: AreaQuery): Uint32Array {
     const bits = this.scratch;
     bits.set(this.filter('all', () => true));
     if (query.generic) andInto(bits, this.filter('generic', (o) => this.catalog.businesses[o].terms.has(GENERIC_TOKEN)));
@@ -135,21 +194,27 @@ export class AreaIndex {
       andInto(bits, this.filter(`attribute:${name}`, test));
     }
     if (query.availability) andInto(bits, this.available(query.availability, query.now));
-    return { bits, total: countBits(bits, this.words) };
+    return bits;
   }
 
-  /** Positions of the first `count` set bits, plus any after them as good by quality (ties, ordered by the caller). */
-  page(bits: Uint32Array, count: number): number[] {
-    const out: number[] = [];
+  /**
+   * The first `count` members of the tiers in order, plus any after them in the last tier as good
+   * by quality (ties, which the caller orders by distance): with their tier's relevance.
+   */
+  page(tiers: Tier[], count: number): Array<{ position: number; relevance: number }> {
+    const out: Array<{ position: number; relevance: number }> = [];
     if (count <= 0) return out;
     const q = this.catalog.columns.quality;
-    let last = NaN;
-    forEachBit(bits, this.words, (p) => {
-      if (out.length >= count && q[this.members[p]] !== last) return false;
-      out.push(p);
-      last = q[this.members[p]];
-      return true;
-    });
+    for (const tier of tiers) {
+      let last = NaN;
+      forEachBit(tier.bits, this.words, (p) => {
+        if (out.length >= count && q[this.members[p]] !== last) return false;
+        out.push({ position: p, relevance: tier.relevance });
+        last = q[this.members[p]];
+        return true;
+      });
+      if (out.length >= count) break;
+    }
     return out;
   }
 

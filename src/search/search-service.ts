@@ -1,6 +1,6 @@
 import type { Area } from '../catalog/areas.js';
 import { RESERVABLE, SEARCHABLE, type Catalog, type CatalogBusiness } from '../catalog/catalog.js';
-import { SCORE, type WordMatch } from '../catalog/term-index.js';
+import { SCORE, WHOLE_NAME, type WordMatch } from '../catalog/term-index.js';
 import type { QueryWord } from '../catalog/text.js';
 import { isOpenDuring } from '../businesses/hours.js';
 import type { Clock } from '../platform/clock.js';
@@ -16,8 +16,6 @@ const DEFAULT_RADIUS_M = 10_000;
 const SEARCH_OPENINGS_WINDOW = 30;
 /** Areas whose index is kept (each holds bitsets over its members; the least recently searched go first). */
 const MAX_AREA_INDEXES = 64;
-/** Relevance added when the term is the business's whole name (after stopwords): a name search finds it first. */
-const WHOLE_NAME = 10;
 
 /** One business found, with what orders it. */
 interface Hit {
@@ -95,10 +93,10 @@ export class SearchService {
     return this.render(request, hits.slice(params.offset, params.offset + params.limit), total);
   }
 
-  /** A named area, no words but generic ones, best-match order, filters every member shares the meaning of. */
+  /** A named area, at most one word of its own besides generic ones, best-match order, filters every member shares the meaning of. */
   private fastPathApplies({ params, area, words }: Request): boolean {
     if (!area || params.radius !== undefined || params.sortBy !== 'best_match' || params.openNow || params.openAt !== undefined) return false;
-    if (words.some((w) => !w.generic)) return false;
+    if (words.filter((w) => !w.generic).length > 1) return false;
     return !params.reservation?.matchesPartySize || this.catalog.areas.timezoneOf(area) !== undefined;
   }
 
@@ -106,16 +104,19 @@ export class SearchService {
     const { params, area, now } = request;
     const index = this.areaIndex(area!);
     const reservation = params.reservation;
-    const { bits, total } = index.evaluate({
+    const own = request.words.findIndex((w) => !w.generic);
+    const generic = request.words.length - (own >= 0 ? 1 : 0);
+    const { tiers, total } = index.evaluate({
       categories: params.categories,
       prices: params.prices,
       attributes: params.attributes,
-      generic: request.words.length > 0,
+      generic: generic > 0,
       availability: reservation?.matchesPartySize ? reservation : undefined,
+      word: own >= 0 ? { text: request.words[own].word, match: request.matches[own], wholeName: generic === 0 } : undefined,
       now,
     });
-    const relevance = request.words.length;
-    const hits = index.page(bits, params.offset + params.limit).map((p) => ({ ordinal: index.members[p], relevance, distance: NaN }));
+    // A generic word scores 1 wherever it matches (term-index.ts), as in the general path.
+    const hits = index.page(tiers, params.offset + params.limit).map((h) => ({ ordinal: index.members[h.position], relevance: h.relevance + generic, distance: NaN }));
     return { hits: this.sorted(request, hits, params.offset + params.limit), total, index };
   }
 
