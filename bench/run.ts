@@ -656,7 +656,7 @@ async function main() {
         }
       });
     }
-    if (wanted('engagement') || wanted('scoring')) {
+    if (wanted('scoring')) {
       for (const businesses of SCORING_SIZES) {
         scoring.push(await scoringRun('sqlite', businesses));
         await withPostgres(async (url) => void scoring.push(await scoringRun('postgres', businesses, url)));

@@ -106,7 +106,7 @@ describe.each(dialects)('link and engagement caches on %s', (dialect) => {
     await writer.importJsonLines([`{"business_id":"${business}","week":"2031-04-28","page_views":1}`, `{"business_id":"${other}","week":"2031-04-28","page_views":5}`].join('\n'));
     await writer.scoreWeek('2031-04-28');
     const reader = dialect === 'postgres' ? new EngagementService(database, clock, tasks, here.businesses, (await process()).feed) : writer;
-    const level = async () => JSON.parse(await reader.metrics([business], {})).data[0].metrics[0]?.engagement_metric;
+    const level = async () => JSON.parse((await reader.metrics([business], {})).toString()).data[0].metrics[0]?.engagement_metric;
     expect(await level()).toBe(1);
     await writer.importJsonLines(`{"business_id":"${business}","week":"2031-04-28","page_views":1000}`);
     expect(await level()).toBe(1); // loaded, not yet scored: the kept answer stands

@@ -80,10 +80,25 @@ export class EngagementService {
   /**
    * `GET /v3/businesses/engagement` for businesses already resolved and checked: each with its
    * weeks in the range (default: the latest scored week), in the order given. Answers the JSON
-   * text, put together from each business's part, kept serialized per range.
+   * bytes, put together from each business's part, kept serialized per range: at once (no
+   * promise) when the latest week and every part are kept, as they nearly always are.
    */
-  async metrics(businessIds: string[], query: Record<string, unknown>): Promise<string> {
-    const range = await this.range(single(query.date_range_start), single(query.date_range_end));
+  metrics(businessIds: string[], query: Record<string, unknown>): Buffer | Promise<Buffer> {
+    const start = single(query.date_range_start);
+    const end = single(query.date_range_end);
+    const latest = this.parts.peek(LATEST, LATEST);
+    if (latest !== undefined) {
+      const range = this.rangeOf(start, end, latest || undefined);
+      const parts = this.parts.peekAll(range ? `${range.from}|${range.to}` : 'none', businessIds);
+      if (parts.every((p) => p !== undefined)) return answer(parts as string[]);
+    }
+    return this.metricsLoaded(businessIds, start, end);
+  }
+
+  private async metricsLoaded(businessIds: string[], start: string | undefined, end: string | undefined): Promise<Buffer> {
+    // '' when no week is scored yet.
+    const latest = await this.parts.get(LATEST, LATEST, async () => (await this.store().latestScoredWeek()) ?? '');
+    const range = this.rangeOf(start, end, latest || undefined);
     // Parts are grouped by range: a request looks them up in one map.
     const rangeKey = range ? `${range.from}|${range.to}` : 'none';
     const parts = this.parts.peekAll(rangeKey, businessIds);
@@ -105,11 +120,16 @@ export class EngagementService {
       let j = 0;
       for (let i = 0; i < parts.length; i++) if (parts[i] === undefined) parts[i] = loaded[j++];
     }
-    return `{"data":[${parts.join(',')}]}`;
+    return answer(parts as string[]);
   }
 
+  /** Ranges worked out lately, by what they were worked out from (the dates given and the latest week). */
+  private readonly ranges = new Map<string, { from: string; to: string } | undefined>();
+
   /** The weeks asked for, as their Mondays; undefined when nothing is scored and no range was given. */
-  private async range(start: string | undefined, end: string | undefined): Promise<{ from: string; to: string } | undefined> {
+  private rangeOf(start: string | undefined, end: string | undefined, latest: string | undefined): { from: string; to: string } | undefined {
+    const key = `${start ?? ''}|${end ?? ''}|${latest ?? ''}`;
+    if (this.ranges.has(key)) return this.ranges.get(key);
     const date = (value: string | undefined, field: string) => {
       if (value === undefined || value === '') return undefined;
       if (!parseDate(value)) throw invalid(field, `${field} must be a date, YYYY-MM-DD`);
@@ -118,16 +138,16 @@ export class EngagementService {
     const from = date(start, 'date_range_start');
     const to = date(end, 'date_range_end');
     if (from !== undefined && to !== undefined && from > to) throw invalid('date_range_start', 'date_range_start must not be after date_range_end');
-    let latest: string | undefined;
-    if (from === undefined || to === undefined) {
-      // '' when no week is scored yet.
-      latest = (this.parts.peek(LATEST, LATEST) ?? (await this.parts.get(LATEST, LATEST, async () => (await this.store().latestScoredWeek()) ?? ''))) || undefined;
-      if (latest === undefined && from === undefined && to === undefined) return undefined;
+    let range: { from: string; to: string } | undefined;
+    if (latest !== undefined || from !== undefined || to !== undefined) {
+      const last = to ?? (from !== undefined && latest !== undefined && latest < from ? from : latest ?? from!);
+      const first = from ?? (latest !== undefined && latest < last ? latest : last);
+      if (daysBetween(first, last) / 7 >= MAX_RANGE_WEEKS) throw invalid('date_range_end', `At most ${MAX_RANGE_WEEKS} weeks per request`);
+      range = { from: first, to: last };
     }
-    const last = to ?? (from !== undefined && latest !== undefined && latest < from ? from : latest ?? from!);
-    const first = from ?? (latest !== undefined && latest < last ? latest : last);
-    if (daysBetween(first, last) / 7 >= MAX_RANGE_WEEKS) throw invalid('date_range_end', `At most ${MAX_RANGE_WEEKS} weeks per request`);
-    return { from: first, to: last };
+    if (this.ranges.size >= 1_000) this.ranges.clear();
+    this.ranges.set(key, range);
+    return range;
   }
 
   // ---- operator ----------------------------------------------------------------------------
@@ -238,6 +258,11 @@ export class EngagementService {
       }),
     };
   }
+}
+
+/** The answer's bytes from each business's part. */
+function answer(parts: string[]): Buffer {
+  return Buffer.from(`{"data":[${parts.join(',')}]}`);
 }
 
 function activityOf(row: ActivityRow): Activity {

@@ -108,6 +108,8 @@ export interface LinkCheck {
 /** Implemented by the partners family: which businesses a partner may act for. */
 export interface BusinessLinks {
   check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck>;
+  /** The answer of `check` without waiting when it is known (from links confirmed lately); undefined when not. */
+  checkKnown?(partnerId: string, idsOrAliases: readonly string[]): LinkCheck | undefined;
 }
 
 declare module 'fastify' {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
-import { grantedInterface, isPartnerInterface, type BusinessLinks, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
+import { grantedInterface, isPartnerInterface, type BusinessLinks, type LinkCheck, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdParam } from '../business-ids.js';
 import { list, single } from '../query.js';
 import { ApiError, apiError } from '../errors.js';
@@ -194,18 +194,35 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       };
     }
     if ('queryList' in scope) {
-      return async function businessQueryListGuard(request) {
-        const field = scope.queryList;
-        const given = list((request.query as Record<string, unknown>)[field]);
-        if (given.length === 0) throw apiError('INVALID_REQUEST', `${field} is required: business ids or aliases, comma-separated`, { field });
-        if (given.length > scope.max) throw apiError('INVALID_REQUEST', `At most ${scope.max} businesses per request (${given.length} given)`, { field });
-        if (given.some((id) => id.length > MAX_BUSINESS_ID_LENGTH)) throw apiError('INVALID_REQUEST', 'A business id is too long.', { field });
-        const unique = [...new Set(given)];
-        const check = await options.links.check(request.principal!.partnerId, unique);
+      const field = scope.queryList;
+      const admit = (request: FastifyRequest, unique: string[], check: LinkCheck) => {
         if (check.unknown.length > 0) throw apiError('NOT_FOUND', `Business not found: ${firstFew(check.unknown)}`, { field });
         if (check.unlinked.length > 0) throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(check.unlinked)}.`, { field });
         request.businessIds = [...new Set(unique.map((id) => check.resolved.get(id)!))];
       };
+      // Callback style: when every link was confirmed lately (nearly always) it costs no promise.
+      const guard: preHandlerHookHandler = function businessQueryListGuard(request, _reply, done) {
+        let unique: string[];
+        try {
+          const given = list((request.query as Record<string, unknown>)[field]);
+          if (given.length === 0) throw apiError('INVALID_REQUEST', `${field} is required: business ids or aliases, comma-separated`, { field });
+          if (given.length > scope.max) throw apiError('INVALID_REQUEST', `At most ${scope.max} businesses per request (${given.length} given)`, { field });
+          if (given.some((id) => id.length > MAX_BUSINESS_ID_LENGTH)) throw apiError('INVALID_REQUEST', 'A business id is too long.', { field });
+          unique = [...new Set(given)];
+          const known = options.links.checkKnown?.(request.principal!.partnerId, unique);
+          if (known) {
+            admit(request, unique, known);
+            return done();
+          }
+        } catch (error) {
+          return done(error as Error);
+        }
+        options.links.check(request.principal!.partnerId, unique).then((check) => {
+          admit(request, unique, check);
+          done();
+        }, done).catch(done);
+      };
+      return guard;
     }
     return undefined;
   };
