@@ -137,6 +137,18 @@ describe.each([
     expect(set.code, set.stderr).toBe(0);
     expect(set.json).toMatchObject({ notes: 'cli', party_size: { min: 1, max: 10 }, max_future_days: 90 });
     expect((await runCli(['business', 'reservation-settings', 'cli-diner-toronto'], env)).json.tables).toEqual([{ name: 'T1', min_party: 1, max_party: 4 }]);
+
+    // Streamed imports from files, with progress on stderr.
+    const lines = path.join(dir, 'businesses.jsonl');
+    fs.writeFileSync(lines, ['CLI One', 'CLI Two'].map((name, i) => JSON.stringify(sampleBusiness({ id: `cli-import-${i}`, name }))).join('\n'));
+    const imported = await runCli(['business', 'import', lines], env);
+    expect(imported.json).toEqual({ imported: 2, created: 2, updated: 0 });
+    expect(imported.stderr).toMatch(/checked 2 businesses\nimported 2 businesses/);
+    const settingsLines = path.join(dir, 'settings.jsonl');
+    fs.writeFileSync(settingsLines, ['cli-import-0', 'cli-import-1'].map((id) => JSON.stringify({ business_id: id, settings: { tables: [{ name: 'T1', min_party: 1, max_party: 4 }], service_hours: [] } })).join('\n'));
+    const settingsImported = await runCli(['business', 'import-reservation-settings', settingsLines], env);
+    expect(settingsImported.json).toEqual({ imported: 2 });
+    expect(settingsImported.stderr).toMatch(/checked 2 reservation settings\nimported 2 reservation settings/);
     const noSuchReservation = await runCli(['reservation', 'cancel', '00000000-0000-0000-0000-000000000000'], env);
     expect(noSuchReservation.code).toBe(1);
     expect(noSuchReservation.stderr).toContain('NOT_FOUND');

@@ -71,6 +71,26 @@ export const businessesMigration: PbsMigration = {
   },
 };
 
+/** The staged columns of a business: name, type, nullable. */
+const STAGED_COLUMNS: Array<[string, 'text' | 'integer' | 'double precision', boolean]> = [
+  ['id', 'text', false],
+  ['alias', 'text', false],
+  ['name', 'text', false],
+  ['city', 'text', false],
+  ['state', 'text', false],
+  ['zip_code', 'text', false],
+  ['country', 'text', false],
+  ['latitude', 'double precision', true],
+  ['longitude', 'double precision', true],
+  ['rating', 'double precision', false],
+  ['review_count', 'integer', false],
+  ['price', 'text', true],
+  ['is_closed', 'integer', false],
+  ['timezone', 'text', false],
+  ['record', 'text', false],
+  ['phone', 'text', false],
+];
+
 /**
  * Every process keeps the catalogue in memory and loads only what changed since it last looked:
  * each change stamps its rows with the next catalogue sequence number. Business Match looks up
@@ -85,26 +105,10 @@ export const catalogSequenceMigration: PbsMigration = {
     await sql`update businesses set phone = coalesce(${phone}, '')`.execute(db);
     await db.schema.createIndex('businesses_catalog_seq').on('businesses').columns(['catalog_seq', 'id']).execute();
     await sql`create index businesses_city_lookup on businesses (lower(city), country)`.execute(db);
-    await db.schema
-      .createTable('business_import_lines')
-      .addColumn('import_id', 'text', (c) => c.notNull())
-      .addColumn('line', 'integer', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
-      .addColumn('alias', 'text', (c) => c.notNull())
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('city', 'text', (c) => c.notNull())
-      .addColumn('state', 'text', (c) => c.notNull())
-      .addColumn('zip_code', 'text', (c) => c.notNull())
-      .addColumn('country', 'text', (c) => c.notNull())
-      .addColumn('latitude', 'double precision')
-      .addColumn('longitude', 'double precision')
-      .addColumn('rating', 'double precision', (c) => c.notNull())
-      .addColumn('review_count', 'integer', (c) => c.notNull())
-      .addColumn('price', 'text')
-      .addColumn('is_closed', 'integer', (c) => c.notNull())
-      .addColumn('timezone', 'text', (c) => c.notNull())
-      .addColumn('record', 'text', (c) => c.notNull())
-      .addColumn('phone', 'text', (c) => c.notNull())
+    // The columns of `businesses` as they are now, less its times, plus where each line stands.
+    let staging = db.schema.createTable('business_import_lines').addColumn('import_id', 'text', (c) => c.notNull()).addColumn('line', 'integer', (c) => c.notNull());
+    for (const [name, type, nullable] of STAGED_COLUMNS) staging = staging.addColumn(name, type, (c) => (nullable ? c : c.notNull()));
+    await staging
       .addColumn('staged_at', 'bigint', (c) => c.notNull())
       .addPrimaryKeyConstraint('business_import_lines_pk', ['import_id', 'line'])
       .execute();

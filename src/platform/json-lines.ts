@@ -13,16 +13,20 @@ export function* jsonLines(text: string, maxLines: number): Generator<{ value: R
     const line = lines[i].trim();
     if (line === '') continue;
     if (++count > maxLines) throw apiError('PAYLOAD_TOO_LARGE', `At most ${maxLines} lines per import; send more in batches (or use the CLI).`);
-    const where = `line ${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
-    }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
-    yield { value: value as Record<string, unknown>, where };
+    yield parseLine(line, `line ${i + 1}`);
   }
+}
+
+/** One line's JSON object, or 400 VALIDATION_ERROR saying where. */
+function parseLine(line: string, where: string): { value: Record<string, unknown>; where: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
+  return { value: value as Record<string, unknown>, where };
 }
 
 /** Largest body a streamed import takes (a million businesses with their hours are about 1.5 GB). */
@@ -51,15 +55,7 @@ export async function* jsonLineBatches(
     const line = raw.trim();
     if (line === '') return;
     if (++count > options.maxLines) throw apiError('PAYLOAD_TOO_LARGE', `At most ${options.maxLines} lines per import.`);
-    const where = `line ${number}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
-    }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
-    batch.push({ value: value as Record<string, unknown>, where });
+    batch.push(parseLine(line, `line ${number}`));
   };
   let rest = '';
   // Bytes of one character can arrive in two chunks: the decoder keeps them until it is whole.
