@@ -3,7 +3,7 @@ import type { BusinessRef } from '../businesses/business-store.js';
 import type { Catalog, CatalogBusiness } from '../catalog/catalog.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
-import { ApiError, apiError } from '../platform/errors.js';
+import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
@@ -15,19 +15,13 @@ import { creditCardRequired, normalizeSettings, SLOT_MINUTES, turnMinutes, type 
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
 import { OpeningsJson } from './openings-json.js';
 import { nextCatalogSequence } from '../businesses/catalog-sequence.js';
-import { jsonLineBatches, type LineSource } from '../platform/json-lines.js';
+import type { LineSource } from '../platform/json-lines.js';
 import { InventoryStore } from './inventory-store.js';
-import type { SettingsImportLinesTable, TableImportLinesTable } from './inventory-tables.js';
+import { importSettings } from './settings-import.js';
 import { reservationCanceled, reservationCreated, type CancelSource } from './reservation-events.js';
 import { holdUsable, ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
 
 const DAY_MS = 86_400_000;
-/** Lines one streamed settings import takes. */
-const MAX_SETTINGS_LINES = 1_000_000;
-/** Lines checked and staged at a time, and per progress report. */
-const IMPORT_BATCH = 2_000;
-/** Staged lines of an import that never finished (its process died) are removed after this. */
-const STALE_STAGING_MS = 24 * 3600_000;
 
 export const HOLD_MINUTES = 5;
 /** The same guest cannot book the same restaurant within 3 hours of another booking (facts.md §3.1). */
@@ -111,58 +105,12 @@ export class ReservationService {
     return settings;
   }
 
-  /**
-   * Imports settings as JSON lines `{"business_id": …, "settings": {…}}` as they arrive, all or
-   * nothing, the way businesses are imported (docs/catalogue.md "Imports"): each batch is checked
-   * and staged; when every line is in and good, one transaction puts them in place.
-   */
+  /** Imports settings as JSON lines, streamed, all or nothing (settings-import.ts). */
   async importSettings(source: LineSource, onProgress?: (lines: number, phase: 'staged' | 'done') => void): Promise<{ imported: number }> {
-    const importId = newId();
-    const seen = new Set<string>();
-    const store = new InventoryStore(this.db);
-    let staged = 0;
-    try {
-      await store.unstage(importId, this.clock.now() - STALE_STAGING_MS);
-      for await (const batch of jsonLineBatches(source, { maxLines: MAX_SETTINGS_LINES, batchSize: IMPORT_BATCH })) {
-        const given = batch.map(({ value }) => (typeof value.business_id === 'string' ? value.business_id : ''));
-        const resolved = await this.businesses.resolveIds([...new Set(given.filter((id) => id !== '' && id.length <= 200))]);
-        const now = this.clock.now();
-        const settingsLines: SettingsImportLinesTable[] = [];
-        const tableLines: TableImportLinesTable[] = [];
-        batch.forEach(({ value, where }, i) => {
-          const businessId = resolved.get(given[i]);
-          if (!businessId) throw apiError('VALIDATION_ERROR', `${where}: unknown business_id ${String(value.business_id).slice(0, 100)}`, { field: 'business_id' });
-          if (seen.has(businessId)) throw apiError('VALIDATION_ERROR', `${where}: business ${businessId} appears twice`, { field: 'business_id' });
-          seen.add(businessId);
-          let settings: ReservationSettings;
-          try {
-            settings = normalizeSettings(value.settings);
-          } catch (error) {
-            if (error instanceof ApiError) throw apiError('VALIDATION_ERROR', `${where}: ${error.message}`, { field: 'settings' });
-            throw error;
-          }
-          const line = Number(where.slice(5));
-          settingsLines.push({ import_id: importId, line, business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), staged_at: now });
-          for (const t of settings.tables) tableLines.push({ import_id: importId, line, id: newId(), business_id: businessId, name: t.name, min_party: t.min_party, max_party: t.max_party });
-        });
-        await this.db.transaction().execute((trx) => new InventoryStore(trx).stage(settingsLines, tableLines));
-        staged += settingsLines.length;
-        onProgress?.(staged, 'staged');
-      }
-      if (staged === 0) throw apiError('VALIDATION_ERROR', 'The import holds no settings.');
-      await this.db.transaction().execute(async (trx) => {
-        const now = this.clock.now();
-        await new InventoryStore(trx).applyStaged(importId, now, await nextCatalogSequence(trx));
-        await new InventoryStore(trx).unstage(importId, now - STALE_STAGING_MS);
-      });
-      await store.analyze(this.database.dialect);
-    } catch (error) {
-      await store.unstage(importId, this.clock.now() - STALE_STAGING_MS).catch(() => {});
-      throw error;
-    }
+    const result = await importSettings(this.database, this.clock, this.businesses, source, onProgress);
     this.catalog.invalidate();
-    onProgress?.(staged, 'done');
-    return { imported: staged };
+    onProgress?.(result.imported, 'done');
+    return result;
   }
 
   async getSettings(businessIdOrAlias: string): Promise<ReservationSettings> {
