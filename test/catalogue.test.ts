@@ -83,6 +83,32 @@ describe('the in-memory catalogue', () => {
     expect([...catalog.grid.around(37.77, -122.42, 5000)]).toEqual([]);
   });
 
+  it('reads its own writes: a refresh begun before a write does not answer for after it', async () => {
+    const db = fakeSources();
+    let wall = 0;
+    let hold: Promise<void> | undefined;
+    const sequence = db.sources.sequence;
+    db.sources.sequence = async () => {
+      const seq = await sequence();
+      await hold;
+      return seq;
+    };
+    const catalog = new Catalog(db.sources, 100, () => wall);
+    db.write({ id: 'a', name: 'First' });
+    await catalog.current();
+    let release!: () => void;
+    hold = new Promise((resolve) => (release = resolve));
+    wall += 200;
+    const stale = catalog.current(); // reads the sequence now, answers when released
+    db.write({ id: 'a', name: 'Renamed' }); // this process's write, committed meanwhile
+    catalog.invalidate();
+    const found = catalog.find('a');
+    release();
+    hold = undefined;
+    await stale;
+    expect((await found)?.name).toBe('Renamed');
+  });
+
   it('marks restaurants reservable from their settings, and not when closed', async () => {
     const db = fakeSources();
     let wall = 0;

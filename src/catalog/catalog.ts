@@ -119,6 +119,8 @@ export class Catalog {
   private checkedAt = 0;
   private invalidations = 0;
   private loading: Promise<void> | undefined;
+  /** `invalidations` when the refresh under way was asked for. */
+  private loadingSince = 0;
   /** Moves on every change applied; `changedSince` tells which businesses changed. */
   private generationCounter = 0;
   private changeLog: Array<{ generation: number; ordinal: number }> = [];
@@ -191,11 +193,15 @@ export class Catalog {
 
   /** One refresh at a time, shared by everyone who needs it. */
   private refreshOnce(): Promise<void> {
-    if (this.loading) return this.loading;
-    const loading = this.refresh().finally(() => {
+    if (this.loading && this.loadingSince === this.invalidations) return this.loading;
+    // A refresh that began before this process's latest write may have read the sequence before
+    // it: a reader after the write waits for one that begins after it (read your own writes).
+    const before = this.loading?.catch(() => {});
+    const loading = (before ? before.then(() => this.refresh()) : this.refresh()).finally(() => {
       if (this.loading === loading) this.loading = undefined;
     });
     this.loading = loading;
+    this.loadingSince = this.invalidations;
     return loading;
   }
 
@@ -224,7 +230,7 @@ export class Catalog {
         const last = page[page.length - 1];
         cursor = { seq: last.seq, id: last.businessId };
       }
-      this.seq = Math.max(upTo, 0);
+      this.seq = Math.max(this.seq, upTo, 0);
     }
     // A change committed here meanwhile may not be in what was read: it must not count as seen.
     if (invalidations === this.invalidations) this.checkedAt = readAt;
