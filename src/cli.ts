@@ -3,6 +3,8 @@ import { createPbs, DatabaseUnavailable, resetAdminToken, type Pbs } from './app
 import { demoCredentialsFile, seedDemo, writeDemoCredentials } from './demo/seed.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { ApiError } from './platform/errors.js';
+import { need, optionalBool, optionalInt, UsageError } from './commands/args.js';
+import { businessCommand } from './commands/business.js';
 import { serve } from './serve.js';
 import { listenForWebhooks } from './webhooks/listen.js';
 
@@ -88,26 +90,6 @@ export function parseArgs(argv: string[]): ParsedArgs {
   return { positional, flags };
 }
 
-class UsageError extends Error {}
-
-function need(value: string | undefined, what: string): string {
-  if (!value) throw new UsageError(`missing ${what}`);
-  return value;
-}
-
-function optionalInt(value: string | undefined, what: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${what} must be a whole number`);
-  return n;
-}
-
-/** Progress of a streamed import on stderr: lines checked as they arrive, then the moment they are in. */
-function importProgress(what: string) {
-  return (lines: number, phase: 'staged' | 'done') =>
-    process.stderr.write(phase === 'staged' ? `checked ${lines} ${what}\n` : `imported ${lines} ${what}\n`);
-}
-
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -176,30 +158,6 @@ async function partnerCommand(pbs: Pbs, args: string[], flags: Record<string, st
   }
 }
 
-async function businessCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const { businesses } = pbs.services;
-  const [sub, a] = args;
-  switch (sub) {
-    case 'upsert':
-      return (await businesses.upsert(JSON.parse(fs.readFileSync(need(a, 'JSON file'), 'utf8')))).business;
-    case 'import':
-      return businesses.importJsonLines(fs.createReadStream(need(a, 'JSON lines file')), importProgress('businesses'));
-    case 'list':
-      return businesses.list({ city: flags.city, limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 });
-    case 'show':
-      return businesses.get(need(a, 'business id'));
-    case 'reservation-settings': {
-      const file = args[2];
-      if (!file) return pbs.services.reservations.getSettings(need(a, 'business id'));
-      return pbs.services.reservations.setSettings(need(a, 'business id'), JSON.parse(fs.readFileSync(file, 'utf8')));
-    }
-    case 'import-reservation-settings':
-      return pbs.services.reservations.importSettings(fs.createReadStream(need(a, 'JSON lines file')), importProgress('reservation settings'));
-    default:
-      throw new UsageError(`unknown business command ${sub ?? ''}`);
-  }
-}
-
 async function waitlistCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
   const waitlist = pbs.services.waitlist;
   const [sub, a, b] = args;
@@ -224,12 +182,6 @@ async function waitlistCommand(pbs: Pbs, args: string[], flags: Record<string, s
     default:
       throw new UsageError(`unknown waitlist command ${sub ?? ''}`);
   }
-}
-
-function optionalBool(value: string | undefined, what: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value !== 'true' && value !== 'false') throw new UsageError(`${what} must be true or false`);
-  return value === 'true';
 }
 
 async function advertisingCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
@@ -439,7 +391,7 @@ export async function main(argv: string[]): Promise<number> {
         await withPbs(config, async (pbs) => print(await partnerCommand(pbs, rest, flags)));
         return 0;
       case 'business':
-        await withPbs(config, async (pbs) => print(await businessCommand(pbs, rest, flags)));
+        await withPbs(config, async (pbs) => print(await businessCommand(pbs.services, rest, flags)));
         return 0;
       case 'waitlist':
         await withPbs(config, async (pbs) => print(await waitlistCommand(pbs, rest, flags)));

@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import { isUniqueViolation, type Db, type DbOrTx, type Dialect } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { jsonLineBatches, type LineSource } from '../platform/json-lines.js';
+import { jsonLineBatches, STALE_STAGING_MS, type LineSource } from '../platform/json-lines.js';
 import { normalizeBusinessInput, type Business } from './business-record.js';
 import { businessColumns, BusinessStore, type BusinessRef } from './business-store.js';
 import type { BusinessImportLinesTable } from './business-tables.js';
@@ -15,8 +15,6 @@ export const MAX_IMPORT_LINES = 1_000_000;
 const IMPORT_BATCH = 2_000;
 /** Staged lines moved into `businesses` per statement when an import ends. */
 const APPLY_CHUNK = 10_000;
-/** Staged lines of an import that never finished (its process died) are removed after this. */
-const STALE_STAGING_MS = 24 * 3600_000;
 
 const notFound = (idOrAlias: string) => apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
 
@@ -74,7 +72,7 @@ export class BusinessService {
     let lastLine = 0;
     const store = this.store();
     try {
-      await store.unstage(importId, this.clock.now() - STALE_STAGING_MS);
+      await store.unstage(importId, Date.now() - STALE_STAGING_MS);
       for await (const batch of jsonLineBatches(source, { maxLines: MAX_IMPORT_LINES, batchSize: IMPORT_BATCH })) {
         const parsed = batch.map(({ value, where }) => {
           const business = normalizeBusinessInput(value, where);
@@ -86,7 +84,7 @@ export class BusinessService {
         const owners = await store.aliasOwners([...wanted]);
         // This batch's aliases were all looked up at once; a suffixed one (alias-2) is asked for alone.
         const ownerOf = async (alias: string) => aliases.get(alias) ?? (wanted.has(alias) ? owners.get(alias) : await store.aliasOwner(alias));
-        const now = this.clock.now();
+        const stagedAt = Date.now();
         const lines: BusinessImportLinesTable[] = [];
         for (const p of parsed) {
           const b = p.business;
@@ -96,7 +94,7 @@ export class BusinessService {
             b.alias = await freeAlias(b.alias, ownerOf, b.id);
           }
           aliases.set(b.alias, b.id);
-          lines.push({ ...businessColumns(b), import_id: importId, line: p.line, staged_at: now });
+          lines.push({ ...businessColumns(b), import_id: importId, line: p.line, staged_at: stagedAt });
           lastLine = p.line;
         }
         await this.db.transaction().execute((trx) => this.store(trx).stage(lines));
@@ -109,14 +107,14 @@ export class BusinessService {
         const seq = await nextCatalogSequence(trx);
         const now = this.clock.now();
         for (let from = 0; from < lastLine; from += APPLY_CHUNK) await this.store(trx).applyStaged(importId, from, from + APPLY_CHUNK, now, seq);
-        await this.store(trx).unstage(importId, now - STALE_STAGING_MS);
+        await this.store(trx).unstage(importId, Date.now() - STALE_STAGING_MS);
       });
       await store.analyze(this.dialect);
       this.onChanged();
       onProgress?.(staged, 'done');
       return { imported: staged, created, updated: staged - created };
     } catch (error) {
-      await store.unstage(importId, this.clock.now() - STALE_STAGING_MS).catch(() => {});
+      await store.unstage(importId, Date.now() - STALE_STAGING_MS).catch(() => {});
       if (isUniqueViolation(error)) throw apiError('CONFLICT', 'Another change took an alias this import gives out; nothing was imported. Try again.');
       throw error;
     }

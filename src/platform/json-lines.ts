@@ -32,6 +32,13 @@ function parseLine(line: string, where: string): { value: Record<string, unknown
 /** Largest body a streamed import takes (a million businesses with their hours are about 1.5 GB). */
 export const MAX_IMPORT_BYTES = 2 * 1024 ** 3;
 
+/**
+ * Staged lines of an import that never finished (its process died) are removed by a later import
+ * after this long. Wall time, not the pbs clock: it is about processes, and a sandbox clock moved
+ * ahead must not make an import under way lose its staged lines.
+ */
+export const STALE_STAGING_MS = 24 * 3600_000;
+
 /** Longest line a streamed import takes (a business record with its hours is a few kB). */
 export const MAX_STREAMED_LINE_BYTES = 1024 * 1024;
 

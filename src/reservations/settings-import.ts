@@ -4,7 +4,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { ApiError, apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { jsonLineBatches, type LineSource } from '../platform/json-lines.js';
+import { jsonLineBatches, STALE_STAGING_MS, type LineSource } from '../platform/json-lines.js';
 import { normalizeSettings, type ReservationSettings } from './inventory.js';
 import { InventoryStore } from './inventory-store.js';
 import type { SettingsImportLinesTable, TableImportLinesTable } from './inventory-tables.js';
@@ -13,8 +13,6 @@ import type { SettingsImportLinesTable, TableImportLinesTable } from './inventor
 const MAX_SETTINGS_LINES = 1_000_000;
 /** Lines checked and staged at a time, and per progress report. */
 const IMPORT_BATCH = 2_000;
-/** Staged lines of an import that never finished (its process died) are removed after this. */
-const STALE_STAGING_MS = 24 * 3600_000;
 
 /**
  * Imports settings as JSON lines `{"business_id": …, "settings": {…}}` as they arrive, all or
@@ -35,11 +33,11 @@ export async function importSettings(
   const store = new InventoryStore(db);
   let staged = 0;
   try {
-    await store.unstage(importId, clock.now() - STALE_STAGING_MS);
+    await store.unstage(importId, Date.now() - STALE_STAGING_MS);
     for await (const batch of jsonLineBatches(source, { maxLines: MAX_SETTINGS_LINES, batchSize: IMPORT_BATCH })) {
       const given = batch.map(({ value }) => (typeof value.business_id === 'string' ? value.business_id : ''));
       const resolved = await businesses.resolveIds([...new Set(given.filter((id) => id !== '' && id.length <= 200))]);
-      const now = clock.now();
+      const stagedAt = Date.now();
       const settingsLines: SettingsImportLinesTable[] = [];
       const tableLines: TableImportLinesTable[] = [];
       batch.forEach(({ value, where }, i) => {
@@ -55,7 +53,7 @@ export async function importSettings(
           throw error;
         }
         const line = Number(where.slice(5));
-        settingsLines.push({ import_id: importId, line, business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), staged_at: now });
+        settingsLines.push({ import_id: importId, line, business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), staged_at: stagedAt });
         for (const t of settings.tables) tableLines.push({ import_id: importId, line, id: newId(), business_id: businessId, name: t.name, min_party: t.min_party, max_party: t.max_party });
       });
       await db.transaction().execute((trx) => new InventoryStore(trx).stage(settingsLines, tableLines));
@@ -66,11 +64,11 @@ export async function importSettings(
     await db.transaction().execute(async (trx) => {
       const now = clock.now();
       await new InventoryStore(trx).applyStaged(importId, now, await nextCatalogSequence(trx));
-      await new InventoryStore(trx).unstage(importId, now - STALE_STAGING_MS);
+      await new InventoryStore(trx).unstage(importId, Date.now() - STALE_STAGING_MS);
     });
     await store.analyze(database.dialect);
   } catch (error) {
-    await store.unstage(importId, clock.now() - STALE_STAGING_MS).catch(() => {});
+    await store.unstage(importId, Date.now() - STALE_STAGING_MS).catch(() => {});
     throw error;
   }
   return { imported: staged };

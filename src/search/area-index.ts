@@ -2,9 +2,10 @@ import type { Area } from '../catalog/areas.js';
 import { RESERVABLE, type Catalog } from '../catalog/catalog.js';
 import { GENERIC_TOKEN, SCORE, WHOLE_NAME, type WordMatch } from '../catalog/term-index.js';
 import { allSet, andInto, countBits, forEachBit, orInto, wordsFor } from '../platform/bitset.js';
-import { dayContext, DAY_SLOTS, type DayContext } from '../reservations/availability.js';
+import { dayContext, DAY_SLOTS } from '../reservations/availability.js';
 import { SLOT_MINUTES } from '../reservations/inventory.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
+import { AreaColumn, type ColumnBudget } from './area-columns.js';
 
 /** What the fast path answers: a named area, filters that are the same for every request, best-match order. */
 export interface AreaQuery {
@@ -30,32 +31,7 @@ export interface Tier {
   bits: Uint32Array;
 }
 
-/** Rows (restaurant × day × party size) kept in all areas' columns: 32 bytes each. */
-const MAX_COLUMN_ROWS = 4_000_000;
 const WINDOW_MINUTES = 30;
-
-/**
- * Which restaurants of an area have which slots open on one date for one party size: a row per
- * member (its day's 96 slots, from the occupancy index) and, for answering many members at once,
- * the same bits slot by slot over the members (`slots[q]`: a bitset of the members open at slot q).
- * Kept current by recomputing only the rows whose bookings changed, whose holds lapsed, or
- * whose restaurant changed.
- */
-interface AreaColumn {
-  date: string;
-  covers: number;
-  /** Per member position: the day's open slots (three 32-bit words) and until when they hold. */
-  masks: Uint32Array;
-  validUntil: Float64Array;
-  minValidUntil: number;
-  /** DAY_SLOTS bitsets over the member positions, one after the other. */
-  slots: Uint32Array;
-  /** The occupancy index's change counter the rows reflect. */
-  seq: number;
-  /** Positions to recompute before the next use (their restaurant changed). */
-  dirty: number[];
-  owner: AreaIndex;
-}
 
 /**
  * The members of one area in best-match order (quality, then id) with bitsets over their
@@ -98,7 +74,7 @@ export class AreaIndex {
         const p = this.positions.get(ordinal);
         if (p === undefined) continue;
         touched = true;
-        for (const column of this.columns.values()) column.dirty.push(p);
+        for (const column of this.columns.values()) column.markDirty(p);
       }
       if (touched) {
         this.filters.clear();
@@ -225,8 +201,7 @@ export class AreaIndex {
   openSlots(ordinal: number, date: string, covers: number): { open0: number; open1: number; open2: number } | undefined {
     const p = this.positions.get(ordinal);
     const column = this.columns.get(`${date}|${covers}`);
-    if (p === undefined || !column) return undefined;
-    return { open0: column.masks[3 * p], open1: column.masks[3 * p + 1], open2: column.masks[3 * p + 2] };
+    return p === undefined || !column ? undefined : column.openSlots(p);
   }
 
   /** A bitset of the members that pass `test`, kept until a member changes. */
@@ -251,7 +226,7 @@ export class AreaIndex {
     if (timezone === undefined) throw new Error('an area of several time zones has no fast path');
     const day = dayContext(now, timezone, window.date);
     if (day.ahead < 0) return out;
-    const column = this.column(window.date, window.covers, now);
+    const slots = this.column(window.date, window.covers, now).slots;
     const notice = this.noticeGroups();
     const first = Math.max(0, Math.ceil((window.minutes - WINDOW_MINUTES) / SLOT_MINUTES));
     const end = Math.min(DAY_SLOTS, Math.floor((window.minutes + WINDOW_MINUTES) / SLOT_MINUTES) + 1);
@@ -265,10 +240,10 @@ export class AreaIndex {
       if (k < 0) continue;
       const base = q * words;
       if (k === notice.minutes.length - 1) {
-        for (let w = 0; w < words; w++) out[w] |= column.slots[base + w];
+        for (let w = 0; w < words; w++) out[w] |= slots[base + w];
       } else {
         const allowed = notice.cumulative[k];
-        for (let w = 0; w < words; w++) out[w] |= column.slots[base + w] & allowed[w];
+        for (let w = 0; w < words; w++) out[w] |= slots[base + w] & allowed[w];
       }
     }
     andInto(out, this.filter(`horizon:${day.ahead}`, (o) => this.catalog.columns.maxFutureDays[o] >= day.ahead));
@@ -295,126 +270,14 @@ export class AreaIndex {
     const key = `${date}|${covers}`;
     let column = this.columns.get(key);
     if (!column) {
-      const n = this.members.length;
-      column = {
-        date,
-        covers,
-        masks: new Uint32Array(3 * n),
-        validUntil: new Float64Array(n),
-        minValidUntil: Infinity,
-        slots: new Uint32Array(DAY_SLOTS * this.words),
-        seq: this.occupancy.seq,
-        dirty: [],
-        owner: this,
-      };
+      column = new AreaColumn(date, covers, this.members, this.positions, this.catalog, this.occupancy, () => this.columns.delete(key));
       this.columns.set(key, column);
-      this.budget.add(column, n);
-      const days = new Map<string, DayContext>();
-      for (let p = 0; p < n; p++) this.computeRow(column, p, now, days);
-      this.refreshMinimum(column);
-      return column;
-    }
-    this.budget.touch(column);
-    const days = new Map<string, DayContext>();
-    if (column.seq !== this.occupancy.seq) {
-      const changed = this.occupancy.changedSince(column.seq);
-      if (changed === undefined) for (let p = 0; p < this.members.length; p++) this.computeRow(column, p, now, days);
-      else {
-        for (const businessId of changed) {
-          const entry = this.catalog.lookup(businessId);
-          const p = entry ? this.positions.get(entry.ordinal) : undefined;
-          if (p !== undefined) this.computeRow(column, p, now, days);
-        }
-      }
-      column.seq = this.occupancy.seq;
-      this.refreshMinimum(column);
-    }
-    if (column.dirty.length > 0) {
-      for (const p of column.dirty) this.computeRow(column, p, now, days);
-      column.dirty = [];
-      this.refreshMinimum(column);
-    }
-    if (now >= column.minValidUntil) {
-      // Holds lapsed since: their restaurants' slots may be free again.
-      for (let p = 0; p < this.members.length; p++) if (column.validUntil[p] <= now) this.computeRow(column, p, now, days);
-      this.refreshMinimum(column);
+      this.budget.add(column, this.members.length);
+      column.fill(now);
+    } else {
+      this.budget.touch(column);
+      column.refresh(now);
     }
     return column;
-  }
-
-  private refreshMinimum(column: AreaColumn): void {
-    let min = Infinity;
-    for (const v of column.validUntil) if (v < min) min = v;
-    column.minValidUntil = min;
-  }
-
-  /** Recomputes member `p`'s open slots in `column` and flips its bits where they changed. */
-  private computeRow(column: AreaColumn, p: number, now: number, days: Map<string, DayContext>): void {
-    const entry = this.catalog.businesses[this.members[p]];
-    let m0 = 0;
-    let m1 = 0;
-    let m2 = 0;
-    let until = Infinity;
-    if (entry.reservation) {
-      let day = days.get(entry.timezone);
-      if (!day) days.set(entry.timezone, (day = dayContext(now, entry.timezone, column.date)));
-      const slots = this.occupancy.computeDay(entry.reservation, day, column.covers);
-      m0 = slots.open0;
-      m1 = slots.open1;
-      m2 = slots.open2;
-      until = slots.validUntil;
-    }
-    const masks = column.masks;
-    const flips = [masks[3 * p] ^ m0, masks[3 * p + 1] ^ m1, masks[3 * p + 2] ^ m2];
-    masks[3 * p] = m0;
-    masks[3 * p + 1] = m1;
-    masks[3 * p + 2] = m2;
-    column.validUntil[p] = until;
-    const word = p >>> 5;
-    const bit = 1 << (p & 31);
-    for (let w = 0; w < 3; w++) {
-      let changed = flips[w] >>> 0;
-      while (changed !== 0) {
-        const low = changed & -changed;
-        const q = (w << 5) + (31 - Math.clz32(low));
-        column.slots[q * this.words + word] ^= bit;
-        changed ^= low;
-      }
-    }
-  }
-}
-
-/**
- * A bound on the availability columns kept over all areas (MAX_COLUMN_ROWS rows): the least
- * recently used go first. Each is rebuilt on its next use.
- */
-export class ColumnBudget {
-  private readonly lru = new Map<AreaColumn, number>();
-  private rows = 0;
-
-  constructor(private readonly maxRows = MAX_COLUMN_ROWS) {}
-
-  add(column: AreaColumn, rows: number): void {
-    this.lru.set(column, rows);
-    this.rows += rows;
-    for (const oldest of this.lru.keys()) {
-      if (this.rows <= this.maxRows || oldest === column) break;
-      this.drop(oldest);
-      oldest.owner.columns.delete(`${oldest.date}|${oldest.covers}`);
-    }
-  }
-
-  touch(column: AreaColumn): void {
-    const n = this.lru.get(column);
-    if (n === undefined) return;
-    this.lru.delete(column);
-    this.lru.set(column, n);
-  }
-
-  drop(column: AreaColumn): void {
-    const n = this.lru.get(column);
-    if (n === undefined) return;
-    this.lru.delete(column);
-    this.rows -= n;
   }
 }

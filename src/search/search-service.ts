@@ -8,7 +8,8 @@ import { apiError } from '../platform/errors.js';
 import { formatHHMM } from '../platform/local-time.js';
 import { bookableMinutes, dayContext, type DayContext } from '../reservations/availability.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
-import { AreaIndex, ColumnBudget } from './area-index.js';
+import { ColumnBudget } from './area-columns.js';
+import { AreaIndex } from './area-index.js';
 import type { SearchRecords } from './records.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 

@@ -1,0 +1,28 @@
+/** What every command group of the `pbs` CLI reads its arguments with. */
+
+/** A command used wrongly: the CLI prints the message and the usage, and exits with 2. */
+export class UsageError extends Error {}
+
+export function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+export function optionalInt(value: string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${what} must be a whole number`);
+  return n;
+}
+
+export function optionalBool(value: string | undefined, what: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') throw new UsageError(`${what} must be true or false`);
+  return value === 'true';
+}
+
+/** Progress of a streamed import on stderr: lines checked as they arrive, then the moment they are in. */
+export function importProgress(what: string) {
+  return (lines: number, phase: 'staged' | 'done') =>
+    process.stderr.write(phase === 'staged' ? `checked ${lines} ${what}\n` : `imported ${lines} ${what}\n`);
+}

@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import type { BusinessService } from '../businesses/business-service.js';
+import type { ReservationService } from '../reservations/reservation-service.js';
+import { importProgress, need, optionalInt, UsageError } from './args.js';
+
+/** `pbs business …`: the catalogue and its reservation settings, imports streamed from files with progress. */
+export async function businessCommand(services: { businesses: BusinessService; reservations: ReservationService }, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const { businesses, reservations } = services;
+  const [sub, a] = args;
+  switch (sub) {
+    case 'upsert':
+      return (await businesses.upsert(JSON.parse(fs.readFileSync(need(a, 'JSON file'), 'utf8')))).business;
+    case 'import':
+      return businesses.importJsonLines(fs.createReadStream(need(a, 'JSON lines file')), importProgress('businesses'));
+    case 'list':
+      return businesses.list({ city: flags.city, limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 });
+    case 'show':
+      return businesses.get(need(a, 'business id'));
+    case 'reservation-settings': {
+      const file = args[2];
+      if (!file) return reservations.getSettings(need(a, 'business id'));
+      return reservations.setSettings(need(a, 'business id'), JSON.parse(fs.readFileSync(file, 'utf8')));
+    }
+    case 'import-reservation-settings':
+      return reservations.importSettings(fs.createReadStream(need(a, 'JSON lines file')), importProgress('reservation settings'));
+    default:
+      throw new UsageError(`unknown business command ${sub ?? ''}`);
+  }
+}
