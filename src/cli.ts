@@ -3,6 +3,7 @@ import { createPbs, DatabaseUnavailable, resetAdminToken, type Pbs } from './app
 import { demoCredentialsFile, seedDemo, writeDemoCredentials } from './demo/seed.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { ApiError } from './platform/errors.js';
+import { parsePage } from './platform/paging.js';
 import { need, optionalBool, optionalInt, UsageError } from './commands/args.js';
 import { businessCommand } from './commands/business.js';
 import { serve } from './serve.js';
@@ -291,7 +292,7 @@ async function engagementCommand(pbs: Pbs, args: string[], flags: Record<string,
       return { ...loaded, scored };
     }
     case 'weeks':
-      return engagement.weeks({ limit: flags.limit, offset: flags.offset });
+      return engagement.weeks(parsePage(flags, { defaultLimit: 52, minLimit: 1, maxLimit: 520 }));
     case 'score':
       return a === undefined ? engagement.scoreChangedWeeks() : engagement.scoreWeekOf(a);
     case 'show':

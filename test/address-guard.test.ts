@@ -80,7 +80,12 @@ describe('webhook address guard (pure: no traffic leaves loopback)', () => {
     }
     // Loopback is the sandbox's one exception, in every spelling.
     for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '[::1]']) expect(forbiddenAddress(address, sandbox), address).toBeUndefined();
+    for (const address of ['127.255.0.9', '::ffff:127.1.2.3']) expect(forbiddenAddress(address, sandbox), address).toBeUndefined();
     expect(forbiddenAddress('169.254.169.254', sandbox)).toBe('metadata address');
+    // IPv4 loopback embedded any other way leaves through the IPv6 route: not this machine.
+    for (const address of ['[64:ff9b::7f00:1]', '[2002:7f00:1::]', '[::ffff:0:127.0.0.1]', '[::127.0.0.1]']) {
+      expect(forbiddenAddress(address, sandbox), address).toBe('loopback address inside an IPv6 address');
+    }
   });
 
   it('checks URLs: schemes, credentials, literals and every address a name resolves to', async () => {

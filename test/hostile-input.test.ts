@@ -40,6 +40,51 @@ describe.each(dialects)('hostile input on %s', (dialect) => {
     }
   });
 
+  it('refuses JSON nested too deep or too wide before parsing it, and form bodies where JSON is read', async () => {
+    const add = (body: string, contentType = 'application/json') =>
+      call(h.url, 'POST', `/v3/businesses/${biz.id}/waitlist/visits`, { token: p.apiKey.api_key, body, contentType });
+    for (const body of ['['.repeat(400_000) + ']'.repeat(400_000), `{"business_ids":${'['.repeat(40)}${']'.repeat(40)}}`, `[${'0,'.repeat(150_000)}0]`]) {
+      const r = await add(body);
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('MALFORMED_JSON');
+      expect(r.body.error.description).toMatch(/deeper than 32 levels|more than 100000 values/);
+    }
+    // A body within the limits is read as before (brackets inside strings are text: json-shape unit test).
+    const fine = await add(JSON.stringify({ party_size: 2, name: 'Ann' }));
+    expect(fine.body.error.code).toBe('AUTHORIZATION_ERROR'); // read, and judged: the business is not this partner's
+    const form = await add('party_size=2&name=Ann', 'application/x-www-form-urlencoded');
+    expect(form.status).toBe(415);
+    expect(form.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const adminForm = await admin(h.url, 'POST', '/admin/v1/clock/advance', { body: 'minutes=5', contentType: 'application/x-www-form-urlencoded' });
+    expect(adminForm.status).toBe(415);
+  });
+
+  it('refuses numbers the clock and the operator routes cannot hold, and keeps answering', async () => {
+    const before = (await admin(h.url, 'GET', '/admin/v1/clock')).body.now;
+    for (const body of [{ minutes: 1e308 }, { hours: 1e20 }, { seconds: 1e300 }]) {
+      const r = await admin(h.url, 'POST', '/admin/v1/clock/advance', { json: body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    for (const time of ['8999-12-31T00:00:00Z', '9500-01-01T00:00:00Z', '1900-01-01T00:00:00Z']) {
+      const r = await admin(h.url, 'PUT', '/admin/v1/clock', { json: { time } });
+      expect(r.status, time).toBe(time.startsWith('8999') ? 200 : 400);
+      if (r.status === 400) expect(r.body.error.description).toMatch(/clock stays between/);
+    }
+    await admin(h.url, 'PUT', '/admin/v1/clock', { json: { time: before } });
+    const after = await call(h.url, 'GET', '/v3/partner/restaurants', { token: p.apiKey.api_key });
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    for (const path of ['/admin/v1/engagement/weeks?offset=1e20', '/admin/v1/engagement/weeks?limit=1e20', `/admin/v1/businesses/${biz.id}/reviews?offset=1e20`]) {
+      const r = await admin(h.url, 'GET', path);
+      expect(r.status, path).toBe(400);
+      expect(r.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    const promotion = await admin(h.url, 'PUT', '/admin/v1/advertising/promotions/HUGE', { json: { program_types: ['CPC'], min_budget: 1e20 } });
+    expect(promotion.status).toBe(400);
+    const limits = await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/reservations`, { json: { enabled: true, per_second: 1e20 } });
+    expect(limits.status).toBe(400);
+  });
+
   it('keeps the token endpoint small: forms only, a few KB, no JSON', async () => {
     const json = await call(h.url, 'POST', '/oauth2/token', { json: { grant_type: 'client_credentials', client_id: p.oauth.client_id, client_secret: p.oauth.client_secret } });
     expect(json.status).toBe(415);
@@ -121,12 +166,14 @@ describe('limits per client address behind a proxy', () => {
   });
 });
 
-describe('limits per client address', () => {
+describe.each(dialects)('limits per client address on %s', (dialect) => {
   let h: Harness;
   let p: Awaited<ReturnType<typeof createPartner>>;
   beforeAll(async () => {
-    h = await startPbs('sqlite', { env: { PBS_PUBLIC_RATE_LIMIT_PER_SECOND: '2', PBS_AUTH_FAILURES_PER_MINUTE: '3', PBS_REQUEST_TIMEOUT_MS: '1000', PBS_HEADERS_TIMEOUT_MS: '1000' } });
-    p = await createPartner(h.url, ['listing_management', 'reservations']);
+    h = await startPbs(dialect, {
+      env: { PBS_PUBLIC_RATE_LIMIT_PER_SECOND: '2', PBS_AUTH_FAILURES_PER_MINUTE: '3', PBS_REQUEST_TIMEOUT_MS: '1000', PBS_HEADERS_TIMEOUT_MS: '1000', PBS_TRUST_PROXY: '127.0.0.1' },
+    });
+    p = await createPartner(h.url, ['listing_management', 'reservations', 'waitlist']);
   });
   afterAll(() => h.close());
 
@@ -143,25 +190,42 @@ describe('limits per client address', () => {
     expect((await call(h.url, 'GET', '/openapi.json')).status).toBe(200);
   });
 
-  it('slows down repeated failed logins per address and per username, for partners, operators and OAuth clients', async () => {
-    const basic = (password: string): [string, string] => [p.basic.username, password];
-    for (let i = 0; i < 3; i++) expect((await call(h.url, 'GET', '/listing_management/businesses/v1', { basic: basic('wrong') })).status).toBe(401);
-    const blocked = await call(h.url, 'GET', '/listing_management/businesses/v1', { basic: basic(p.basic.password) });
+  it('throttles failed logins per (address, identity) and never refuses the right secret', async () => {
+    const other = { 'x-forwarded-for': '203.0.113.9' };
+    const lm = (password: string, headers: Record<string, string> = {}) =>
+      call(h.url, 'GET', '/listing_management/businesses/v1', { basic: [p.basic.username, password], headers });
+    for (let i = 0; i < 3; i++) expect((await lm('wrong')).status).toBe(401);
+    const blocked = await lm('wrong');
     expect(blocked.status).toBe(429);
     expect(blocked.body.error.code).toBe('TOO_MANY_REQUESTS_PER_SECOND');
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await call(h.url, 'GET', '/admin/v1/partners', { token: 'test-admin-token' })).status).toBe(429);
+    // The right secret passes from the same address and from another; other identities from the
+    // guesser's address are untouched, and the guesser's address is no one else's problem.
+    expect((await lm(p.basic.password)).status).toBe(200);
+    expect((await lm(p.basic.password, other)).status).toBe(200);
+    expect((await lm('wrong', other)).status).toBe(401);
+    expect((await call(h.url, 'GET', '/admin/v1/partners', { token: 'test-admin-token' })).status).toBe(200);
+    expect((await call(h.url, 'GET', '/v3/partner/restaurants', { token: p.apiKey.api_key })).status).toBe(200);
     h.wall.tick(61_000);
-    expect((await call(h.url, 'GET', '/listing_management/businesses/v1', { basic: basic(p.basic.password) })).status).toBe(200);
-    for (let i = 0; i < 3; i++) await call(h.url, 'GET', '/admin/v1/partners', { token: 'guess' });
-    expect((await call(h.url, 'GET', '/admin/v1/partners', { token: 'test-admin-token' })).status).toBe(429);
+    expect((await lm('wrong')).status).toBe(401);
+
+    for (let i = 0; i < 3; i++) expect((await call(h.url, 'GET', '/admin/v1/partners', { token: 'guess' })).status).toBe(401);
+    expect((await call(h.url, 'GET', '/admin/v1/partners', { token: 'guess' })).status).toBe(429);
+    expect((await call(h.url, 'GET', '/admin/v1/partners', { token: 'guess', headers: other })).status).toBe(401);
+    expect((await call(h.url, 'GET', '/admin/v1/partners', { token: 'test-admin-token' })).status).toBe(200);
+
+    for (let i = 0; i < 8; i++) expect((await call(h.url, 'GET', '/v3/partner/restaurants', { token: `guess-${i}` })).status).toBe(i < 3 ? 401 : 429);
+    expect((await call(h.url, 'GET', '/v3/partner/restaurants', { token: p.apiKey.api_key })).status).toBe(200);
+
+    const exchange = (secret: string) =>
+      call(h.url, 'POST', '/oauth2/token', { form: { grant_type: 'client_credentials', client_id: p.oauth.client_id, client_secret: secret } });
     h.wall.tick(61_000);
     for (let i = 0; i < 3; i++) {
-      await call(h.url, 'POST', '/oauth2/token', { form: { grant_type: 'client_credentials', client_id: p.oauth.client_id, client_secret: 'wrong' } });
+      expect((await exchange('wrong')).status).toBe(401);
       h.wall.tick(1000);
     }
-    const token = await call(h.url, 'POST', '/oauth2/token', { form: { grant_type: 'client_credentials', client_id: p.oauth.client_id, client_secret: p.oauth.client_secret } });
-    expect(token.status).toBe(429);
+    expect((await exchange('wrong')).status).toBe(429);
+    expect((await exchange(p.oauth.client_secret)).status).toBe(200);
   });
 
   it('closes a request whose body never finishes', async () => {

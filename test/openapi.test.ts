@@ -68,6 +68,26 @@ describe('the committed OpenAPI document', () => {
     }
   });
 
+  it('bounds every number an operator route reads (no 1e20 reaches a query or the clock)', () => {
+    const unbounded: string[] = [];
+    const walk = (schema: any, where: string) => {
+      if (!schema || typeof schema !== 'object' || schema.$ref) return;
+      const types = ([] as string[]).concat(schema.type ?? []);
+      if ((types.includes('integer') || types.includes('number')) && schema.maximum === undefined) unbounded.push(where);
+      for (const [name, property] of Object.entries(schema.properties ?? {})) walk(property, `${where}.${name}`);
+      if (schema.items) walk(schema.items, `${where}[]`);
+    };
+    for (const [route, item] of Object.entries(served.paths as Record<string, Record<string, any>>)) {
+      if (!route.startsWith('/admin/')) continue;
+      for (const [method, op] of Object.entries(item)) {
+        const what = `${method.toUpperCase()} ${route}`;
+        for (const parameter of op.parameters ?? []) walk(parameter.schema, `${what} ${parameter.in} ${parameter.name}`);
+        for (const content of Object.values(op.requestBody?.content ?? {}) as any[]) walk(content.schema, `${what} body`);
+      }
+    }
+    expect(unbounded).toEqual([]);
+  });
+
   it('gives a client generated from it types that compile', async () => {
     const { default: openapiTS, astToString } = await import('openapi-typescript');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-client-'));

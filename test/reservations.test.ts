@@ -104,6 +104,12 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       const big = await q(`date=${DAY}&time=19:00&covers=11`);
       expectError(big, 400, 'TOO_LARGE_VALIDATION_ERROR');
       expect(big.body.error.description).toBe('Number too big: 11');
+      // However a number outside 1–10 is written, it is too big or too small; no number is a bad request.
+      for (const huge of ['1e309', '99999999999999999999', '12.5', '1e3']) expectError(await q(`date=${DAY}&time=19:00&covers=${huge}`), 400, 'TOO_LARGE_VALIDATION_ERROR');
+      for (const tiny of ['-1e309', '0.5', '-3']) expectError(await q(`date=${DAY}&time=19:00&covers=${tiny}`), 400, 'TOO_SMALL_VALIDATION_ERROR');
+      for (const junk of ['two', '2.5', '0x3', 'Infinity']) expectError(await q(`date=${DAY}&time=19:00&covers=${junk}`), 400, 'VALIDATION_ERROR');
+      const search = await call(h.url, 'GET', `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=1e309`, { token: key });
+      expectError(search, 400, 'TOO_LARGE_VALIDATION_ERROR');
       expectError(await q(`date=${DAY}&time=19:00`), 400, 'VALIDATION_ERROR');
       expectError(await call(h.url, 'GET', `/v3/bookings/nope/openings?date=${DAY}&time=19:00&covers=2`, { token: key }), 404, 'BUSINESS_NOT_FOUND');
       const plain = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `No Bookings ${n}` }) })).body;

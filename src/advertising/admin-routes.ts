@@ -5,6 +5,8 @@ import { PROGRAM_TYPES } from './advertising-tables.js';
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
 const config = { admin: true };
+/** A promotion's budget bounds in cents: up to a billion dollars a month. */
+const MAX_PROMOTION_CENTS = 100_000_000_000;
 const text = (maxLength = 200) => ({ type: 'string', minLength: 1, maxLength }) as const;
 const paging = {
   limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
@@ -130,8 +132,8 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
             additionalProperties: false,
             properties: {
               program_types: { type: 'array', minItems: 1, maxItems: PROGRAM_TYPES.length, items: { type: 'string', enum: [...PROGRAM_TYPES] }, default: ['CPC'] },
-              min_budget: { type: ['integer', 'null'], minimum: 0 },
-              max_budget: { type: ['integer', 'null'], minimum: 0 },
+              min_budget: { type: ['integer', 'null'], minimum: 0, maximum: MAX_PROMOTION_CENTS },
+              max_budget: { type: ['integer', 'null'], minimum: 0, maximum: MAX_PROMOTION_CENTS },
               months: { type: 'integer', minimum: 1, maximum: 24, default: 6 },
               active: { type: 'boolean', default: true },
             },

@@ -81,6 +81,8 @@ const editQueryDocs = {
 const programParams = { type: 'object', required: ['program_id'], properties: { program_id: { type: 'string', maxLength: 64 } } } as const;
 
 /** Parameters come in the query string (spec); a form body is read too, the query string winning. */
+const FORM = ['application/x-www-form-urlencoded'];
+
 function parametersOf(request: FastifyRequest): Record<string, unknown> {
   const body = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
   return { ...body, ...(request.query as Record<string, unknown>) };
@@ -236,6 +238,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
             tags,
             security,
             summary: 'Create an advertising program (asynchronous: answers a job id to poll)',
+            consumes: FORM,
             querystring: { type: 'object', additionalProperties: true },
             response: { 200: jobId, 400: { $ref: 'ErrorResponse#' } },
           },
@@ -251,6 +254,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
             security,
             summary: 'Change a program (asynchronous: answers a job id to poll)',
             params: programParams,
+            consumes: FORM,
             querystring: { type: 'object', additionalProperties: true },
             response: { 200: jobId, 400: { $ref: 'ErrorResponse#' }, 404: { $ref: 'ErrorResponse#' } },
           },

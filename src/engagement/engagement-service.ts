@@ -8,6 +8,7 @@ import { jsonLines } from '../platform/json-lines.js';
 import { daysBetween, mondayOf, parseDate } from '../platform/local-time.js';
 import { single } from '../platform/query.js';
 import { BatchLoader } from '../platform/batch-loader.js';
+import type { Page } from '../platform/paging.js';
 import { ReadCache } from '../platform/read-cache.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { EngagementStore, type ActivityRow, type ScoreRow } from './engagement-store.js';
@@ -226,9 +227,8 @@ export class EngagementService {
     return out;
   }
 
-  async weeks(query: Record<string, unknown>) {
-    const limit = Math.min(Math.max(Number(single(query.limit) ?? 52) || 52, 1), 520);
-    const offset = Math.max(Number(single(query.offset) ?? 0) || 0, 0);
+  /** Paging checked by the route's schema (pagingQuerySchema). */
+  async weeks({ limit, offset }: Page) {
     const rows = await this.store().weeks(limit, offset);
     return {
       weeks: rows.map((w) => ({

@@ -1,4 +1,5 @@
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
+import { pagingQuerySchema, type Page } from '../platform/paging.js';
 import type { ApiModule } from '../platform/module.js';
 import { MAX_RANGE_WEEKS, type EngagementService } from './engagement-service.js';
 import { engagementMigration } from './engagement-tables.js';
@@ -117,10 +118,10 @@ export function engagementModule(service: EngagementService): ApiModule {
             tags: adminTags,
             security: adminSecurity,
             summary: 'Weeks with activity, newest first: scored or waiting for scoring, and how many North American businesses were scored',
-            querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 520 }, offset: { type: 'integer', minimum: 0 } } },
+            querystring: pagingQuerySchema({ defaultLimit: 52, maxLimit: 520 }),
           },
         },
-        async (request) => service.weeks(request.query as Record<string, unknown>),
+        async (request) => service.weeks(request.query as Page),
       );
       app.post(
         '/admin/v1/engagement/weeks/:week/score',

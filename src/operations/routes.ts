@@ -130,7 +130,8 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
           body: {
             type: 'object',
             additionalProperties: false,
-            properties: { seconds: { type: 'number', minimum: 0, maximum: 366 * 86400 }, minutes: { type: 'number', minimum: 0 }, hours: { type: 'number', minimum: 0 } },
+            // At most a year a move (and the clock refuses a time it cannot represent).
+            properties: { seconds: { type: 'number', minimum: 0, maximum: 366 * 86400 }, minutes: { type: 'number', minimum: 0, maximum: 366 * 1440 }, hours: { type: 'number', minimum: 0, maximum: 366 * 24 } },
           },
         },
       },

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { decodeBasic } from '../platform/auth/authenticate.js';
-import { throttledAuthentication } from '../platform/http/guards.js';
+import { failureKey, throttledAuthentication } from '../platform/http/guards.js';
 import type { FailureThrottle } from '../platform/rate-limit.js';
 import { partnerInterfaces } from '../platform/auth/principal.js';
 import { apiError } from '../platform/errors.js';
@@ -18,7 +18,8 @@ const partnerParams = {
   properties: { partner_id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
 const paging = pagingQuerySchema({ defaultLimit: 50, maxLimit: 1000 });
-const nullableLimit = { type: ['integer', 'null'], minimum: 1 } as const;
+/** A partner's own limits: bounded, so no number reaches the database that it cannot hold. */
+const nullableLimit = { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000_000 } as const;
 
 type PartnerParams = { partner_id: string };
 type Paging = { limit: number; offset: number };
@@ -241,7 +242,7 @@ export function oauthRoutes(credentials: CredentialService, failures: FailureThr
           description:
             'Form body `grant_type=client_credentials&client_id=…&client_secret=…` (or the client in HTTP Basic). ' +
             'While a token is live the same token is returned with its remaining lifetime. Only form bodies are read ' +
-            '(RFC 6749 §4.4.2); repeated failures from one address or for one client id are slowed down (429).',
+            '(RFC 6749 §4.4.2); past repeated failures from one address for one client id, a wrong secret answers 429 (the right one always passes).',
           consumes: ['application/x-www-form-urlencoded'],
           body: {
             type: 'object',
@@ -279,7 +280,7 @@ export function oauthRoutes(credentials: CredentialService, failures: FailureThr
         if (grantType !== 'client_credentials') throw apiError('UNSUPPORTED_GRANT_TYPE');
         if (!clientId || !clientSecret) throw apiError('INVALID_CLIENT', 'client_id and client_secret are required');
         reply.header('cache-control', 'no-store');
-        return throttledAuthentication(failures, [`ip:${request.ip}`, `client:${clientId}`], () =>
+        return throttledAuthentication(failures, failureKey(request.ip, `client:${clientId}`), () =>
           credentials.exchangeClientCredentials(clientId, clientSecret),
         );
       },

@@ -1,3 +1,4 @@
+import { apiError } from './errors.js';
 import { EventEmitter } from 'node:events';
 
 /** The one source of "now" for every rule that depends on time. Milliseconds since the epoch. */
@@ -18,6 +19,12 @@ export interface ClockState {
   /** When set, time stands still at this instant. */
   frozenAtMs: number | null;
 }
+
+/**
+ * Where a sandbox clock may be moved: from the epoch to the year 9000, so every date pbs derives
+ * from "now" (a year of bookings ahead, retries, promotions months long) stays a four-digit year.
+ */
+export const CLOCK_RANGE = { from: 0, to: Date.UTC(9000, 0, 1) };
 
 /**
  * A clock the operator can read, freeze, set and advance (sandbox mode and tests).
@@ -54,7 +61,11 @@ export class ControllableClock implements Clock {
     this.emit(before);
   }
 
+  /** Moves the clock to `atMs`; a time outside CLOCK_RANGE is refused (400) and nothing moves. */
   set(atMs: number): void {
+    if (!(atMs >= CLOCK_RANGE.from && atMs <= CLOCK_RANGE.to)) {
+      throw apiError('VALIDATION_ERROR', `The clock stays between ${toIso(CLOCK_RANGE.from)} and ${toIso(CLOCK_RANGE.to)}; it cannot go to ${Number.isFinite(atMs) ? toIso(atMs) : String(atMs)}.`, { field: null });
+    }
     const before = this.now();
     if (this.state.frozenAtMs !== null) this.state.frozenAtMs = atMs;
     else this.state.offsetMs = atMs - this.wall();

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { apiError } from './errors.js';
+import { jsonShapeProblem } from './json-shape.js';
 
 /**
  * The objects of a JSON-lines import, one per non-blank line, each with where it stands
@@ -20,6 +21,8 @@ export function* jsonLines(text: string, maxLines: number): Generator<{ value: R
 /** One line's JSON object, or 400 VALIDATION_ERROR saying where. */
 function parseLine(line: string, where: string): { value: Record<string, unknown>; where: string } {
   let value: unknown;
+  const problem = jsonShapeProblem(line);
+  if (problem) throw apiError('VALIDATION_ERROR', `${where}: ${problem}`, { field: where });
   try {
     value = JSON.parse(line);
   } catch {

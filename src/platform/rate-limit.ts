@@ -114,9 +114,8 @@ export class TokenBuckets {
 }
 
 /**
- * Failed authentications per key (a client address, a username, a client id) in a sliding
- * minute: past `perMinute` failures the key is refused until its oldest failure is a minute old,
- * which slows a guesser to `perMinute` guesses a minute however many requests it sends.
+ * Failed authentications per key (a client address with the identity it claimed) in a sliding
+ * minute: past `perMinute` failures, `waitFor` says how long until the oldest is a minute old.
  */
 export class FailureThrottle {
   private readonly failures = new Map<string, number[]>();

@@ -101,7 +101,7 @@ export function reservationPages(service: ReservationService, keys: SecretKeys) 
       );
     });
 
-    app.post('/reservations/:alias/confirmed/:reservation_id/cancel', { ...hide, bodyLimit: PAGE_BODY_LIMIT }, async (request, reply) => {
+    app.post('/reservations/:alias/confirmed/:reservation_id/cancel', { schema: { hide: true, consumes: ['application/x-www-form-urlencoded'] }, bodyLimit: PAGE_BODY_LIMIT }, async (request, reply) => {
       const { alias, reservation_id } = request.params as { alias: string; reservation_id: string };
       const back = `/reservations/${encodeURIComponent(alias)}/confirmed/${encodeURIComponent(reservation_id)}`;
       const token = (request.body as { token?: unknown } | undefined)?.token;

@@ -34,13 +34,22 @@ export function parseDateTimeCovers(
   return { date, minutes, time: rawTime, covers };
 }
 
+/** A number as a person or a client library writes one: `12`, `-3`, `2.5`, `1e309`. */
+const NUMBER_TEXT = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
+/**
+ * Covers from 1 to 10. Any number outside the range is too small or too big, however it is
+ * written (`1e309`, twenty digits); only what is no number, or a fraction within the range,
+ * is `badRequest`.
+ */
 export function parseCovers(raw: string, field: string, badRequest: ErrorCode): number {
-  const n = Number(raw.trim());
-  if (!/^[-+]?\d+$/.test(raw.trim()) || !Number.isSafeInteger(n)) {
-    throw apiError(badRequest, `${field} must be a whole number, got "${raw}"`, { field, instance: raw });
-  }
-  if (n < 1) throw apiError('TOO_SMALL_VALIDATION_ERROR', `Number too small: ${n}`, { field, instance: n });
-  if (n > 10) throw apiError('TOO_LARGE_VALIDATION_ERROR', `Number too big: ${n}`, { field, instance: n });
+  const text = raw.trim();
+  const n = Number(text);
+  if (!NUMBER_TEXT.test(text) || Number.isNaN(n)) throw apiError(badRequest, `${field} must be a whole number, got "${raw}"`, { field, instance: raw });
+  const instance = Number.isSafeInteger(n) ? n : text;
+  if (n < 1) throw apiError('TOO_SMALL_VALIDATION_ERROR', `Number too small: ${instance}`, { field, instance });
+  if (n > 10) throw apiError('TOO_LARGE_VALIDATION_ERROR', `Number too big: ${instance}`, { field, instance });
+  if (!Number.isInteger(n)) throw apiError(badRequest, `${field} must be a whole number, got "${raw}"`, { field, instance: raw });
   return n;
 }
 

@@ -1,4 +1,5 @@
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
+import { pagingQuerySchema } from '../platform/paging.js';
 import type { ApiModule } from '../platform/module.js';
 import { bodyObject } from '../platform/query.js';
 import { SUPPORTED_LOCALES } from './locales.js';
@@ -99,7 +100,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             security: adminSecurity,
             summary: "A business's reviews, newest first, with every text",
             params: businessParams,
-            querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 500 }, offset: { type: 'integer', minimum: 0 } } },
+            querystring: pagingQuerySchema({ defaultLimit: 50, maxLimit: 500 }),
           },
         },
         async (request) => service.list((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>),

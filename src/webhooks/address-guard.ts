@@ -40,6 +40,17 @@ function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
 }
 
 /**
+ * An IPv6 text ending in a dotted IPv4 tail with the tail as two hex groups (`::127.0.0.1` →
+ * `::7f00:1`), as Node's URL writes it: ipaddr.js reads `::a.b.c.d` as `::ffff:a.b.c.d`.
+ */
+function dottedTailAsHex(text: string): string {
+  const tail = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (!tail || !tail.slice(2).every((n) => Number(n) <= 255)) return text;
+  const [a, b, c, d] = tail.slice(2).map(Number);
+  return `${tail[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
+/**
  * Why an address may not receive webhooks, or undefined when it may. Every spelling is first
  * normalised (IPv4 inside IPv6 unwrapped), then judged by its range: only global unicast is
  * allowed, plus loopback in sandbox mode and private ranges when the operator allows them.
@@ -48,14 +59,19 @@ function embeddedIPv4(v6: ipaddr.IPv6): ipaddr.IPv4 | undefined {
 export function forbiddenAddress(ip: string, policy: AddressPolicy): string | undefined {
   let address: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    address = ipaddr.parse(ip.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+    address = ipaddr.parse(dottedTailAsHex(ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '')));
   } catch {
     return 'not an IP address';
   }
   if (address.kind() === 'ipv6') {
     const inner = embeddedIPv4(address as ipaddr.IPv6);
     if (inner) {
-      const reason = forbiddenAddress(inner.toString(), policy);
+      // Only ::ffff:a.b.c.d is IPv4 to the kernel (it connects to a.b.c.d, so ::ffff:127.0.0.1 is
+      // loopback); the other forms leave through the IPv6 route to a translator or relay, so
+      // an IPv4 loopback inside them is not this machine.
+      const parts = (address as ipaddr.IPv6).parts;
+      const mapped = parts[5] === 0xffff && parts.slice(0, 5).every((p) => p === 0);
+      const reason = forbiddenAddress(inner.toString(), mapped ? policy : { ...policy, allowLoopback: false });
       return reason ? `${reason} inside an IPv6 address` : undefined;
     }
   }

@@ -1317,7 +1317,7 @@ export interface paths {
         put?: never;
         /**
          * Obtain an access token with client credentials
-         * @description Form body `grant_type=client_credentials&client_id=…&client_secret=…` (or the client in HTTP Basic). While a token is live the same token is returned with its remaining lifetime. Only form bodies are read (RFC 6749 §4.4.2); repeated failures from one address or for one client id are slowed down (429).
+         * @description Form body `grant_type=client_credentials&client_id=…&client_secret=…` (or the client in HTTP Basic). While a token is live the same token is returned with its remaining lifetime. Only form bodies are read (RFC 6749 §4.4.2); past repeated failures from one address for one client id, a wrong secret answers 429 (the right one always passes).
          */
         post: {
             parameters: {

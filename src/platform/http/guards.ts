@@ -17,7 +17,7 @@ export interface GuardOptions {
   adminTokenMatches: (token: string) => Promise<boolean>;
   /** Requests per client address to routes anyone may call. */
   publicLimiter: TokenBuckets;
-  /** Failed authentications per client address and per username. */
+  /** Failed authentications per (client address, identity). */
   authFailures: FailureThrottle;
 }
 
@@ -25,27 +25,31 @@ export interface GuardOptions {
 const UNLIMITED_PUBLIC = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * Runs `authenticate` unless the client address (or Basic username) failed too often lately;
- * wrong credentials count as a failure against both.
+ * Runs `authenticate` and counts a wrong secret against the pair (client address, identity):
+ * past the limit a wrong secret answers 429 with Retry-After instead of 401. The secret is
+ * always checked first, so the right one always passes: from another address, from the same
+ * address, and for any other identity (docs/security.md, "Guessing credentials").
  */
-export async function throttledAuthentication<T>(throttle: FailureThrottle, keys: string[], authenticate: () => T | Promise<T>): Promise<T> {
-  for (const key of keys) {
-    const wait = throttle.waitFor(key);
-    if (wait > 0) throw throttled(wait, `Too many failed authentication attempts; retry in ${wait} seconds.`);
-  }
+export async function throttledAuthentication<T>(throttle: FailureThrottle, key: string, authenticate: () => T | Promise<T>): Promise<T> {
   try {
     return await authenticate();
   } catch (error) {
-    if (error instanceof ApiError && (error.code === 'TOKEN_INVALID' || error.code === 'INVALID_CLIENT')) for (const key of keys) throttle.fail(key);
+    if (!(error instanceof ApiError && (error.code === 'TOKEN_INVALID' || error.code === 'INVALID_CLIENT'))) throw error;
+    const wait = throttle.waitFor(key);
+    throttle.fail(key);
+    if (wait > 0) throw throttled(wait, `Too many failed authentication attempts; retry in ${wait} seconds.`);
     throw error;
   }
 }
 
-function failureKeys(request: FastifyRequest): string[] {
-  const keys = [`ip:${request.ip}`];
+/** The pair a failure counts against: who calls (the client address) and whom it claims to be. */
+export function failureKey(address: string, identity: string): string {
+  return `${address}|${identity}`;
+}
+
+function partnerFailureKey(request: FastifyRequest): string {
   const basic = decodeBasic(request.headers.authorization);
-  if (basic) keys.push(`user:${basic.username}`);
-  return keys;
+  return failureKey(request.ip, basic ? `user:${basic.username}` : 'bearer');
 }
 
 declare module 'fastify' {
@@ -115,7 +119,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         return done(error as Error);
       }
       if (known) return done();
-      throttledAuthentication(options.authFailures, failureKeys(request), () => authenticatePartner(request, route, options.verifier))
+      throttledAuthentication(options.authFailures, partnerFailureKey(request), () => authenticatePartner(request, route, options.verifier))
         .then((principal) => admit(request, reply, route, principal))
         .then(() => done(), done);
     };
@@ -154,7 +158,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
   };
 
   const adminOnRequest: onRequestHookHandler = async function adminGuard(request) {
-    await throttledAuthentication(options.authFailures, [`ip:${request.ip}`], () => authenticateAdmin(request, options.adminTokenMatches));
+    await throttledAuthentication(options.authFailures, failureKey(request.ip, 'operator'), () => authenticateAdmin(request, options.adminTokenMatches));
   };
 
   const publicOnRequest: onRequestHookHandler = function publicLimit(request, _reply, done) {

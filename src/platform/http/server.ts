@@ -5,6 +5,7 @@ import type { Bindings, ChildLoggerOptions, LogFn } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, apiError, codeForStatus, errorCatalogue } from '../errors.js';
 import { containsNonFinite, containsNul } from '../input-guards.js';
+import { jsonShapeProblem } from '../json-shape.js';
 import { fieldOf } from '../validation.js';
 import type { Metrics } from '../metrics.js';
 
@@ -30,6 +31,7 @@ export interface HttpServerOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const FORM_TYPE = 'application/x-www-form-urlencoded';
 const ROUTABLE_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** Node's own parser rejects broken requests before Fastify routes them; answer in our shape. */
@@ -224,12 +226,20 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   });
 
   const jsonParser = app.getDefaultJsonParser('error', 'error');
-  // An empty JSON body (a POST with nothing to say) is treated as no body, not as malformed.
+  // An empty JSON body (a POST with nothing to say) is treated as no body, not as malformed. The
+  // shape is checked before parsing: JSON.parse of deeply nested text stalls the process.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if ((body as string).trim() === '') return done(null, undefined);
+    const problem = jsonShapeProblem(body as string);
+    if (problem) return done(apiError('MALFORMED_JSON', problem), undefined);
     void jsonParser(request, body as string, done);
   });
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+  // Form bodies only where a route says it reads them (schema.consumes); elsewhere 415.
+  app.addContentTypeParser(FORM_TYPE, { parseAs: 'string' }, (request, body, done) => {
+    const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes;
+    if (!consumes?.includes(FORM_TYPE)) {
+      return done(apiError('UNSUPPORTED_MEDIA_TYPE', `This operation does not read ${FORM_TYPE} bodies; send JSON.`), undefined);
+    }
     try {
       done(null, parseFormBody(body as string));
     } catch (error) {
