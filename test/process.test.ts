@@ -235,13 +235,21 @@ describe.each([
       expect(noToken.code).toBe(2);
       expect(noToken.stderr).toMatch(/needs PBS_ADMIN_TOKEN/);
 
-      const server = await startServerProcess({ ...withKey, PBS_ADMIN_TOKEN: 'operator-token' });
+      const shortToken = await runCli(['serve'], { ...withKey, PBS_ADMIN_TOKEN: 'short' });
+      expect(shortToken.code).toBe(2);
+      expect(shortToken.stderr).toMatch(/PBS_ADMIN_TOKEN must be at least 32 characters/);
+
+      // A data directory an older pbs left open to others (0755) is tightened.
+      fs.mkdirSync(env.PBS_DATA_DIR, { mode: 0o755 });
+      fs.chmodSync(env.PBS_DATA_DIR, 0o755);
+      const token = 'operator-token-of-at-least-32-characters';
+      const server = await startServerProcess({ ...withKey, PBS_ADMIN_TOKEN: token });
       try {
         const banner = server.output();
         expect(banner).not.toMatch(/API key|password|secret|admin token/i);
-        expect((await call(server.url, 'GET', '/admin/v1/partners', { token: 'operator-token' })).body.total).toEqual(target.name === 'sqlite' ? 0 : expect.any(Number));
+        expect((await call(server.url, 'GET', '/admin/v1/partners', { token })).body.total).toEqual(target.name === 'sqlite' ? 0 : expect.any(Number));
         if (target.name === 'sqlite') {
-          expect((await call(server.url, 'GET', '/admin/v1/businesses', { token: 'operator-token' })).body.total).toBe(0);
+          expect((await call(server.url, 'GET', '/admin/v1/businesses', { token })).body.total).toBe(0);
           expect(fs.statSync(env.PBS_DATA_DIR).mode & 0o777).toBe(0o700);
           expect(fs.statSync(path.join(env.PBS_DATA_DIR, 'pbs.sqlite')).mode & 0o777).toBe(0o600);
         }

@@ -280,6 +280,25 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       });
       expectError(await reserve(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '6', ...held }), 409, 'RESERVATION_SLOT_NO_LONGER_AVAILABLE');
     });
+    it('answers RESERVATION_SLOT_NO_LONGER_AVAILABLE when the date closed, the hours or the notice changed after the hold', async () => {
+      const settings = (await admin(h.url, 'GET', `/admin/v1/businesses/${biz.id}/reservation-settings`)).body;
+      const changes: Array<[string, Record<string, unknown>]> = [
+        ['17:00', { closed_dates: [...settings.closed_dates, DAY] }],
+        ['19:00', { service_hours: settings.service_hours.map((s: Record<string, unknown>) => ({ ...s, start: '20:00' })) }],
+        ['19:30', { min_notice_minutes: 60 * 24 * 3 }],
+      ];
+      for (const [time, change] of changes) {
+        const held = await holdFor({ time });
+        expect((await admin(h.url, 'PUT', `/admin/v1/businesses/${biz.id}/reservation-settings`, { json: { ...settings, ...change } })).status).toBe(200);
+        const refused = await reserve(h.url, key, biz.id, { date: DAY, time, covers: '2', ...held });
+        expectError(refused, 409, 'RESERVATION_SLOT_NO_LONGER_AVAILABLE');
+        await admin(h.url, 'PUT', `/admin/v1/businesses/${biz.id}/reservation-settings`, { json: settings });
+      }
+      // A hold that waited its minutes under unchanged settings is still good, notice and all.
+      const held = await holdFor({ time: '20:30' });
+      h.clock.advance(4 * 60_000);
+      expect((await reserve(h.url, key, biz.id, { date: DAY, time: '20:30', covers: '2', ...held })).status).toBe(200);
+    });
   });
 
   describe('status and cancel', () => {

@@ -203,6 +203,10 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
   if (!sandbox && !merged.PBS_SECRET_KEY) {
     throw new ConfigError('PBS_SANDBOX=0 needs PBS_SECRET_KEY (32+ random characters, e.g. `openssl rand -base64 48`); see docs/security.md');
   }
+  // A guessable operator token is the whole operator API; the sandbox generates a random one.
+  if (!sandbox && merged.PBS_ADMIN_TOKEN && merged.PBS_ADMIN_TOKEN.length < 32) {
+    throw new ConfigError('PBS_ADMIN_TOKEN must be at least 32 characters in production (e.g. `openssl rand -base64 32`); see docs/security.md');
+  }
   return {
     port,
     host,

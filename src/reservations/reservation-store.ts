@@ -188,7 +188,8 @@ export interface ReserveInput extends ReservationRequest {
   now: number;
   /** The guest's other active reservations starting in this open interval make it a duplicate. */
   duplicateWindow: [number, number];
-  cardRequired: boolean;
+  /** The restaurant's present settings refuse the held slot (ReservationService.settingsRefusal): nothing is written. */
+  settingsRefuse: boolean;
   /** Tables that fit the party, in order of preference. */
   candidates: string[];
   reservation: Pick<ReservationRow, 'id' | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes'>;
@@ -342,7 +343,7 @@ const PLACE_HOLD = new PostgresStatement<{ table_id: string | null; won: number;
    select (select id from chosen) as table_id, (select count(*) from bumped) as won, array(select id from released) as released`,
 );
 
-type ReserveParams = Exclude<HoldParams, 'start_at' | 'end_at' | 'expires_at'> | 'reservation_id' | 'card_required' | 'dup_from' | 'dup_to'
+type ReserveParams = Exclude<HoldParams, 'start_at' | 'end_at' | 'expires_at'> | 'reservation_id' | 'settings_refuse' | 'dup_from' | 'dup_to'
   | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes' | 'event_id' | 'event_type' | 'event_payload';
 /** The hold's own window is the slot: `start_at`/`end_at` come from the hold row (`h`). */
 const RESERVE = new PostgresStatement<Partial<Omit<HoldRow, 'created_at'>> & { duplicates: number; chosen_table: string | null; won: number }, ReserveParams>(
@@ -358,7 +359,7 @@ const RESERVE = new PostgresStatement<Partial<Omit<HoldRow, 'created_at'>> & { d
        and start_at > :dup_from and start_at < :dup_to
    ),
    ${occupiedAndChosen({ start: '(select start_at from h)', end: '(select end_at from h)', preferred: '(select table_id from h)', otherThan: 'id <> :hold_id' })},
-   ${BUMP_IF_SEEN('exists (select 1 from usable) and :card_required = 0 and (select n from duplicates) = 0 and exists (select 1 from chosen)')},
+   ${BUMP_IF_SEEN('exists (select 1 from usable) and :settings_refuse = 0 and (select n from duplicates) = 0 and exists (select 1 from chosen)')},
    consumed as (
      update holds set status = 'consumed' where id = :hold_id and status = 'active' and exists (select 1 from bumped)
      returning id, start_at, end_at
@@ -479,7 +480,7 @@ export class ReservationStore {
       const [{ duplicates, chosen_table, won, ...hold }] = await RESERVE.rows(this.db, {
         business_id: input.business_id, unique_id: input.unique_id, now: input.now, hold_id: input.hold_id, candidates: input.candidates,
         partner_id: input.partner_id, date: input.date, time: input.time, covers: input.covers, notice: input.notice, reservation_id: r.id,
-        card_required: input.cardRequired ? 1 : 0, dup_from: input.duplicateWindow[0], dup_to: input.duplicateWindow[1],
+        settings_refuse: input.settingsRefuse ? 1 : 0, dup_from: input.duplicateWindow[0], dup_to: input.duplicateWindow[1],
         first_name: r.first_name, last_name: r.last_name, phone: r.phone, email: r.email, notes: r.notes,
         event_id: newId(), event_type: input.event.type, event_payload: JSON.stringify(input.event.payload),
         ...idempotencyParameters(input.answer.pending, 200, input.answer.body),
@@ -498,7 +499,7 @@ export class ReservationStore {
     }
     facts.tableId = chooseTable(input.candidates, occupied, facts.hold?.table_id);
     const hold = facts.hold;
-    if (!holdUsable(hold, input, input.now) || input.cardRequired || facts.duplicates > 0 || facts.tableId === undefined) return facts;
+    if (!holdUsable(hold, input, input.now) || input.settingsRefuse || facts.duplicates > 0 || facts.tableId === undefined) return facts;
     if ((await CONSUME_HOLD.run(this.db, this.dialect, [input.hold_id])) !== 1) return facts;
     await INSERT_RESERVATION.run(this.db, this.dialect, [
       r.id, input.business_id, input.partner_id, facts.tableId, input.hold_id, input.unique_id, input.date, input.time, input.covers,

@@ -1,3 +1,4 @@
+import { keepDirectoryToOwner } from './data-directory.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -84,7 +85,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (file !== ':memory:') {
     // Owner only: the database holds partners' data and credential hashes. SQLite gives its WAL
     // and shared-memory files the database file's mode.
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    keepDirectoryToOwner(path.dirname(file));
     fs.closeSync(fs.openSync(file, 'a', 0o600));
     fs.chmodSync(file, 0o600);
   }
