@@ -20,6 +20,7 @@ import { advertisingModule } from './advertising/module.js';
 import { ApiError } from './platform/errors.js';
 import { AdvertisingOperator } from './advertising/advertising-operator.js';
 import { AdvertisingService } from './advertising/advertising-service.js';
+import { ProgramFeatureService } from './advertising/feature-service.js';
 import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
 import { InventoryStore } from './reservations/inventory-store.js';
@@ -63,6 +64,7 @@ export interface Services {
   waitlist: WaitlistService;
   advertising: AdvertisingService;
   advertisingOperator: AdvertisingOperator;
+  programFeatures: ProgramFeatureService;
   reviews: ReviewService;
   engagement: EngagementService;
 }
@@ -238,6 +240,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     waitlist,
     advertising,
     advertisingOperator: new AdvertisingOperator(database, clock, tasks, businesses, advertising, () => relay.wake()),
+    programFeatures: new ProgramFeatureService(database, clock, { onEventsCommitted: () => relay.wake() }),
     reviews: new ReviewService(database, clock, businesses, changes, {
       publicUrl: config.publicUrl,
       nestedByDefault: config.reviewsNested,
@@ -262,7 +265,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     searchModule(ctx, catalog, occupancy, services.businesses),
     subscriptionsModule(subscriptions),
     webhooksModule(services.webhooks),
-    advertisingModule(services.advertising, services.advertisingOperator),
+    advertisingModule(services.advertising, services.advertisingOperator, services.programFeatures),
     reviewsModule(services.reviews),
     engagementModule(services.engagement),
     ...(options.modules?.(ctx, services) ?? []),

@@ -256,9 +256,8 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
       program_pause_status: 'NOT_PAUSED',
       program_metrics: { budget: null, currency: 'USD', is_autobid: null, max_bid: null, billed_impressions: 0, billed_clicks: 0, ad_cost: 0, fee_period: 'Calendar Month' },
       future_budget_changes: [],
-      page_upgrade_info: null,
       active_features: [],
-      available_features: [],
+      available_features: ['LINK_TRACKING', 'CALL_TRACKING'],
     });
     const paged = await call(h.url, 'GET', `/v1/programs/list/${biz}?start=1&limit=1`, as(p));
     expect(paged.body.businesses[0].programs.map((x: any) => x.program_id)).toEqual([future]);

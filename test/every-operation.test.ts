@@ -91,6 +91,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
       name: 'Ada',
       arrival_range_min: 5,
       arrival_range_max: 10,
+      features: { AD_GOAL: { ad_goal: 'CALLS' } },
     };
     const out: Record<string, unknown> = {};
     for (const name of json.schema?.required ?? []) {

@@ -42,7 +42,7 @@ describe.each(['sqlite', 'postgres'] as const)('the SDK examples against a live 
 
   it('advertising: a program created and ended through polled jobs', async () => {
     const result = await advertising(env);
-    expect(result).toMatchObject({ created: 'COMPLETED', ended: 'COMPLETED' });
+    expect(result).toMatchObject({ created: 'COMPLETED', active: ['AD_GOAL', 'CUSTOM_RADIUS_TARGETING'], ended: 'COMPLETED' });
     expect(result.program).toMatch(/\S+/);
   });
 

@@ -45,9 +45,10 @@ export class AdvertisingOperator {
   async programs(filter: { partner_id?: string; business_id?: string; state?: string; limit: number; offset: number }) {
     const rows = await this.store().listPrograms({ partnerId: filter.partner_id, businessId: filter.business_id, state: filter.state, limit: filter.limit, offset: filter.offset });
     const totals = await this.store().totals(rows.map((r) => r.id));
+    const features = await this.store().featureTypesOf(rows.map((r) => r.id));
     const now = this.clock.now();
     return {
-      programs: rows.map((p) => ({ ...programView(p, totals.get(p.id), now), partner_id: p.partner_id, yelp_business_id: p.business_id, state: p.state })),
+      programs: rows.map((p) => ({ ...programView(p, totals.get(p.id), now, features.get(p.id)), partner_id: p.partner_id, yelp_business_id: p.business_id, state: p.state })),
     };
   }
 

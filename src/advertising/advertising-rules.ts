@@ -1,3 +1,4 @@
+import { FEATURES_BY_PROGRAM } from './program-features.js';
 import { toIsoOffset } from '../platform/clock.js';
 import type { DomainEvent } from '../platform/events.js';
 import { newId } from '../platform/ids.js';
@@ -59,8 +60,12 @@ export function programStatus(program: AdProgram, now: number): 'ACTIVE' | 'INAC
 
 const FEE_PERIOD_LABEL: Record<string, string> = { CALENDAR_MONTH: 'Calendar Month', ROLLING_MONTH: 'Rolling Month' };
 
-/** A program as the listings show it (facts.md §8.7), with the operator's recorded figures. */
-export function programView(program: AdProgram, totals: ProgramTotals | undefined, now: number) {
+/**
+ * A program as the listings show it (facts.md §8.7), with the operator's recorded figures.
+ * `active`: the features set on it (Program Feature API); the others its type may have are
+ * `available_features`.
+ */
+export function programView(program: AdProgram, totals: ProgramTotals | undefined, now: number, active: string[] = []) {
   return {
     program_type: program.program_type,
     program_id: program.id,
@@ -82,10 +87,10 @@ export function programView(program: AdProgram, totals: ProgramTotals | undefine
       program.future_budget !== null && program.future_budget_date !== null
         ? [{ new_budget: program.future_budget, start_date: program.future_budget_date, old_budget: program.budget }]
         : [],
-    // pbs sells no page upgrades and has no program features (facts §8.8 is outside the spec).
-    page_upgrade_info: null,
-    active_features: [] as string[],
-    available_features: [] as string[],
+    // page_upgrade_info ({monthly_rate, cost}) is left out: pbs prices no page upgrades, and real
+    // ads clients read the key as an optional object, never null (docs/advertising.md).
+    active_features: active,
+    available_features: FEATURES_BY_PROGRAM[program.program_type].filter((type) => !active.includes(type)),
     ...(program.parent_program_id !== null ? { parent_program_id: program.parent_program_id, promotion_code: program.promotion_code } : {}),
   };
 }
@@ -94,7 +99,7 @@ export function programView(program: AdProgram, totals: ProgramTotals | undefine
 export const AD_EVENT_TYPES = { programUpdated: 'ADVERTISING_PROGRAM_UPDATED_EVENT', jobCompleted: 'ADVERTISING_JOB_COMPLETED_EVENT' } as const;
 
 /** What happened to a program, as the ADVERTISING_PROGRAM_UPDATED_EVENT says. */
-export type ProgramChange = 'CREATED' | 'MODIFIED' | 'ENDED' | 'CANCELED' | 'EXPIRED' | 'PAUSED' | 'RESUMED' | 'BUDGET_CHANGED';
+export type ProgramChange = 'CREATED' | 'MODIFIED' | 'ENDED' | 'CANCELED' | 'EXPIRED' | 'PAUSED' | 'RESUMED' | 'BUDGET_CHANGED' | 'FEATURES_CHANGED';
 
 /** The event of a program change, for the partner that owns the program. */
 export function programEvent(program: AdProgram, change: ProgramChange, now: number, jobId?: string): DomainEvent {

@@ -357,6 +357,7 @@ export class AdvertisingService {
     const ids = [...new Set(idsOrAliases.map((id) => resolved.get(id)!))];
     const programs = await this.store().partnerProgramsOf(principal.partnerId, ids);
     const totals = await this.store().totals(programs.map((p) => p.id));
+    const features = await this.store().featureTypesOf(programs.map((p) => p.id));
     const now = this.clock.now();
     return {
       businesses: ids.map((id) => {
@@ -368,7 +369,7 @@ export class AdvertisingService {
           advertiser_status: running ? 'CURRENT_ADVERTISER' : own.length > 0 ? 'PAST_ADVERTISER' : 'NON_ADVERTISER',
           partner_business_id: null,
           total: own.length,
-          programs: own.slice(page.start, page.start + page.limit).map((p) => programView(p, totals.get(p.id), now)),
+          programs: own.slice(page.start, page.start + page.limit).map((p) => programView(p, totals.get(p.id), now, features.get(p.id))),
         };
       }),
     };
@@ -382,8 +383,9 @@ export class AdvertisingService {
     const missing = unique.filter((id) => !found.has(id));
     if (missing.length > 0) throw apiError('NOT_FOUND', `Not Found: no such program ${missing.slice(0, 5).join(', ')}`);
     const totals = await this.store().totals(unique);
+    const features = await this.store().featureTypesOf(unique);
     const now = this.clock.now();
-    return { programs: unique.slice(start).map((id) => programView(found.get(id)!, totals.get(id), now)) };
+    return { programs: unique.slice(start).map((id) => programView(found.get(id)!, totals.get(id), now, features.get(id))) };
   }
 
   /**
@@ -410,13 +412,14 @@ export class AdvertisingService {
     });
     const page = matches.slice(query.offset, query.offset + query.limit);
     const totals = await this.store().totals(page.map((p) => p.id));
+    const features = await this.store().featureTypesOf(page.map((p) => p.id));
     return {
       program_status: query.program_status,
       total: matches.length,
       limit: query.limit,
       offset: query.offset,
       payment_programs: page.map((p) => ({
-        ...programView(p, totals.get(p.id), now),
+        ...programView(p, totals.get(p.id), now, features.get(p.id)),
         businesses: [{ yelp_business_id: p.business_id, partner_business_id: null }],
       })),
     };

@@ -314,4 +314,40 @@ export class AdvertisingStore {
     }
     return out;
   }
+
+  // ---- program features (facts §8.8) ------------------------------------------------------------
+
+  features(programId: string) {
+    return this.db.selectFrom('ad_program_features').select(['feature_type', 'value', 'updated_at']).where('program_id', '=', programId).execute();
+  }
+
+  /** The feature types set on each of `programIds` (the listings' active_features). */
+  async featureTypesOf(programIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (programIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('ad_program_features')
+      .select(['program_id', 'feature_type'])
+      .where('program_id', 'in', programIds)
+      .orderBy('program_id')
+      .orderBy('feature_type')
+      .execute();
+    for (const row of rows) out.set(row.program_id, [...(out.get(row.program_id) ?? []), row.feature_type]);
+    return out;
+  }
+
+  saveFeature(programId: string, featureType: string, value: string, now: number) {
+    return this.db
+      .insertInto('ad_program_features')
+      .values({ program_id: programId, feature_type: featureType, value, updated_at: now })
+      .onConflict((oc) => oc.columns(['program_id', 'feature_type']).doUpdateSet({ value, updated_at: now }))
+      .execute();
+  }
+
+  /** Removes the features; answers how many were set. */
+  async deleteFeatures(programId: string, featureTypes: string[]): Promise<number> {
+    if (featureTypes.length === 0) return 0;
+    const result = await this.db.deleteFrom('ad_program_features').where('program_id', '=', programId).where('feature_type', 'in', featureTypes).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

@@ -99,8 +99,18 @@ export interface AdJobsTable {
   held: number;
 }
 
+/** A program's features set through the Program Feature API (docs/advertising.md "Program features"). */
+export interface AdProgramFeaturesTable {
+  program_id: string;
+  feature_type: string;
+  /** JSON: the feature's fields as stored (program-features.ts readFeature). */
+  value: string;
+  updated_at: number;
+}
+
 declare module '../platform/db/database.js' {
   interface Tables {
+    ad_program_features: AdProgramFeaturesTable;
     ad_programs: AdProgramsTable;
     ad_jobs: AdJobsTable;
     ad_business_flags: AdBusinessFlagsTable;
@@ -207,6 +217,21 @@ export const advertisingOperatorMigration: PbsMigration = {
       .addColumn('billed_clicks', 'bigint', (c) => c.notNull())
       .addColumn('billed_impressions', 'bigint', (c) => c.notNull())
       .addPrimaryKeyConstraint('ad_program_days_pk', ['program_id', 'day'])
+      .execute();
+  },
+};
+
+/** Program features (facts §8.8): one row per feature a partner set on a program. */
+export const advertisingFeaturesMigration: PbsMigration = {
+  name: '0402_advertising_features',
+  async up(db) {
+    await db.schema
+      .createTable('ad_program_features')
+      .addColumn('program_id', 'text', (c) => c.notNull())
+      .addColumn('feature_type', 'text', (c) => c.notNull())
+      .addColumn('value', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('ad_program_features_pk', ['program_id', 'feature_type'])
       .execute();
   },
 };

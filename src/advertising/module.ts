@@ -5,7 +5,9 @@ import type { ApiModule } from '../platform/module.js';
 import { advertisingAdminRoutes } from './admin-routes.js';
 import type { AdvertisingOperator } from './advertising-operator.js';
 import { APPLY_AD_JOB, type AdvertisingService } from './advertising-service.js';
-import { advertisingMigration, advertisingOperatorMigration, PROGRAM_TYPES } from './advertising-tables.js';
+import { advertisingFeaturesMigration, advertisingMigration, advertisingOperatorMigration, PROGRAM_TYPES } from './advertising-tables.js';
+import { programFeatureRoutes } from './feature-routes.js';
+import type { ProgramFeatureService } from './feature-service.js';
 
 const tags = ['advertising'];
 const security = [{ basicAuth: [] }];
@@ -116,7 +118,11 @@ const programView = {
       type: 'array',
       items: { type: 'object', properties: { new_budget: { type: 'integer' }, start_date: { type: 'string' }, old_budget: { type: ['integer', 'null'] } } },
     },
-    page_upgrade_info: { type: 'null' },
+    page_upgrade_info: {
+      type: 'object',
+      description: 'a page upgrade’s price (facts: {monthly_rate, cost}); left out, as pbs prices no page upgrades',
+      properties: { monthly_rate: { type: 'number' }, cost: { type: 'number' } },
+    },
     active_features: { type: 'array', items: { type: 'string' } },
     available_features: { type: 'array', items: { type: 'string' } },
   },
@@ -127,16 +133,17 @@ const MAX_LISTED_IDS = 200;
  * Advertising (spec part 2; facts.md §8): create, edit and end programs through jobs, poll a
  * job's receipt, pause and resume CPC programs, list programs; and the operator's side.
  */
-export function advertisingModule(service: AdvertisingService, operator: AdvertisingOperator): ApiModule {
+export function advertisingModule(service: AdvertisingService, operator: AdvertisingOperator, features: ProgramFeatureService): ApiModule {
   return {
     name: 'advertising',
-    migrations: [advertisingMigration, advertisingOperatorMigration],
+    migrations: [advertisingMigration, advertisingOperatorMigration, advertisingFeaturesMigration],
     registerTasks: (tasks) => {
       tasks.register(APPLY_AD_JOB, (payload) => service.apply(payload.job_id));
       tasks.schedule({ name: 'advertising.end-of-day', everyMs: 60_000, run: () => service.runSchedule() });
     },
     routes: async (app: FastifyInstance) => {
       await app.register(advertisingAdminRoutes(operator));
+      await app.register(programFeatureRoutes(features));
       app.get(
         '/v1/programs/list/:business_ids',
         {

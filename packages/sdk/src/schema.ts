@@ -5309,6 +5309,359 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/program/{program_id}/features/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A program's features: every feature its type may have, as set or as its default */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    program_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Feature objects keyed by type (facts §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
+                            features: {
+                                [key: string]: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Set some of a program’s features (a field left out keeps its value); answers every feature */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    program_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Feature objects keyed by type (facts §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
+                        features: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Feature objects keyed by type (facts §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
+                            features: {
+                                [key: string]: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        /** Delete some of a program’s features (back to their defaults); answers every feature */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description comma-separated types, instead of a body */
+                    features?: string;
+                };
+                header?: never;
+                path: {
+                    program_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        features?: ("LINK_TRACKING" | "NEGATIVE_KEYWORD_TARGETING" | "STRICT_CATEGORY_TARGETING" | "AD_SCHEDULING" | "CUSTOM_LOCATION_TARGETING" | "AD_GOAL" | "CALL_TRACKING" | "BUSINESS_HIGHLIGHTS" | "VERIFIED_LICENSE" | "CUSTOM_RADIUS_TARGETING" | "CUSTOM_AD_TEXT" | "CUSTOM_AD_PHOTO" | "BUSINESS_LOGO" | "YELP_PORTFOLIO")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Feature objects keyed by type (facts §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
+                            features: {
+                                [key: string]: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/advertising/programs/{program_id}/features": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A program's features as its partner set them, with when */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    program_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            program_id: string;
+                            partner_id: string;
+                            program_type: string;
+                            available_features: ("LINK_TRACKING" | "NEGATIVE_KEYWORD_TARGETING" | "STRICT_CATEGORY_TARGETING" | "AD_SCHEDULING" | "CUSTOM_LOCATION_TARGETING" | "AD_GOAL" | "CALL_TRACKING" | "BUSINESS_HIGHLIGHTS" | "VERIFIED_LICENSE" | "CUSTOM_RADIUS_TARGETING" | "CUSTOM_AD_TEXT" | "CUSTOM_AD_PHOTO" | "BUSINESS_LOGO" | "YELP_PORTFOLIO")[];
+                            set: {
+                                feature_type: string;
+                                value: {
+                                    [key: string]: unknown;
+                                };
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/programs/list/{business_ids}": {
         parameters: {
             query?: never;
@@ -5371,7 +5724,11 @@ export interface paths {
                                         start_date?: string;
                                         old_budget?: number | null;
                                     }[];
-                                    page_upgrade_info?: null;
+                                    /** @description a page upgrade’s price (facts: {monthly_rate, cost}); left out, as pbs prices no page upgrades */
+                                    page_upgrade_info?: {
+                                        monthly_rate?: number;
+                                        cost?: number;
+                                    };
                                     active_features?: string[];
                                     available_features?: string[];
                                 } & {
@@ -5472,7 +5829,11 @@ export interface paths {
                                     start_date?: string;
                                     old_budget?: number | null;
                                 }[];
-                                page_upgrade_info?: null;
+                                /** @description a page upgrade’s price (facts: {monthly_rate, cost}); left out, as pbs prices no page upgrades */
+                                page_upgrade_info?: {
+                                    monthly_rate?: number;
+                                    cost?: number;
+                                };
                                 active_features?: string[];
                                 available_features?: string[];
                             } & {
@@ -5576,7 +5937,11 @@ export interface paths {
                                     start_date?: string;
                                     old_budget?: number | null;
                                 }[];
-                                page_upgrade_info?: null;
+                                /** @description a page upgrade’s price (facts: {monthly_rate, cost}); left out, as pbs prices no page upgrades */
+                                page_upgrade_info?: {
+                                    monthly_rate?: number;
+                                    cost?: number;
+                                };
                                 active_features?: string[];
                                 available_features?: string[];
                                 businesses?: {
