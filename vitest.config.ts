@@ -9,8 +9,12 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: two files at a time keeps PostgreSQL and the CPU from thrashing.
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Tests wait for conditions with one deadline (test/support/wait.ts, PBS_TEST_DEADLINE_MS,
+    // two minutes); a test or hook may hold a few such waits, on a machine ten times slower.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
+    // Every file stops the processes it started, however it ended.
+    setupFiles: ['test/support/setup.ts'],
     reporters: ['default'],
   },
 });

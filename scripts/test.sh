@@ -20,6 +20,8 @@ if [ ! -x "$chromium_bin" ]; then
 fi
 
 npx tsc -p tsconfig.check.json
+# The server as `npx pbs` runs it: tests that start processes start dist/main.js (test/support/entry.ts).
+npx tsc -p tsconfig.json
 npx tsc -p console/tsconfig.json
 # Lint with type information and the folder rules (eslint.config.js).
 npx eslint .

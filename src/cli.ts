@@ -386,7 +386,12 @@ export async function main(argv: string[]): Promise<number> {
       case 'admin-token':
         if (rest[0] !== 'reset') throw new UsageError('usage: pbs admin-token reset');
         if (config.adminToken) throw new UsageError('PBS_ADMIN_TOKEN is set: change it there instead');
-        await withPbs(config, async (pbs) => print({ admin_token: await resetAdminToken(pbs.ctx.database) }));
+        await withPbs(config, async (pbs) => {
+          const adminToken = await resetAdminToken(pbs.ctx.database);
+          // The sandbox's saved secrets follow, so walk-throughs that read them keep working.
+          const saved = config.sandbox ? writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), { admin_token: adminToken }) : undefined;
+          print({ admin_token: adminToken, ...(saved ? { saved_in: saved } : {}) });
+        });
         return 0;
       case 'partner':
         await withPbs(config, async (pbs) => print(await partnerCommand(pbs, rest, flags)));

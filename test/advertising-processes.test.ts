@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROGRAM_TYPES } from '../src/advertising/advertising-tables.js';
 import { ADMIN_TOKEN, admin, call, createPartner, postgresSchemaForProcesses, sampleBusiness } from './support/harness.js';
 import { startServerProcess, type ServerProcess } from './support/process.js';
+import { eventually } from './support/wait.js';
 
 /** Eight types a business can hold together (EP excludes BP; PORTFOLIO left out to make 8). */
 const TYPES = PROGRAM_TYPES.filter((t) => t !== 'EP' && t !== 'PORTFOLIO');
@@ -65,11 +66,12 @@ describe('advertising jobs across two processes on postgres', () => {
     }
 
     // Wait (without timing anything) until no job is PROCESSING.
-    for (;;) {
-      const open = await pg.database.db.selectFrom('ad_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'PROCESSING').executeTakeFirstOrThrow();
-      if (Number(open.n) === 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(
+      async () => Number((await pg.database.db.selectFrom('ad_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'PROCESSING').executeTakeFirstOrThrow()).n),
+      (open) => open === 0,
+      'every job to complete',
+      100,
+    );
     // Every receipt COMPLETED with its program; one program per (business, type); one CREATED event each.
     const results = await pg.database.db.selectFrom('ad_jobs').select(['id', 'results']).execute();
     expect(results).toHaveLength(JOBS);

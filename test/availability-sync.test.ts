@@ -8,6 +8,7 @@ import { ControllableClock } from '../src/platform/clock.js';
 import { openDatabase, type Dialect } from '../src/platform/db/database.js';
 import { call, createPartner, startPbs, T0, TEST_PG_URL, type Harness, type TestDatabase } from './support/harness.js';
 import { createRestaurant, guest, restaurantSettings } from './support/restaurant.js';
+import { eventuallyPasses } from './support/wait.js';
 
 const DAY = '2031-05-07';
 
@@ -34,19 +35,6 @@ async function sharedDatabases(dialect: Dialect): Promise<[TestDatabase, TestDat
   return [{ ...a, drop: async () => {} }, { ...b, drop: async () => {} }, cleanup];
 }
 
-/** Polls until `check` passes: another instance learns of a change asynchronously (notification or poll). */
-async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
 
 describe.each(['sqlite', 'postgres'] as const)('availability across instances on %s', (dialect) => {
   let writer: Harness;
@@ -90,8 +78,8 @@ describe.each(['sqlite', 'postgres'] as const)('availability across instances on
     expect(held.status).toBe(200);
     // The writer knows at once; the reader once the change reaches it.
     expect(await openTimes(writer.url)).not.toContain('19:00');
-    await eventually(async () => expect(await openTimes(reader.url)).not.toContain('19:00'));
-    await eventually(async () => expect(await searchOpenings(reader.url)).not.toContain('19:00'));
+    await eventuallyPasses(async () => expect(await openTimes(reader.url)).not.toContain('19:00'));
+    await eventuallyPasses(async () => expect(await searchOpenings(reader.url)).not.toContain('19:00'));
 
     const booked = await call(writer.url, 'POST', `/v3/bookings/${businessId}/reservations`, {
       token: key,
@@ -101,14 +89,14 @@ describe.each(['sqlite', 'postgres'] as const)('availability across instances on
     const canceled = await call(writer.url, 'POST', `/v3/bookings/reservation/${booked.body.reservation_id}/cancel`, { token: key, json: {} });
     expect(canceled.status).toBe(200);
     expect(await openTimes(writer.url)).toContain('19:00');
-    await eventually(async () => expect(await openTimes(reader.url)).toContain('19:00'));
-    await eventually(async () => expect(await searchOpenings(reader.url)).toContain('19:00'));
+    await eventuallyPasses(async () => expect(await openTimes(reader.url)).toContain('19:00'));
+    await eventuallyPasses(async () => expect(await searchOpenings(reader.url)).toContain('19:00'));
   });
 
   it('offers a held slot again when the hold lapses, with no write at all', async () => {
     const held = await call(writer.url, 'POST', `/v3/bookings/${businessId}/holds`, { token: key, form: { date: DAY, time: '20:00', covers: '2', unique_id: 'lapsing' } });
     expect(held.status).toBe(200);
-    await eventually(async () => expect(await openTimes(reader.url, '20:00')).not.toContain('20:00'));
+    await eventuallyPasses(async () => expect(await openTimes(reader.url, '20:00')).not.toContain('20:00'));
     clock.advance(5 * 60_000);
     expect(await openTimes(reader.url, '20:00')).toContain('20:00');
     expect(await openTimes(writer.url, '20:00')).toContain('20:00');

@@ -11,6 +11,7 @@ import { ControllableClock } from '../src/platform/clock.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { SecretKeys } from '../src/platform/secret-keys.js';
 import { dialects, openTestDatabase, sampleBusiness, T0, type TestDatabase } from './support/harness.js';
+import { TEST_DEADLINE_MS } from './support/wait.js';
 
 describe.each(dialects)('in-memory caches on %s', (dialect) => {
   let database: TestDatabase;
@@ -45,7 +46,7 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
 
     wall += 200; // past half: still answered at once, and re-checked meanwhile
     expect(catalog.findFresh(first.id)).toBeDefined();
-    await expect.poll(() => catalog.findFresh(second.id)?.name).toBe('Second');
+    await expect.poll(() => catalog.findFresh(second.id)?.name, { timeout: TEST_DEADLINE_MS }).toBe('Second');
   });
 
   it('credentials: a load that began before a revocation does not bring the credential back', async () => {

@@ -3,19 +3,8 @@ import { foundationMigrations } from '../src/app.js';
 import { ChangeFeed } from '../src/platform/change-feed.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { openTestDatabase, type TestDatabase } from './support/harness.js';
+import { eventuallyPasses } from './support/wait.js';
 
-/** Polls until `check` passes (the reader learns of commits on its timer). */
-async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-}
 
 // SQLite's side (data_version) is covered by availability-sync.test.ts.
 describe('the change log on postgres', () => {
@@ -43,13 +32,13 @@ describe('the change log on postgres', () => {
 
   it('reports other processes’ committed changes once each, and not a process’s own', async () => {
     await database.transact((trx) => writer.publish(trx, 'bookings', 'b1'));
-    await eventually(() => expect(heardByReader).toContain('b1'));
+    await eventuallyPasses(() => expect(heardByReader).toContain('b1'));
     await expect(database.transact(async (trx) => {
       await writer.publish(trx, 'bookings', 'rolled-back');
       throw new Error('abort');
     })).rejects.toThrow('abort');
     await database.transact((trx) => writer.publish(trx, 'bookings', 'b2'));
-    await eventually(() => expect(heardByReader).toContain('b2'));
+    await eventuallyPasses(() => expect(heardByReader).toContain('b2'));
     expect(heardByReader).toEqual(['b1', 'b2']);
     expect(heardByWriter).toEqual([]);
   });
@@ -59,13 +48,13 @@ describe('the change log on postgres', () => {
     const slow = await database.db.startTransaction().execute();
     await writer.publish(slow, 'bookings', 'slow'); // takes the lower sequence number
     await database.transact((trx) => writer.publish(trx, 'bookings', 'fast'));
-    await eventually(() => expect(heardByReader).toContain('fast'));
+    await eventuallyPasses(() => expect(heardByReader).toContain('fast'));
     // Read again past it (a later change seen), so a reader that kept only the highest number would skip 'slow'.
     await database.transact((trx) => writer.publish(trx, 'bookings', 'marker'));
-    await eventually(() => expect(heardByReader).toContain('marker'));
+    await eventuallyPasses(() => expect(heardByReader).toContain('marker'));
     expect(heardByReader).not.toContain('slow');
     await slow.commit().execute();
-    await eventually(() => expect(heardByReader).toContain('slow'));
+    await eventuallyPasses(() => expect(heardByReader).toContain('slow'));
     expect(heardByReader.sort()).toEqual(['fast', 'marker', 'slow']);
   });
 });

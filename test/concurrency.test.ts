@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, call, createPartner, postgresSchemaForProcesses, startPbs, T0, type Harness } from './support/harness.js';
 import { startServerProcess, type ServerProcess } from './support/process.js';
 import { guest, restaurantSettings } from './support/restaurant.js';
+import { eventually } from './support/wait.js';
 
 const DAY = '2031-05-07';
 const HOLDS = 200;
@@ -51,12 +52,7 @@ async function postgresCluster(): Promise<Cluster> {
     async setClock(ms) {
       await admin(first.url, 'PUT', '/admin/v1/clock', { json: { time: new Date(ms).toISOString(), frozen: true } });
       // Wait until the other process has read the shared clock.
-      for (let i = 0; i < 200; i++) {
-        const now = (await admin(second.url, 'GET', '/admin/v1/clock')).body.now;
-        if (Date.parse(now) === ms) return;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error('the second process never saw the clock move');
+      await eventually(async () => Date.parse((await admin(second.url, 'GET', '/admin/v1/clock')).body.now), (now) => now === ms, 'the second process to see the clock move', 25);
     },
     countActiveReservations: async (id) =>
       (await pg.database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute()).length,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, call } from './support/harness.js';
 import { eventually, processTarget, startServerProcess, stopStrayServers, type ServerProcess } from './support/process.js';
 import { Receiver } from './support/receiver.js';
+import { TEST_DEADLINE_MS } from './support/wait.js';
 
 const CHROMIUM = process.env.PBS_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -48,6 +49,7 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(TEST_DEADLINE_MS);
     page.on('pageerror', (error) => errors.push(error.message));
     // A Content-Security-Policy violation is reported on the console: the app must cause none.
     page.on('console', (message) => {

@@ -6,6 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { freePort } from './support/process.js';
+import { track } from './support/children.js';
+import { TEST_DEADLINE_MS } from './support/wait.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
@@ -123,12 +125,12 @@ describe("the runtime stage's files, started as the image starts them", () => {
     const data = path.join(dir, 'data');
     fs.mkdirSync(data);
     const imageEnv = { ...process.env, ...env, PBS_DATA_DIR: data, PORT: port, HOST: '127.0.0.1', PBS_LOG_LEVEL: 'warn' };
-    child = spawn(command[0] === 'node' ? process.execPath : command[0], command.slice(1), { cwd: dir, env: imageEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = track(spawn(command[0] === 'node' ? process.execPath : command[0], command.slice(1), { cwd: dir, env: imageEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`did not start: ${out}`)), 30_000);
+      const timer = setTimeout(() => reject(new Error(`did not start: ${out}`)), TEST_DEADLINE_MS);
       child!.stdout!.on('data', () => /listening on/.test(out) && (clearTimeout(timer), resolve()));
       child!.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
     });

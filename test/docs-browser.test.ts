@@ -4,6 +4,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPbs, type Harness } from './support/harness.js';
+import { TEST_DEADLINE_MS } from './support/wait.js';
 
 const CHROMIUM = process.env.PBS_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -24,8 +25,9 @@ describe('the /docs page in a real browser', () => {
 
   it('renders the operations from the OpenAPI document', async () => {
     const page = await browser.newPage();
+    page.setDefaultTimeout(TEST_DEADLINE_MS);
     await page.goto(`${h.url}/docs`);
-    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    await page.waitForSelector('.opblock-summary-path');
     const title = await page.textContent('.info .title');
     expect(title).toContain('Partner Business Services');
     const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((n) => n.getAttribute('data-path')));

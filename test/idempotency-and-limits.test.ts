@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, createPartner, dialects, startPbs, T0, type Harness } from './support/harness.js';
 import { probeModule } from './support/probe-module.js';
+import { eventually } from './support/wait.js';
 
 async function probeWrites(h: Harness): Promise<number> {
   const rows = await h.database.db.selectFrom('settings').select('key').where('key', 'like', 'probe:%').execute();
@@ -54,11 +55,7 @@ describe.each(dialects)('Idempotency-Key on %s', (dialect) => {
     const headers = { 'idempotency-key': 'slow-1' };
     const slow = call(h.url, 'POST', '/probe/slow', { token: key, headers });
     // Wait until the first request holds the key.
-    for (let i = 0; i < 100; i++) {
-      const row = await h.database.db.selectFrom('idempotency_keys').select('state').where('key', '=', 'slow-1').executeTakeFirst();
-      if (row) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await eventually(() => h.database.db.selectFrom('idempotency_keys').select('state').where('key', '=', 'slow-1').executeTakeFirst(), (row) => row !== undefined, 'the first request to hold the key', 10);
     const concurrent = await call(h.url, 'POST', '/probe/slow', { token: key, headers });
     expect(concurrent.status).toBe(409);
     expect(concurrent.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');

@@ -79,6 +79,8 @@ describe.each([
     expect(reset.code, reset.stderr).toBe(0);
     expect((await call(server.url, 'GET', '/admin/v1/partners', { token: reset.json.admin_token })).status).toBe(200);
     expect((await call(server.url, 'GET', '/admin/v1/partners', { token: adminToken })).status).toBe(401);
+    expect(reset.json.saved_in).toBe(file);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ admin_token: reset.json.admin_token, api_key: apiKey });
 
     expect(await server.stop('SIGTERM')).toBe(0);
 

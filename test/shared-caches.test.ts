@@ -10,6 +10,7 @@ import { ControllableClock } from '../src/platform/clock.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { TaskRunner } from '../src/platform/tasks/task-runner.js';
 import { dialects, openTestDatabase, sampleBusiness, T0, type TestDatabase } from './support/harness.js';
+import { TEST_DEADLINE_MS } from './support/wait.js';
 
 describe('batch loader', () => {
   it('loads each key once however many callers ask at the same time, in one batch per arrival', async () => {
@@ -93,7 +94,7 @@ describe.each(dialects)('link and engagement caches on %s', (dialect) => {
       expect((await there.partners.check(partner.id, ids)).unlinked).toEqual([]);
       expect((await here.partners.check(partner.id, ids)).unlinked).toEqual([]);
       await here.partners.unlink(partner.id, ids[7]);
-      await expect.poll(async () => (await there.partners.check(partner.id, ids)).unlinked, { timeout: 5000 }).toEqual([ids[7]]);
+      await expect.poll(async () => (await there.partners.check(partner.id, ids)).unlinked, { timeout: TEST_DEADLINE_MS }).toEqual([ids[7]]);
     }
   });
 
@@ -111,6 +112,6 @@ describe.each(dialects)('link and engagement caches on %s', (dialect) => {
     await writer.importJsonLines(`{"business_id":"${business}","week":"2031-04-28","page_views":1000}`);
     expect(await level()).toBe(1); // loaded, not yet scored: the kept answer stands
     await writer.scoreWeek('2031-04-28');
-    await expect.poll(level, { timeout: 5000 }).toBe(11);
+    await expect.poll(level, { timeout: TEST_DEADLINE_MS }).toBe(11);
   });
 });

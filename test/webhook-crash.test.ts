@@ -5,16 +5,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, call, postgresSchemaForProcesses } from './support/harness.js';
 import { startServerProcess, type ServerProcess } from './support/process.js';
 import { Receiver } from './support/receiver.js';
+import { eventually } from './support/wait.js';
 
 const EVENTS = 5000;
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitFor = (condition: () => boolean | Promise<boolean>, what: string) => eventually(condition, (met) => met, what, 20);
 
 describe.each(['sqlite', 'postgres'] as const)('webhook delivery survives SIGKILL on %s', (dialect) => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -83,19 +78,19 @@ describe.each(['sqlite', 'postgres'] as const)('webhook delivery survives SIGKIL
 
     // 2. …a delivering process is killed with SIGKILL in the middle of the work…
     server = await startServerProcess(env);
-    await waitFor(() => received.size >= EVENTS / 5, 60_000, 'the first deliveries');
+    await waitFor(() => received.size >= EVENTS / 5, 'the first deliveries');
     await server.stop('SIGKILL');
     const killedAt = received.size;
     expect(killedAt).toBeLessThan(EVENTS);
 
     // 3. …and a restarted one finishes: nothing is lost.
     server = await startServerProcess(env);
-    await waitFor(() => received.size === EVENTS, 120_000, `all ${EVENTS} messages (have ${received.size})`);
+    await waitFor(() => received.size === EVENTS, `all ${EVENTS} messages (have ${received.size})`);
     expect(new Set(messageIds)).toEqual(received);
     expect(posts).toBeGreaterThanOrEqual(EVENTS); // at least once; a few may come twice
 
     // Every delivery is recorded as delivered.
-    await waitFor(async () => (await admin(server.url, 'GET', '/admin/v1/webhook-deliveries?status=pending&limit=1')).body.deliveries.length === 0, 30_000, 'settled deliveries');
+    await waitFor(async () => (await admin(server.url, 'GET', '/admin/v1/webhook-deliveries?status=pending&limit=1')).body.deliveries.length === 0, 'settled deliveries');
     expect((await admin(server.url, 'GET', '/admin/v1/webhook-deliveries?status=failed&limit=1')).body.deliveries).toEqual([]);
     console.log(`crash test on ${dialect}: killed after ${killedAt} received; ${posts} POSTs for ${EVENTS} messages`);
   });

@@ -3,10 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
+import { stopStrayProcesses, track } from './children.js';
+import { PBS_ENTRY } from './entry.js';
 import { postgresSchemaForProcesses } from './harness.js';
+import { TEST_DEADLINE_MS } from './wait.js';
+
+export { eventually } from './wait.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const ENTRY = ['--import', 'tsx', path.join(ROOT, 'src/main.ts')];
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -26,26 +30,13 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Servers started and not yet exited: a test that fails half-way must not leave one running. */
-const running = new Set<ChildProcess>();
-
-/** Stops every server this file started that is still running (call from afterAll). */
-export async function stopStrayServers(): Promise<void> {
-  await Promise.all(
-    [...running].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          child.once('exit', () => resolve());
-          child.kill('SIGKILL');
-        }),
-    ),
-  );
-}
+/** Stops every process this file started that is still running (the setup file also does, after every file). */
+export const stopStrayServers = stopStrayProcesses;
 
 /** Starts `pbs serve` as a real process and waits until it says it is listening. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...ENTRY, 'serve'], {
+  const child = spawn(process.execPath, [...PBS_ENTRY, 'serve'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PBS_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,15 +44,13 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
-  running.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      running.delete(child);
-      resolve(code);
-    }),
-  );
+  track(child);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within ${TEST_DEADLINE_MS} ms:\n${out}`));
+    }, TEST_DEADLINE_MS);
     const check = () => {
       if (/listening on/.test(out)) {
         clearTimeout(timer);
@@ -91,12 +80,12 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
  */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; json: any }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...ENTRY, ...args], { cwd: ROOT, env: { ...process.env, PBS_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = track(spawn(process.execPath, [...PBS_ENTRY, ...args], { cwd: ROOT, env: { ...process.env, PBS_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), TEST_DEADLINE_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
       let json: any;
@@ -125,15 +114,4 @@ export async function processTarget(dialect: 'sqlite' | 'postgres', prefix: stri
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Reads until `done` holds: what processes do in the background shows up a moment later. */
-export async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
