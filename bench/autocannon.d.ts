@@ -11,6 +11,7 @@ declare module 'autocannon' {
     requests: Histogram;
     latency: Histogram;
     non2xx: number;
+    '4xx': number;
     errors: number;
     timeouts: number;
     duration: number;

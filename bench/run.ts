@@ -7,7 +7,7 @@
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
  * BENCH_PG_URL=off skips them), BENCH_PAIRS (raw/scenario pairs for the ratio scenarios, default 3),
  * BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of
- * openings, search, holds, advertising, waitlist, reviews, engagement, scoring, catalogue, scaleout,
+ * openings, search, holds, hostile, advertising, waitlist, reviews, engagement, scoring, catalogue, scaleout,
  * webhooks: only those groups run, after /healthz). BENCH_SCORING_SIZES: businesses of the scoring
  * runs (default 10000,100000,1000000). BENCH_CATALOGUE_SIZES: restaurants of the catalogue-scale
  * runs (default 1000,10000,100000; bench/catalogue.ts).
@@ -24,6 +24,7 @@ import { generateDemoBusinesses, seededRandom } from '../src/demo/demo-dataset.j
 import { openDatabase } from '../src/platform/db/database.js';
 import { catalogueLines, catalogueScenario, type CatalogueRun } from './catalogue.js';
 import { bareLoop, percentile, startReceiver, type WebhookFigures } from './webhooks.js';
+import { hostileBodiesScenario } from './hostile.js';
 import {
   ADMIN,
   api,
@@ -136,7 +137,7 @@ const WEBHOOK_MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 5000);
 const SCORING_SIZES = (process.env.BENCH_SCORING_SIZES ?? process.env.BENCH_SCORING_BUSINESSES ?? '10000,100000,1000000').split(',').map(Number);
 /** BENCH_ONLY=openings,webhooks runs /healthz and those groups of scenarios only. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
-const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement' | 'scaleout' | 'catalogue' | 'scoring') =>
+const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement' | 'scaleout' | 'catalogue' | 'scoring' | 'hostile') =>
   !ONLY || ONLY.has(group);
 
 const ALL_DAY = [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359' })) }];
@@ -569,6 +570,7 @@ async function main() {
     const sqlite = await startPbs(dataDir);
     try {
       figures.push(await pairedWithRaw(() => measure('pbs GET /healthz', { url: `${sqlite.url}/healthz` })));
+      if (wanted('hostile')) figures.push(...(await hostileBodiesScenario(sqlite.url)));
       if (wanted('openings') || wanted('search') || wanted('holds')) {
         const loadStart = Date.now();
         const metro = await loadMetro(sqlite.url, 10_000);

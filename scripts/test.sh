@@ -19,12 +19,13 @@ if [ ! -x "$chromium_bin" ]; then
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi
 
-npx tsc -p tsconfig.check.json
-# The server as `npx pbs` runs it: tests that start processes start dist/main.js (test/support/entry.ts).
-npx tsc -p tsconfig.json
-npx tsc -p console/tsconfig.json
+# Type checks and the build beside the lint (two cores: each is mostly one thread). The build is
+# the server as `npx pbs` runs it: tests that start processes start dist/main.js (test/support/entry.ts).
+pids=()
+(npx tsc -p tsconfig.check.json && npx tsc -p console/tsconfig.json && npx tsc -p tsconfig.json) & pids+=($!)
 # Lint with type information and the folder rules (eslint.config.js).
-npx eslint .
+npx eslint . & pids+=($!)
+for pid in "${pids[@]}"; do wait "$pid"; done
 
 report="$(mktemp -t pbs-vitest-XXXXXX.json)"
 status=0

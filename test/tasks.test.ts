@@ -4,7 +4,7 @@ import { defineTask, exponentialBackoff, TaskRunner, type TaskTypeOptions } from
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { createPbs, foundationMigrations } from '../src/app.js';
 import { SettingsStore } from '../src/platform/settings.js';
-import { admin, dialects, openTestDatabase, startPbs, T0, testConfig, type Harness, type TestDatabase } from './support/harness.js';
+import { admin, call, dialects, openTestDatabase, startPbs, T0, testConfig, type Harness, type TestDatabase } from './support/harness.js';
 
 const runnerOptions = { pollMs: 20, batchSize: 10, leaseMs: 60_000 };
 /** A task type whose payload may be any object (the tests below are about running, not schemas). */
@@ -247,14 +247,15 @@ describe.each(dialects)('tasks and clock through the operator API on %s', (diale
 describe('clock outside sandbox mode', () => {
   it('can be read but not moved', async () => {
     const database = await openTestDatabase('sqlite');
-    const pbs = await createPbs(testConfig({ PBS_SANDBOX: '0', PBS_SECRET_KEY: 'a-test-secret-key-of-at-least-32-characters' }), { database });
+    const token = 'a-production-operator-token-of-32-characters';
+    const pbs = await createPbs(testConfig({ PBS_SANDBOX: '0', PBS_SECRET_KEY: 'a-test-secret-key-of-at-least-32-characters', PBS_ADMIN_TOKEN: token }), { database });
     try {
       const url = await pbs.listen();
-      const read = await admin(url, 'GET', '/admin/v1/clock');
+      const read = await call(url, 'GET', '/admin/v1/clock', { token });
       expect(read.status).toBe(200);
       expect(read.body.sandbox).toBe(false);
       expect(Math.abs(Date.parse(read.body.now) - Date.now())).toBeLessThan(60_000);
-      const move = await admin(url, 'POST', '/admin/v1/clock/advance', { json: { seconds: 5 } });
+      const move = await call(url, 'POST', '/admin/v1/clock/advance', { token, json: { seconds: 5 } });
       expect(move.status).toBe(409);
       expect(move.body.error.code).toBe('CONFLICT');
     } finally {

@@ -16,8 +16,11 @@ export function fieldOf(error: { instancePath?: string; params?: Record<string, 
  * VALIDATION_ERROR naming the field, with `where` (e.g. "line 3") in front of the message.
  */
 export function schemaValidator(schema: object, subject: string) {
-  const validate = ajv.compile(schema);
+  // Compiled on first use: modules declare validators at load, and a CLI command that never
+  // checks a review should not pay for compiling the review schema at every start.
+  let validate: ReturnType<typeof ajv.compile> | undefined;
   return (input: unknown, where?: string): void => {
+    validate ??= ajv.compile(schema);
     if (validate(input)) return;
     const error = validate.errors![0];
     const field = fieldOf(error);
