@@ -33,6 +33,7 @@ Usage:
   pbs waitlist walk-in BUSINESS_ID --party-size N [--name NAME] [--phone +1…] | queue BUSINESS_ID
   pbs waitlist notify|seat|no-show|arrive VISIT_ID     the restaurant side's moves
   pbs advertising programs [--partner ID] [--business ID] [--state ACTIVE|ENDED|CANCELED] | jobs [--partner ID] [--status S]
+  pbs advertising features PROGRAM_ID                the program's features as its partner set them
   pbs advertising hold|release|complete JOB_ID       sandbox control of a job (complete applies it now)
   pbs advertising hold-new-jobs on|off               keep every new job PROCESSING until released
   pbs advertising flags BUSINESS_ID [--removed-from-search true|false] [--restricted true|false]
@@ -194,6 +195,8 @@ async function advertisingCommand(pbs: Pbs, args: string[], flags: Record<string
       return operator.programs({ partner_id: flags.partner, business_id: flags.business, state: flags.state, ...page });
     case 'jobs':
       return operator.jobs({ partner_id: flags.partner, status: flags.status, ...page });
+    case 'features':
+      return pbs.services.programFeatures.operatorView(need(a, 'program id'));
     case 'hold':
     case 'release':
     case 'complete':

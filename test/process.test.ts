@@ -185,6 +185,9 @@ describe.each([
     expect((await runCli(['advertising', 'hold-new-jobs', 'off'], env)).json).toEqual({ hold_new_jobs: false });
     expect((await runCli(['advertising', 'jobs'], env)).json).toEqual({ jobs: [] });
     expect((await runCli(['advertising', 'programs', '--business', biz], env)).json).toEqual({ programs: [] });
+    const noProgram = await runCli(['advertising', 'features', 'no-such-program'], env);
+    expect(noProgram.code).toBe(1);
+    expect(noProgram.stderr).toMatch(/NOT_FOUND|No program/);
     const file = path.join(env.PBS_DATA_DIR, 'metrics.jsonl');
     fs.writeFileSync(file, `${JSON.stringify({ program_id: 'no-such-program', date: '2031-05-05', spend: 100 })}\n`);
     const refused = await runCli(['advertising', 'import-metrics', file], env);
