@@ -7,7 +7,7 @@ import { startServerProcess, type ServerProcess } from './support/process.js';
 import { Receiver } from './support/receiver.js';
 import { eventually } from './support/wait.js';
 
-const EVENTS = 3000;
+const EVENTS = 2000;
 
 const waitFor = (condition: () => boolean | Promise<boolean>, what: string) => eventually(condition, (met) => met, what, 20);
 
