@@ -66,6 +66,10 @@ describe.each(dialects)('hostile input on %s', (dialect) => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.code).toBe('VALIDATION_ERROR');
     }
+    // A refused time moves nothing, not even the freeze asked for with it.
+    const frozenBefore = (await admin(h.url, 'GET', '/admin/v1/clock')).body.frozen;
+    expect((await admin(h.url, 'PUT', '/admin/v1/clock', { json: { time: '9500-01-01T00:00:00Z', frozen: !frozenBefore } })).status).toBe(400);
+    expect((await admin(h.url, 'GET', '/admin/v1/clock')).body.frozen).toBe(frozenBefore);
     for (const time of ['8999-12-31T00:00:00Z', '9500-01-01T00:00:00Z', '1900-01-01T00:00:00Z']) {
       const r = await admin(h.url, 'PUT', '/admin/v1/clock', { json: { time } });
       expect(r.status, time).toBe(time.startsWith('8999') ? 200 : 400);

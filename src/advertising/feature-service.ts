@@ -31,7 +31,7 @@ export class ProgramFeatureService {
   /** `GET`: every feature the program's type may have, as set or as its default. */
   async read(partnerId: string, programId: string) {
     const program = await this.ownProgram(partnerId, programId);
-    return this.view(program, await this.store().features(program.id));
+    return { features: this.view(program, await this.store().features(program.id)).features };
   }
 
   /** `POST {"features": {TYPE: {...}}}`: sets the features named; a field left out keeps its value. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { toIso } from '../platform/clock.js';
+import { checkClockTime, toIso } from '../platform/clock.js';
 import type { PlatformContext } from '../platform/module.js';
 import { apiError } from '../platform/errors.js';
 import { secretMatches, sha256Hex } from '../platform/ids.js';
@@ -106,13 +106,13 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
       async (request) => {
         const { clock, sync } = requireSandbox();
         const body = (request.body ?? {}) as { time?: string; frozen?: boolean; reset?: boolean };
+        // Checked before anything moves: a refused time leaves the clock as it was.
+        const at = body.time === undefined ? undefined : Date.parse(body.time);
+        if (at !== undefined && Number.isNaN(at)) throw apiError('VALIDATION_ERROR', `time is not a date-time: ${body.time}`, { field: 'time' });
+        if (at !== undefined) checkClockTime(at);
         if (body.reset) clock.reset();
         if (body.frozen === true) clock.freeze();
-        if (body.time !== undefined) {
-          const at = Date.parse(body.time);
-          if (Number.isNaN(at)) throw apiError('VALIDATION_ERROR', `time is not a date-time: ${body.time}`, { field: 'time' });
-          clock.set(at);
-        }
+        if (at !== undefined) clock.set(at);
         if (body.frozen === false) clock.unfreeze();
         await sync.save();
         return clockView(ctx);

@@ -26,6 +26,12 @@ export interface ClockState {
  */
 export const CLOCK_RANGE = { from: 0, to: Date.UTC(9000, 0, 1) };
 
+/** 400 VALIDATION_ERROR when the clock cannot be moved to `atMs` (outside CLOCK_RANGE, or no number). */
+export function checkClockTime(atMs: number): void {
+  if (atMs >= CLOCK_RANGE.from && atMs <= CLOCK_RANGE.to) return;
+  throw apiError('VALIDATION_ERROR', `The clock stays between ${toIso(CLOCK_RANGE.from)} and ${toIso(CLOCK_RANGE.to)}; it cannot go to ${Number.isFinite(atMs) ? toIso(atMs) : String(atMs)}.`, { field: null });
+}
+
 /**
  * A clock the operator can read, freeze, set and advance (sandbox mode and tests).
  * Its state is two numbers so it can be shared between processes through the database.
@@ -63,9 +69,7 @@ export class ControllableClock implements Clock {
 
   /** Moves the clock to `atMs`; a time outside CLOCK_RANGE is refused (400) and nothing moves. */
   set(atMs: number): void {
-    if (!(atMs >= CLOCK_RANGE.from && atMs <= CLOCK_RANGE.to)) {
-      throw apiError('VALIDATION_ERROR', `The clock stays between ${toIso(CLOCK_RANGE.from)} and ${toIso(CLOCK_RANGE.to)}; it cannot go to ${Number.isFinite(atMs) ? toIso(atMs) : String(atMs)}.`, { field: null });
-    }
+    checkClockTime(atMs);
     const before = this.now();
     if (this.state.frozenAtMs !== null) this.state.frozenAtMs = atMs;
     else this.state.offsetMs = atMs - this.wall();
