@@ -77,9 +77,10 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       }
     });
 
-    it('refuses private, link-local and metadata addresses (loopback is allowed in sandbox mode)', async () => {
+    it('refuses private, link-local, metadata and embedded-IPv4 loopback addresses (real loopback is allowed in sandbox mode)', async () => {
       const p = await createPartner(h.url, ['webhooks'], 'Private');
-      for (const url of ['http://10.1.2.3/hook', 'http://169.254.169.254/latest', 'http://192.168.1.1/', 'http://[fe80::1]/', 'ftp://example.com/']) {
+      const embeddedLoopback = ['http://[64:ff9b::7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[::ffff:0:127.0.0.1]/', 'http://[::127.0.0.1]/'];
+      for (const url of ['http://10.1.2.3/hook', 'http://169.254.169.254/latest', 'http://192.168.1.1/', 'http://[fe80::1]/', 'ftp://example.com/', ...embeddedLoopback]) {
         const r = await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url, client_id: 'c' } });
         expect(r.status, url).toBe(400);
         expect(r.body.error.field).toBe('url');
