@@ -234,11 +234,14 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     if (problem) return done(apiError('MALFORMED_JSON', problem), undefined);
     void jsonParser(request, body as string, done);
   });
-  // Form bodies only where a route says it reads them (schema.consumes); elsewhere 415.
+  // A route that reads a JSON body takes no form body (415) unless it says so (schema.consumes).
+  // Routes without a body (a cancel, a verify) ignore what a form-posting client sends.
   app.addContentTypeParser(FORM_TYPE, { parseAs: 'string' }, (request, body, done) => {
-    const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes;
-    if (!consumes?.includes(FORM_TYPE)) {
-      return done(apiError('UNSUPPORTED_MEDIA_TYPE', `This operation does not read ${FORM_TYPE} bodies; send JSON.`), undefined);
+    const schema = request.routeOptions.schema as { consumes?: string[]; body?: unknown } | undefined;
+    const docs = (request.routeOptions.config as { docs?: { body?: unknown } } | undefined)?.docs;
+    const readsJson = schema?.body !== undefined || docs?.body !== undefined;
+    if (readsJson && !schema?.consumes?.includes(FORM_TYPE) && (body as string).trim() !== '') {
+      return done(apiError('UNSUPPORTED_MEDIA_TYPE', `This operation reads a JSON body; send it as application/json, not ${FORM_TYPE}.`), undefined);
     }
     try {
       done(null, parseFormBody(body as string));
