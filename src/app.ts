@@ -102,6 +102,11 @@ export interface PbsOptions {
   issueAdminToken?: boolean;
   /** Keep the database open on close (the caller owns it). */
   keepDatabaseOpen?: boolean;
+  /**
+   * Build the HTTP API (routes, OpenAPI, compiled schemas); default true. One-shot CLI commands
+   * call services only and skip it: compiling every route's schemas is a third of their start.
+   */
+  http?: boolean;
 }
 
 /** Migrations of the foundation; families add theirs through their module. */
@@ -298,12 +303,13 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     publicLimiter,
     authFailures,
   });
-  await registerOpenApi(app, { version: VERSION });
+  const http = options.http ?? true;
+  if (http) await registerOpenApi(app, { version: VERSION });
   // A worker process answers only health, readiness and metrics: its port is for probes.
   const servesApi = config.role !== 'worker';
   for (const module of modules) {
     module.registerTasks?.(tasks);
-    if (module.routes && (servesApi || module.name === 'system')) await app.register(module.routes);
+    if (http && module.routes && (servesApi || module.name === 'system')) await app.register(module.routes);
   }
   await app.ready();
 

@@ -97,7 +97,7 @@ function print(value: unknown): void {
 }
 
 async function withPbs<T>(config: Config, run: (pbs: Pbs) => Promise<T>): Promise<T> {
-  const pbs = await createPbs({ ...config, logLevel: 'warn' }, { issueAdminToken: false });
+  const pbs = await createPbs({ ...config, logLevel: 'warn' }, { issueAdminToken: false, http: false });
   try {
     return await run(pbs);
   } finally {
