@@ -1,6 +1,7 @@
 import { FEATURES_BY_PROGRAM } from './program-features.js';
 import { toIsoOffset } from '../platform/clock.js';
 import type { DomainEvent } from '../platform/events.js';
+import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { addDays, daysBetween, localDay } from '../platform/local-time.js';
 import type { AdProgram, ProgramTotals } from './advertising-store.js';
@@ -52,6 +53,15 @@ export function proratedBudget(budget: number, feePeriod: string, from: string):
 
 /** Whole cents given as digits only; a decimal or anything else is not a price. */
 export const cents = (raw: string | undefined) => (raw !== undefined && /^\d{1,12}$/.test(raw) ? Number(raw) : undefined);
+
+/**
+ * The program when it is the caller's; otherwise 404, as for an unknown id. A program ended
+ * before it started is invalidated (facts.md §8.3): later calls with it fail the same way.
+ */
+export function ownedProgram(program: AdProgram | undefined, partnerId: string): AdProgram {
+  if (!program || program.partner_id !== partnerId || program.state === 'CANCELED') throw apiError('NOT_FOUND', 'Not Found: no such program');
+  return program;
+}
 
 /** ACTIVE until ended, canceled or past its end date (facts.md §8.7: ACTIVE | INACTIVE). */
 export function programStatus(program: AdProgram, now: number): 'ACTIVE' | 'INACTIVE' {

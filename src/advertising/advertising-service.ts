@@ -25,6 +25,7 @@ import {
   programStatus,
   programView,
   proratedBudget,
+  ownedProgram,
   startOfDay,
   type ProgramChange,
 } from './advertising-rules.js';
@@ -453,10 +454,7 @@ export class AdvertisingService {
   }
 
   private async ownProgram(partnerId: string, programId: string): Promise<AdProgram> {
-    const program = await this.store().findProgram(programId);
-    // A program ended before it started is invalidated (facts.md §8.3): later calls with it fail.
-    if (!program || program.partner_id !== partnerId || program.state === 'CANCELED') throw apiError('NOT_FOUND', 'Not Found: no such program');
-    return program;
+    return ownedProgram(await this.store().findProgram(programId), partnerId);
   }
 
   /**

@@ -4,7 +4,7 @@ import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import { toIsoOffset } from '../platform/clock.js';
-import { programEvent, programStatus } from './advertising-rules.js';
+import { ownedProgram, programEvent, programStatus } from './advertising-rules.js';
 import { AdvertisingStore, type AdProgram } from './advertising-store.js';
 import { defaultFeature, FEATURES_BY_PROGRAM, featureTypesFor, readFeature, type FeatureType, type FeatureValue } from './program-features.js';
 
@@ -115,10 +115,7 @@ export class ProgramFeatureService {
   }
 
   private async ownProgram(partnerId: string, programId: string): Promise<AdProgram> {
-    const program = await this.store().findProgram(programId);
-    // As everywhere in advertising: another partner's program, or one ended before it started, is unknown.
-    if (!program || program.partner_id !== partnerId || program.state === 'CANCELED') throw apiError('NOT_FOUND', 'Not Found: no such program');
-    return program;
+    return ownedProgram(await this.store().findProgram(programId), partnerId);
   }
 }
 

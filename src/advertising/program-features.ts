@@ -25,19 +25,9 @@ export const FEATURE_TYPES = [
 export type FeatureType = (typeof FEATURE_TYPES)[number];
 export type FeatureValue = Record<string, unknown>;
 
-/** The targeting and tracking of cost-per-click ads. */
-const CPC_FEATURES: FeatureType[] = [
-  'LINK_TRACKING',
-  'NEGATIVE_KEYWORD_TARGETING',
-  'STRICT_CATEGORY_TARGETING',
-  'AD_SCHEDULING',
-  'CUSTOM_LOCATION_TARGETING',
-  'AD_GOAL',
-  'CALL_TRACKING',
-  'CUSTOM_RADIUS_TARGETING',
-  'CUSTOM_AD_TEXT',
-  'CUSTOM_AD_PHOTO',
-];
+/** The features page upgrades sell; cost-per-click ads take every other one (their targeting and tracking). */
+const PAGE_UPGRADE_FEATURES: FeatureType[] = ['BUSINESS_HIGHLIGHTS', 'VERIFIED_LICENSE', 'BUSINESS_LOGO', 'YELP_PORTFOLIO'];
+const CPC_FEATURES = FEATURE_TYPES.filter((type) => !PAGE_UPGRADE_FEATURES.includes(type));
 
 /**
  * Which features a program of each type may have: ads (CPC) their targeting and tracking; page

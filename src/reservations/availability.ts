@@ -1,4 +1,5 @@
-import { daysBetween, localDate, localDay, parseTime, weekday } from '../platform/local-time.js';
+import { apiError, type ApiError } from '../platform/errors.js';
+import { daysBetween, formatHHMM, localDate, localDay, parseTime, weekday } from '../platform/local-time.js';
 import { creditCardRequired, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import type { InventoryTable } from './inventory-tables.js';
 import type { Booking, Occupied } from './reservation-store.js';
@@ -97,6 +98,25 @@ export function slotProblem(ctx: SlotContext, date: string, minutes: number): Sl
   if (problem) return problem;
   if (startAt < ctx.now + ctx.settings.min_notice_minutes * 60_000) return 'too_soon';
   return inWindows(compile(ctx.settings).windows[memoWeekday(date)], minutes) ? undefined : 'outside_hours';
+}
+
+/**
+ * What the restaurant's present settings say against booking a held slot, in one place: card
+ * rules (CREDIT_CARD_REQUIRED), and a calendar that no longer has the slot — a closed date, hours
+ * or notice changed since the hold — RESERVATION_SLOT_NO_LONGER_AVAILABLE (spec: "slot still
+ * free"). Notice is judged as of the earliest moment a live hold (`holdMs` long) can have been
+ * placed, so a hold placed under unchanged settings never lapses by the minutes it waited. Party
+ * range and maximum future days have codes of their own and are checked before; tables, by the
+ * booking statement.
+ */
+export function heldSlotRefusal(ctx: SlotContext, date: string, minutes: number, covers: number, holdMs: number): ApiError | undefined {
+  if (creditCardRequired(ctx.settings, date, covers)) return apiError('CREDIT_CARD_REQUIRED');
+  const problem = slotProblem({ ...ctx, now: ctx.now - holdMs }, date, minutes);
+  if (problem === 'closed' || problem === 'outside_hours' || problem === 'too_soon' || problem === 'off_grid') {
+    const what = problem === 'closed' ? 'calendar closed that date' : problem === 'too_soon' ? 'notice changed' : 'hours changed';
+    return apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE', `${date} ${formatHHMM(minutes)} is no longer offered: the restaurant's ${what} after the hold.`);
+  }
+  return undefined;
 }
 
 /**

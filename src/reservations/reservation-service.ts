@@ -3,13 +3,13 @@ import type { BusinessRef } from '../businesses/business-store.js';
 import type { Catalog, CatalogBusiness } from '../catalog/catalog.js';
 import { toIso, type Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
-import { apiError, type ApiError } from '../platform/errors.js';
+import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
 import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
-import { bookableRange, dayContext, slotProblem, type SlotContext } from './availability.js';
+import { bookableRange, dayContext, heldSlotRefusal, slotProblem, type SlotContext } from './availability.js';
 import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from './occupancy.js';
 import { creditCardRequired, normalizeSettings, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
@@ -244,7 +244,7 @@ export class ReservationService {
     }
 
     const startAt = localDay(date, r.business.timezone)(minutes);
-    const refusal = settingsRefusal(r, ctx, date, minutes, covers);
+    const refusal = heldSlotRefusal(ctx, date, minutes, covers, HOLD_MINUTES * 60_000);
     const id = timeOrderedUuid();
     const now = this.clock.now();
     const request = { business_id: r.businessId, partner_id: partnerId, date, time, covers, unique_id: guest.unique_id };
@@ -455,23 +455,6 @@ export class ReservationService {
 }
 
 /** The tables that seat `covers`, in the order bookings take them (smallest first). */
-/**
- * What the restaurant's present settings say against booking a held slot, in one place: card
- * rules (CREDIT_CARD_REQUIRED), and a calendar that no longer has the slot — a closed date, hours
- * or notice changed since the hold — RESERVATION_SLOT_NO_LONGER_AVAILABLE (spec: "slot still
- * free"). Notice is judged as of the earliest moment a live hold can have been placed, so a hold
- * placed under unchanged settings never lapses by the minutes it waited. Party range and maximum
- * future days have codes of their own and are checked before; tables, by the booking statement.
- */
-function settingsRefusal(r: Restaurant, ctx: SlotContext, date: string, minutes: number, covers: number): ApiError | undefined {
-  if (creditCardRequired(r.settings, date, covers)) return apiError('CREDIT_CARD_REQUIRED');
-  const problem = slotProblem({ ...ctx, now: ctx.now - HOLD_MINUTES * 60_000 }, date, minutes);
-  if (problem === 'closed' || problem === 'outside_hours' || problem === 'too_soon' || problem === 'off_grid') {
-    return apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE', `${date} ${formatHHMM(minutes)} is no longer offered: the restaurant's ${problem === 'closed' ? 'calendar closed that date' : problem === 'too_soon' ? 'notice changed' : 'hours changed'} after the hold.`);
-  }
-  return undefined;
-}
-
 function fittingTables(r: Restaurant, covers: number): string[] {
   return r.tables.filter((t) => covers >= t.min_party && covers <= t.max_party).map((t) => t.id);
 }
