@@ -14,13 +14,9 @@ import { engagementModule } from './engagement/module.js';
 import { EngagementService } from './engagement/engagement-service.js';
 import { reviewsModule } from './reviews/module.js';
 import { ReviewService } from './reviews/review-service.js';
-import { waitlistModule } from './waitlist/module.js';
-import { WaitlistService } from './waitlist/waitlist-service.js';
-import { advertisingModule } from './advertising/module.js';
+import { waitlistModule, waitlistServices, type WaitlistServices } from './waitlist/module.js';
+import { advertisingModule, advertisingServices, type AdvertisingServices } from './advertising/module.js';
 import { ApiError } from './platform/errors.js';
-import { AdvertisingOperator } from './advertising/advertising-operator.js';
-import { AdvertisingService } from './advertising/advertising-service.js';
-import { ProgramFeatureService } from './advertising/feature-service.js';
 import { reservationsModule } from './reservations/module.js';
 import { ReservationService } from './reservations/reservation-service.js';
 import { InventoryStore } from './reservations/inventory-store.js';
@@ -61,10 +57,8 @@ export interface Services {
   credentials: CredentialService;
   reservations: ReservationService;
   webhooks: WebhookService;
-  waitlist: WaitlistService;
-  advertising: AdvertisingService;
-  advertisingOperator: AdvertisingOperator;
-  programFeatures: ProgramFeatureService;
+  waitlist: WaitlistServices;
+  advertising: AdvertisingServices;
   reviews: ReviewService;
   engagement: EngagementService;
 }
@@ -194,7 +188,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     () => {
       catalog.invalidate();
       // Waitlist hours default to a business's opening hours.
-      waitlist.forget();
+      waitlist.lines.forget();
       // A confirmed link by alias may name another business now.
       partners.forgetLinks();
     },
@@ -203,7 +197,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
   const subscriptions = new SubscriptionService(database.db, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
-  const waitlist = new WaitlistService(database, clock, businesses, changes, {
+  const waitlist = waitlistServices(database, clock, businesses, changes, {
     onEventsCommitted: () => relay.wake(),
     // A restaurant without reservations has no inventory (an ApiError); anything else is a fault.
     inventoryOf: (businessId) =>
@@ -212,7 +206,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
         throw error;
       }),
   });
-  const advertising = new AdvertisingService(database, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs, onEventsCommitted: () => relay.wake() });
+  const advertising = advertisingServices(database, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs, onEventsCommitted: () => relay.wake() });
   const services: Services = {
     businesses,
     partners,
@@ -244,8 +238,6 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     ),
     waitlist,
     advertising,
-    advertisingOperator: new AdvertisingOperator(database, clock, tasks, businesses, advertising, () => relay.wake()),
-    programFeatures: new ProgramFeatureService(database, clock, { onEventsCommitted: () => relay.wake() }),
     reviews: new ReviewService(database, clock, businesses, changes, {
       publicUrl: config.publicUrl,
       nestedByDefault: config.reviewsNested,
@@ -270,7 +262,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     searchModule(ctx, catalog, occupancy, services.businesses),
     subscriptionsModule(subscriptions),
     webhooksModule(services.webhooks),
-    advertisingModule(services.advertising, services.advertisingOperator, services.programFeatures),
+    advertisingModule(services.advertising),
     reviewsModule(services.reviews),
     engagementModule(services.engagement),
     ...(options.modules?.(ctx, services) ?? []),

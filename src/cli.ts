@@ -161,7 +161,7 @@ async function partnerCommand(pbs: Pbs, args: string[], flags: Record<string, st
 }
 
 async function waitlistCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const waitlist = pbs.services.waitlist;
+  const waitlist = pbs.services.waitlist.restaurant;
   const [sub, a, b] = args;
   switch (sub) {
     case 'show':
@@ -187,7 +187,7 @@ async function waitlistCommand(pbs: Pbs, args: string[], flags: Record<string, s
 }
 
 async function advertisingCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const operator = pbs.services.advertisingOperator;
+  const operator = pbs.services.advertising.operator;
   const [sub, a, b] = args;
   const page = { limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 };
   switch (sub) {
@@ -196,7 +196,7 @@ async function advertisingCommand(pbs: Pbs, args: string[], flags: Record<string
     case 'jobs':
       return operator.jobs({ partner_id: flags.partner, status: flags.status, ...page });
     case 'features':
-      return pbs.services.programFeatures.operatorView(need(a, 'program id'));
+      return pbs.services.advertising.features.operatorView(need(a, 'program id'));
     case 'hold':
     case 'release':
     case 'complete':

@@ -373,7 +373,7 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     const id = programOf(await created({ business_id: await business(), program_name: 'BP' }));
     const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ program_id: id, date: `2031-${String(1 + Math.floor(i / 28) % 12).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`, billed_clicks: 1 }));
     const progress: Array<[number, number]> = [];
-    const result = await h.pbs.services.advertisingOperator.importMetrics(lines.join('\n'), { maxLines: 5000, onProgress: (done, total) => progress.push([done, total]) });
+    const result = await h.pbs.services.advertising.operator.importMetrics(lines.join('\n'), { maxLines: 5000, onProgress: (done, total) => progress.push([done, total]) });
     expect(result).toEqual({ imported: 2500 });
     expect(progress).toEqual([
       [1000, 2500],

@@ -6,7 +6,7 @@ import { CredentialService } from '../src/partners/credential-service.js';
 import { PartnerService } from '../src/partners/partner-service.js';
 import { InventoryStore } from '../src/reservations/inventory-store.js';
 import { inventorySequenceMigration } from '../src/reservations/inventory-tables.js';
-import { dropStartTimeIndexesMigration, reservationsMigration } from '../src/reservations/reservation-store.js';
+import { dropStartTimeIndexesMigration, reservationsMigration } from '../src/reservations/reservation-tables.js';
 import { ControllableClock } from '../src/platform/clock.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { SecretKeys } from '../src/platform/secret-keys.js';

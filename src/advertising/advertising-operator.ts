@@ -8,7 +8,8 @@ import { parseDate } from '../platform/local-time.js';
 import { SettingsStore } from '../platform/settings.js';
 import type { TaskRunner } from '../platform/tasks/task-runner.js';
 import { programView } from './advertising-rules.js';
-import { APPLY_AD_JOB, HOLD_NEW_JOBS_SETTING, type AdvertisingService } from './advertising-service.js';
+import { APPLY_AD_JOB, HOLD_NEW_JOBS_SETTING, type AdvertisingJobs } from './advertising-jobs.js';
+import { receipt } from './advertising-receipts.js';
 import type { AdProgramDay } from './advertising-store.js';
 import { PROGRAM_TYPES } from './advertising-tables.js';
 
@@ -34,12 +35,12 @@ export class AdvertisingOperator {
     private readonly clock: Clock,
     private readonly tasks: TaskRunner,
     private readonly businesses: BusinessDirectory,
-    private readonly service: AdvertisingService,
+    private readonly advertising: AdvertisingJobs,
     private readonly onEventsCommitted: () => void = () => {},
   ) {}
 
   private store() {
-    return this.service.store();
+    return this.advertising.store();
   }
 
   async programs(filter: { partner_id?: string; business_id?: string; state?: string; limit: number; offset: number }) {
@@ -54,7 +55,7 @@ export class AdvertisingOperator {
 
   async jobs(filter: { partner_id?: string; status?: string; limit: number; offset: number }) {
     const rows = await this.store().listJobs({ partnerId: filter.partner_id, status: filter.status, limit: filter.limit, offset: filter.offset });
-    return { jobs: rows.map((job) => ({ job_id: job.id, partner_id: job.partner_id, kind: job.kind, held: job.held === 1, ...this.service.receipt(job) })) };
+    return { jobs: rows.map((job) => ({ job_id: job.id, partner_id: job.partner_id, kind: job.kind, held: job.held === 1, ...receipt(job) })) };
   }
 
   private async job(jobId: string) {
@@ -76,7 +77,7 @@ export class AdvertisingOperator {
     const job = await this.job(jobId);
     if (job.status === 'COMPLETED') throw apiError('CONFLICT', 'The job has completed.');
     await this.database.transact(async (trx) => {
-      await this.service.store(trx).setHeld(jobId, false);
+      await this.advertising.store(trx).setHeld(jobId, false);
       await this.tasks.enqueue(trx, APPLY_AD_JOB, { job_id: jobId }, { runAt: this.clock.now() });
     });
     return this.describe(jobId);
@@ -86,13 +87,13 @@ export class AdvertisingOperator {
   async complete(jobId: string) {
     const job = await this.job(jobId);
     if (job.status === 'COMPLETED') throw apiError('CONFLICT', 'The job has completed.');
-    await this.service.apply(jobId, { evenHeld: true });
+    await this.advertising.apply(jobId, { evenHeld: true });
     return this.describe(jobId);
   }
 
   private async describe(jobId: string) {
     const job = await this.job(jobId);
-    return { job_id: job.id, partner_id: job.partner_id, kind: job.kind, held: job.held === 1, ...this.service.receipt(job) };
+    return { job_id: job.id, partner_id: job.partner_id, kind: job.kind, held: job.held === 1, ...receipt(job) };
   }
 
   async settings() {
@@ -122,7 +123,7 @@ export class AdvertisingOperator {
     const restricted = flag(input.restricted_from_advertising, 'restricted_from_advertising');
     const now = this.clock.now();
     await this.database.transact(async (trx) => {
-      const store = this.service.store(trx);
+      const store = this.advertising.store(trx);
       const current = await store.flagsOf(business.id);
       const next = {
         business_id: business.id,
@@ -134,7 +135,7 @@ export class AdvertisingOperator {
       if (next.removed_from_search === 1 && current?.removed_from_search !== 1) {
         const events: DomainEvent[] = [];
         for (const program of await store.programsOfBusiness(business.id)) {
-          if (program.state === 'ACTIVE' && program.parent_program_id === null) await this.service.endProgram(store, program, now, 'EXPIRED', events);
+          if (program.state === 'ACTIVE' && program.parent_program_id === null) await this.advertising.endProgram(store, program, now, 'EXPIRED', events);
         }
         for (const event of events) await recordEvent(trx, this.database.dialect, event);
       }
@@ -224,7 +225,7 @@ export class AdvertisingOperator {
     if (unknown) throw apiError('VALIDATION_ERROR', `No such program ${unknown.program_id}; nothing was imported.`, { field: 'program_id' });
     for (let i = 0; i < days.length; i += METRIC_BATCH) {
       const batch = days.slice(i, i + METRIC_BATCH);
-      await this.database.transact((trx) => this.service.store(trx).saveDays(batch));
+      await this.database.transact((trx) => this.advertising.store(trx).saveDays(batch));
       options.onProgress?.(i + batch.length, days.length);
     }
     return { imported: days.length };

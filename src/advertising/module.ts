@@ -3,11 +3,17 @@ import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import { apiError } from '../platform/errors.js';
 import type { ApiModule } from '../platform/module.js';
 import { advertisingAdminRoutes } from './admin-routes.js';
-import type { AdvertisingOperator } from './advertising-operator.js';
-import { APPLY_AD_JOB, type AdvertisingService } from './advertising-service.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { Clock } from '../platform/clock.js';
+import type { Database } from '../platform/db/database.js';
+import type { TaskRunner } from '../platform/tasks/task-runner.js';
+import { AdvertisingJobs, APPLY_AD_JOB } from './advertising-jobs.js';
+import { ProgramListings } from './advertising-listings.js';
+import { AdvertisingOperator } from './advertising-operator.js';
+import { JobStatus } from './advertising-receipts.js';
 import { advertisingFeaturesMigration, advertisingMigration, advertisingOperatorMigration, PROGRAM_TYPES } from './advertising-tables.js';
 import { programFeatureRoutes } from './feature-routes.js';
-import type { ProgramFeatureService } from './feature-service.js';
+import { ProgramFeatureService } from './feature-service.js';
 
 const tags = ['advertising'];
 const security = [{ basicAuth: [] }];
@@ -129,17 +135,45 @@ const programView = {
 } as const;
 const MAX_LISTED_IDS = 200;
 
+/** The advertising family's services, one per use case (docs/advertising.md). */
+export interface AdvertisingServices {
+  jobs: AdvertisingJobs;
+  status: JobStatus;
+  listings: ProgramListings;
+  operator: AdvertisingOperator;
+  features: ProgramFeatureService;
+}
+
+export function advertisingServices(
+  database: Database,
+  clock: Clock,
+  tasks: TaskRunner,
+  businesses: BusinessDirectory,
+  options: { processingDelayMs: number; onEventsCommitted: () => void },
+): AdvertisingServices {
+  const store = () => jobs.store();
+  const status = new JobStatus(store);
+  const jobs: AdvertisingJobs = new AdvertisingJobs(database, clock, tasks, businesses, status, options);
+  return {
+    jobs,
+    status,
+    listings: new ProgramListings(store, clock, businesses),
+    operator: new AdvertisingOperator(database, clock, tasks, businesses, jobs, options.onEventsCommitted),
+    features: new ProgramFeatureService(database, clock, { onEventsCommitted: options.onEventsCommitted }),
+  };
+}
+
 /**
  * Advertising (spec part 2; facts.md §8): create, edit and end programs through jobs, poll a
  * job's receipt, pause and resume CPC programs, list programs; and the operator's side.
  */
-export function advertisingModule(service: AdvertisingService, operator: AdvertisingOperator, features: ProgramFeatureService): ApiModule {
+export function advertisingModule({ jobs, status, listings, operator, features }: AdvertisingServices): ApiModule {
   return {
     name: 'advertising',
     migrations: [advertisingMigration, advertisingOperatorMigration, advertisingFeaturesMigration],
     registerTasks: (tasks) => {
-      tasks.register(APPLY_AD_JOB, (payload) => service.apply(payload.job_id));
-      tasks.schedule({ name: 'advertising.end-of-day', everyMs: 60_000, run: () => service.runSchedule() });
+      tasks.register(APPLY_AD_JOB, (payload) => jobs.apply(payload.job_id));
+      tasks.schedule({ name: 'advertising.end-of-day', everyMs: 60_000, run: () => jobs.runSchedule() });
     },
     routes: async (app: FastifyInstance) => {
       await app.register(advertisingAdminRoutes(operator));
@@ -183,7 +217,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
         },
         async (request) => {
           const ids = (request.params as { business_ids: string }).business_ids.split(',').map((id) => id.trim()).filter(Boolean);
-          return service.programsByBusiness(request.principal!, ids, request.query as { start: number; limit: number });
+          return listings.byBusiness(request.principal!, ids, request.query as { start: number; limit: number });
         },
       );
       app.get(
@@ -202,7 +236,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
         async (request) => {
           const ids = (request.params as { program_ids: string }).program_ids.split(',').map((id) => id.trim()).filter(Boolean);
           if (ids.length === 0 || ids.length > MAX_LISTED_IDS) throw apiError('INVALID_REQUEST', `program_ids must list 1 to ${MAX_LISTED_IDS} ids`, { field: 'program_ids' });
-          return service.programsById(request.principal!, ids, (request.query as { start: number }).start);
+          return listings.byId(request.principal!, ids, (request.query as { start: number }).start);
         },
       );
       app.get(
@@ -235,7 +269,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
             },
           },
         },
-        async (request) => service.accountPrograms(request.principal!, request.query as { program_status: string; offset: number; limit: number }),
+        async (request) => listings.ofAccount(request.principal!, request.query as { program_status: string; offset: number; limit: number }),
       );
       app.post(
         '/v1/reseller/program/create',
@@ -250,7 +284,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
             response: { 200: jobId, 400: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) => service.create(request.principal!, parametersOf(request), request.idempotency),
+        async (request) => jobs.create(request.principal!, parametersOf(request), request.idempotency),
       );
       app.post(
         '/v1/reseller/program/:program_id/edit',
@@ -267,7 +301,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
           },
         },
         async (request) =>
-          service.edit(request.principal!, (request.params as { program_id: string }).program_id, parametersOf(request), request.idempotency),
+          jobs.edit(request.principal!, (request.params as { program_id: string }).program_id, parametersOf(request), request.idempotency),
       );
       for (const [action, paused] of [
         ['pause', true],
@@ -286,7 +320,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
             },
           },
           async (request, reply) => {
-            await service.setPaused(request.principal!, (request.params as { program_id: string }).program_id, paused, request.idempotency);
+            await jobs.setPaused(request.principal!, (request.params as { program_id: string }).program_id, paused, request.idempotency);
             return reply.code(202).send();
           },
         );
@@ -303,7 +337,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
             response: { 200: jobId, 404: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) => service.end(request.principal!, (request.params as { program_id: string }).program_id, request.idempotency),
+        async (request) => jobs.end(request.principal!, (request.params as { program_id: string }).program_id, request.idempotency),
       );
       app.get(
         '/v1/reseller/status/:job_id',
@@ -318,7 +352,7 @@ export function advertisingModule(service: AdvertisingService, operator: Adverti
           },
         },
         async (request, reply) => {
-          const { statusCode, body } = await service.status(request.principal!, (request.params as { job_id: string }).job_id);
+          const { statusCode, body } = await status.read(request.principal!.partnerId, (request.params as { job_id: string }).job_id);
           if (statusCode === 202) reply.header('retry-after', '1');
           // Text already JSON: sent as is (the schema documents it).
           return reply.code(statusCode).type('application/json; charset=utf-8').send(body);

@@ -2,7 +2,7 @@ import type { ApiModule } from '../platform/module.js';
 import type { SecretKeys } from '../platform/secret-keys.js';
 import { inventorySequenceMigration } from './inventory-tables.js';
 import { reservationPages } from './pages.js';
-import { bookingVersionsMigration, reservationsCreatedIndexMigration, dropStartTimeIndexesMigration, reservationsMigration } from './reservation-store.js';
+import { bookingVersionsMigration, reservationsCreatedIndexMigration, dropStartTimeIndexesMigration, reservationsMigration } from './reservation-tables.js';
 import type { ReservationService } from './reservation-service.js';
 import { reservationAdminRoutes, reservationRoutes } from './routes.js';
 

@@ -19,7 +19,9 @@ import type { LineSource } from '../platform/json-lines.js';
 import { InventoryStore } from './inventory-store.js';
 import { importSettings } from './settings-import.js';
 import { reservationCanceled, reservationCreated, type CancelSource } from './reservation-events.js';
-import { holdUsable, ReservationStore, type RestaurantModel, type ReservationRow } from './reservation-store.js';
+import { holdUsable } from './reservation-statements.js';
+import { ReservationStore, type RestaurantModel } from './reservation-store.js';
+import type { ReservationRow } from './reservation-tables.js';
 
 const DAY_MS = 86_400_000;
 

@@ -4,7 +4,14 @@ import type { ApiModule } from '../platform/module.js';
 import { bodyObject } from '../platform/query.js';
 import { pagingQuerySchema } from '../platform/paging.js';
 import { waitlistConfigSchema } from './waitlist-rules.js';
-import type { WaitlistService } from './waitlist-service.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
+import type { Clock } from '../platform/clock.js';
+import type { Database } from '../platform/db/database.js';
+import { WaitlistLines, type WaitlistOptions } from './waitlist-lines.js';
+import { WaitlistPace } from './waitlist-pace.js';
+import { WaitlistPartnerSide } from './waitlist-partner.js';
+import { WaitlistRestaurantSide } from './waitlist-restaurant.js';
 import { waitlistMigration } from './waitlist-tables.js';
 
 const partner = (business: PartnerRouteConfig['business']) => ({ partner: { interface: 'waitlist', scheme: 'bearer', business } as PartnerRouteConfig });
@@ -67,18 +74,31 @@ const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
 
+/** The waitlist family's services, one per side (docs/waitlist.md). */
+export interface WaitlistServices {
+  lines: WaitlistLines;
+  partner: WaitlistPartnerSide;
+  restaurant: WaitlistRestaurantSide;
+  pace: WaitlistPace;
+}
+
+export function waitlistServices(database: Database, clock: Clock, businesses: BusinessDirectory, changes: ChangeFeed, options: WaitlistOptions): WaitlistServices {
+  const lines = new WaitlistLines(database, clock, businesses, changes, options);
+  return { lines, partner: new WaitlistPartnerSide(lines), restaurant: new WaitlistRestaurantSide(lines), pace: new WaitlistPace(lines) };
+}
+
 /**
  * Waitlist (spec part 3; facts.md §4): the partner restaurants, a restaurant's waitlist status
  * and info, joining the line, on-my-way visits, visits and their cancel; and the restaurant side
  * for the operator. `GET /v3/partner/restaurants` answers `{restaurants, total}` (facts §4.3
  * leaves the shape open).
  */
-export function waitlistModule(partners: PartnerService, service: WaitlistService): ApiModule {
+export function waitlistModule(partners: PartnerService, { partner: service, restaurant, pace }: WaitlistServices): ApiModule {
   return {
     name: 'waitlist',
     migrations: [waitlistMigration],
     registerTasks: (tasks) => {
-      tasks.schedule({ name: 'waitlist.advance', everyMs: 60_000, run: () => service.runSchedule() });
+      tasks.schedule({ name: 'waitlist.advance', everyMs: 60_000, run: () => pace.runSchedule() });
     },
     routes: async (app) => {
       app.get(
@@ -212,7 +232,7 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
       app.get(
         '/admin/v1/businesses/:business_id/waitlist',
         { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's waitlist configuration and open/closed switch", params: businessParams } },
-        async (request) => service.config((request.params as { business_id: string }).business_id),
+        async (request) => restaurant.config((request.params as { business_id: string }).business_id),
       );
       app.put(
         '/admin/v1/businesses/:business_id/waitlist',
@@ -226,7 +246,7 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
             body: waitlistConfigSchema,
           },
         },
-        async (request) => service.setConfig((request.params as { business_id: string }).business_id, bodyObject(request.body)),
+        async (request) => restaurant.setConfig((request.params as { business_id: string }).business_id, bodyObject(request.body)),
       );
       for (const action of ['open', 'close'] as const) {
         app.post(
@@ -242,7 +262,7 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
             },
           },
           async (request) =>
-            service.setOpen((request.params as { business_id: string }).business_id, action === 'open', (request.body as { reason?: string } | null)?.reason),
+            restaurant.setOpen((request.params as { business_id: string }).business_id, action === 'open', (request.body as { reason?: string } | null)?.reason),
         );
       }
       app.post(
@@ -257,12 +277,12 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
             body: { type: 'object', additionalProperties: false, required: ['party_size'], properties: { party_size: { type: 'integer', minimum: 1, maximum: 100 }, name: { type: 'string', maxLength: 100 }, phone: { type: 'string', maxLength: 20 } } },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.addWalkIn((request.params as { business_id: string }).business_id, bodyObject(request.body))),
+        async (request, reply) => reply.code(201).send(await restaurant.addWalkIn((request.params as { business_id: string }).business_id, bodyObject(request.body))),
       );
       app.get(
         '/admin/v1/businesses/:business_id/waitlist/queue',
         { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's active visits in line order", params: businessParams } },
-        async (request) => service.queue((request.params as { business_id: string }).business_id),
+        async (request) => restaurant.queue((request.params as { business_id: string }).business_id),
       );
       for (const action of ['notify', 'seat', 'no-show', 'arrive'] as const) {
         app.post(
@@ -281,7 +301,7 @@ export function waitlistModule(partners: PartnerService, service: WaitlistServic
               params: visitParams,
             },
           },
-          async (request) => service.act((request.params as { visit_id: string }).visit_id, action),
+          async (request) => restaurant.act((request.params as { visit_id: string }).visit_id, action),
         );
       }
 
