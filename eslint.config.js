@@ -1,5 +1,6 @@
 // Lint with type information, plus the architecture's folder rules (docs/architecture.md):
 // - src/platform imports no family, and nothing imports the composition root (app.ts, cli.ts);
+// - SQL, HTTP and file size by layer (eslint.layers.js, docs/family-layout.md);
 // - a family reaches another family's tables only through that family's exported functions:
 //   it imports no other family's store or table modules (types excepted), and `pbs/own-tables`
 //   flags any query of its naming a table another family declares.
@@ -7,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerRules } from './eslint.layers.js';
 
 const root = path.dirname(new URL(import.meta.url).pathname);
 const families = fs
@@ -80,7 +82,7 @@ const ownTables = {
 const familyGlobs = families.map((f) => `**/${f}/**`);
 
 export default tseslint.config(
-  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '.prof/**', 'eslint.config.js', 'bin/**', '**/*.mjs', 'vitest.config.ts', 'console/vite.config.ts'] },
+  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '.prof/**', 'eslint.config.js', 'eslint.layers.js', 'bin/**', '**/*.mjs', 'vitest.config.ts', 'console/vite.config.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -106,6 +108,7 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
     },
   },
+  ...layerRules,
   {
     files: ['src/platform/**/*.ts'],
     rules: {

@@ -4,7 +4,7 @@ import { BusinessLookup } from './businesses/business-lookup.js';
 import { businessPublicRoutes } from './businesses/public-routes.js';
 import { BusinessService } from './businesses/business-service.js';
 import { businessesMigration, catalogSequenceMigration } from './businesses/business-tables.js';
-import { consoleRoutes } from './operations/console.js';
+import { consoleRoutes } from './operations/console-routes.js';
 import { operationsAdminRoutes, systemRoutes } from './operations/routes.js';
 import { CredentialService } from './partners/credential-service.js';
 import { PartnerService } from './partners/partner-service.js';
@@ -17,8 +17,7 @@ import { ReviewService } from './reviews/review-service.js';
 import { waitlistModule, waitlistServices, type WaitlistServices } from './waitlist/module.js';
 import { advertisingModule, advertisingServices, type AdvertisingServices } from './advertising/module.js';
 import { ApiError } from './platform/errors.js';
-import { reservationsModule } from './reservations/module.js';
-import { ReservationService } from './reservations/reservation-service.js';
+import { reservationServices, reservationsModule, type ReservationServices } from './reservations/module.js';
 import { InventoryStore } from './reservations/inventory-store.js';
 import { searchModule } from './search/module.js';
 import { Catalog } from './catalog/catalog.js';
@@ -55,7 +54,7 @@ export interface Services {
   businesses: BusinessService;
   partners: PartnerService;
   credentials: CredentialService;
-  reservations: ReservationService;
+  reservations: ReservationServices;
   webhooks: WebhookService;
   waitlist: WaitlistServices;
   advertising: AdvertisingServices;
@@ -201,7 +200,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     onEventsCommitted: () => relay.wake(),
     // A restaurant without reservations has no inventory (an ApiError); anything else is a fault.
     inventoryOf: (businessId) =>
-      services.reservations.getSettings(businessId).catch((error: unknown) => {
+      services.reservations.operator.getSettings(businessId).catch((error: unknown) => {
         if (error instanceof ApiError) return undefined;
         throw error;
       }),
@@ -211,7 +210,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     businesses,
     partners,
     credentials,
-    reservations: new ReservationService(database, clock, catalog, occupancy, changes, businesses, {
+    reservations: reservationServices(database, clock, catalog, occupancy, changes, businesses, {
       publicUrl: config.publicUrl,
       openingsWindowMinutes: config.openingsWindowMinutes,
       onLockedRetry: () => metrics.bookingRetries.inc(),

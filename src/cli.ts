@@ -3,9 +3,15 @@ import { createPbs, DatabaseUnavailable, resetAdminToken, type Pbs } from './app
 import { demoCredentialsFile, seedDemo, writeDemoCredentials } from './demo/seed.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { ApiError } from './platform/errors.js';
-import { parsePage } from './platform/paging.js';
-import { need, optionalBool, optionalInt, UsageError } from './commands/args.js';
+import { need, optionalInt, UsageError } from './commands/args.js';
 import { businessCommand } from './commands/business.js';
+import { partnerCommand } from './commands/partner.js';
+import { waitlistCommand } from './commands/waitlist.js';
+import { advertisingCommand } from './commands/advertising.js';
+import { reviewCommand } from './commands/review.js';
+import { engagementCommand } from './commands/engagement.js';
+import { webhookCommand } from './commands/webhook.js';
+import { eventCommand } from './commands/event.js';
 import { serve } from './serve.js';
 import { listenForWebhooks } from './webhooks/listen.js';
 
@@ -105,265 +111,17 @@ async function withPbs<T>(config: Config, run: (pbs: Pbs) => Promise<T>): Promis
   }
 }
 
-
-async function partnerCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const { partners, credentials } = pbs.services;
-  const [sub, a, b, c] = args;
-  switch (sub) {
-    case 'create':
-      return partners.create({ name: need(flags.name, '--name'), interfaces: flags.interfaces ? flags.interfaces.split(',').map((s) => s.trim()) : [] });
-    case 'list':
-      return partners.list(optionalInt(flags.limit, '--limit') ?? 100, optionalInt(flags.offset, '--offset') ?? 0);
-    case 'show':
-      return partners.get(need(a, 'partner id'));
-    case 'disable':
-      return partners.setStatus(need(a, 'partner id'), 'disabled');
-    case 'enable':
-      return partners.setStatus(need(a, 'partner id'), 'active');
-    case 'interface': {
-      const state = need(c, 'on|off');
-      if (state !== 'on' && state !== 'off') throw new UsageError('interface state must be on or off');
-      return partners.setInterface(need(a, 'partner id'), need(b, 'interface'), {
-        enabled: state === 'on',
-        per_second: optionalInt(flags['per-second'], '--per-second'),
-        per_day: optionalInt(flags['per-day'], '--per-day'),
-      });
-    }
-    case 'credential': {
-      switch (a) {
-        case 'issue': {
-          const kind = need(flags.kind, '--kind');
-          if (kind !== 'api_key' && kind !== 'basic' && kind !== 'oauth_client') throw new UsageError('--kind must be api_key, basic or oauth_client');
-          return credentials.issue(need(b, 'partner id'), { kind, label: flags.label, username: flags.username });
-        }
-        case 'list':
-          return credentials.list(need(b, 'partner id'));
-        case 'rotate':
-          return credentials.rotate(need(b, 'credential id'), optionalInt(flags['grace-seconds'], '--grace-seconds') ?? 0);
-        case 'revoke':
-          return credentials.revoke(need(b, 'credential id'));
-        default:
-          throw new UsageError(`unknown credential command ${a ?? ''}`);
-      }
-    }
-    case 'link':
-      return partners.link(need(a, 'partner id'), need(b, 'business id'), flags.comment);
-    case 'unlink':
-      await partners.unlink(need(a, 'partner id'), need(b, 'business id'));
-      return { unlinked: b };
-    case 'links':
-      return partners.listLinks(need(a, 'partner id'), optionalInt(flags.limit, '--limit') ?? 1000, optionalInt(flags.offset, '--offset') ?? 0);
-    case 'import-links':
-      return partners.importLinksCsv(need(a, 'partner id'), fs.readFileSync(need(b, 'CSV file'), 'utf8'));
-    default:
-      throw new UsageError(`unknown partner command ${sub ?? ''}`);
-  }
-}
-
-async function waitlistCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const waitlist = pbs.services.waitlist.restaurant;
-  const [sub, a, b] = args;
-  switch (sub) {
-    case 'show':
-      return waitlist.config(need(a, 'business id'));
-    case 'configure':
-      return waitlist.setConfig(need(a, 'business id'), JSON.parse(fs.readFileSync(need(b, 'JSON file'), 'utf8')) as Record<string, unknown>);
-    case 'open':
-      return waitlist.setOpen(need(a, 'business id'), true);
-    case 'close':
-      return waitlist.setOpen(need(a, 'business id'), false, flags.reason);
-    case 'walk-in':
-      return waitlist.addWalkIn(need(a, 'business id'), { party_size: optionalInt(need(flags['party-size'], '--party-size'), '--party-size'), name: flags.name, phone: flags.phone });
-    case 'queue':
-      return waitlist.queue(need(a, 'business id'));
-    case 'notify':
-    case 'seat':
-    case 'no-show':
-    case 'arrive':
-      return waitlist.act(need(a, 'visit id'), sub);
-    default:
-      throw new UsageError(`unknown waitlist command ${sub ?? ''}`);
-  }
-}
-
-async function advertisingCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const operator = pbs.services.advertising.operator;
-  const [sub, a, b] = args;
-  const page = { limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 };
-  switch (sub) {
-    case 'programs':
-      return operator.programs({ partner_id: flags.partner, business_id: flags.business, state: flags.state, ...page });
-    case 'jobs':
-      return operator.jobs({ partner_id: flags.partner, status: flags.status, ...page });
-    case 'features':
-      return pbs.services.advertising.features.operatorView(need(a, 'program id'));
-    case 'hold':
-    case 'release':
-    case 'complete':
-      return operator[sub](need(a, 'job id'));
-    case 'hold-new-jobs':
-      if (a !== 'on' && a !== 'off') throw new UsageError('hold-new-jobs takes on or off');
-      return operator.setSettings({ hold_new_jobs: a === 'on' });
-    case 'flags':
-      return operator.setFlags(need(a, 'business id'), {
-        removed_from_search: optionalBool(flags['removed-from-search'], '--removed-from-search'),
-        restricted_from_advertising: optionalBool(flags.restricted, '--restricted'),
-      });
-    case 'category-policy':
-      if (a === 'decline') return operator.declineCategory(need(b, 'category'), flags.reason);
-      if (a === 'allow') return operator.allowCategory(need(b, 'category'));
-      if (a === undefined) return operator.categoryPolicy();
-      throw new UsageError(`unknown category-policy command ${a}`);
-    case 'promotion':
-      if (a === 'list') return operator.promotions();
-      if (a !== 'set') throw new UsageError('promotion takes list or set');
-      return operator.savePromotion(need(b, 'promotion code'), {
-        program_types: flags.types?.split(',').map((t) => t.trim()),
-        min_budget: optionalInt(flags['min-budget'], '--min-budget'),
-        max_budget: optionalInt(flags['max-budget'], '--max-budget'),
-        months: optionalInt(flags.months, '--months'),
-        active: optionalBool(flags.active, '--active'),
-      });
-    case 'import-metrics':
-      return operator.importMetrics(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
-        maxLines: Number.MAX_SAFE_INTEGER,
-        onProgress: (done, total) => process.stderr.write(`imported ${done}/${total} lines\n`),
-      });
-    default:
-      throw new UsageError(`unknown advertising command ${sub ?? ''}`);
-  }
-}
-
-async function reviewCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const reviews = pbs.services.reviews;
-  const [sub, a] = args;
-  const user = flags.user === undefined ? undefined : { name: flags.user, ...(flags['user-id'] ? { id: flags['user-id'] } : {}), ...(flags['user-image'] ? { image_url: flags['user-image'] } : {}) };
-  const rating = optionalInt(flags.rating, '--rating');
-  const text = flags.text === undefined ? {} : { text: flags.text, ...(flags.locale ? { locale: flags.locale } : {}) };
-  switch (sub) {
-    case 'add':
-      return reviews.add(need(a, 'business id'), {
-        ...(flags.id ? { id: flags.id } : {}),
-        rating: rating ?? need(undefined, '--rating'),
-        ...text,
-        user: user ?? need(undefined, '--user'),
-        ...(flags.time ? { time_created: flags.time } : {}),
-      });
-    case 'edit':
-      return reviews.edit(need(a, 'review id'), { ...(rating !== undefined ? { rating } : {}), ...text, ...(user ? { user } : {}), ...(flags.time ? { time_created: flags.time } : {}) });
-    case 'remove':
-      await reviews.remove(need(a, 'review id'));
-      return { removed: a };
-    case 'show':
-      return reviews.get(need(a, 'review id'));
-    case 'list':
-      return reviews.list(need(a, 'business id'), { limit: flags.limit, offset: flags.offset });
-    case 'respond':
-      return reviews.respond(need(a, 'review id'), {
-        text: need(flags.text, '--text'),
-        business_user: { name: need(flags.name, '--name'), role: need(flags.role, '--role'), ...(flags.photo ? { photo_url: flags.photo } : {}) },
-        ...(flags.time ? { time_created: flags.time } : {}),
-      });
-    case 'unrespond':
-      return reviews.removeResponse(need(a, 'review id'));
-    case 'import':
-      return reviews.importJsonLines(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
-        maxLines: Number.MAX_SAFE_INTEGER,
-        notify: flags['no-notify'] !== 'true',
-        onProgress: (done, total) => process.stderr.write(`imported ${done}/${total} reviews\n`),
-      });
-    default:
-      throw new UsageError(`unknown review command ${sub ?? ''}`);
-  }
-}
-
-async function engagementCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const engagement = pbs.services.engagement;
-  const [sub, a] = args;
-  switch (sub) {
-    case 'import': {
-      const loaded = await engagement.importJsonLines(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
-        maxLines: Number.MAX_SAFE_INTEGER,
-        onProgress: (done, total) => process.stderr.write(`loaded ${done}/${total} lines\n`),
-      });
-      // Scored here, so the command is complete without a running server (its queued task then finds them scored).
-      const scored = [];
-      for (const week of loaded.weeks) {
-        scored.push(await engagement.scoreWeek(week));
-        process.stderr.write(`scored the week of ${week}\n`);
-      }
-      return { ...loaded, scored };
-    }
-    case 'weeks':
-      return engagement.weeks(parsePage(flags, { defaultLimit: 52, minLimit: 1, maxLimit: 520 }));
-    case 'score':
-      return a === undefined ? engagement.scoreChangedWeeks() : engagement.scoreWeekOf(a);
-    case 'show':
-      return engagement.business(need(a, 'business id'));
-    default:
-      throw new UsageError(`unknown engagement command ${sub ?? ''}`);
-  }
-}
-
-async function webhookCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const hooks = pbs.services.webhooks;
-  const [sub, a] = args;
-  switch (sub) {
-    case 'set':
-      return hooks.setEndpoint(need(a, 'partner id'), {
-        url: need(flags.url, '--url'),
-        client_id: need(flags['client-id'], '--client-id'),
-        ...(flags.events ? { event_types: flags.events.split(',').map((e) => e.trim()) } : {}),
-      });
-    case 'show':
-      return hooks.getEndpoint(need(a, 'partner id'));
-    case 'verify':
-      return hooks.verify(need(a, 'partner id'));
-    case 'rotate-secret':
-      return hooks.rotateSecret(need(a, 'partner id'));
-    case 'remove':
-      await hooks.removeEndpoint(need(a, 'partner id'));
-      return { removed: a };
-    case 'deliveries':
-      return hooks.deliveries({ partnerId: flags.partner, status: flags.status, limit: optionalInt(flags.limit, '--limit') ?? 50 });
-    case 'redeliver':
-      return hooks.redeliver(need(a, 'delivery id'));
-    case 'redeliver-failed': {
-      const from = Date.parse(need(flags.from, '--from'));
-      const to = Date.parse(need(flags.to, '--to'));
-      if (Number.isNaN(from) || Number.isNaN(to)) throw new UsageError('--from and --to must be ISO 8601 times');
-      return hooks.redeliverFailed(from, to, flags.partner);
-    }
-    default:
-      throw new UsageError(`unknown webhook command ${sub ?? ''}`);
-  }
-}
-
-async function eventCommand(pbs: Pbs, args: string[], flags: Record<string, string>): Promise<unknown> {
-  const [kind, business] = args;
-  const hooks = pbs.services.webhooks;
-  const id = need(business, 'business id');
-  switch (kind) {
-    case 'lead':
-      return hooks.emitLead(id, { lead_id: flags['lead-id'] });
-    case 'license': {
-      const status = flags.status ?? 'VERIFIED';
-      if (status !== 'VERIFIED' && status !== 'REJECTED' && status !== 'PENDING') throw new UsageError('--status must be VERIFIED, REJECTED or PENDING');
-      return hooks.emitLicense(id, {
-        license_verification_status: status,
-        license_verification_failure_reason: flags.reason,
-        license_number: need(flags['license-number'], '--license-number'),
-        license_expiry_date: flags.expiry,
-        license_trade: flags.trade,
-        license_issuing_agency: flags.agency,
-      });
-    }
-    case 'ingestion':
-      return hooks.emitIngestion(id, { job_id: need(flags['job-id'], '--job-id'), status: flags.status ?? 'COMPLETED' });
-    default:
-      throw new UsageError(`unknown event kind ${kind ?? ''}`);
-  }
-}
+/** The command groups that act through pbs's services (src/commands/, one file per group). */
+const GROUPS: Record<string, (pbs: Pbs, args: string[], flags: Record<string, string>) => Promise<unknown>> = {
+  partner: (pbs, args, flags) => partnerCommand(pbs.services, args, flags),
+  business: (pbs, args, flags) => businessCommand({ businesses: pbs.services.businesses, reservations: pbs.services.reservations.operator }, args, flags),
+  waitlist: (pbs, args, flags) => waitlistCommand(pbs.services.waitlist.restaurant, args, flags),
+  advertising: (pbs, args, flags) => advertisingCommand(pbs.services.advertising, args, flags),
+  review: (pbs, args, flags) => reviewCommand(pbs.services.reviews, args, flags),
+  engagement: (pbs, args, flags) => engagementCommand(pbs.services.engagement, args, flags),
+  webhook: (pbs, args, flags) => webhookCommand(pbs.services.webhooks, args, flags),
+  event: (pbs, args, flags) => eventCommand(pbs.services.webhooks, args, flags),
+};
 
 export async function main(argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
@@ -372,6 +130,11 @@ export async function main(argv: string[]): Promise<number> {
     // --role and --processes configure `serve`; other commands have flags of those names (`review respond --role`).
     const { role: _role, processes: _processes, ...otherFlags } = flags;
     const config = loadConfig(process.env, command === 'serve' ? flags : otherFlags);
+    const group = command !== undefined && Object.hasOwn(GROUPS, command) ? GROUPS[command] : undefined;
+    if (group) {
+      await withPbs(config, async (pbs) => print(await group(pbs, rest, flags)));
+      return 0;
+    }
     switch (command) {
       case 'serve':
         await serve(config);
@@ -396,30 +159,6 @@ export async function main(argv: string[]): Promise<number> {
           print({ admin_token: adminToken, ...(saved ? { saved_in: saved } : {}) });
         });
         return 0;
-      case 'partner':
-        await withPbs(config, async (pbs) => print(await partnerCommand(pbs, rest, flags)));
-        return 0;
-      case 'business':
-        await withPbs(config, async (pbs) => print(await businessCommand(pbs.services, rest, flags)));
-        return 0;
-      case 'waitlist':
-        await withPbs(config, async (pbs) => print(await waitlistCommand(pbs, rest, flags)));
-        return 0;
-      case 'advertising':
-        await withPbs(config, async (pbs) => print(await advertisingCommand(pbs, rest, flags)));
-        return 0;
-      case 'review':
-        await withPbs(config, async (pbs) => print(await reviewCommand(pbs, rest, flags)));
-        return 0;
-      case 'engagement':
-        await withPbs(config, async (pbs) => print(await engagementCommand(pbs, rest, flags)));
-        return 0;
-      case 'webhook':
-        await withPbs(config, async (pbs) => print(await webhookCommand(pbs, rest, flags)));
-        return 0;
-      case 'event':
-        await withPbs(config, async (pbs) => print(await eventCommand(pbs, rest, flags)));
-        return 0;
       case 'webhook-listen': {
         const port = optionalInt(flags.port, '--port') ?? 9999;
         const listener = await listenForWebhooks({ port, host: flags.host ?? '127.0.0.1', secret: flags.secret ?? process.env.PBS_WEBHOOK_SECRET });
@@ -436,7 +175,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'reservation':
         if (rest[0] !== 'cancel') throw new UsageError('usage: pbs reservation cancel RESERVATION_ID');
         await withPbs(config, async (pbs) => {
-          const row = await pbs.services.reservations.cancelByRestaurant(need(rest[1], 'reservation id'));
+          const row = await pbs.services.reservations.bookings.cancelByRestaurant(need(rest[1], 'reservation id'));
           print({ reservation_id: row.id, status: row.status, canceled_by: row.canceled_by });
         });
         return 0;

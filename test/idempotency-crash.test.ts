@@ -128,10 +128,10 @@ describe.each(dialects)('an idempotent change on %s', (dialect) => {
       // What the route does before its handler: claim the key. Then only the service runs, as if
       // the process died right after it: no onSend ever stores the answer.
       for (const [key, run] of [
-        ['hold', () => h.pbs.services.reservations.hold(p.partner.id, biz.id, slot, { partnerId: p.partner.id, key: 'hold' })],
+        ['hold', () => h.pbs.services.reservations.bookings.hold(p.partner.id, biz.id, slot, { partnerId: p.partner.id, key: 'hold' })],
         ['reserve', async () => {
           const held = await hold(h.url, p.apiKey.api_key, biz.id, { ...slot, unique_id: 'atomic-2' });
-          return h.pbs.services.reservations.reserve(p.partner.id, biz.id, { ...slot, ...guest, unique_id: 'atomic-2', hold_id: held.body.hold_id }, { partnerId: p.partner.id, key: 'reserve' });
+          return h.pbs.services.reservations.bookings.reserve(p.partner.id, biz.id, { ...slot, ...guest, unique_id: 'atomic-2', hold_id: held.body.hold_id }, { partnerId: p.partner.id, key: 'reserve' });
         }],
       ] as const) {
         expect((await store.begin(p.partner.id, key, 'fingerprint')).kind).toBe('proceed');
@@ -142,7 +142,7 @@ describe.each(dialects)('an idempotent change on %s', (dialect) => {
       }
       // A refused change stores nothing itself (the route's onSend stores its error).
       expect((await store.begin(p.partner.id, 'refused', 'fingerprint')).kind).toBe('proceed');
-      await expect(h.pbs.services.reservations.reserve(p.partner.id, biz.id, { ...slot, ...guest, hold_id: 'AAAAAAAAAAAAAAAAAAAAAA' }, { partnerId: p.partner.id, key: 'refused' })).rejects.toThrow();
+      await expect(h.pbs.services.reservations.bookings.reserve(p.partner.id, biz.id, { ...slot, ...guest, hold_id: 'AAAAAAAAAAAAAAAAAAAAAA' }, { partnerId: p.partner.id, key: 'refused' })).rejects.toThrow();
       expect((await rowOf('refused')).state).toBe('in_progress');
     } finally {
       await h.close();

@@ -366,7 +366,7 @@ describe.each(dialects)('reservations on %s', (dialect) => {
 
 describe('phone numbers on reservations', () => {
   it('accepts E.164 and written national numbers, refuses a corrupted one', async () => {
-    const { isPhoneNumber } = await import('../src/reservations/reservation-service.js');
+    const { isPhoneNumber } = await import('../src/reservations/params.js');
     for (const ok of ['+14155550123', '+442071838750', '(415) 555-0123', '415.555.0123', '4155550123']) expect(isPhoneNumber(ok), ok).toBe(true);
     for (const bad of [' 14155550123', '+1 ', 'call me', '+1415555012345678', '12345', '+', '', '415-555-0123 ext 7']) expect(isPhoneNumber(bad), bad).toBe(false);
   });

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import { isUniqueViolation, type Db, type DbOrTx, type Dialect } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
@@ -161,7 +160,7 @@ export class BusinessService {
    * another family's set-based statement (engagement scores a country's businesses in one).
    */
   idsInCountries(countries: readonly string[]) {
-    return this.db.selectFrom('businesses').select('id').where(sql<string>`upper(country)`, 'in', [...countries]);
+    return this.store().idsInCountries(countries);
   }
 
   /** The records of these business ids (missing ones are absent). */

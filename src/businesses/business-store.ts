@@ -199,6 +199,11 @@ export class BusinessStore {
   }
 
   /** Each given business id that exists → its country code. */
+  /** The ids of the businesses in these countries (ISO codes, any case), as a subquery. */
+  idsInCountries(countries: readonly string[]) {
+    return this.db.selectFrom('businesses').select('id').where(sql<string>`upper(country)`, 'in', [...countries]);
+  }
+
   async countries(ids: string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     for (let i = 0; i < ids.length; i += 1000) {

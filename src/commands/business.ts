@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import type { BusinessService } from '../businesses/business-service.js';
-import type { ReservationService } from '../reservations/reservation-service.js';
+import type { ReservationOperator } from '../reservations/reservation-operator.js';
 import { importProgress, need, optionalInt, UsageError } from './args.js';
 
 /** `pbs business …`: the catalogue and its reservation settings, imports streamed from files with progress. */
-export async function businessCommand(services: { businesses: BusinessService; reservations: ReservationService }, args: string[], flags: Record<string, string>): Promise<unknown> {
+export async function businessCommand(services: { businesses: BusinessService; reservations: ReservationOperator }, args: string[], flags: Record<string, string>): Promise<unknown> {
   const { businesses, reservations } = services;
   const [sub, a] = args;
   switch (sub) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { BusinessService } from '../businesses/business-service.js';
 import type { CredentialService } from '../partners/credential-service.js';
 import type { PartnerService } from '../partners/partner-service.js';
-import type { ReservationService } from '../reservations/reservation-service.js';
+import type { ReservationServices } from '../reservations/module.js';
 import type { ReviewService } from '../reviews/review-service.js';
 import type { EngagementService } from '../engagement/engagement-service.js';
 import { ACTIVITY_FIELDS } from '../engagement/scoring.js';
@@ -39,7 +39,7 @@ export interface SeedResult {
 /** What seeding needs: the services that load businesses, inventory, partners and credentials. */
 export interface SeedServices {
   businesses: BusinessService;
-  reservations: ReservationService;
+  reservations: Pick<ReservationServices, 'operator'>;
   partners: PartnerService;
   credentials: CredentialService;
   reviews: ReviewService;
@@ -122,7 +122,7 @@ export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResu
   await services.businesses.importJsonLines(businesses.map((b) => JSON.stringify(b)).join('\n'));
   const random = seededRandom(7);
   for (const b of businesses) {
-    if (b.transactions.includes('restaurant_reservation')) await services.reservations.setSettings(b.id, demoReservationSettings(b, random));
+    if (b.transactions.includes('restaurant_reservation')) await services.reservations.operator.setSettings(b.id, demoReservationSettings(b, random));
   }
   const now = Date.now();
   await services.reviews.importJsonLines(demoReviews(businesses, now).join('\n'), { notify: false });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { checkClockTime, toIso } from '../platform/clock.js';
+import { pingDatabase } from '../platform/db/database.js';
 import type { PlatformContext } from '../platform/module.js';
 import { apiError } from '../platform/errors.js';
 import { secretMatches, sha256Hex } from '../platform/ids.js';
@@ -21,7 +21,7 @@ export function systemRoutes(ctx: PlatformContext, state: { ready: () => boolean
       async () => {
         if (!state.ready()) throw apiError('SERVICE_UNAVAILABLE', 'pbs is starting or shutting down');
         try {
-          await sql`select 1`.execute(ctx.database.db);
+          await pingDatabase(ctx.database);
         } catch {
           throw apiError('SERVICE_UNAVAILABLE', 'The database is not reachable');
         }

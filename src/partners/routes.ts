@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { decodeBasic } from '../platform/auth/authenticate.js';
+import { decodeBasic } from '../platform/http/authenticate.js';
 import { failureKey, throttledAuthentication } from '../platform/http/guards.js';
 import type { FailureThrottle } from '../platform/rate-limit.js';
 import { partnerInterfaces } from '../platform/auth/principal.js';

@@ -1,35 +1,29 @@
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { BusinessRef } from '../businesses/business-store.js';
-import type { Catalog, CatalogBusiness } from '../catalog/catalog.js';
-import { toIso, type Clock } from '../platform/clock.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
+import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
-import { addDays, formatHHMM, localDay } from '../platform/local-time.js';
-import type { ChangeFeed } from '../platform/change-feed.js';
+import { addDays, localDay } from '../platform/local-time.js';
 import { bookableRange, dayContext, heldSlotRefusal, slotProblem, type SlotContext } from './availability.js';
-import { BOOKINGS_TOPIC, type OccupancyIndex, type RestaurantInventory } from './occupancy.js';
-import { creditCardRequired, normalizeSettings, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
-import { parseBoolean, parseCovers, parseDateTimeCovers, single } from './params.js';
+import { creditCardRequired, turnMinutes, type ReservationSettings } from './inventory.js';
+import { BOOKINGS_TOPIC, type OccupancyIndex } from './occupancy.js';
 import { OpeningsJson } from './openings-json.js';
-import { nextCatalogSequence } from '../businesses/catalog-sequence.js';
-import type { LineSource } from '../platform/json-lines.js';
-import { InventoryStore } from './inventory-store.js';
-import { importSettings } from './settings-import.js';
+import { dateTimeProblem, isReservationId, parseCovers, parseDateTimeCovers, parseOpeningsQuery, requiredText, reservationForm, single, type OpeningsQuery } from './params.js';
 import { reservationCanceled, reservationCreated, type CancelSource } from './reservation-events.js';
+import { ReservationLinks } from './reservation-links.js';
 import { holdUsable } from './reservation-statements.js';
-import { ReservationStore, type RestaurantModel } from './reservation-store.js';
+import { ReservationStore } from './reservation-store.js';
 import type { ReservationRow } from './reservation-tables.js';
-
-const DAY_MS = 86_400_000;
+import { fittingTables, restaurantOf, type Restaurant } from './restaurants.js';
 
 export const HOLD_MINUTES = 5;
 /** The same guest cannot book the same restaurant within 3 hours of another booking (facts.md §3.1). */
 const DUPLICATE_WINDOW_MS = 3 * 3600_000;
-const HOLD_ID = /^[A-Za-z0-9]{22}$/;
-const RESERVATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface ReservationOptions {
   publicUrl: string;
@@ -44,36 +38,6 @@ export interface ReservationOptions {
 /** Assembles openings bodies (one at a time: rendering is synchronous). */
 const openingsJson = new OpeningsJson();
 
-interface Restaurant extends RestaurantModel {
-  business: BusinessRef;
-  inventory: RestaurantInventory;
-}
-
-interface OpeningsQuery {
-  day0: string;
-  minutes: number;
-  covers: number;
-  withRange: boolean;
-}
-
-function parseOpeningsQuery(query: Record<string, unknown>): OpeningsQuery {
-  const { date: day0, minutes, covers } = parseDateTimeCovers(query, { date: 'date', time: 'time', covers: 'covers' }, 'VALIDATION_ERROR');
-  return { day0, minutes, covers, withRange: parseBoolean(single(query.get_covers_range), 'get_covers_range', false) };
-}
-
-/** The restaurant of a catalogue entry, or the error a partner gets for it. */
-function restaurantOf(entry: CatalogBusiness | undefined, idOrAlias: string, { requireReservable = true } = {}): Restaurant {
-  if (!entry) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
-  if (!entry.reservation) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
-  if (requireReservable && (!entry.reservation.settings.accepts_reservations || entry.isClosed)) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
-  return {
-    businessId: entry.id,
-    settings: entry.reservation.settings,
-    tables: entry.reservation.tables,
-    inventory: entry.reservation,
-    business: { id: entry.id, alias: entry.alias, name: entry.name, timezone: entry.timezone, isClosed: entry.isClosed },
-  };
-}
 
 /** The rules of reservations: openings, holds, reservations, status and cancellation. */
 export class ReservationService {
@@ -85,7 +49,11 @@ export class ReservationService {
     private readonly feed: ChangeFeed,
     private readonly businesses: BusinessDirectory,
     private readonly options: ReservationOptions,
-  ) {}
+  ) {
+    this.links = new ReservationLinks(options.publicUrl);
+  }
+
+  private readonly links: ReservationLinks;
 
   private get db() {
     return this.database.db;
@@ -93,31 +61,6 @@ export class ReservationService {
 
   private store(db: DbOrTx = this.db) {
     return new ReservationStore(db, this.database.dialect);
-  }
-
-  // ---- operator side -------------------------------------------------------------------------
-
-  async setSettings(businessIdOrAlias: string, input: unknown): Promise<ReservationSettings> {
-    const business = await this.businesses.requireRef(businessIdOrAlias);
-    const settings = normalizeSettings(input);
-    await this.db.transaction().execute(async (trx) => {
-      await new InventoryStore(trx).saveSettings(business.id, settings, () => newId(), this.clock.now(), await nextCatalogSequence(trx));
-    });
-    this.catalog.invalidate();
-    return settings;
-  }
-
-  /** Imports settings as JSON lines, streamed, all or nothing (settings-import.ts). */
-  async importSettings(source: LineSource, onProgress?: (lines: number, phase: 'staged' | 'done') => void): Promise<{ imported: number }> {
-    const result = await importSettings(this.database, this.clock, this.businesses, source, onProgress);
-    this.catalog.invalidate();
-    onProgress?.(result.imported, 'done');
-    return result;
-  }
-
-  async getSettings(businessIdOrAlias: string): Promise<ReservationSettings> {
-    const restaurant = await this.restaurant(businessIdOrAlias, { requireReservable: false });
-    return restaurant.settings;
   }
 
   // ---- partner side --------------------------------------------------------------------------
@@ -148,7 +91,7 @@ export class ReservationService {
       const day = dayContext(now, r.business.timezone, date);
       const slots = this.occupancy.day(r.inventory, day, covers);
       const [first, end] = bookableRange(day, r.settings, minutes - w, minutes + w);
-      body.day(date, slots, first, end, slots.creditCardRequired ? (q) => this.cardSlotJson(r.business, date, q, covers) : undefined);
+      body.day(date, slots, first, end, slots.creditCardRequired ? (q) => this.links.cardSlotJson(r.business, date, q, covers) : undefined);
     }
     return body.end(withRange ? r.settings.party_size : undefined);
   }
@@ -179,7 +122,7 @@ export class ReservationService {
         hold_id: null,
         expires_at: (ctx.now + HOLD_MINUTES * 60_000) / 1000,
         credit_card_hold: true,
-        reserve_url: this.reserveUrl(r.business, date, time, covers),
+        reserve_url: this.links.reserve(r.business, date, time, covers),
       };
     }
     const endAt = startAt + turnMinutes(r.settings, covers) * 60_000;
@@ -191,7 +134,7 @@ export class ReservationService {
       hold_id: id,
       expires_at: expiresAt / 1000,
       credit_card_hold: false,
-      reserve_url: `${this.checkoutUrl(r.business, date, time, covers)}?hold_id=${id}`,
+      reserve_url: `${this.links.checkout(r.business, date, time, covers)}?hold_id=${id}`,
     };
     const { released, tableId } = await this.book(
       r.businessId,
@@ -217,21 +160,7 @@ export class ReservationService {
   async reserve(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>, pending?: PendingIdempotency) {
     const { date, minutes, time, covers } = parseDateTimeCovers(form, { date: 'date', time: 'time', covers: 'covers' }, 'INVALID_RESERVATION_PARAMETER');
     if (minutes % 15 !== 0) throw apiError('INVALID_RESERVATION_PARAMETER', `Minutes must be 0, 15, 30 or 45: ${time}`, { field: 'time' });
-    const guest = {
-      first_name: requiredText(form, 'first_name', 100),
-      last_name: requiredText(form, 'last_name', 100),
-      phone: requiredText(form, 'phone', 32),
-      email: requiredText(form, 'email', 254),
-      unique_id: requiredText(form, 'unique_id', 300),
-    };
-    if (!/^[^@\s]+@[^@\s]+$/.test(guest.email)) throw apiError('INVALID_RESERVATION_PARAMETER', `Invalid email: ${guest.email}`, { field: 'email' });
-    if (!isPhoneNumber(guest.phone)) {
-      throw apiError('INVALID_RESERVATION_PARAMETER', `phone must be a phone number such as +14155550123 (E.164), got "${guest.phone}"`, { field: 'phone' });
-    }
-    const holdId = requiredText(form, 'hold_id', 100);
-    const notes = single(form.notes) ?? null;
-    if (notes !== null && notes.length > 1000) throw apiError('INVALID_RESERVATION_PARAMETER', 'notes is longer than 1000 characters', { field: 'notes' });
-    if (!HOLD_ID.test(holdId)) throw apiError('INVALID_HOLD_ID', `Hold id is not valid: ${holdId}`, { field: 'hold_id' });
+    const { guest, holdId, notes } = reservationForm(form);
 
     const r = await this.restaurant(businessIdOrAlias);
     const ctx = this.slotContext(r);
@@ -250,7 +179,7 @@ export class ReservationService {
     const id = timeOrderedUuid();
     const now = this.clock.now();
     const request = { business_id: r.businessId, partner_id: partnerId, date, time, covers, unique_id: guest.unique_id };
-    const answer = { reservation_id: id, confirmation_url: this.confirmationUrl(r.business, id), notes: r.settings.notes };
+    const answer = { reservation_id: id, confirmation_url: this.links.confirmation(r.business, id), notes: r.settings.notes };
     const { hold, tableId } = await this.book(
       r.businessId,
       (store, notice) =>
@@ -302,50 +231,21 @@ export class ReservationService {
 
   /** The restaurant (operator) cancels; no cutoff applies. */
   async cancelByRestaurant(reservationId: string): Promise<ReservationRow> {
-    const row = RESERVATION_ID.test(reservationId) ? await this.store().findReservation(reservationId) : undefined;
+    const row = isReservationId(reservationId) ? await this.store().findReservation(reservationId) : undefined;
     if (!row) throw apiError('NOT_FOUND', `Reservation not found: ${reservationId}`);
     await this.cancelRow(row, 'RESTAURANT');
     return (await this.store().findReservation(reservationId))!;
   }
 
-  /** The operator's day sheet: a restaurant's reservations (active and canceled) and live holds of one local date. */
-  async daySheet(businessIdOrAlias: string, date: string) {
-    const restaurant = await this.restaurant(businessIdOrAlias, { requireReservable: false });
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) {
-      throw apiError('VALIDATION_ERROR', 'date must be a date, YYYY-MM-DD', { field: 'date' });
-    }
-    const now = this.clock.now();
-    const sheet = await this.store().daySheet(restaurant.business.id, date, now);
-    return {
-      business_id: restaurant.business.id,
-      date,
-      reservations: sheet.reservations.map((r) => ({ ...r, created_at: toIso(r.created_at) })),
-      holds: sheet.holds.map((h) => ({ ...h, expires_at: toIso(h.expires_at), created_at: toIso(h.created_at) })),
-    };
-  }
-
-  /** Reservations made per UTC day over the last `days` days (today included), oldest first, every day listed. */
-  async madePerDay(days: number) {
-    const today = Math.floor(this.clock.now() / DAY_MS);
-    const rows = new Map((await this.store().madePerDay((today - days + 1) * DAY_MS)).map((r) => [r.day, r]));
-    return {
-      days: Array.from({ length: days }, (_, i) => {
-        const day = today - days + 1 + i;
-        const row = rows.get(day);
-        return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), made: row?.made ?? 0, canceled: row?.canceled ?? 0 };
-      }),
-    };
-  }
-
   /** The end user cancels from the confirmation page (the id in the URL is the capability). */
   async cancelFromConfirmationPage(reservationId: string): Promise<void> {
-    const row = RESERVATION_ID.test(reservationId) ? await this.store().findReservation(reservationId) : undefined;
+    const row = isReservationId(reservationId) ? await this.store().findReservation(reservationId) : undefined;
     if (!row) throw apiError('NOT_FOUND');
     await this.cancelRow(row, 'CONFIRMATION_PAGE');
   }
 
   async findForPage(reservationId: string): Promise<{ reservation: ReservationRow; business: BusinessRef; settings: ReservationSettings } | undefined> {
-    if (!RESERVATION_ID.test(reservationId)) return undefined;
+    if (!isReservationId(reservationId)) return undefined;
     const reservation = await this.store().findReservation(reservationId);
     if (!reservation) return undefined;
     const r = await this.restaurant(reservation.business_id, { requireReservable: false });
@@ -419,7 +319,7 @@ export class ReservationService {
 
   /** Another partner's reservation answers exactly like an unknown id. */
   private async ownReservation(partnerId: string, reservationId: string, status: 400 | 404): Promise<ReservationRow> {
-    const row = RESERVATION_ID.test(reservationId) ? await this.store().findReservation(reservationId) : undefined;
+    const row = isReservationId(reservationId) ? await this.store().findReservation(reservationId) : undefined;
     if (!row || row.partner_id !== partnerId) throw apiError('INVALID_RESERVATION_ID', `Reservation id is not valid: ${reservationId}`, { status });
     return row;
   }
@@ -437,61 +337,6 @@ export class ReservationService {
     return { settings: r.settings, timezone: r.business.timezone, now: this.clock.now() };
   }
 
-  private confirmationUrl(b: BusinessRef, id: string) {
-    return `${this.options.publicUrl}/reservations/${encodeURIComponent(b.alias)}/confirmed/${id}?utm_medium=api_v3_reservations`;
-  }
-
-  /** An openings slot that needs a card: it links to the reserve page. */
-  private cardSlotJson(b: BusinessRef, date: string, slot: number, covers: number): string {
-    const time = formatHHMM(slot * SLOT_MINUTES);
-    return `{"time":"${time}","credit_card_required":true,"url":${JSON.stringify(this.reserveUrl(b, date, time, covers))}}`;
-  }
-
-  private reserveUrl(b: BusinessRef, date: string, time: string, covers: number) {
-    return `${this.options.publicUrl}/reservations/${encodeURIComponent(b.alias)}/reserve/${date}/${time.replace(':', '')}/${covers}/`;
-  }
-
-  private checkoutUrl(b: BusinessRef, date: string, time: string, covers: number) {
-    return `${this.options.publicUrl}/reservations/${encodeURIComponent(b.alias)}/checkout/${date}/${time.replace(':', '')}/${covers}`;
-  }
 }
 
-/** The tables that seat `covers`, in the order bookings take them (smallest first). */
-function fittingTables(r: Restaurant, covers: number): string[] {
-  return r.tables.filter((t) => covers >= t.min_party && covers <= t.max_party).map((t) => t.id);
-}
 
-/**
- * E.164 (`+14155550123`), or a national number written with spaces, dots, dashes or brackets:
- * 7 to 15 digits, nothing around them. Leading blanks are refused on purpose: a `+` sent
- * unencoded in a form arrives as a space, and " 14155550123" was once stored as given.
- */
-export function isPhoneNumber(value: string): boolean {
-  if (!/^\+?[0-9(][0-9 ().-]*[0-9]$/.test(value)) return false;
-  const digits = value.replace(/[^0-9]/g, '').length;
-  return digits >= 7 && digits <= 15;
-}
-
-function requiredText(form: Record<string, unknown>, field: string, max: number): string {
-  const value = single(form[field]);
-  if (value === undefined || value.trim() === '') throw apiError('INVALID_RESERVATION_PARAMETER', `Missing parameter: ${field}`, { field });
-  if (value.length > max) throw apiError('INVALID_RESERVATION_PARAMETER', `${field} is longer than ${max} characters`, { field });
-  return value;
-}
-
-function dateTimeProblem(problem: string, date: string, time: string, settings: ReservationSettings): string {
-  switch (problem) {
-    case 'past':
-      return `${date} ${time} is in the past`;
-    case 'too_soon':
-      return `${date} ${time} is less than ${settings.min_notice_minutes} minutes from now`;
-    case 'too_far':
-      return `${date} is beyond the restaurant's ${settings.max_future_days} maximum future days`;
-    case 'closed':
-      return `The restaurant is closed on ${date}`;
-    case 'off_grid':
-      return `Reservations start every 15 minutes; ${time} is not one of them`;
-    default:
-      return `The restaurant does not seat guests at ${time} on ${date}`;
-  }
-}

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { importSource, streamJsonLines } from '../platform/http/streamed-body.js';
 import { MAX_IMPORT_BYTES } from '../platform/json-lines.js';
 import { requireFormBody } from './params.js';
+import type { ReservationOperator } from './reservation-operator.js';
 import type { ReservationService } from './reservation-service.js';
 import { reservationSettingsSchema } from './inventory.js';
 
@@ -235,7 +236,7 @@ export function reservationRoutes(service: ReservationService) {
   };
 }
 
-export function reservationAdminRoutes(service: ReservationService) {
+export function reservationAdminRoutes(service: ReservationOperator, bookings: ReservationService) {
   return async (app: FastifyInstance) => {
     app.addSchema(reservationSettingsSchema);
     streamJsonLines(app);
@@ -306,7 +307,7 @@ export function reservationAdminRoutes(service: ReservationService) {
       '/admin/v1/reservations/:reservation_id/cancel',
       { config, schema: { tags: adminTags, security: adminSecurity, summary: 'Cancel a reservation on behalf of the restaurant', params: reservationParams } },
       async (request) => {
-        const row = await service.cancelByRestaurant((request.params as { reservation_id: string }).reservation_id);
+        const row = await bookings.cancelByRestaurant((request.params as { reservation_id: string }).reservation_id);
         return { reservation_id: row.id, status: row.status, canceled_by: row.canceled_by };
       },
     );

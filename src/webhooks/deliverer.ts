@@ -1,60 +1,21 @@
 import os from 'node:os';
-import { sql, type Selectable } from 'kysely';
 import type { Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database, Tx } from '../platform/db/database.js';
-import { RawStatement } from '../platform/db/raw.js';
-import { newId, randomBase62 } from '../platform/ids.js';
+import { randomBase62 } from '../platform/ids.js';
 import { guardedLookup, parseWebhookUrl, type AddressPolicy } from './address-guard.js';
+import { DeliveryStore, type AttemptRecord, type Delivery, type Endpoint } from './delivery-store.js';
 import { describeRequestFailure, OriginPools, post } from './outbound.js';
 import { sign } from './signing.js';
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
-
-/** A claimed delivery: what sending and recording it need, with its message's body. */
-type Delivery = Pick<Selectable<WebhookDeliveriesTable>, 'id' | 'message_id' | 'partner_id' | 'attempts' | 'give_up_at'> & {
-  /** Null when the message is gone. */
-  body: string | null;
-};
-
-// Written once per attempt: precompiled (see RawStatement).
-const INSERT_ATTEMPT = new RawStatement(
-  'insert into webhook_attempts (id, delivery_id, attempted_at, status_code, latency_ms, error, response_excerpt) values (?, ?, ?, ?, ?, ?, ?)',
-);
-/** How long attempt records wait for others to share their commit. */
-const RECORD_LINGER_MS = 2;
-
-/**
- * What a claim returns: only the columns delivering needs, and the message body, so a batch needs
- * no second read (returned columns are a large share of the claim's cost on SQLite).
- */
-const CLAIMED = `returning id, message_id, partner_id, attempts, give_up_at,
-  (select body from webhook_messages m where m.id = webhook_deliveries.message_id) as body`;
-// The usual claim (no partner left out), compiled once; see `claim`.
-const CLAIM = `update webhook_deliveries set locked_by = ?, locked_until = ?, attempts = attempts + 1
-  where id in (
-    select id from webhook_deliveries
-    where status = 'pending' and next_attempt_at <= ? and (locked_until is null or locked_until < ?)
-    order by next_attempt_at limit ? {LOCK}
-  )
-  ${CLAIMED}`;
-const CLAIM_SQLITE = new RawStatement<Delivery>(CLAIM.replace('{LOCK}', ''));
-const CLAIM_POSTGRES = new RawStatement<Delivery>(CLAIM.replace('{LOCK}', 'for update skip locked'));
-const SETTLE = new RawStatement(
-  'update webhook_deliveries set status = ?, last_status_code = ?, last_error = ?, finished_at = ?, locked_by = null, locked_until = null where id = ? and locked_by = ?',
-);
-
-type Endpoint = Selectable<WebhookEndpointsTable>;
-const ENDPOINT = new RawStatement<Endpoint>('select * from webhook_endpoints where partner_id = ?');
 
 /** An endpoint address as parsed and checked (host names are checked again at every connection). */
 type UrlCheck = { refused: string; target?: undefined } | { refused: undefined; target: URL };
 
-interface Outcome {
-  statusCode: number | null;
-  error: string | null;
-  excerpt: string | null;
+/** How long attempt records wait for others to share their commit. */
+const RECORD_LINGER_MS = 2;
+
+interface Outcome extends AttemptRecord {
   retryAfterMs: number | null;
-  latencyMs: number;
 }
 
 function retryAfterMs(header: string | string[] | undefined, now: number): number | null {
@@ -75,6 +36,7 @@ function retryAfterMs(header: string | string[] | undefined, now: number): numbe
 export class WebhookDeliverer {
   private readonly workerId = `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
   private readonly pools: OriginPools;
+  private readonly store: DeliveryStore;
   private readonly inFlightByPartner = new Map<string, number>();
   private readonly urlChecks = new Map<string, UrlCheck>();
   /** Deliveries claimed and not yet answered (their records may still be committing). */
@@ -101,6 +63,7 @@ export class WebhookDeliverer {
     private readonly policy: AddressPolicy,
     private readonly onAttempt: (outcome: 'delivered' | 'retry' | 'failed', latencyMs: number) => void = () => {},
   ) {
+    this.store = new DeliveryStore(database.db, database.dialect, this.workerId);
     // Connections resolve and check the host themselves (guardedLookup): what is connected to is
     // what was checked, however DNS answers change after the endpoint was registered.
     this.pools = new OriginPools({
@@ -231,31 +194,9 @@ export class WebhookDeliverer {
     const fullest = Math.max(0, ...busy.filter(([, n]) => n <= cap / 2).map(([, n]) => n));
     limit = Math.min(limit, cap - fullest);
     const lease = wall + 2 * this.config.timeoutMs + 5_000;
-    const rows =
-      saturated.length === 0
-        ? await (this.database.dialect === 'postgres' ? CLAIM_POSTGRES : CLAIM_SQLITE).rows(this.database.db, this.database.dialect, [this.workerId, lease, now, wall, limit])
-        : await this.claimExcluding(saturated, limit, now, wall, lease);
+    const rows = await this.store.claim(limit, now, wall, lease, saturated);
     for (const d of rows) this.countSending(d.partner_id, +1);
     return { claimed: rows, short: rows.length < limit };
-  }
-
-  /** The claim with some partners left out (built per call: the list varies). */
-  private async claimExcluding(saturated: string[], limit: number, now: number, wall: number, lease: number): Promise<Delivery[]> {
-    const exclude = sql`and partner_id not in (${sql.join(saturated)})`;
-    const lock = this.database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
-    const result = await sql<Delivery>`
-      update webhook_deliveries
-      set locked_by = ${this.workerId}, locked_until = ${lease}, attempts = attempts + 1
-      where id in (
-        select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= ${now}
-          and (locked_until is null or locked_until < ${wall}) ${exclude}
-        order by next_attempt_at
-        limit ${limit}
-        ${lock}
-      )
-      ${sql.raw(CLAIMED)}`.execute(this.database.db);
-    return result.rows;
   }
 
   /** The endpoints of a claimed batch's partners (nearly always one), read once per batch. */
@@ -264,7 +205,7 @@ export class WebhookDeliverer {
       const endpoints = new Map<string, Endpoint>();
       for (const d of claimed) {
         if (endpoints.has(d.partner_id)) continue;
-        const [endpoint] = await ENDPOINT.rows(this.database.db, this.database.dialect, [d.partner_id]);
+        const endpoint = await this.store.endpointOf(d.partner_id);
         if (endpoint) endpoints.set(d.partner_id, endpoint);
       }
       return endpoints;
@@ -297,7 +238,7 @@ export class WebhookDeliverer {
       const now = this.clock.now();
       if (d.body === null || !endpoint || endpoint.status !== 'verified') {
         const reason = d.body === null ? 'message is gone' : endpoint ? `endpoint is ${endpoint.status}` : 'no endpoint';
-        await this.write((trx) => this.settle(trx, d, 'failed', null, reason, now));
+        await this.write((trx) => this.store.settle(trx, d, 'failed', null, reason, now));
         this.onAttempt('failed', 0);
         return;
       }
@@ -307,16 +248,16 @@ export class WebhookDeliverer {
       const after = this.clock.now();
       if (ok) {
         await this.write(async (trx) => {
-          await this.record(trx, d, outcome, after);
-          await this.settle(trx, d, 'delivered', outcome.statusCode, null, after);
+          await this.store.recordAttempt(trx, d, outcome, after);
+          await this.store.settle(trx, d, 'delivered', outcome.statusCode, null, after);
         });
         this.onAttempt('delivered', outcome.latencyMs);
       } else if (outcome.statusCode === 410) {
         // Gone: stop sending to this endpoint until the operator registers it again.
         await this.write(async (trx) => {
-          await this.record(trx, d, outcome, after);
-          await trx.updateTable('webhook_endpoints').set({ status: 'gone', status_reason: 'answered 410 Gone', updated_at: after }).where('partner_id', '=', partner).execute();
-          await this.settle(trx, d, 'failed', 410, 'endpoint answered 410 Gone', after);
+          await this.store.recordAttempt(trx, d, outcome, after);
+          await this.store.markGone(trx, partner, after);
+          await this.store.settle(trx, d, 'failed', 410, 'endpoint answered 410 Gone', after);
         });
         this.onAttempt('failed', outcome.latencyMs);
       } else {
@@ -326,15 +267,10 @@ export class WebhookDeliverer {
         const error = outcome.error ?? `HTTP ${outcome.statusCode}`;
         const givingUp = next > d.give_up_at;
         await this.write(async (trx) => {
-          await this.record(trx, d, outcome, after);
-          if (givingUp) await this.settle(trx, d, 'failed', outcome.statusCode, `gave up after ${this.config.retryWindowHours} hours: ${error}`, after);
+          await this.store.recordAttempt(trx, d, outcome, after);
+          if (givingUp) await this.store.settle(trx, d, 'failed', outcome.statusCode, `gave up after ${this.config.retryWindowHours} hours: ${error}`, after);
           else {
-            await trx
-              .updateTable('webhook_deliveries')
-              .set({ next_attempt_at: next, last_status_code: outcome.statusCode, last_error: error, locked_by: null, locked_until: null })
-              .where('id', '=', d.id)
-              .where('locked_by', '=', this.workerId)
-              .execute();
+            await this.store.retryAt(trx, d, next, outcome.statusCode, error);
           }
         });
         this.onAttempt(givingUp ? 'failed' : 'retry', outcome.latencyMs);
@@ -435,19 +371,4 @@ export class WebhookDeliverer {
     this.flushing = undefined;
   }
 
-  private async record(trx: Tx, d: Delivery, o: Outcome, at: number): Promise<void> {
-    await INSERT_ATTEMPT.run(trx, this.database.dialect, [
-      newId(),
-      d.id,
-      at,
-      o.statusCode,
-      Math.round(o.latencyMs * 100) / 100,
-      o.error,
-      o.excerpt,
-    ]);
-  }
-
-  private async settle(trx: Tx, d: Delivery, status: 'delivered' | 'failed', statusCode: number | null, error: string | null, now: number): Promise<void> {
-    await SETTLE.run(trx, this.database.dialect, [status, statusCode, error, now, d.id, this.workerId]);
-  }
 }

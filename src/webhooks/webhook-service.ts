@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { sql } from 'kysely';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso, toIsoOffset } from '../platform/clock.js';
@@ -13,8 +12,8 @@ import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-gu
 import { describeRequestFailure, MAX_ANSWER_BYTES } from './outbound.js';
 import { newWebhookSecret } from './signing.js';
 import { ingestionUpdate, leadUpdate, licenseUpdate, type LicenseInput, type WebhookUpdate } from './operator-events.js';
-import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes, type WebhookEndpointsTable } from './webhook-tables.js';
-import './webhook-tables.js';
+import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes } from './webhook-tables.js';
+import { WebhookStore, type EndpointRow } from './webhook-store.js';
 
 /** A message's id (the `webhook-id` header) is its event's: a receiver de-duplicates by it. */
 export const messageIdOf = (eventId: string) => `msg_${eventId}`;
@@ -31,7 +30,7 @@ export interface WebhookAudience {
   requirePartner(partnerId: string): Promise<void>;
 }
 
-function endpointView(e: WebhookEndpointsTable) {
+function endpointView(e: EndpointRow) {
   return {
     partner_id: e.partner_id,
     url: e.url,
@@ -73,8 +72,8 @@ export class WebhookService {
     this.verifier = new Agent({ connect: { timeout: config.timeoutMs, lookup: guardedLookup(policy) }, pipelining: 0 });
   }
 
-  private get db() {
-    return this.database.db;
+  private store(db: DbOrTx = this.database.db) {
+    return new WebhookStore(db);
   }
 
   async close(): Promise<void> {
@@ -82,7 +81,7 @@ export class WebhookService {
   }
 
   private async endpointRow(partnerId: string) {
-    return this.db.selectFrom('webhook_endpoints').selectAll().where('partner_id', '=', partnerId).executeTakeFirst();
+    return this.store().endpoint(partnerId);
   }
 
   async getEndpoint(partnerId: string) {
@@ -103,54 +102,43 @@ export class WebhookService {
     const now = this.clock.now();
     const existing = await this.endpointRow(partnerId);
     if (!existing) {
-      await this.db
-        .insertInto('webhook_endpoints')
-        .values({
-          partner_id: partnerId,
-          url: input.url,
-          client_id: input.client_id,
-          event_types: JSON.stringify(types),
-          status: 'unverified',
-          status_reason: 'not verified yet',
-          verified_at: null,
-          secret: newWebhookSecret(),
-          previous_secret: null,
-          previous_secret_until: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+      await this.store().insertEndpoint({
+        partner_id: partnerId,
+        url: input.url,
+        client_id: input.client_id,
+        event_types: JSON.stringify(types),
+        status: 'unverified',
+        status_reason: 'not verified yet',
+        verified_at: null,
+        secret: newWebhookSecret(),
+        previous_secret: null,
+        previous_secret_until: null,
+        created_at: now,
+        updated_at: now,
+      });
     } else {
       const urlChanged = existing.url !== input.url;
-      await this.db
-        .updateTable('webhook_endpoints')
-        .set({
-          url: input.url,
-          client_id: input.client_id,
-          event_types: JSON.stringify(types),
-          updated_at: now,
-          ...(urlChanged ? { status: 'unverified', status_reason: 'URL changed; verify again', verified_at: null } : {}),
-        })
-        .where('partner_id', '=', partnerId)
-        .execute();
+      await this.store().updateEndpoint(partnerId, {
+        url: input.url,
+        client_id: input.client_id,
+        event_types: JSON.stringify(types),
+        updated_at: now,
+        ...(urlChanged ? { status: 'unverified', status_reason: 'URL changed; verify again', verified_at: null } : {}),
+      });
     }
     return this.getEndpoint(partnerId);
   }
 
   async removeEndpoint(partnerId: string): Promise<void> {
-    const result = await this.db.deleteFrom('webhook_endpoints').where('partner_id', '=', partnerId).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
+    if (!(await this.store().deleteEndpoint(partnerId))) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
   }
 
   /** New signing secret; messages carry old and new signatures for 24 hours. */
   async rotateSecret(partnerId: string) {
     const row = await this.endpointRow(partnerId);
     if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
-    await this.db
-      .updateTable('webhook_endpoints')
-      .set({ secret: newWebhookSecret(), previous_secret: row.secret, previous_secret_until: this.clock.now() + ROTATION_GRACE_MS, updated_at: this.clock.now() })
-      .where('partner_id', '=', partnerId)
-      .execute();
+    const now = this.clock.now();
+    await this.store().updateEndpoint(partnerId, { secret: newWebhookSecret(), previous_secret: row.secret, previous_secret_until: now + ROTATION_GRACE_MS, updated_at: now });
     return this.getEndpoint(partnerId);
   }
 
@@ -163,15 +151,11 @@ export class WebhookService {
     if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
     const challenge = randomBytes(24).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 24);
     const failure = await this.challenge(row.url, challenge);
-    await this.db
-      .updateTable('webhook_endpoints')
-      .set(
-        failure
-          ? { status: 'failed', status_reason: failure, verified_at: null, updated_at: this.clock.now() }
-          : { status: 'verified', status_reason: null, verified_at: this.clock.now(), updated_at: this.clock.now() },
-      )
-      .where('partner_id', '=', partnerId)
-      .execute();
+    const now = this.clock.now();
+    await this.store().updateEndpoint(
+      partnerId,
+      failure ? { status: 'failed', status_reason: failure, verified_at: null, updated_at: now } : { status: 'verified', status_reason: null, verified_at: now, updated_at: now },
+    );
     return this.getEndpoint(partnerId);
   }
 
@@ -231,43 +215,33 @@ export class WebhookService {
       const addressed = event.partner_id !== null ? [event.partner_id] : await this.audience.receiversOf(trx, event.business_id);
       const allowed = await this.audience.mayReceive(trx, addressed);
       const candidates = addressed.filter((id) => allowed.has(id));
-      const endpoints =
-        candidates.length === 0
-          ? []
-          : await trx
-              .selectFrom('webhook_endpoints')
-              .select(['partner_id', 'event_types'])
-              .where('partner_id', 'in', candidates)
-              .where('status', '=', 'verified')
-              .execute();
+      const store = this.store(trx);
+      const endpoints = await store.verifiedEndpointsOf(candidates);
       const targets = endpoints.filter((e) => (JSON.parse(e.event_types) as string[]).includes(event.type));
       if (targets.length === 0) continue;
       const messageId = messageIdOf(event.id);
       const time = envelopeTimeStyle(event.type) === 'offset' ? toIsoOffset(event.occurred_at) : naiveMicros(event.occurred_at);
       // The payload is embedded as written, so the body is the same whenever it is built.
       const body = `{"time":${JSON.stringify(time)},"object":"business","data":{"id":${JSON.stringify(event.business_id)},"updates":[${event.payload}]}}`;
-      await trx.insertInto('webhook_messages').values({ id: messageId, business_id: event.business_id, event_type: event.type, body, occurred_at: event.occurred_at }).execute();
-      await trx
-        .insertInto('webhook_deliveries')
-        .values(
-          targets.map((t) => ({
-            id: newId(),
-            message_id: messageId,
-            partner_id: t.partner_id,
-            status: 'pending' as const,
-            attempts: 0,
-            next_attempt_at: this.clock.now(),
-            // Retried for 24 hours after the event, not after the relay.
-            give_up_at: event.occurred_at + this.config.retryWindowHours * 3600_000,
-            locked_by: null,
-            locked_until: null,
-            last_status_code: null,
-            last_error: null,
-            created_at: event.occurred_at,
-            finished_at: null,
-          })),
-        )
-        .execute();
+      await store.insertMessage(
+        { id: messageId, business_id: event.business_id, event_type: event.type, body, occurred_at: event.occurred_at },
+        targets.map((t) => ({
+          id: newId(),
+          message_id: messageId,
+          partner_id: t.partner_id,
+          status: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: this.clock.now(),
+          // Retried for 24 hours after the event, not after the relay.
+          give_up_at: event.occurred_at + this.config.retryWindowHours * 3600_000,
+          locked_by: null,
+          locked_until: null,
+          last_status_code: null,
+          last_error: null,
+          created_at: event.occurred_at,
+          finished_at: null,
+        })),
+      );
     }
   }
 
@@ -294,16 +268,7 @@ export class WebhookService {
   }
 
   async deliveries(filter: { partnerId?: string; status?: string; limit?: number }) {
-    let q = this.db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_messages as m', 'm.id', 'd.message_id')
-      .select(['d.id', 'd.message_id', 'd.partner_id', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.give_up_at', 'd.last_status_code', 'd.last_error', 'd.created_at', 'd.finished_at', 'm.event_type', 'm.business_id']);
-    if (filter.partnerId) q = q.where('d.partner_id', '=', filter.partnerId);
-    if (filter.status) q = q.where('d.status', '=', filter.status as 'pending');
-    const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id').limit(filter.limit ?? 50).execute();
-    const attempts = rows.length
-      ? await this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', rows.map((r) => r.id)).orderBy('attempted_at').execute()
-      : [];
+    const { rows, attempts } = await this.store().deliveries({ ...filter, limit: filter.limit ?? 50 });
     return rows.map((r) => ({
       ...r,
       next_attempt_at: toIso(r.next_attempt_at),
@@ -320,22 +285,12 @@ export class WebhookService {
   async attemptsPerMinute(minutes: number) {
     const thisMinute = Math.floor(this.clock.now() / 60_000);
     const first = thisMinute - minutes + 1;
-    const minute = sql<number>`attempted_at / 60000`;
-    const rows = await this.db
-      .selectFrom('webhook_attempts')
-      .select([
-        minute.as('minute'),
-        sql<number>`sum(case when status_code between 200 and 299 then 1 else 0 end)`.as('succeeded'),
-        sql<number>`sum(case when status_code between 200 and 299 then 0 else 1 end)`.as('failed'),
-      ])
-      .where('attempted_at', '>=', first * 60_000)
-      .groupBy(minute)
-      .execute();
-    const byMinute = new Map(rows.map((r) => [Number(r.minute), r]));
+    const rows = await this.store().attemptsPerMinute(first * 60_000);
+    const byMinute = new Map(rows.map((r) => [r.minute, r]));
     return {
       minutes: Array.from({ length: minutes }, (_, i) => {
         const row = byMinute.get(first + i);
-        return { minute: toIso((first + i) * 60_000), succeeded: Number(row?.succeeded ?? 0), failed: Number(row?.failed ?? 0) };
+        return { minute: toIso((first + i) * 60_000), succeeded: row?.succeeded ?? 0, failed: row?.failed ?? 0 };
       }),
     };
   }
@@ -343,16 +298,9 @@ export class WebhookService {
   /** Sends a message again: the delivery starts over with a fresh 24-hour window. */
   async redeliver(deliveryId: string) {
     const now = this.clock.now();
-    const result = await this.db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'pending', next_attempt_at: now, give_up_at: now + this.config.retryWindowHours * 3600_000, finished_at: null, locked_by: null, locked_until: null })
-      .where('id', '=', deliveryId)
-      .where('status', '!=', 'pending')
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) {
-      const exists = await this.db.selectFrom('webhook_deliveries').select('id').where('id', '=', deliveryId).executeTakeFirst();
-      throw exists ? apiError('CONFLICT', 'The delivery is still pending') : apiError('NOT_FOUND', 'Delivery not found');
-    }
+    const outcome = await this.store().redeliver(deliveryId, now, now + this.config.retryWindowHours * 3600_000);
+    if (outcome === 'pending') throw apiError('CONFLICT', 'The delivery is still pending');
+    if (outcome === 'unknown') throw apiError('NOT_FOUND', 'Delivery not found');
     this.wake();
     return { redelivered: 1 };
   }
@@ -360,15 +308,8 @@ export class WebhookService {
   /** Every failed delivery of messages created between two instants (optionally for one partner). */
   async redeliverFailed(from: number, to: number, partnerId?: string) {
     const now = this.clock.now();
-    let q = this.db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'pending', next_attempt_at: now, give_up_at: now + this.config.retryWindowHours * 3600_000, finished_at: null, locked_by: null, locked_until: null })
-      .where('status', '=', 'failed')
-      .where('created_at', '>=', from)
-      .where('created_at', '<', to);
-    if (partnerId) q = q.where('partner_id', '=', partnerId);
-    const result = await q.executeTakeFirst();
+    const redelivered = await this.store().redeliverFailed(from, to, partnerId, now, now + this.config.retryWindowHours * 3600_000);
     this.wake();
-    return { redelivered: Number(result.numUpdatedRows) };
+    return { redelivered };
   }
 }

@@ -40,6 +40,11 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Throws when the database does not answer (readiness). */
+export async function pingDatabase(database: Database): Promise<void> {
+  await sql`select 1`.execute(database.db);
+}
+
 export interface DatabaseOptions {
   databaseUrl?: string;
   sqlitePath?: string;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from '../auth/authenticate.js';
+import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from './authenticate.js';
 import { grantedInterface, isPartnerInterface, type BusinessLinks, type LinkCheck, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdParam } from '../business-ids.js';
 import { list, single } from '../query.js';

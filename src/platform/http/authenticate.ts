@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { apiError } from '../errors.js';
-import { grantedInterface, type CredentialVerifier, type PartnerRouteConfig, type Principal } from './principal.js';
+import { grantedInterface, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i;

@@ -1,0 +1,34 @@
+// The layer rules of docs/family-layout.md, shared by eslint.config.js and the test that plants a
+// violation of each (test/lint-rules.test.ts):
+// - SQL (kysely) only in stores, tables and statements, and in the platform's database code;
+// - HTTP (fastify) only in routes, modules, the platform's HTTP code and the composition root;
+// - no file in src over 400 lines.
+
+/** Files that may build SQL. */
+export const SQL_FILES = [
+  'src/**/*-store.ts',
+  'src/**/*-tables.ts',
+  'src/**/*-statements.ts',
+  'src/platform/db/**',
+  // The platform's own tables: the outbox and its relay, the change feed, background tasks.
+  'src/platform/events.ts',
+  'src/platform/event-relay.ts',
+  'src/platform/change-feed.ts',
+  'src/platform/tasks/**',
+  // One settings row shared by businesses and reservations (docs/catalogue.md "Across processes").
+  'src/businesses/catalog-sequence.ts',
+];
+
+/** Files that may speak HTTP. */
+export const HTTP_FILES = ['src/**/routes.ts', 'src/**/*-routes.ts', 'src/**/module.ts', 'src/platform/http/**', 'src/platform/module.ts', 'src/app.ts'];
+
+const noSql = { name: 'kysely', message: 'SQL lives in stores, tables and statements (docs/family-layout.md): call the family store.' };
+const noHttp = { name: 'fastify', message: 'HTTP lives in routes and modules (docs/family-layout.md): services take plain values.' };
+const restrict = (...paths) => ({ 'no-restricted-imports': ['error', { paths }] });
+
+export const layerRules = [
+  { files: ['src/**/*.ts'], ignores: [...SQL_FILES, ...HTTP_FILES], rules: restrict(noSql, noHttp) },
+  { files: SQL_FILES, ignores: HTTP_FILES, rules: restrict(noHttp) },
+  { files: HTTP_FILES, ignores: SQL_FILES, rules: restrict(noSql) },
+  { files: ['src/**/*.ts', 'src/**/*.tsx'], rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] } },
+];

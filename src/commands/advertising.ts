@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import type { AdvertisingServices } from '../advertising/module.js';
+import { need, optionalBool, optionalInt, UsageError } from './args.js';
+
+/** `pbs advertising …`: the operator's side of advertising: programs, jobs, flags, category policy, promotions, recorded metrics. */
+export async function advertisingCommand(advertising: Pick<AdvertisingServices, 'operator' | 'features'>, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const { operator, features } = advertising;
+  const [sub, a, b] = args;
+  const page = { limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 };
+  switch (sub) {
+    case 'programs':
+      return operator.programs({ partner_id: flags.partner, business_id: flags.business, state: flags.state, ...page });
+    case 'jobs':
+      return operator.jobs({ partner_id: flags.partner, status: flags.status, ...page });
+    case 'features':
+      return features.operatorView(need(a, 'program id'));
+    case 'hold':
+    case 'release':
+    case 'complete':
+      return operator[sub](need(a, 'job id'));
+    case 'hold-new-jobs':
+      if (a !== 'on' && a !== 'off') throw new UsageError('hold-new-jobs takes on or off');
+      return operator.setSettings({ hold_new_jobs: a === 'on' });
+    case 'flags':
+      return operator.setFlags(need(a, 'business id'), {
+        removed_from_search: optionalBool(flags['removed-from-search'], '--removed-from-search'),
+        restricted_from_advertising: optionalBool(flags.restricted, '--restricted'),
+      });
+    case 'category-policy':
+      if (a === 'decline') return operator.declineCategory(need(b, 'category'), flags.reason);
+      if (a === 'allow') return operator.allowCategory(need(b, 'category'));
+      if (a === undefined) return operator.categoryPolicy();
+      throw new UsageError(`unknown category-policy command ${a}`);
+    case 'promotion':
+      if (a === 'list') return operator.promotions();
+      if (a !== 'set') throw new UsageError('promotion takes list or set');
+      return operator.savePromotion(need(b, 'promotion code'), {
+        program_types: flags.types?.split(',').map((t) => t.trim()),
+        min_budget: optionalInt(flags['min-budget'], '--min-budget'),
+        max_budget: optionalInt(flags['max-budget'], '--max-budget'),
+        months: optionalInt(flags.months, '--months'),
+        active: optionalBool(flags.active, '--active'),
+      });
+    case 'import-metrics':
+      return operator.importMetrics(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
+        maxLines: Number.MAX_SAFE_INTEGER,
+        onProgress: (done, total) => process.stderr.write(`imported ${done}/${total} lines\n`),
+      });
+    default:
+      throw new UsageError(`unknown advertising command ${sub ?? ''}`);
+  }
+}

@@ -1,0 +1,28 @@
+import type { WebhookService } from '../webhooks/webhook-service.js';
+import { need, UsageError } from './args.js';
+
+/** `pbs event …`: events the operator raises by hand (leads, licences, ingestion). */
+export async function eventCommand(hooks: WebhookService, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const [kind, business] = args;
+  const id = need(business, 'business id');
+  switch (kind) {
+    case 'lead':
+      return hooks.emitLead(id, { lead_id: flags['lead-id'] });
+    case 'license': {
+      const status = flags.status ?? 'VERIFIED';
+      if (status !== 'VERIFIED' && status !== 'REJECTED' && status !== 'PENDING') throw new UsageError('--status must be VERIFIED, REJECTED or PENDING');
+      return hooks.emitLicense(id, {
+        license_verification_status: status,
+        license_verification_failure_reason: flags.reason,
+        license_number: need(flags['license-number'], '--license-number'),
+        license_expiry_date: flags.expiry,
+        license_trade: flags.trade,
+        license_issuing_agency: flags.agency,
+      });
+    }
+    case 'ingestion':
+      return hooks.emitIngestion(id, { job_id: need(flags['job-id'], '--job-id'), status: flags.status ?? 'COMPLETED' });
+    default:
+      throw new UsageError(`unknown event kind ${kind ?? ''}`);
+  }
+}
