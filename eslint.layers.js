@@ -2,6 +2,7 @@
 // violation of each (test/lint-rules.test.ts):
 // - SQL (kysely) only in stores, tables and statements, and in the platform's database code;
 // - HTTP (fastify) only in routes, modules, the platform's HTTP code and the composition root;
+// - transactions through `database.transact` only (the one transaction API);
 // - no file in src over 400 lines.
 
 /** Files that may build SQL. */
@@ -26,9 +27,20 @@ const noSql = { name: 'kysely', message: 'SQL lives in stores, tables and statem
 const noHttp = { name: 'fastify', message: 'HTTP lives in routes and modules (docs/family-layout.md): services take plain values.' };
 const restrict = (...paths) => ({ 'no-restricted-imports': ['error', { paths }] });
 
+const oneTransactionApi = {
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: "CallExpression[callee.property.name='transaction']",
+      message: 'Changes run in database.transact (docs/family-layout.md): it groups commits on SQLite and is the one transaction API.',
+    },
+  ],
+};
+
 export const layerRules = [
   { files: ['src/**/*.ts'], ignores: [...SQL_FILES, ...HTTP_FILES], rules: restrict(noSql, noHttp) },
   { files: SQL_FILES, ignores: HTTP_FILES, rules: restrict(noHttp) },
   { files: HTTP_FILES, ignores: SQL_FILES, rules: restrict(noSql) },
+  { files: ['src/**/*.ts'], ignores: ['src/platform/db/**'], rules: oneTransactionApi },
   { files: ['src/**/*.ts', 'src/**/*.tsx'], rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] } },
 ];

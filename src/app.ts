@@ -161,7 +161,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const ctx: PlatformContext = { config, database, clock, sandboxClock, clockSync, tasks, metrics, log: app.log };
 
   const keys = new SecretKeys(database.db, config.secretKey);
-  const credentials = new CredentialService(database.db, clock, config.authCacheMs, keys);
+  const credentials = new CredentialService(database, clock, config.authCacheMs, keys);
   // The catalogue's data comes from its owners (called when it loads, after all is built).
   const catalog = new Catalog(
     {
@@ -182,7 +182,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     onError: (error) => app.log.warn({ err: error }, 'relaying events failed; retried'),
   });
   const businesses = new BusinessService(
-    database.db,
+    database,
     clock,
     () => {
       catalog.invalidate();
@@ -191,10 +191,9 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       // A confirmed link by alias may name another business now.
       partners.forgetLinks();
     },
-    database.dialect,
   );
-  const partners = new PartnerService(database.db, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
-  const subscriptions = new SubscriptionService(database.db, clock, tasks, partners, businesses);
+  const partners = new PartnerService(database, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
+  const subscriptions = new SubscriptionService(database, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
   const waitlist = waitlistServices(database, clock, businesses, changes, {
     onEventsCommitted: () => relay.wake(),

@@ -26,7 +26,7 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
 
   it('catalogue: past half its staleness it refreshes in the background, without a reader waiting', async () => {
     let wall = 1_000_000;
-    const directory = new BusinessService(database.db, clock);
+    const directory = new BusinessService(database, clock);
     const sources = {
       sequence: () => directory.catalogSequence(),
       businesses: directory.changedPage.bind(directory),
@@ -35,7 +35,7 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
     };
     const catalog = new Catalog(sources, 1000, () => wall);
     // Another process's writes: they move the catalogue sequence, and do not invalidate this copy.
-    const elsewhere = new BusinessService(database.db, clock);
+    const elsewhere = new BusinessService(database, clock);
     const first = (await elsewhere.upsert(sampleBusiness({ name: 'First' }))).business;
     expect((await catalog.find(first.id))?.name).toBe('First');
     const second = (await elsewhere.upsert(sampleBusiness({ name: 'Second' }))).business;
@@ -50,8 +50,8 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
   });
 
   it('credentials: a load that began before a revocation does not bring the credential back', async () => {
-    const credentials = new CredentialService(database.db, clock, 60_000, new SecretKeys(database.db, undefined));
-    const partners = new PartnerService(database.db, clock, new BusinessService(database.db, clock), () => credentials.invalidate());
+    const credentials = new CredentialService(database, clock, 60_000, new SecretKeys(database.db, undefined));
+    const partners = new PartnerService(database, clock, new BusinessService(database, clock), () => credentials.invalidate());
     const partner = await partners.create({ name: 'Cached', interfaces: ['reservations'] });
     const issued = await credentials.issue(partner.id, { kind: 'api_key' });
     const verifying = credentials.verifyBearer(issued.api_key!); // loads from the database
@@ -62,8 +62,8 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
   });
 
   it('credentials: concurrent verifications of an unknown token share one load', async () => {
-    const credentials = new CredentialService(database.db, clock, 60_000, new SecretKeys(database.db, undefined));
-    const partner = await new PartnerService(database.db, clock, new BusinessService(database.db, clock)).create({ name: 'Shared', interfaces: ['reservations'] });
+    const credentials = new CredentialService(database, clock, 60_000, new SecretKeys(database.db, undefined));
+    const partner = await new PartnerService(database, clock, new BusinessService(database, clock)).create({ name: 'Shared', interfaces: ['reservations'] });
     const issued = await credentials.issue(partner.id, { kind: 'api_key' });
     const answers = await Promise.all(Array.from({ length: 20 }, () => credentials.verifyBearer(issued.api_key!)));
     expect(new Set(answers).size).toBe(1); // the same object: one load answered them all

@@ -37,6 +37,12 @@ describe('the layer rules', () => {
     expect(await problems('src/waitlist/module.ts', code)).toEqual([]);
   });
 
+  it('keep one transaction API: database.transact', async () => {
+    const code = 'export const f = (db: { transaction(): { execute(w: () => Promise<void>): Promise<void> } }) => db.transaction().execute(async () => {});\n';
+    expect((await problems('src/partners/planted-service.ts', code)).join('\n')).toMatch(/no-restricted-syntax.*database\.transact/);
+    expect(await problems('src/platform/db/planted.ts', code)).toEqual([]);
+  });
+
   it('keep every file in src under 400 lines, naming the file', async () => {
     const long = Array.from({ length: 401 }, (_, i) => `export const line${i} = ${i};`).join('\n');
     expect((await problems('src/engagement/planted-service.ts', long)).join('\n')).toMatch(/max-lines.*401.*400/);

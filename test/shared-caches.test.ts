@@ -72,8 +72,8 @@ describe.each(dialects)('link and engagement caches on %s', (dialect) => {
     const feed = new ChangeFeed(database, 10);
     feeds.push(feed);
     await feed.start();
-    const businesses = new BusinessService(database.db, clock);
-    return { feed, businesses, partners: new PartnerService(database.db, clock, businesses, () => {}, 2000, feed) };
+    const businesses = new BusinessService(database, clock);
+    return { feed, businesses, partners: new PartnerService(database, clock, businesses, () => {}, 2000, feed) };
   };
 
   it('keeps confirmed links until a link changes: here at once, in another process through the change feed', async () => {

@@ -1,5 +1,5 @@
 import type { Clock } from '../platform/clock.js';
-import { isUniqueViolation, type Db, type DbOrTx, type Dialect } from '../platform/db/database.js';
+import { isUniqueViolation, type Database, type DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { jsonLineBatches, STALE_STAGING_MS, type LineSource } from '../platform/json-lines.js';
@@ -28,12 +28,15 @@ export interface ImportProgress {
 /** The operator's catalogue of businesses: the records every partner interface reads. */
 export class BusinessService {
   constructor(
-    private readonly db: Db,
+    private readonly database: Database,
     private readonly clock: Clock,
     /** Called after a change commits, so in-memory copies of the catalogue refresh. */
     private readonly onChanged: () => void = () => {},
-    private readonly dialect: Dialect = 'sqlite',
   ) {}
+
+  private get db() {
+    return this.database.db;
+  }
 
   store(db: DbOrTx = this.db): BusinessStore {
     return new BusinessStore(db);
@@ -42,7 +45,7 @@ export class BusinessService {
   async upsert(input: unknown): Promise<{ business: Business; created: boolean }> {
     const explicitAlias = typeof (input as { alias?: unknown })?.alias === 'string';
     const business = normalizeBusinessInput(input);
-    const saved = await this.db.transaction().execute(async (trx) => {
+    const saved = await this.database.transact(async (trx) => {
       const store = this.store(trx);
       const owner = await store.aliasOwner(business.alias);
       if (owner && owner !== business.id) {
@@ -96,19 +99,19 @@ export class BusinessService {
           lines.push({ ...businessColumns(b), import_id: importId, line: p.line, staged_at: stagedAt });
           lastLine = p.line;
         }
-        await this.db.transaction().execute((trx) => this.store(trx).stage(lines));
+        await this.database.transact((trx) => this.store(trx).stage(lines));
         staged += lines.length;
         onProgress?.(staged, 'staged');
       }
       if (staged === 0) throw apiError('VALIDATION_ERROR', 'The import holds no businesses.');
       const created = await store.countNew(importId);
-      await this.db.transaction().execute(async (trx) => {
+      await this.database.transact(async (trx) => {
         const seq = await nextCatalogSequence(trx);
         const now = this.clock.now();
         for (let from = 0; from < lastLine; from += APPLY_CHUNK) await this.store(trx).applyStaged(importId, from, from + APPLY_CHUNK, now, seq);
         await this.store(trx).unstage(importId, Date.now() - STALE_STAGING_MS);
       });
-      await store.analyze(this.dialect);
+      await store.analyze(this.database.dialect);
       this.onChanged();
       onProgress?.(staged, 'done');
       return { imported: staged, created, updated: staged - created };

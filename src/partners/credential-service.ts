@@ -3,7 +3,7 @@ import type { CredentialVerifier, Principal } from '../platform/auth/principal.j
 import { isPartnerInterface } from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
-import { fromFlag, isUniqueViolation, type Db, type DbOrTx } from '../platform/db/database.js';
+import { fromFlag, isUniqueViolation, type Database, type DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId, randomBase62, secretMatches, sha256Hex } from '../platform/ids.js';
 import type { SecretKeys } from '../platform/secret-keys.js';
@@ -54,11 +54,15 @@ export class CredentialService implements CredentialVerifier {
   /** Moves on invalidate: a load begun before it must not store its answer. */
   private generation = 0;
   constructor(
-    private readonly db: Db,
+    private readonly database: Database,
     private readonly clock: Clock,
     private readonly cacheMs: number,
     private readonly keys: SecretKeys,
   ) {}
+
+  private get db() {
+    return this.database.db;
+  }
 
   private store(db: DbOrTx = this.db) {
     return new PartnerStore(db);
@@ -115,7 +119,7 @@ export class CredentialService implements CredentialVerifier {
       previous_expires_at: graceSeconds > 0 ? now + graceSeconds * 1000 : null,
       rotated_at: now,
     };
-    await this.db.transaction().execute(async (trx) => {
+    await this.database.transact(async (trx) => {
       await this.store(trx).updateCredential(credentialId, change);
       if (row.kind === 'oauth_client') await this.store(trx).expireTokensOf(credentialId, now + graceSeconds * 1000);
     });
@@ -128,7 +132,7 @@ export class CredentialService implements CredentialVerifier {
     if (!row) throw apiError('NOT_FOUND', `Credential not found: ${credentialId}`);
     const now = this.clock.now();
     if (row.revoked_at === null) {
-      await this.db.transaction().execute(async (trx) => {
+      await this.database.transact(async (trx) => {
         await this.store(trx).updateCredential(credentialId, { revoked_at: now, previous_secret_hash: null, previous_expires_at: null });
         await this.store(trx).revokeTokensOf(credentialId, now);
       });

@@ -4,7 +4,7 @@ import type { BusinessDirectory } from '../businesses/business-service.js';
 import { partnerInterfaces, isPartnerInterface, type BusinessLinks, type LinkCheck, type PartnerInterface } from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
-import { toFlag, fromFlag, type Db, type DbOrTx } from '../platform/db/database.js';
+import { toFlag, fromFlag, type Database, type DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { containsNul } from '../platform/input-guards.js';
@@ -63,7 +63,7 @@ export class PartnerService implements BusinessLinks {
   private linkGeneration = 0;
 
   constructor(
-    private readonly db: Db,
+    private readonly database: Database,
     private readonly clock: Clock,
     private readonly businesses: BusinessDirectory,
     /** Called after any change that alters what a credential may do. */
@@ -73,6 +73,10 @@ export class PartnerService implements BusinessLinks {
     private readonly changes?: ChangeFeed,
   ) {
     changes?.subscribe(LINKS_TOPIC, () => this.forgetLinks());
+  }
+
+  private get db() {
+    return this.database.db;
   }
 
   private store(db: DbOrTx = this.db) {
@@ -86,7 +90,7 @@ export class PartnerService implements BusinessLinks {
     }
     const now = this.clock.now();
     const id = newId();
-    await this.db.transaction().execute(async (trx) => {
+    await this.database.transact(async (trx) => {
       const store = this.store(trx);
       await store.insertPartner({ id, name: input.name, status: 'active', created_at: now, updated_at: now });
       for (const name of new Set(enabled)) {
@@ -140,7 +144,7 @@ export class PartnerService implements BusinessLinks {
     await this.get(partnerId);
     this.forgetLinks();
     const business = await this.businesses.requireRef(businessIdOrAlias);
-    await this.db.transaction().execute(async (trx) => {
+    await this.database.transact(async (trx) => {
       await this.store(trx).linkBusiness({ partner_id: partnerId, business_id: business.id, comment: comment ?? null, created_at: this.clock.now() });
       await this.changes?.publish(trx, LINKS_TOPIC, partnerId);
     });
@@ -158,7 +162,7 @@ export class PartnerService implements BusinessLinks {
     const business = resolved === undefined ? undefined : { id: resolved };
     const removed =
       business !== undefined &&
-      (await this.db.transaction().execute(async (trx) => {
+      (await this.database.transact(async (trx) => {
         const result = await this.store(trx).unlinkBusiness(partnerId, business.id);
         if (Number(result.numDeletedRows) === 0) return false;
         for (const listener of this.unlinkListeners) await listener(trx, partnerId, business.id);
@@ -330,7 +334,7 @@ export class PartnerService implements BusinessLinks {
     }
     const now = this.clock.now();
     this.forgetLinks();
-    await this.db.transaction().execute(async (trx) => {
+    await this.database.transact(async (trx) => {
       const store = this.store(trx);
       for (const r of resolved) await store.linkBusiness({ partner_id: partnerId, business_id: r.id, comment: r.comment, created_at: now });
       await this.changes?.publish(trx, LINKS_TOPIC, partnerId);

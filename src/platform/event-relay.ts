@@ -87,7 +87,7 @@ export class EventRelay {
 
   private async relayBatch(): Promise<number> {
     const lock = this.database.dialect === 'postgres' ? sql`for update skip locked` : sql``;
-    const count = await this.database.db.transaction().execute(async (trx) => {
+    const count = await this.database.transact(async (trx) => {
       const { rows } = await sql<RelayedEvent>`
         select id, type, business_id, partner_id, payload, occurred_at from domain_events
         where relayed_at is null order by occurred_at, id limit ${this.options.batchSize} ${lock}`.execute(trx);

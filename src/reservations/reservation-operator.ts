@@ -39,7 +39,7 @@ export class ReservationOperator {
   async setSettings(businessIdOrAlias: string, input: unknown): Promise<ReservationSettings> {
     const business = await this.businesses.requireRef(businessIdOrAlias);
     const settings = normalizeSettings(input);
-    await this.database.db.transaction().execute(async (trx) => {
+    await this.database.transact(async (trx) => {
       await new InventoryStore(trx).saveSettings(business.id, settings, () => newId(), this.clock.now(), await nextCatalogSequence(trx));
     });
     this.catalog.invalidate();

@@ -56,12 +56,12 @@ export async function importSettings(
         settingsLines.push({ import_id: importId, line, business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), staged_at: stagedAt });
         for (const t of settings.tables) tableLines.push({ import_id: importId, line, id: newId(), business_id: businessId, name: t.name, min_party: t.min_party, max_party: t.max_party });
       });
-      await db.transaction().execute((trx) => new InventoryStore(trx).stage(settingsLines, tableLines));
+      await database.transact((trx) => new InventoryStore(trx).stage(settingsLines, tableLines));
       staged += settingsLines.length;
       onProgress?.(staged, 'staged');
     }
     if (staged === 0) throw apiError('VALIDATION_ERROR', 'The import holds no settings.');
-    await db.transaction().execute(async (trx) => {
+    await database.transact(async (trx) => {
       const now = clock.now();
       await new InventoryStore(trx).applyStaged(importId, now, await nextCatalogSequence(trx));
       await new InventoryStore(trx).unstage(importId, Date.now() - STALE_STAGING_MS);

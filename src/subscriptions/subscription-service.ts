@@ -6,7 +6,7 @@ import { single } from '../platform/query.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import type { Clock } from '../platform/clock.js';
 import { toIsoOffset } from '../platform/clock.js';
-import type { Db, DbOrTx } from '../platform/db/database.js';
+import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
@@ -38,12 +38,16 @@ const businessIdList = (body: unknown, max: number) => parseBusinessIdList(body,
  */
 export class SubscriptionService {
   constructor(
-    private readonly db: Db,
+    private readonly database: Database,
     private readonly clock: Clock,
     private readonly tasks: TaskRunner,
     private readonly links: BusinessLinks,
     private readonly businesses: BusinessDirectory,
   ) {}
+
+  private get db() {
+    return this.database.db;
+  }
 
   private store() {
     return new SubscriptionStore(this.db);
@@ -84,7 +88,7 @@ export class SubscriptionService {
     const businessIds = businessIdList(body, MAX_IDS.subscriptions);
     const now = this.clock.now();
     const id = newId();
-    await this.db.transaction().execute(async (trx) => {
+    await this.database.transact(async (trx) => {
       await new SubscriptionStore(trx).insertRequest({
         id,
         partner_id: principal.partnerId,
@@ -115,7 +119,7 @@ export class SubscriptionService {
     const { resolved, unknown, unlinked } = await this.links.check(request.partner_id, ids);
     const refused = new Set(unlinked);
     const allowed = [...new Set(ids.filter((id) => !refused.has(id) && resolved.has(id)).map((id) => resolved.get(id)!))];
-    await this.db.transaction().execute(async (trx) => {
+    await this.database.transact(async (trx) => {
       const store = new SubscriptionStore(trx);
       const now = this.clock.now();
       for (const type of types) {
@@ -161,7 +165,7 @@ export class SubscriptionService {
     pending: PendingIdempotency | undefined,
     answer: (store: SubscriptionStore) => Promise<T>,
   ): Promise<T> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.database.transact(async (trx) => {
       const resolved = await this.businesses.resolveIds(ids, trx);
       const found = [...new Set(ids.map((id) => resolved.get(id)).filter((id): id is string => !!id))];
       const store = new SubscriptionStore(trx);
