@@ -204,7 +204,7 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     const listed = (await call(h.url, 'GET', `/v1/programs/list/${biz}`, as(p))).body.businesses[0];
     expect(listed.programs).toHaveLength(2);
     const promo = listed.programs.find((x: any) => x.program_id !== id);
-    // Same start; the last day of the month six months on (facts.md §8.9).
+    // Same start; the last day of the month six months on (docs/contract/advertising.md §8.9).
     expect(promo).toMatchObject({ program_type: 'CPC', start_date: '2031-05-10', end_date: '2031-11-30', parent_program_id: id, promotion_code: 'SPRING31' });
     expect(rejection(await edited(id, { budget: '60000' }))).toMatchObject({ key: 'budget', code: 'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS' });
     expect(rejection(await edited(promo.program_id, { end: '2031-12-31' }))).toMatchObject({ code: 'COULD_NOT_MODIFY_PROGRAM' });

@@ -85,10 +85,10 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     expect(startedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
   });
 
-  it('adds is_autobid, max_bid and budget for CPC (facts.md §8.4), from the query string or a form body', async () => {
+  it('adds is_autobid, max_bid and budget for CPC (docs/contract/advertising.md §8.4), from the query string or a form body', async () => {
     const biz = await business();
     const receipt = await receiptOf({ business_id: biz, program_name: 'CPC', start: '2031-08-01', end: '2031-08-31', budget: '20000', is_autobid: 'false', max_bid: '500' });
-    // facts.md §8.4's creation receipt, key by key (plus svc_business_id, the spec's name).
+    // docs/contract/advertising.md §8.4's creation receipt, key by key (plus svc_business_id, the spec's name).
     expect(receipt.business_results).toEqual([
       {
         status: 'COMPLETED',

@@ -5,7 +5,7 @@ import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, typ
 const sf = { city: 'San Francisco', state: 'CA', country: 'US' };
 const hours = [{ open: [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start: '0800', end: '2200' })) }];
 
-/** Issue 23: Business Match (facts.md §2.3) and business details (§2.2), docs/business-match.md. */
+/** Issue 23: Business Match (docs/contract/search.md §2.3) and business details (§2.2), docs/business-match.md. */
 describe.each(dialects)('Business Match and business details on %s', (dialect) => {
   let h: Harness;
   let key: string;
@@ -29,7 +29,7 @@ describe.each(dialects)('Business Match and business details on %s', (dialect) =
   });
   afterAll(() => h.close());
 
-  it('finds the business a name and address describe, in the record shape of facts.md §2.3', async () => {
+  it('finds the business a name and address describe, in the record shape of docs/contract/search.md §2.3', async () => {
     const r = await match(golden);
     expect(r.status, r.text).toBe(200);
     expect(r.body.businesses[0]).toEqual({

@@ -3,7 +3,7 @@ import { isUsLocation } from '../src/advertising/program-features.js';
 import { admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness } from './support/harness.js';
 import { Receiver } from './support/receiver.js';
 
-/** Issue 24: the Program Feature API (facts §8.8; docs/advertising.md "Program features"). */
+/** Issue 24: the Program Feature API (docs/contract/advertising.md §8.8; docs/advertising.md "Program features"). */
 describe.each(dialects)('program features on %s', (dialect) => {
   let h: Harness;
   let p: Awaited<ReturnType<typeof createPartner>>;

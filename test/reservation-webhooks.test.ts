@@ -7,7 +7,7 @@ const RESERVATION_TYPES = ['RESERVATION_CREATED_EVENT', 'RESERVATION_CANCELED_BY
 
 /**
  * Issue 13 §3: reservation changes reach the partner that made the reservation, through the one
- * event path (outbox → relay → deliveries), as opt-in webhook types in the facts.md §6.2 envelope.
+ * event path (outbox → relay → deliveries), as opt-in webhook types in the docs/contract/webhooks.md §6.2 envelope.
  */
 describe.each(dialects)('reservation webhooks on %s', (dialect) => {
   let h: Harness;

@@ -160,7 +160,7 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
     expectCode(refused, 403, 'PARTNER_ENDPOINT_DISABLED');
     expect((await call(h.url, 'GET', `/v3/private/businesses/${id}/reviews`)).status).toBe(401);
     expectCode(await call(h.url, 'GET', `/v3/private/businesses/${id}/reviews`, { token: 'not-a-token' }), 401, 'TOKEN_INVALID');
-    // The API key works as well as the token (facts §7.3); the alias names the business too.
+    // The API key works as well as the token (docs/contract/reviews-and-engagement.md §7.3); the alias names the business too.
     expect((await call(h.url, 'GET', `/v3/private/businesses/${id}/reviews`, { token: p.apiKey.api_key })).status).toBe(200);
   });
 
@@ -243,7 +243,7 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
     expect(listed.body.reviews[0]).toMatchObject({ business_id: id, locale: 'en_US', text: { en_US: 'Two' }, user: { name: 'C D' }, time_created: '2031-01-02T00:00:00+00:00' });
   });
 
-  it('delivers new, edited and removed reviews to subscribed partners as the facts §6.3 events; responses send none', async () => {
+  it('delivers new, edited and removed reviews to subscribed partners as the docs/contract/webhooks.md §6.3 events; responses send none', async () => {
     const id = await business();
     const hooked = await createPartner(h.url, ['business_subscriptions', 'webhooks'], 'Review hooks');
     const receiver = new Receiver();
@@ -272,7 +272,7 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
       ]);
       for (const body of bodies) {
         expect(body).toMatchObject({ object: 'business', data: { id } });
-        // Review webhooks: a naive ISO time with microseconds (facts §6.2).
+        // Review webhooks: a naive ISO time with microseconds (docs/contract/webhooks.md §6.2).
         expect(body.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/);
       }
     } finally {

@@ -95,7 +95,7 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     expect(refused.status).toBe(400);
   });
 
-  it('closes for the reasons of facts §4.3', async () => {
+  it('closes for the reasons of docs/contract/waitlist.md §4.3', async () => {
     const id = await restaurant({ on_my_way: false });
     expect((await status(id)).body).toMatchObject({ state: 'CLOSED', closed_reason: 'no_current_wait' });
     await admin(h.url, 'POST', `/admin/v1/businesses/${id}/waitlist/close`, { json: { reason: 'special_event' } });

@@ -125,7 +125,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
         schema: {
           tags,
           security,
-          summary: 'Create or replace a promotion code (facts.md §8.9)',
+          summary: 'Create or replace a promotion code (docs/contract/advertising.md §8.9)',
           params: codeParams,
           body: {
             type: 'object',

@@ -37,7 +37,7 @@ export const APPLY_AD_JOB = defineTask<{ job_id: string }>(
 export const HOLD_NEW_JOBS_SETTING = 'advertising.hold_new_jobs';
 
 /**
- * The advertising reseller interface's changes (spec part 2; facts.md §8): requests are checked
+ * The advertising reseller interface's changes (spec part 2; docs/contract/advertising.md §8): requests are checked
  * for form (advertising-input.ts, 400) and answered with a job id; the job reads the facts in
  * its transaction, asks advertising-judge.ts, and writes the receipt with the program change and
  * their events. Also pause/resume (at once), the operator's end of a program, and the pbs
@@ -218,7 +218,7 @@ export class AdvertisingJobs {
         programId = program.id;
         events.push(programEvent(program, 'CREATED', now, job.id));
         if (verdict.promotionMonths !== undefined) {
-          // facts.md §8.9: the code's own program, same start, to the end of the month ~6 months on.
+          // docs/contract/advertising.md §8.9: the code's own program, same start, to the end of the month ~6 months on.
           const promoEnd = lastDayMonthsAfter(startDate, verdict.promotionMonths);
           const promo: AdProgram = {
             ...program,
@@ -284,9 +284,9 @@ export class AdvertisingJobs {
   }
 
   /**
-   * Ends a program and its promotions (facts.md §8.9: a promo ends when its parent loses
+   * Ends a program and its promotions (docs/contract/advertising.md §8.9: a promo ends when its parent loses
    * eligibility), recording an event for each. CANCELED: ended before it started, so the id is
-   * invalidated (facts §8.3). Used by end jobs, the end-of-day schedule and the operator's flags.
+   * invalidated (docs/contract/advertising.md §8.3). Used by end jobs, the end-of-day schedule and the operator's flags.
    */
   async endProgram(store: AdvertisingStore, program: AdProgram, now: number, change: Extract<ProgramChange, 'ENDED' | 'CANCELED' | 'EXPIRED'>, events: DomainEvent[], jobId?: string) {
     if (!(await store.endProgram(program.id, now, change === 'CANCELED' ? 'CANCELED' : 'ENDED'))) return;

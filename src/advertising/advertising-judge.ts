@@ -11,7 +11,7 @@ import { EDITABLE, type CreateRequest, type EditRequest } from './advertising-in
  * has one case per code.
  */
 
-/** One key's refusal in a receipt (facts.md §8.4 error codes). */
+/** One key's refusal in a receipt (docs/contract/advertising.md §8.4 error codes). */
 export interface Rejection {
   code: string;
   message: string;
@@ -173,7 +173,7 @@ export function alreadyActive(running: AdProgram, partnerId: string): Rejection 
 }
 
 /**
- * A promotion code (facts.md §8.9): valid when the operator's code is active, covers the program
+ * A promotion code (docs/contract/advertising.md §8.9): valid when the operator's code is active, covers the program
  * type, the business is a new advertiser (no program of any partner ran in the last six months),
  * and a CPC budget is within the code's range. An invalid code rejects the program.
  */

@@ -6,7 +6,7 @@ import { programStatus, programView } from './advertising-rules.js';
 import type { AdvertisingStore } from './advertising-store.js';
 
 /**
- * The partner's program listings (facts.md §8.7): by business, by id, and the whole account. Each
+ * The partner's program listings (docs/contract/advertising.md §8.7): by business, by id, and the whole account. Each
  * program shows its recorded figures and its features (programView).
  */
 export class ProgramListings {
@@ -59,7 +59,7 @@ export class ProgramListings {
   }
 
   /**
-   * `GET /programs/v1`: every program of the caller's account, filtered by status (facts §8.7):
+   * `GET /programs/v1`: every program of the caller's account, filtered by status (docs/contract/advertising.md §8.7):
    * CURRENT (running now), FUTURE (starts later), PAST (ended), PAUSED, ALL.
    */
   async ofAccount(principal: Principal, query: { program_status: string; offset: number; limit: number }) {

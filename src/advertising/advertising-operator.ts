@@ -163,7 +163,7 @@ export class AdvertisingOperator {
     return { promotions: (await this.store().promotions()).map(promotionView) };
   }
 
-  /** Creates or replaces a promotion code (facts.md §8.9). */
+  /** Creates or replaces a promotion code (docs/contract/advertising.md §8.9). */
   async savePromotion(code: string, input: { program_types?: unknown; min_budget?: unknown; max_budget?: unknown; months?: unknown; active?: unknown }) {
     const types = input.program_types ?? ['CPC'];
     if (!Array.isArray(types) || types.length === 0 || !types.every((t) => (PROGRAM_TYPES as readonly unknown[]).includes(t))) {

@@ -7,7 +7,7 @@ import { EDITABLE, type CreateRequest, type EditRequest } from './advertising-in
 import type { KeyErrors, Rejection } from './advertising-judge.js';
 
 /**
- * Job receipts (spec, Advertising; facts.md §8.4): what a job was asked, and each key's status
+ * Job receipts (spec, Advertising; docs/contract/advertising.md §8.4): what a job was asked, and each key's status
  * and error, PROCESSING until the job is applied. The partner polls them
  * (`GET /v1/reseller/status/{job_id}`); the operator's job list shows the same.
  */
@@ -17,14 +17,14 @@ export type BusinessResult = { status: 'COMPLETED' | 'REJECTED'; identifier_type
 
 const PARENT_WAS_REJECTED: Rejection = { code: 'PARENT_WAS_REJECTED', message: 'Another part of the request failed.' };
 
-/** The keys of program_added (spec; facts §8.4), each made into an entry by `entry`; currency, ad_categories and promotion_code when sent. */
+/** The keys of program_added (spec; docs/contract/advertising.md §8.4), each made into an entry by `entry`; currency, ad_categories and promotion_code when sent. */
 export function addedKeys(request: CreateRequest, startDate: string, programId: string | null, entry: (key: string, value: unknown) => Entry) {
   const added: Record<string, Entry> = {
     start: entry('start', startDate),
     end: entry('end', request.end ?? null),
     program_name: entry('program_name', request.program_name),
     program_id: entry('program_id', programId),
-    // facts.md §8.4: current clients read yelp_business_id; the spec names it svc_business_id.
+    // docs/contract/advertising.md §8.4: current clients read yelp_business_id; the spec names it svc_business_id.
     yelp_business_id: entry('yelp_business_id', request.business_id),
     svc_business_id: entry('svc_business_id', request.business_id),
   };
@@ -81,7 +81,7 @@ function processingResult(job: AdJob) {
   return { status: 'PROCESSING', identifier_type: 'BUSINESS', identifier: request.business_id, update_results: { program_added: added } };
 }
 
-/** A job's receipt (spec; facts §8.4), the partner's and the operator's view alike. */
+/** A job's receipt (spec; docs/contract/advertising.md §8.4), the partner's and the operator's view alike. */
 export function receipt(job: AdJob) {
   const results = job.results !== null ? (JSON.parse(job.results) as object[]) : [processingResult(job)];
   return {
@@ -105,7 +105,7 @@ function remember<T>(map: Map<string, T>, key: string, value: T) {
 
 /**
  * `GET /v1/reseller/status/{job_id}`: the receipt as JSON text, with 202 while the job is
- * PROCESSING (facts §8.4: "Job not complete") and 200 once COMPLETED. Another partner's job is
+ * PROCESSING (docs/contract/advertising.md §8.4: "Job not complete") and 200 once COMPLETED. Another partner's job is
  * 404. A completed receipt never changes, so its text is kept in memory and polls of it are
  * answered without the database; the stored results are embedded as written. A PROCESSING
  * verdict is reused for PROCESSING_VERDICT_MS.

@@ -16,7 +16,7 @@ export const PACIFIC = 'America/Los_Angeles';
 /** CPC limits (spec, Limits): budget in cents per month, bid in cents. */
 export const MIN_BUDGET = 2500;
 export const MIN_BID = 50;
-/** Promotion codes are for new advertisers: none of the business's programs ran in this many days (facts.md §8.9: six months). */
+/** Promotion codes are for new advertisers: none of the business's programs ran in this many days (docs/contract/advertising.md §8.9: six months). */
 export const NEW_ADVERTISER_DAYS = 183;
 
 /** 00:00 Pacific of a date. */
@@ -24,7 +24,7 @@ export const startOfDay = (date: string) => localDay(date, PACIFIC)(0);
 /** 23:59:59.999 Pacific of a date: the last moment of a program ending that day. */
 export const endOfDay = (date: string) => localDay(addDays(date, 1), PACIFIC)(0) - 1;
 
-/** The last day of the month `months` after the month of `date` (a promo program's end, facts §8.9). */
+/** The last day of the month `months` after the month of `date` (a promo program's end, docs/contract/advertising.md §8.9). */
 export function lastDayMonthsAfter(date: string, months: number): string {
   const [y, m] = date.split('-').map(Number);
   return new Date(Date.UTC(y, m - 1 + months + 1, 0)).toISOString().slice(0, 10);
@@ -56,14 +56,14 @@ export const cents = (raw: string | undefined) => (raw !== undefined && /^\d{1,1
 
 /**
  * The program when it is the caller's; otherwise 404, as for an unknown id. A program ended
- * before it started is invalidated (facts.md §8.3): later calls with it fail the same way.
+ * before it started is invalidated (docs/contract/advertising.md §8.3): later calls with it fail the same way.
  */
 export function ownedProgram(program: AdProgram | undefined, partnerId: string): AdProgram {
   if (!program || program.partner_id !== partnerId || program.state === 'CANCELED') throw apiError('NOT_FOUND', 'Not Found: no such program');
   return program;
 }
 
-/** ACTIVE until ended, canceled or past its end date (facts.md §8.7: ACTIVE | INACTIVE). */
+/** ACTIVE until ended, canceled or past its end date (docs/contract/advertising.md §8.7: ACTIVE | INACTIVE). */
 export function programStatus(program: AdProgram, now: number): 'ACTIVE' | 'INACTIVE' {
   return program.state === 'ACTIVE' && (program.end_at === null || program.end_at > now) ? 'ACTIVE' : 'INACTIVE';
 }
@@ -71,7 +71,7 @@ export function programStatus(program: AdProgram, now: number): 'ACTIVE' | 'INAC
 const FEE_PERIOD_LABEL: Record<string, string> = { CALENDAR_MONTH: 'Calendar Month', ROLLING_MONTH: 'Rolling Month' };
 
 /**
- * A program as the listings show it (facts.md §8.7), with the operator's recorded figures.
+ * A program as the listings show it (docs/contract/advertising.md §8.7), with the operator's recorded figures.
  * `active`: the features set on it (Program Feature API); the others its type may have are
  * `available_features`.
  */

@@ -315,7 +315,7 @@ export class AdvertisingStore {
     return out;
   }
 
-  // ---- program features (facts §8.8) ------------------------------------------------------------
+  // ---- program features (docs/contract/advertising.md §8.8) ------------------------------------------------------------
 
   features(programId: string) {
     return this.db.selectFrom('ad_program_features').select(['feature_type', 'value', 'updated_at']).where('program_id', '=', programId).execute();

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 
-/** Program types (facts.md §8.1). */
+/** Program types (docs/contract/advertising.md §8.1). */
 export const PROGRAM_TYPES = ['BP', 'EP', 'CPC', 'RCA', 'CTA', 'SLIDESHOW', 'BH', 'VL', 'LOGO', 'PORTFOLIO'] as const;
 export type ProgramType = (typeof PROGRAM_TYPES)[number];
 
@@ -12,7 +12,7 @@ export interface AdProgramsTable {
   program_type: ProgramType;
   /**
    * ACTIVE from creation (it may start later) until ended or past its end date; CANCELED when
-   * ended before it started (facts.md §8.3: the id is invalidated and leaves the listings).
+   * ended before it started (docs/contract/advertising.md §8.3: the id is invalidated and leaves the listings).
    */
   state: 'ACTIVE' | 'ENDED' | 'CANCELED';
   /** 00:00 America/Los_Angeles of the start date (or the moment it was created), ms. */
@@ -33,7 +33,7 @@ export interface AdProgramsTable {
   ended_at: number | null;
   created_at: number;
   updated_at: number;
-  /** The program a promotion was applied to (facts.md §8.9: the promo is a separate program). */
+  /** The program a promotion was applied to (docs/contract/advertising.md §8.9: the promo is a separate program). */
   parent_program_id: string | null;
   promotion_code: string | null;
   /** A scheduled budget change (edit with future_budget_date), applied on that date. */
@@ -58,7 +58,7 @@ export interface AdCategoryPolicyTable {
   created_at: number;
 }
 
-/** Operator-managed promotion codes (facts.md §8.9). */
+/** Operator-managed promotion codes (docs/contract/advertising.md §8.9). */
 export interface AdPromotionsTable {
   code: string;
   /** JSON list of the program types the code applies to. */
@@ -221,7 +221,7 @@ export const advertisingOperatorMigration: PbsMigration = {
   },
 };
 
-/** Program features (facts §8.8): one row per feature a partner set on a program. */
+/** Program features (docs/contract/advertising.md §8.8): one row per feature a partner set on a program. */
 export const advertisingFeaturesMigration: PbsMigration = {
   name: '0402_advertising_features',
   async up(db) {

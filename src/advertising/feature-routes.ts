@@ -16,14 +16,14 @@ const featureList = { type: 'array', items: { type: 'string', enum: [...FEATURE_
 /** Each feature's fields are documented in docs/advertising.md; the service checks them (400 INVALID_REQUEST naming the field). */
 const features = {
   type: 'object',
-  description: 'Feature objects keyed by type (facts §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}}',
+  description: 'Feature objects keyed by type (docs/contract/advertising.md §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}}',
   propertyNames: { enum: [...FEATURE_TYPES] },
   additionalProperties: { type: 'object', additionalProperties: true },
 } as const;
 const featuresAnswer = { type: 'object', required: ['features'], properties: { features } } as const;
 
 /**
- * The Program Feature API (facts §8.8): `GET|POST|DELETE /program/{program_id}/features/v1`, with
+ * The Program Feature API (docs/contract/advertising.md §8.8): `GET|POST|DELETE /program/{program_id}/features/v1`, with
  * Basic credentials, on the caller's own programs; and the operator's view of a program's
  * features. Bodies are checked by the service, which answers the advertising codes (400 Invalid
  * Request naming the field), not the validator's.

@@ -12,7 +12,7 @@ import { defaultFeature, FEATURES_BY_PROGRAM, featureTypesFor, readFeature, type
 const MAX_TYPES_PER_REQUEST = 20;
 
 /**
- * The Program Feature API (facts §8.8; docs/advertising.md "Program features"): read every
+ * The Program Feature API (docs/contract/advertising.md §8.8; docs/advertising.md "Program features"): read every
  * feature a program may have, set some, delete some. Synchronous, unlike the program jobs: a
  * change is written with its ADVERTISING_PROGRAM_UPDATED_EVENT (change FEATURES_CHANGED) in one
  * transaction, and answers the program's features as they now are.

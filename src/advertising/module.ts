@@ -96,7 +96,7 @@ function parametersOf(request: FastifyRequest): Record<string, unknown> {
   return { ...body, ...(request.query as Record<string, unknown>) };
 }
 
-/** A program as the listings show it (facts.md §8.7). */
+/** A program as the listings show it (docs/contract/advertising.md §8.7). */
 const programView = {
   type: 'object',
   additionalProperties: true,
@@ -164,7 +164,7 @@ export function advertisingServices(
 }
 
 /**
- * Advertising (spec part 2; facts.md §8): create, edit and end programs through jobs, poll a
+ * Advertising (spec part 2; docs/contract/advertising.md §8): create, edit and end programs through jobs, poll a
  * job's receipt, pause and resume CPC programs, list programs; and the operator's side.
  */
 export function advertisingModule({ jobs, status, listings, operator, features }: AdvertisingServices): ApiModule {

@@ -3,7 +3,7 @@ import type { ProgramType } from './advertising-tables.js';
 
 /**
  * The Program Feature API's rules, without a database (docs/advertising.md "Program features";
- * facts §8.8): the feature types, which program types may have which, each type's fields with
+ * docs/contract/advertising.md §8.8): the feature types, which program types may have which, each type's fields with
  * their defaults, and the check of what a partner sends.
  */
 export const FEATURE_TYPES = [

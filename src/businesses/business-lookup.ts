@@ -12,7 +12,7 @@ const MAX_CANDIDATES = 200_000;
 const SHORTLIST = 50;
 
 /**
- * The public lookups of the catalogue: Business Match and business details (facts.md §2.2–2.3;
+ * The public lookups of the catalogue: Business Match and business details (docs/contract/search.md §2.2–2.3;
  * docs/business-match.md). They read the database, not the in-memory catalogue: a match or a
  * detail is asked for once per business a partner sets up, not once per page view.
  */

@@ -3,7 +3,7 @@ import { apiError } from '../platform/errors.js';
 import { single } from '../platform/query.js';
 
 /**
- * Business Match (facts.md §2.3; docs/business-match.md): which businesses of the catalogue a
+ * Business Match (docs/contract/search.md §2.3; docs/business-match.md): which businesses of the catalogue a
  * partner's record of a business is. The rules are here, pure; the store finds candidates in the
  * city and the service puts the two together.
  */
@@ -61,7 +61,7 @@ function coordinate(query: Record<string, unknown>, field: string, limit: number
   return n;
 }
 
-/** Reads the parameters with the limits of facts.md §2.3; a bad one is 400 VALIDATION_ERROR naming it. */
+/** Reads the parameters with the limits of docs/contract/search.md §2.3; a bad one is 400 VALIDATION_ERROR naming it. */
 export function parseMatchQuery(query: Record<string, unknown>): MatchQuery {
   const name = text(query, 'name', { required: true, min: 1, max: 64 })!;
   const address1 = text(query, 'address1', { required: true, max: 64 })!;

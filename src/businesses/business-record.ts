@@ -9,7 +9,7 @@ export interface Category {
 }
 
 export interface OpenInterval {
-  /** 0 = Monday … 6 = Sunday (facts.md §2.2). */
+  /** 0 = Monday … 6 = Sunday (docs/contract/search.md §2.2). */
   day: number;
   /** `HHMM` local time. */
   start: string;
@@ -233,7 +233,7 @@ export function normalizeBusinessInput(input: unknown, where?: string): Business
   };
 }
 
-/** The fields of the public business record (facts.md §2.2) that search, Business Match and details share. */
+/** The fields of the public business record (docs/contract/search.md §2.2) that search, Business Match and details share. */
 export function publicFields(b: Business) {
   return {
     id: b.id,

@@ -43,7 +43,7 @@ export interface WeekSummary {
 const invalid = (field: string, description: string) => apiError('INVALID_REQUEST', description, { field });
 
 /**
- * Weekly engagement metrics (spec part 5; facts.md §7.2; docs/engagement.md): the operator loads
+ * Weekly engagement metrics (spec part 5; docs/contract/reviews-and-engagement.md §7.2; docs/engagement.md): the operator loads
  * each business's weekly activity; a task scores each changed week against every North American
  * business of that week; partners read the scores of up to 20 linked businesses.
  */

@@ -30,7 +30,7 @@ const weekParams = { type: 'object', required: ['week'], properties: { week: { t
 const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
 
 /**
- * Engagement metrics (spec part 5; facts.md §7.2; docs/engagement.md): the partner read, and the
+ * Engagement metrics (spec part 5; docs/contract/reviews-and-engagement.md §7.2; docs/engagement.md): the partner read, and the
  * operator's activity loads, weeks and scoring.
  */
 export function engagementModule(service: EngagementService): ApiModule {

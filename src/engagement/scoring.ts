@@ -36,7 +36,7 @@ export const WEIGHTS: Readonly<Activity> = {
 /** The countries whose businesses make up the population (spec: "North America-based"). */
 export const NORTH_AMERICA = ['US', 'CA', 'MX'] as const;
 
-/** Levels of each metric (spec "Engagement metrics"; facts §7.2 for transaction_metric). */
+/** Levels of each metric (spec "Engagement metrics"; docs/contract/reviews-and-engagement.md §7.2 for transaction_metric). */
 export const LEVELS = { engagement: 20, intent: 10, transaction: 4 } as const;
 
 export interface Scores {

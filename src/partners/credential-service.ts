@@ -10,7 +10,7 @@ import type { SecretKeys } from '../platform/secret-keys.js';
 import { PartnerStore, type CredentialRow } from './partner-store.js';
 import type { CredentialKind } from './partner-tables.js';
 
-/** 180 days, as the original client-credentials flow answered (facts.md §7.3). */
+/** 180 days, as the original client-credentials flow answered (docs/contract/reviews-and-engagement.md §7.3). */
 export const ACCESS_TOKEN_TTL_SECONDS = 15_552_000;
 const API_KEY_PREFIX = 'pbs_';
 const ACCESS_TOKEN_PREFIX = 'pbs_at_';

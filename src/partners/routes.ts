@@ -229,7 +229,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
 /** Anyone may call the token endpoint: its bodies are small forms, and nothing more is read. */
 const TOKEN_BODY_LIMIT = 4096;
 
-/** `POST /oauth2/token`: client credentials → bearer access token (facts.md §7.3). */
+/** `POST /oauth2/token`: client credentials → bearer access token (docs/contract/reviews-and-engagement.md §7.3). */
 export function oauthRoutes(credentials: CredentialService, failures: FailureThrottle) {
   return async (app: FastifyInstance) => {
     app.post(

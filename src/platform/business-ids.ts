@@ -5,7 +5,7 @@ export const MAX_BUSINESS_ID_LENGTH = 200;
 
 /**
  * A body's list of business ids, checked the same way on every interface: a list of 1 to `max`
- * non-empty strings (facts.md §9: more than the maximum → 413 with the original's wording).
+ * non-empty strings (docs/contract/subscriptions.md §9: more than the maximum → 413 with the original's wording).
  * Duplicates are dropped, order kept.
  */
 export function parseBusinessIdList(body: unknown, field: string, max: number): string[] {

@@ -1,10 +1,10 @@
 /**
  * The single error catalogue: every code pbs answers with, its HTTP status and a default
- * description. Bodies always take the v3 form `{"error": {"code", "description"}}` (facts.md §1.1),
+ * description. Bodies always take the v3 form `{"error": {"code", "description"}}` (docs/contract/common.md §1.1),
  * optionally with `field` and `instance` for validation failures.
  */
 export const errorCatalogue = {
-  // Generic v3 codes (facts.md §1.2)
+  // Generic v3 codes (docs/contract/common.md §1.2)
   INVALID_REQUEST: { status: 400, description: 'Invalid Request' },
   VALIDATION_ERROR: { status: 400, description: 'A request parameter is invalid' },
   MALFORMED_JSON: { status: 400, description: 'The request body is not valid JSON' },
@@ -43,7 +43,7 @@ export const errorCatalogue = {
   SERVICE_UNAVAILABLE: { status: 503, description: 'Service Unavailable' },
   UNSUPPORTED_GRANT_TYPE: { status: 400, description: 'grant_type must be client_credentials' },
 
-  // Reservations (spec "Errors"; facts.md §3)
+  // Reservations (spec "Errors"; docs/contract/reservations.md §3)
   DATE_TIME_VALIDATION_ERROR: { status: 400, description: 'Invalid format' },
   TOO_SMALL_VALIDATION_ERROR: { status: 400, description: 'Number too small' },
   TOO_LARGE_VALIDATION_ERROR: { status: 400, description: 'Number too big' },
@@ -68,7 +68,7 @@ export const errorCatalogue = {
   RESERVATION_ALREADY_CANCELED: { status: 409, description: 'The reservation is already canceled' },
   RESERVATION_CANCEL_CONFLICT: { status: 409, description: 'Cancellation failed due to a conflict' },
 
-  // Waitlist (facts.md §4.2)
+  // Waitlist (docs/contract/waitlist.md §4.2)
   CONFLICT: { status: 409, description: 'Conflict' },
   ALREADY_IN_LINE: { status: 422, description: 'This guest is already in line' },
   INVALID_ETA: { status: 422, description: 'Invalid arrival estimate' },
@@ -81,7 +81,7 @@ export const errorCatalogue = {
   INVALID_SEATING_PREFERENCE: { status: 422, description: 'Invalid seating preference' },
   VISIT_ALREADY_IN_TERMINAL_STATE: { status: 409, description: 'The visit is already in a terminal state' },
 
-  // Subscriptions (facts.md §5)
+  // Subscriptions (docs/contract/subscriptions.md §5)
   QUOTA_EXCEEDED: { status: 403, description: 'Subscription quota exceeded' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

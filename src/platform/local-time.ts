@@ -56,7 +56,7 @@ export function localToUtc(date: string, minutes: number, timeZone: string): num
   return guess;
 }
 
-/** 0 = Monday … 6 = Sunday, the convention of business hours (facts.md §2.2). */
+/** 0 = Monday … 6 = Sunday, the convention of business hours (docs/contract/search.md §2.2). */
 export function weekday(date: string): number {
   const [y, m, d] = date.split('-').map(Number);
   return (new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7;

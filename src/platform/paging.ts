@@ -27,7 +27,7 @@ export interface Page {
 /**
  * `limit` and `offset` read from a query by hand, for routes whose schemas leave checks to the
  * service: a bad value is 400 VALIDATION_ERROR in the original's words ("The supplied limit:
- * 100 is invalid.", facts.md §1.2).
+ * 100 is invalid.", docs/contract/common.md §1.2).
  */
 export function parsePage(query: Record<string, unknown>, limits: { defaultLimit: number; minLimit: number; maxLimit: number }): Page {
   const read = (name: string, fallback: number, min: number, max: number) => {

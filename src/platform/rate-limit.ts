@@ -17,7 +17,7 @@ interface Counter {
 const DAY_MS = 86_400_000;
 
 /**
- * Per-partner, per-interface limits as facts.md §1.3 describes: a queries-per-second limit
+ * Per-partner, per-interface limits as docs/contract/common.md §1.3 describes: a queries-per-second limit
  * (429 TOO_MANY_REQUESTS_PER_SECOND) and a daily budget reset at midnight UTC
  * (429 ACCESS_LIMIT_REACHED), reported on every response in `RateLimit-*` headers.
  * The per-second window follows the wall clock (it is about load, and must keep moving when the

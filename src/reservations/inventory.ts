@@ -3,7 +3,7 @@ import { parseDate, parseTime } from '../platform/local-time.js';
 import { catalogInterner } from '../platform/intern.js';
 import { schemaValidator } from '../platform/validation.js';
 
-/** Reservation slots start on a 15-minute grid (facts.md §3.1). */
+/** Reservation slots start on a 15-minute grid (docs/contract/reservations.md §3.1). */
 export const SLOT_MINUTES = 15;
 
 export interface ServiceWindow {

@@ -61,7 +61,7 @@ export function parseBoolean(raw: string | undefined, field: string, fallback: b
   throw apiError('VALIDATION_ERROR', `${field} must be true or false, got "${raw}"`, { field, instance: raw });
 }
 
-/** Holds and reservations take a form body only; query parameters are refused (facts.md §3.1). */
+/** Holds and reservations take a form body only; query parameters are refused (docs/contract/reservations.md §3.1). */
 export function requireFormBody(query: unknown, body: unknown, contentType: string | undefined): Record<string, unknown> {
   if (query && typeof query === 'object' && Object.keys(query).length > 0) {
     throw apiError('INVALID_RESERVATION_PARAMETER', 'Query parameters are not accepted; send the parameters as form data (application/x-www-form-urlencoded).');
@@ -91,7 +91,7 @@ export function parseOpeningsQuery(query: Record<string, unknown>): OpeningsQuer
   return { day0, minutes, covers, withRange: parseBoolean(single(query.get_covers_range), 'get_covers_range', false) };
 }
 
-/** A reservation's own fields (facts.md §3.3): the guest, the hold and the notes, each capped. */
+/** A reservation's own fields (docs/contract/reservations.md §3.3): the guest, the hold and the notes, each capped. */
 export function reservationForm(form: Record<string, unknown>) {
   const guest = {
     first_name: requiredText(form, 'first_name', 100),

@@ -3,7 +3,7 @@ import { formatHHMM } from '../platform/local-time.js';
 import { SLOT_MINUTES } from './inventory.js';
 
 /**
- * The links reservations answer with (facts.md §3): the confirmation page, the reserve page of a
+ * The links reservations answer with (docs/contract/reservations.md §3): the confirmation page, the reserve page of a
  * slot that needs a card, and the checkout of a hold. pbs serves all three (page-routes.ts).
  */
 export class ReservationLinks {

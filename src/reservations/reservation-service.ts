@@ -22,7 +22,7 @@ import type { ReservationRow } from './reservation-tables.js';
 import { fittingTables, restaurantOf, type Restaurant } from './restaurants.js';
 
 export const HOLD_MINUTES = 5;
-/** The same guest cannot book the same restaurant within 3 hours of another booking (facts.md §3.1). */
+/** The same guest cannot book the same restaurant within 3 hours of another booking (docs/contract/reservations.md §3.1). */
 const DUPLICATE_WINDOW_MS = 3 * 3600_000;
 
 export interface ReservationOptions {

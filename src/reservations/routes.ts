@@ -8,12 +8,12 @@ import { reservationSettingsSchema } from './inventory.js';
 
 /**
  * Reservations are open to every reservable restaurant, not only linked ones: the original's
- * booking partners book any restaurant on the platform (facts.md §3.1), and test restaurants
+ * booking partners book any restaurant on the platform (docs/contract/reservations.md §3.1), and test restaurants
  * are provisioned, not onboarded. Reservation ids are scoped by ownership instead: another
  * partner's reservation answers like an unknown id.
  */
 const partner = {
-  partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'books any reservable restaurant (facts.md §3.1)' } },
+  partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'books any reservable restaurant (docs/contract/reservations.md §3.1)' } },
 } as const;
 const ownReservation = {
   partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: "acts on the caller's own reservation; another partner's answers like an unknown id" } },

@@ -1,6 +1,6 @@
 import { apiError } from '../platform/errors.js';
 
-/** The 42 supported locales (facts.md §7.4), `{language}_{COUNTRY}`. */
+/** The 42 supported locales (docs/contract/reviews-and-engagement.md §7.4), `{language}_{COUNTRY}`. */
 export const SUPPORTED_LOCALES = [
   'cs_CZ', 'da_DK', 'de_AT', 'de_CH', 'de_DE', 'en_AU', 'en_BE', 'en_CA', 'en_CH', 'en_GB', 'en_HK', 'en_IE', 'en_MY',
   'en_NZ', 'en_PH', 'en_SG', 'en_US', 'es_AR', 'es_CL', 'es_ES', 'es_MX', 'fi_FI', 'fil_PH', 'fr_BE', 'fr_CA', 'fr_CH',
@@ -11,7 +11,7 @@ export type Locale = (typeof SUPPORTED_LOCALES)[number];
 
 const supported = new Set<string>(SUPPORTED_LOCALES);
 
-/** The locale a request gets when it names none (the original's default, facts §7.1). */
+/** The locale a request gets when it names none (the original's default, docs/contract/reviews-and-engagement.md §7.1). */
 export const DEFAULT_LOCALE: Locale = 'en_US';
 
 /** A bare language in Accept-Language (`fr`) → the locale it means. */
@@ -63,7 +63,7 @@ export function localeFromAcceptLanguage(header: string | undefined): Locale | u
 }
 
 /**
- * The locale of a request (facts §7.1): the `locale` parameter wins over Accept-Language and must
+ * The locale of a request (docs/contract/reviews-and-engagement.md §7.1): the `locale` parameter wins over Accept-Language and must
  * be supported (else 400 VALIDATION_ERROR); then Accept-Language; then en_US.
  */
 export function requestLocale(localeParam: string | undefined, acceptLanguage: string | undefined): Locale {

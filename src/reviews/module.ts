@@ -50,7 +50,7 @@ const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
 
 /**
- * Private reviews (spec part 4; facts.md §7.1; docs/reviews.md): the partner read and the
+ * Private reviews (spec part 4; docs/contract/reviews-and-engagement.md §7.1; docs/reviews.md): the partner read and the
  * operator's reviews and public responses. Request checks stay in the service (typed schemas are
  * for the document), so bad values get the original's VALIDATION_ERROR wording.
  */

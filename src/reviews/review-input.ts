@@ -4,7 +4,7 @@ import { schemaValidator } from '../platform/validation.js';
 import { DEFAULT_LOCALE, isSupportedLocale, languageOf, SUPPORTED_LOCALES } from './locales.js';
 import { RESPONSE_ROLES, type ResponseRole } from './review-tables.js';
 
-/** Reviews are shown in Pacific time (facts §7.1: `time_created` "in PDT"). */
+/** Reviews are shown in Pacific time (docs/contract/reviews-and-engagement.md §7.1: `time_created` "in PDT"). */
 export const REVIEW_TIME_ZONE = 'America/Los_Angeles';
 
 export const MAX_REVIEW_TEXT = 20_000;

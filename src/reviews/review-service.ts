@@ -48,9 +48,9 @@ export function displayName(name: string): string {
 }
 
 /**
- * Private reviews (spec part 4; facts.md §7.1): the operator loads a business's reviews and its
+ * Private reviews (spec part 4; docs/contract/reviews-and-engagement.md §7.1): the operator loads a business's reviews and its
  * owner's public responses; partners with a contract read them in a language; new, edited and
- * removed reviews are events for the partners subscribed to the business (facts §6.3).
+ * removed reviews are events for the partners subscribed to the business (docs/contract/webhooks.md §6.3).
  */
 export class ReviewService {
   /** Partner pages (JSON text) by business, kept until a review of that business changes (or 30 s). */
@@ -156,7 +156,7 @@ export class ReviewService {
     this.committed(businessId);
   }
 
-  /** Sets (or replaces) the owner's public response. Owner replies send no webhook (facts §6.3). */
+  /** Sets (or replaces) the owner's public response. Owner replies send no webhook (docs/contract/webhooks.md §6.3). */
   async respond(reviewId: string, input: unknown) {
     const response = publicResponseDraft(input, this.clock.now());
     return this.changeResponse(reviewId, response);
@@ -354,7 +354,7 @@ function publicResponse(r: Review, timeOf: (ms: number) => string) {
   };
 }
 
-/** A review as partners read it (spec "Private review"; facts §7.1). */
+/** A review as partners read it (spec "Private review"; docs/contract/reviews-and-engagement.md §7.1). */
 function partnerView(r: ReviewInLanguage, businessUrl: string) {
   return {
     id: r.id,

@@ -61,7 +61,7 @@ function number(query: Query, field: string, min: number, max: number, integer: 
   return n;
 }
 
-/** Reads the public search parameters and the reservation extension (facts.md §2.1; spec "Reservation search"). */
+/** Reads the public search parameters and the reservation extension (docs/contract/search.md §2.1; spec "Reservation search"). */
 export function parseSearchParams(query: Query): SearchParams {
   const location = single(query.location);
   const latitude = number(query, 'latitude', -90, 90, false);

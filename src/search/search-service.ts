@@ -39,7 +39,7 @@ interface Request {
 }
 
 /**
- * Business search (facts.md §2) with the reservation extension (spec "Reservation search"), over
+ * Business search (docs/contract/search.md §2) with the reservation extension (spec "Reservation search"), over
  * the in-memory catalogue (docs/search.md). A named area searched without words of its own,
  * in best-match order, is answered from the area's bitsets (AreaIndex); everything else walks
  * the candidates of its most selective part: a word's matches, the area's members, or the map

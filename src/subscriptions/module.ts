@@ -4,7 +4,7 @@ import type { ApiModule } from '../platform/module.js';
 import { APPLY_TASK, MAX_IDS, type SubscriptionService } from './subscription-service.js';
 import { subscriptionLinksMigration, subscriptionsMigration, subscriptionTypes } from './subscription-store.js';
 
-/** facts.md §1.3: 5 requests per second per client and endpoint by default. */
+/** docs/contract/common.md §1.3: 5 requests per second per client and endpoint by default. */
 const perSecond = 5;
 const v3 = (iface: PartnerRouteConfig['interface'], business: PartnerRouteConfig['business']) => ({
   partner: { interface: iface, scheme: 'bearer', business, defaultPerSecond: perSecond } as PartnerRouteConfig,

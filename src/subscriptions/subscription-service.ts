@@ -12,7 +12,7 @@ import { newId } from '../platform/ids.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { SubscriptionStore, subscriptionTypes, type SubscriptionType } from './subscription-store.js';
 
-/** Applies one subscription request (the v3 interface is asynchronous, facts.md §5). */
+/** Applies one subscription request (the v3 interface is asynchronous, docs/contract/subscriptions.md §5). */
 export const APPLY_TASK = defineTask<{ request_id: string }>(
   'subscriptions.apply',
   { type: 'object', required: ['request_id'], additionalProperties: false, properties: { request_id: { type: 'string', minLength: 1 } } },
@@ -26,13 +26,13 @@ const interfaceOfType: Record<SubscriptionType, PartnerInterface> = {
   YELP_KNOWLEDGE: 'business_subscriptions',
 };
 
-/** Most business ids one request may name (facts.md §5.2, §5.5, §9). */
+/** Most business ids one request may name (docs/contract/subscriptions.md §5.2, §5.5, §9). */
 export const MAX_IDS = { subscriptions: 1000, whitelist: 100, listingManagement: 500 } as const;
 
 const businessIdList = (body: unknown, max: number) => parseBusinessIdList(body, 'business_ids', max);
 
 /**
- * Business subscriptions (asynchronous, facts.md §5), the replaced webhook allow-list and the
+ * Business subscriptions (asynchronous, docs/contract/subscriptions.md §5), the replaced webhook allow-list and the
  * deprecated listing-management interface — all on one table, so every interface sees the same
  * subscriptions.
  */

@@ -31,7 +31,7 @@ const party = {
   name: { type: 'string', maxLength: 100 },
   party_notes: { type: 'string', maxLength: 500 },
 } as const;
-/** Typed for the document; the service checks the values (400 VALIDATION_ERROR, or the 422 codes of facts §4.2). */
+/** Typed for the document; the service checks the values (400 VALIDATION_ERROR, or the 422 codes of docs/contract/waitlist.md §4.2). */
 const joinBody = {
   type: 'object',
   required: ['phone', 'party_size', 'name'],
@@ -88,9 +88,9 @@ export function waitlistServices(database: Database, clock: Clock, businesses: B
 }
 
 /**
- * Waitlist (spec part 3; facts.md §4): the partner restaurants, a restaurant's waitlist status
+ * Waitlist (spec part 3; docs/contract/waitlist.md §4): the partner restaurants, a restaurant's waitlist status
  * and info, joining the line, on-my-way visits, visits and their cancel; and the restaurant side
- * for the operator. `GET /v3/partner/restaurants` answers `{restaurants, total}` (facts §4.3
+ * for the operator. `GET /v3/partner/restaurants` answers `{restaurants, total}` (docs/contract/waitlist.md §4.3
  * leaves the shape open).
  */
 export function waitlistModule(partners: PartnerService, { partner: service, restaurant, pace }: WaitlistServices): ApiModule {

@@ -2,7 +2,7 @@ import { apiError } from '../platform/errors.js';
 import type { WaitlistConfig } from './waitlist-rules.js';
 
 /**
- * The waitlist requests' form (400 VALIDATION_ERROR naming the field; facts.md §4.2) and the one
+ * The waitlist requests' form (400 VALIDATION_ERROR naming the field; docs/contract/waitlist.md §4.2) and the one
  * party-size rule against a restaurant's configuration. The rules of the line are in
  * waitlist-rules.ts.
  */
@@ -12,10 +12,10 @@ export const E164 = /^\+[1-9][0-9]{6,14}$/;
 const MAX_NAME = 100;
 const MAX_NOTES = 500;
 const MAX_PARTY_SIZE = 100;
-/** The latest arrival an on-my-way visit may announce, in minutes (facts §4.3). */
+/** The latest arrival an on-my-way visit may announce, in minutes (docs/contract/waitlist.md §4.3). */
 const MAX_ARRIVAL_MINUTES = 30;
 
-/** Integer Unix seconds, the waitlist's time format (facts §4.3). */
+/** Integer Unix seconds, the waitlist's time format (docs/contract/waitlist.md §4.3). */
 export const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 
 export const invalid = (field: string, message: string): never => {
@@ -36,7 +36,7 @@ export function partySize(value: unknown): number {
   return value as number;
 }
 
-/** Checks the fields every partner's visit request shares (400 when malformed; facts §4.2). */
+/** Checks the fields every partner's visit request shares (400 when malformed; docs/contract/waitlist.md §4.2). */
 export function party(body: Record<string, unknown>): PartyInput {
   if (typeof body.phone !== 'string' || !E164.test(body.phone)) invalid('phone', 'phone must be an E.164 number such as +14155550123');
   if (!Number.isInteger(body.party_size) || (body.party_size as number) < 1) invalid('party_size', 'party_size must be a whole number of at least 1');

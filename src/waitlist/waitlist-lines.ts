@@ -35,7 +35,7 @@ export interface LineSnapshot {
 }
 
 /**
- * What the waitlist's use cases share (spec part 3; facts.md §4): a restaurant's line as read and
+ * What the waitlist's use cases share (spec part 3; docs/contract/waitlist.md §4): a restaurant's line as read and
  * as locked, visits made, moved and described, their events, and the per-restaurant snapshots
  * with their change feed. The partner side (waitlist-partner.ts), the restaurant side
  * (waitlist-restaurant.ts) and the pace (waitlist-pace.ts) act through it.

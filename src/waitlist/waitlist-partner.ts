@@ -12,13 +12,13 @@ import { BUCKETS } from './waitlist-tables.js';
 const SNAPSHOT = 'status';
 
 /**
- * The partner's side of the waitlist (facts.md §4.3): a restaurant's state and estimates, its
+ * The partner's side of the waitlist (docs/contract/waitlist.md §4.3): a restaurant's state and estimates, its
  * settings, joining the line, on-my-way visits, and the partner's own visits and their cancel.
  */
 export class WaitlistPartnerSide {
   constructor(private readonly lines: WaitlistLines) {}
 
-  /** `GET /v3/businesses/{business_id}/waitlist/status` (facts §4.3), from the restaurant's snapshot. */
+  /** `GET /v3/businesses/{business_id}/waitlist/status` (docs/contract/waitlist.md §4.3), from the restaurant's snapshot. */
   async status(businessId: string) {
     const { snapshots } = this.lines;
     const { business, row, config, waiting } =
@@ -36,7 +36,7 @@ export class WaitlistPartnerSide {
     };
   }
 
-  /** `GET /v3/businesses/{business_id}/waitlist/info` (facts §4.3). */
+  /** `GET /v3/businesses/{business_id}/waitlist/info` (docs/contract/waitlist.md §4.3). */
   async info(businessId: string) {
     const business = await this.lines.businesses.requireRef(businessId);
     const { config } = await this.lines.restaurant(business.id);
@@ -160,7 +160,7 @@ async function refuseTaken(store: WaitlistStore, phone: string, businessId: stri
   if (active.length > 0) throw apiError('SCHEDULE_CONFLICT', 'This phone number is already in line at another restaurant.');
 }
 
-/** The join answer (facts §4.3): integer Unix seconds. */
+/** The join answer (docs/contract/waitlist.md §4.3): integer Unix seconds. */
 function joinAnswer(visit: Visit) {
   return {
     visit_id: visit.id,

@@ -56,7 +56,7 @@ export class WaitlistRestaurantSide {
     return this.config(business.id);
   }
 
-  /** Adds a party at the door (no partner): the first party of a line comes this way (facts §4.2). */
+  /** Adds a party at the door (no partner): the first party of a line comes this way (docs/contract/waitlist.md §4.2). */
   async addWalkIn(businessId: string, body: Record<string, unknown>) {
     const { lines } = this;
     const business = await lines.businesses.requireRef(businessId);

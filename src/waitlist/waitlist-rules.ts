@@ -22,7 +22,7 @@ export interface WaitlistConfig {
   join_radius: number;
   join_radius_unit: 'MILES' | 'KILOMETERS';
   max_party_size: number;
-  /** Seating areas a party may prefer: key → label (facts §4.3). */
+  /** Seating areas a party may prefer: key → label (docs/contract/waitlist.md §4.3). */
   seating_areas: Record<string, string>;
   /** Whether parties may join from afar at all (off: CLOSED, remote_entry_disabled). */
   remote_entry: boolean;
@@ -45,7 +45,7 @@ export const DEFAULT_CONFIG: WaitlistConfig = {
   auto_advance: true,
 };
 
-/** At most this many on-my-way visits are active per restaurant (facts §4.2: the 10th → 409 CONFLICT). */
+/** At most this many on-my-way visits are active per restaurant (docs/contract/waitlist.md §4.2: the 10th → 409 CONFLICT). */
 export const MAX_ACTIVE_ON_MY_WAY = 9;
 /** An on-my-way visit that has not arrived this long after its arrive-by time expires. */
 export const ON_MY_WAY_GRACE_MS = 15 * 60_000;
@@ -165,7 +165,7 @@ const validateConfig = schemaValidator(waitlistConfigSchema, 'waitlist');
 export type WaitlistState = { state: 'OPEN' | 'ON_MY_WAY' } | { state: 'CLOSED'; closed_reason: string };
 
 /**
- * The state of a waitlist (facts §4.3): CLOSED with a reason when the restaurant side closed it,
+ * The state of a waitlist (docs/contract/waitlist.md §4.3): CLOSED with a reason when the restaurant side closed it,
  * outside its hours, or without remote entry; else OPEN when parties are waiting; else ON_MY_WAY
  * when it takes on-my-way visits, or CLOSED `no_current_wait`.
  */
@@ -194,7 +194,7 @@ export interface Estimate {
  * The wait of a party that would join behind `ahead` waiting parties of its bucket: the line
  * seats `parties_per_interval` of the bucket each interval, so it is told at the end of interval
  * ⌊ahead / rate⌋ + 1 (no wait at all when nobody waits). The range is ± a third of an interval,
- * in whole 5 minutes; the open-ended bucket (7+) has no maximum (facts §4.3).
+ * in whole 5 minutes; the open-ended bucket (7+) has no maximum (docs/contract/waitlist.md §4.3).
  */
 export function estimate(pace: SeatingPace, bucket: Bucket, ahead: number, anyoneWaiting: boolean): Estimate {
   const rate = pace.parties_per_interval[bucket];

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 
-/** Party-size buckets of the wait estimates (facts.md §4.3). */
+/** Party-size buckets of the wait estimates (docs/contract/waitlist.md §4.3). */
 export const BUCKETS = ['1-2', '3-4', '5-6', '7+'] as const;
 export type Bucket = (typeof BUCKETS)[number];
 

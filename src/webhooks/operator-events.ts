@@ -4,7 +4,7 @@ import { newId } from '../platform/ids.js';
 import type { WebhookEventType } from './webhook-tables.js';
 
 /**
- * The updates the operator emits for a business (facts.md §6.3): built here only, for the operator
+ * The updates the operator emits for a business (docs/contract/webhooks.md §6.3): built here only, for the operator
  * API and the CLI alike. Reviews come from the reviews family, reservations from theirs.
  */
 export interface WebhookUpdate {
@@ -43,7 +43,7 @@ export function licenseUpdate(input: LicenseInput): WebhookUpdate {
   };
 }
 
-/** A listing data-ingestion job update (facts.md §6.3 leaves its fields open: job id and status). */
+/** A listing data-ingestion job update (docs/contract/webhooks.md §6.3 leaves its fields open: job id and status). */
 export function ingestionUpdate(input: { job_id: string; status: string }): WebhookUpdate {
   return { event_type: 'DATA_INGESTION_JOB_UPDATE_EVENT', job_id: input.job_id, status: input.status };
 }

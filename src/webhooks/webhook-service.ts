@@ -44,7 +44,7 @@ function endpointView(e: EndpointRow) {
   };
 }
 
-/** Naive ISO time with microseconds, as review and license webhooks write it (facts.md §6.2). */
+/** Naive ISO time with microseconds, as review and license webhooks write it (docs/contract/webhooks.md §6.2). */
 function naiveMicros(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 23)}000`;
 }

@@ -18,7 +18,7 @@ export const optInEventTypes = [
   'WAITLIST_VISIT_UPDATED_EVENT',
 ] as const;
 
-/** The update types pbs sends; an endpoint receives the ones enabled for it. The spec's kinds (facts.md §6.3) are on by default. */
+/** The update types pbs sends; an endpoint receives the ones enabled for it. The spec's kinds (docs/contract/webhooks.md §6.3) are on by default. */
 export const webhookEventTypes = [
   'NEW_REVIEW_EVENT',
   'REVIEW_EDITED_EVENT',
@@ -36,7 +36,7 @@ export type WebhookEventType = (typeof webhookEventTypes)[number];
 export const defaultEventTypes = webhookEventTypes.filter((t) => !(optInEventTypes as readonly string[]).includes(t));
 
 /**
- * How the envelope's `time` is written (facts.md §6.2): review and license webhooks use a naive
+ * How the envelope's `time` is written (docs/contract/webhooks.md §6.2): review and license webhooks use a naive
  * ISO time with microseconds, leads seconds with `+00:00`; reservations follow the leads.
  */
 export function envelopeTimeStyle(type: string): 'offset' | 'naive' {

@@ -2,7 +2,7 @@ import type { ErrorCode } from './error-codes.js';
 
 export { errorCatalogue, type ErrorCode } from './error-codes.js';
 
-/** The body of every pbs error (facts.md §1.1): `{"error": {"code", "description", …}}`. */
+/** The body of every pbs error (docs/contract/common.md §1.1): `{"error": {"code", "description", …}}`. */
 export interface ErrorBody {
   error: { code: string; description: string; field?: string | null; instance?: unknown };
 }

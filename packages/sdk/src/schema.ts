@@ -5223,7 +5223,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Create or replace a promotion code (facts.md §8.9) */
+        /** Create or replace a promotion code (docs/contract/advertising.md §8.9) */
         put: {
             parameters: {
                 query?: never;
@@ -5335,7 +5335,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Feature objects keyed by type (facts §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
+                            /** @description Feature objects keyed by type (docs/contract/advertising.md §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
                             features: {
                                 [key: string]: {
                                     [key: string]: unknown;
@@ -5396,7 +5396,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Feature objects keyed by type (facts §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
+                        /** @description Feature objects keyed by type (docs/contract/advertising.md §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
                         features: {
                             [key: string]: {
                                 [key: string]: unknown;
@@ -5413,7 +5413,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Feature objects keyed by type (facts §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
+                            /** @description Feature objects keyed by type (docs/contract/advertising.md §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
                             features: {
                                 [key: string]: {
                                     [key: string]: unknown;
@@ -5515,7 +5515,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Feature objects keyed by type (facts §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
+                            /** @description Feature objects keyed by type (docs/contract/advertising.md §8.8), e.g. {"AD_GOAL": {"ad_goal": "CALLS"}} */
                             features: {
                                 [key: string]: {
                                     [key: string]: unknown;

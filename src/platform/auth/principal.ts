@@ -17,7 +17,7 @@ export function isPartnerInterface(value: string): value is PartnerInterface {
 }
 
 /**
- * How a route authenticates (spec "Authentication", facts.md §0):
+ * How a route authenticates (spec "Authentication", docs/contract/common.md §0):
  * `bearer` takes an API key or an OAuth access token, `basic` the data-ingestion credentials.
  */
 export type AuthScheme = 'bearer' | 'basic';

@@ -28,7 +28,7 @@ function basicChallenge(realm: string) {
 }
 
 /**
- * Establishes the principal of a partner route, in the order of facts.md §1.2:
+ * Establishes the principal of a partner route, in the order of docs/contract/common.md §1.2:
  * missing → 401 TOKEN_MISSING, unknown/revoked → 401 TOKEN_INVALID, partner disabled →
  * 401 UNAUTHORIZED_API_KEY, interface not granted → 403 PARTNER_ENDPOINT_DISABLED.
  */

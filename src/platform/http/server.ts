@@ -10,7 +10,7 @@ import { fieldOf } from '../validation.js';
 import type { Metrics } from '../metrics.js';
 
 /**
- * Longest path parameter: a comma list of up to 200 ids (advertising listings, facts.md §8.7)
+ * Longest path parameter: a comma list of up to 200 ids (advertising listings, docs/contract/advertising.md §8.7)
  * with room for aliases. A longer one matches no route (404); the request line itself is capped
  * by Node's header limit, and each route's schema caps its own parameters.
  */
