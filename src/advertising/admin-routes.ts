@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { typedRoutes } from '../platform/http/typed-routes.js';
 import type { AdvertisingOperator } from './advertising-operator.js';
 import { PROGRAM_TYPES } from './advertising-tables.js';
 
@@ -19,7 +20,8 @@ const codeParams = { type: 'object', required: ['code'], properties: { code: { t
 
 /** The operator's advertising API: programs and jobs, business flags, category policy, promotions, recorded metrics. */
 export function advertisingAdminRoutes(operator: AdvertisingOperator) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     app.get(
       '/admin/v1/advertising/programs',
       {
@@ -34,7 +36,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           },
         },
       },
-      async (request) => operator.programs(request.query as Parameters<AdvertisingOperator['programs']>[0]),
+      async (request) => operator.programs(request.query),
     );
     app.get(
       '/admin/v1/advertising/jobs',
@@ -47,7 +49,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           querystring: { type: 'object', properties: { ...paging, partner_id: text(64), status: { type: 'string', enum: ['PROCESSING', 'COMPLETED'] } } },
         },
       },
-      async (request) => operator.jobs(request.query as Parameters<AdvertisingOperator['jobs']>[0]),
+      async (request) => operator.jobs(request.query),
     );
     for (const [action, summary] of [
       ['hold', 'Hold a PROCESSING job: partners keep seeing 202 until it is released or completed'],
@@ -55,7 +57,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
       ['complete', 'Apply a job now (held or not) and answer its receipt'],
     ] as const) {
       app.post(`/admin/v1/advertising/jobs/:job_id/${action}`, { config, schema: { tags, security, summary, params: jobParams } }, async (request) =>
-        operator[action]((request.params as { job_id: string }).job_id),
+        operator[action](request.params.job_id),
       );
     }
     app.get('/admin/v1/advertising/settings', { config, schema: { tags, security, summary: 'Sandbox advertising settings' } }, async () => operator.settings());
@@ -70,12 +72,12 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           body: { type: 'object', additionalProperties: false, properties: { hold_new_jobs: { type: 'boolean' } } },
         },
       },
-      async (request) => operator.setSettings(request.body as { hold_new_jobs?: boolean }),
+      async (request) => operator.setSettings(request.body),
     );
     app.get(
       '/admin/v1/advertising/businesses/:business_id/flags',
       { config, schema: { tags, security, summary: "A business's advertising flags", params: businessParams } },
-      async (request) => operator.flags((request.params as { business_id: string }).business_id),
+      async (request) => operator.flags(request.params.business_id),
     );
     app.put(
       '/admin/v1/advertising/businesses/:business_id/flags',
@@ -93,7 +95,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           },
         },
       },
-      async (request) => operator.setFlags((request.params as { business_id: string }).business_id, request.body as object),
+      async (request) => operator.setFlags(request.params.business_id, request.body),
     );
     app.get('/admin/v1/advertising/category-policy', { config, schema: { tags, security, summary: 'Categories declined for CPC advertising' } }, async () =>
       operator.categoryPolicy(),
@@ -110,12 +112,12 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: text(500) } },
         },
       },
-      async (request) => operator.declineCategory((request.params as { category: string }).category, (request.body as { reason?: string } | null)?.reason),
+      async (request) => operator.declineCategory(request.params.category, request.body?.reason),
     );
     app.delete(
       '/admin/v1/advertising/category-policy/:category',
       { config, schema: { tags, security, summary: 'Allow a declined category again', params: categoryParams } },
-      async (request) => operator.allowCategory((request.params as { category: string }).category),
+      async (request) => operator.allowCategory(request.params.category),
     );
     app.get('/admin/v1/advertising/promotions', { config, schema: { tags, security, summary: 'Promotion codes' } }, async () => operator.promotions());
     app.put(
@@ -140,7 +142,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           },
         },
       },
-      async (request) => operator.savePromotion((request.params as { code: string }).code, request.body as object),
+      async (request) => operator.savePromotion(request.params.code, request.body),
     );
     app.post(
       '/admin/v1/advertising/metrics',

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { openObject, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ProgramFeatureService } from './feature-service.js';
 import { FEATURE_TYPES } from './program-features.js';
@@ -29,7 +30,8 @@ const featuresAnswer = { type: 'object', required: ['features'], properties: { f
  * Request naming the field), not the validator's.
  */
 export function programFeatureRoutes(service: ProgramFeatureService) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     const tags = ['advertising'];
     const security = [{ basicAuth: [] }];
     const path = '/program/:program_id/features/v1';
@@ -47,7 +49,7 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
           response: { 200: featuresAnswer, 404: error },
         },
       },
-      async (request) => service.read(request.principal!.partnerId, programId(request.params)),
+      async (request) => service.read(principalOf(request).partnerId, programId(request.params)),
     );
     app.post(
       path,
@@ -61,7 +63,7 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
           response: { 200: featuresAnswer, 400: error, 404: error, 409: error },
         },
       },
-      async (request) => service.set(request.principal!.partnerId, programId(request.params), request.body, request.idempotency),
+      async (request) => service.set(principalOf(request).partnerId, programId(request.params), request.body, request.idempotency),
     );
     app.delete(
       path,
@@ -78,11 +80,12 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
           security,
           summary: 'Delete some of a program’s features (back to their defaults); answers every feature',
           params: programParams,
+          querystring: openObject,
           response: { 200: featuresAnswer, 400: error, 404: error, 409: error },
         },
       },
       async (request) =>
-        service.remove(request.principal!.partnerId, programId(request.params), request.body, request.query as Record<string, unknown>, request.idempotency),
+        service.remove(principalOf(request).partnerId, programId(request.params), request.body, request.query, request.idempotency),
     );
 
     app.get(

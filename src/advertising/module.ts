@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isRecord, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import { apiError } from '../platform/errors.js';
 import type { ApiModule } from '../platform/module.js';
@@ -92,8 +93,7 @@ const programParams = { type: 'object', required: ['program_id'], properties: { 
 const FORM = ['application/x-www-form-urlencoded'];
 
 function parametersOf(request: FastifyRequest): Record<string, unknown> {
-  const body = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {};
-  return { ...body, ...(request.query as Record<string, unknown>) };
+  return { ...(isRecord(request.body) ? request.body : {}), ...(isRecord(request.query) ? request.query : {}) };
 }
 
 /** A program as the listings show it (docs/contract/advertising.md §8.7). */
@@ -175,7 +175,8 @@ export function advertisingModule({ jobs, status, listings, operator, features }
       tasks.register(APPLY_AD_JOB, (payload) => jobs.apply(payload.job_id));
       tasks.schedule({ name: 'advertising.end-of-day', everyMs: 60_000, run: () => jobs.runSchedule() });
     },
-    routes: async (app: FastifyInstance) => {
+    routes: async (fastify: FastifyInstance) => {
+      const app = typedRoutes(fastify);
       await app.register(advertisingAdminRoutes(operator));
       await app.register(programFeatureRoutes(features));
       app.get(
@@ -216,8 +217,8 @@ export function advertisingModule({ jobs, status, listings, operator, features }
           },
         },
         async (request) => {
-          const ids = (request.params as { business_ids: string }).business_ids.split(',').map((id) => id.trim()).filter(Boolean);
-          return listings.byBusiness(request.principal!, ids, request.query as { start: number; limit: number });
+          const ids = request.params.business_ids.split(',').map((id) => id.trim()).filter(Boolean);
+          return listings.byBusiness(principalOf(request), ids, request.query);
         },
       );
       app.get(
@@ -234,9 +235,9 @@ export function advertisingModule({ jobs, status, listings, operator, features }
           },
         },
         async (request) => {
-          const ids = (request.params as { program_ids: string }).program_ids.split(',').map((id) => id.trim()).filter(Boolean);
+          const ids = request.params.program_ids.split(',').map((id) => id.trim()).filter(Boolean);
           if (ids.length === 0 || ids.length > MAX_LISTED_IDS) throw apiError('INVALID_REQUEST', `program_ids must list 1 to ${MAX_LISTED_IDS} ids`, { field: 'program_ids' });
-          return listings.byId(request.principal!, ids, (request.query as { start: number }).start);
+          return listings.byId(principalOf(request), ids, request.query.start);
         },
       );
       app.get(
@@ -269,7 +270,7 @@ export function advertisingModule({ jobs, status, listings, operator, features }
             },
           },
         },
-        async (request) => listings.ofAccount(request.principal!, request.query as { program_status: string; offset: number; limit: number }),
+        async (request) => listings.ofAccount(principalOf(request), request.query),
       );
       app.post(
         '/v1/reseller/program/create',
@@ -284,7 +285,7 @@ export function advertisingModule({ jobs, status, listings, operator, features }
             response: { 200: jobId, 400: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) => jobs.create(request.principal!, parametersOf(request), request.idempotency),
+        async (request) => jobs.create(principalOf(request), parametersOf(request), request.idempotency),
       );
       app.post(
         '/v1/reseller/program/:program_id/edit',
@@ -301,7 +302,7 @@ export function advertisingModule({ jobs, status, listings, operator, features }
           },
         },
         async (request) =>
-          jobs.edit(request.principal!, (request.params as { program_id: string }).program_id, parametersOf(request), request.idempotency),
+          jobs.edit(principalOf(request), request.params.program_id, parametersOf(request), request.idempotency),
       );
       for (const [action, paused] of [
         ['pause', true],
@@ -320,7 +321,7 @@ export function advertisingModule({ jobs, status, listings, operator, features }
             },
           },
           async (request, reply) => {
-            await jobs.setPaused(request.principal!, (request.params as { program_id: string }).program_id, paused, request.idempotency);
+            await jobs.setPaused(principalOf(request), request.params.program_id, paused, request.idempotency);
             return reply.code(202).send();
           },
         );
@@ -337,7 +338,7 @@ export function advertisingModule({ jobs, status, listings, operator, features }
             response: { 200: jobId, 404: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) => jobs.end(request.principal!, (request.params as { program_id: string }).program_id, request.idempotency),
+        async (request) => jobs.end(principalOf(request), request.params.program_id, request.idempotency),
       );
       app.get(
         '/v1/reseller/status/:job_id',
@@ -352,7 +353,7 @@ export function advertisingModule({ jobs, status, listings, operator, features }
           },
         },
         async (request, reply) => {
-          const { statusCode, body } = await status.read(request.principal!.partnerId, (request.params as { job_id: string }).job_id);
+          const { statusCode, body } = await status.read(principalOf(request).partnerId, request.params.job_id);
           if (statusCode === 202) reply.header('retry-after', '1');
           // Text already JSON: sent as is (the schema documents it).
           return reply.code(statusCode).type('application/json; charset=utf-8').send(body);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isRecord, typedRoutes } from '../platform/http/typed-routes.js';
 import { businessInputSchema } from './business-record.js';
 import type { BusinessService } from './business-service.js';
 import { importSource, streamJsonLines } from '../platform/http/streamed-body.js';
@@ -17,7 +18,8 @@ const idParam = {
 const businessSchema = { type: 'object', additionalProperties: true } as const;
 
 export function businessAdminRoutes(service: BusinessService) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     app.addSchema(businessInputSchema);
     streamJsonLines(app);
 
@@ -33,7 +35,7 @@ export function businessAdminRoutes(service: BusinessService) {
         },
       },
       async (request) => {
-        const q = request.query as { city?: string; limit: number; offset: number };
+        const q = request.query;
         return service.list(q);
       },
     );
@@ -41,7 +43,7 @@ export function businessAdminRoutes(service: BusinessService) {
     app.get(
       '/admin/v1/businesses/:business_id',
       { config: adminConfig, schema: { tags, security, summary: 'Show a business (id or alias)', params: idParam, response: { 200: businessSchema } } },
-      async (request) => service.get((request.params as { business_id: string }).business_id),
+      async (request) => service.get(request.params.business_id),
     );
 
     app.post(
@@ -60,7 +62,7 @@ export function businessAdminRoutes(service: BusinessService) {
         schema: { tags, security, summary: 'Create or replace the business with this id', params: idParam, body: { $ref: 'BusinessInput#' } },
       },
       async (request, reply) => {
-        const body = { ...(request.body as object), id: (request.params as { business_id: string }).business_id };
+        const body = { ...(isRecord(request.body) ? request.body : {}), id: request.params.business_id };
         const { business, created } = await service.upsert(body);
         return reply.code(created ? 201 : 200).send(business);
       },

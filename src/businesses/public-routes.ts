@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { typedRoutes } from '../platform/http/typed-routes.js';
 import { partnerInterfaces } from '../platform/auth/principal.js';
 import type { BusinessLookup } from './business-lookup.js';
 import { MATCH_THRESHOLDS, parseMatchQuery } from './business-match.js';
@@ -37,7 +38,8 @@ const matchQueryDocs = {
 } as const;
 
 export function businessPublicRoutes(lookup: BusinessLookup) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     app.get(
       '/v3/businesses/matches',
       {
@@ -52,7 +54,7 @@ export function businessPublicRoutes(lookup: BusinessLookup) {
           response: { 200: businessMatchSchema, ...errors },
         },
       },
-      async (request) => lookup.match(parseMatchQuery(request.query as Record<string, unknown>)),
+      async (request) => lookup.match(parseMatchQuery(request.query)),
     );
     app.get(
       '/v3/businesses/:business_id_or_alias',
@@ -70,7 +72,7 @@ export function businessPublicRoutes(lookup: BusinessLookup) {
           response: { 200: businessDetailsSchema, 404: { $ref: 'ErrorResponse#' } },
         },
       },
-      async (request) => lookup.details((request.params as { business_id_or_alias: string }).business_id_or_alias),
+      async (request) => lookup.details(request.params.business_id_or_alias),
     );
   };
 }

@@ -1,5 +1,6 @@
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
-import { pagingQuerySchema, type Page } from '../platform/paging.js';
+import { typedRoutes } from '../platform/http/typed-routes.js';
+import { pagingQuerySchema } from '../platform/paging.js';
 import type { ApiModule } from '../platform/module.js';
 import { MAX_RANGE_WEEKS, type EngagementService } from './engagement-service.js';
 import { engagementMigration } from './engagement-tables.js';
@@ -38,7 +39,8 @@ export function engagementModule(service: EngagementService): ApiModule {
     name: 'engagement',
     migrations: [engagementMigration],
     registerTasks: (tasks) => service.registerTasks(tasks),
-    routes: async (app) => {
+    routes: async (fastify) => {
+      const app = typedRoutes(fastify);
       app.get(
         '/v3/businesses/engagement',
         {
@@ -86,7 +88,7 @@ export function engagementModule(service: EngagementService): ApiModule {
         // Serialized already (each business's part is kept so). Not async: the answer is usually
         // ready at once, and then costs no promise.
         (request, reply) => {
-          const answer = service.metrics(request.businessIds!, request.query as Record<string, unknown>);
+          const answer = service.metrics(request.businessIds!, request.query);
           if (Buffer.isBuffer(answer)) {
             reply.type('application/json; charset=utf-8').send(answer);
             return;
@@ -121,7 +123,7 @@ export function engagementModule(service: EngagementService): ApiModule {
             querystring: pagingQuerySchema({ defaultLimit: 52, maxLimit: 520 }),
           },
         },
-        async (request) => service.weeks(request.query as Page),
+        async (request) => service.weeks(request.query),
       );
       app.post(
         '/admin/v1/engagement/weeks/:week/score',
@@ -129,7 +131,7 @@ export function engagementModule(service: EngagementService): ApiModule {
           config: admin,
           schema: { tags: adminTags, security: adminSecurity, summary: 'Score the week holding this date now (when its data changed since its last scoring)', params: weekParams },
         },
-        async (request) => service.scoreWeekOf((request.params as { week: string }).week),
+        async (request) => service.scoreWeekOf(request.params.week),
       );
       app.get(
         '/admin/v1/businesses/:business_id/engagement',
@@ -137,7 +139,7 @@ export function engagementModule(service: EngagementService): ApiModule {
           config: admin,
           schema: { tags: adminTags, security: adminSecurity, summary: "A business's weekly activity and scores", params: businessParams },
         },
-        async (request) => service.business((request.params as { business_id: string }).business_id),
+        async (request) => service.business(request.params.business_id),
       );
     },
   };

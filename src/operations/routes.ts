@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { typedRoutes } from '../platform/http/typed-routes.js';
 import { checkClockTime, toIso } from '../platform/clock.js';
 import { pingDatabase } from '../platform/db/database.js';
 import type { PlatformContext } from '../platform/module.js';
@@ -11,7 +12,8 @@ const system = ['system'];
 
 /** Liveness, readiness and Prometheus metrics. */
 export function systemRoutes(ctx: PlatformContext, state: { ready: () => boolean }) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     const healthBody = { type: 'object', properties: { status: { type: 'string' } } } as const;
     app.get('/healthz', { schema: { tags: system, summary: 'Liveness', response: { 200: healthBody } } }, async () => ({ status: 'ok' }));
 
@@ -73,7 +75,8 @@ function taskView(task: Task) {
 
 /** Operator control of the sandbox clock and visibility of background tasks. */
 export function operationsAdminRoutes(ctx: PlatformContext) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     const tags = ['operator'];
     const security = [{ adminToken: [] }];
     const config = { admin: true };
@@ -160,14 +163,14 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
         },
       },
       async (request) => {
-        const q = request.query as { state?: Task['state']; type?: string; limit: number; offset: number };
+        const q = request.query;
         return { tasks: (await ctx.tasks.list(q)).map(taskView) };
       },
     );
 
     const taskParams = { type: 'object', required: ['task_id'], properties: { task_id: { type: 'string', maxLength: 64 } } } as const;
     app.get('/admin/v1/tasks/:task_id', { config, schema: { tags, security, summary: 'Show a task', params: taskParams } }, async (request) => {
-      const task = await ctx.tasks.get((request.params as { task_id: string }).task_id);
+      const task = await ctx.tasks.get(request.params.task_id);
       if (!task) throw apiError('NOT_FOUND', 'Task not found');
       return taskView(task);
     });
@@ -176,7 +179,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
       '/admin/v1/tasks/:task_id/retry',
       { config, schema: { tags, security, summary: 'Queue a dead task again', params: taskParams } },
       async (request) => {
-        const id = (request.params as { task_id: string }).task_id;
+        const id = request.params.task_id;
         const task = await ctx.tasks.retry(id);
         if (!task) {
           if (!(await ctx.tasks.get(id))) throw apiError('NOT_FOUND', 'Task not found');

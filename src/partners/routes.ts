@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { typedRoutes } from '../platform/http/typed-routes.js';
 import { decodeBasic } from '../platform/http/authenticate.js';
 import { failureKey, throttledAuthentication } from '../platform/http/guards.js';
 import type { FailureThrottle } from '../platform/rate-limit.js';
@@ -21,12 +22,11 @@ const paging = pagingQuerySchema({ defaultLimit: 50, maxLimit: 1000 });
 /** A partner's own limits: bounded, so no number reaches the database that it cannot hold. */
 const nullableLimit = { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000_000 } as const;
 
-type PartnerParams = { partner_id: string };
-type Paging = { limit: number; offset: number };
 
 /** Operator API for partners, their interface grants, credentials and business links. */
 export function partnerAdminRoutes(partners: PartnerService, credentials: CredentialService) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     app.post(
       '/admin/v1/partners',
       {
@@ -46,16 +46,16 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
           },
         },
       },
-      async (request, reply) => reply.code(201).send(await partners.create(request.body as { name: string; interfaces?: string[] })),
+      async (request, reply) => reply.code(201).send(await partners.create(request.body)),
     );
 
     app.get('/admin/v1/partners', { config, schema: { tags, security, summary: 'List partners', querystring: paging } }, async (request) => {
-      const q = request.query as Paging;
+      const q = request.query;
       return partners.list(q.limit, q.offset);
     });
 
     app.get('/admin/v1/partners/:partner_id', { config, schema: { tags, security, summary: 'Show a partner', params: partnerParams } }, async (request) =>
-      partners.get((request.params as PartnerParams).partner_id),
+      partners.get(request.params.partner_id),
     );
 
     for (const [action, status] of [
@@ -65,7 +65,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
       app.post(
         `/admin/v1/partners/:partner_id/${action}`,
         { config, schema: { tags, security, summary: `${action === 'disable' ? 'Disable' : 'Re-enable'} a partner`, params: partnerParams } },
-        async (request) => partners.setStatus((request.params as PartnerParams).partner_id, status),
+        async (request) => partners.setStatus(request.params.partner_id, status),
       );
     }
 
@@ -90,7 +90,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
         },
       },
       async (request) => {
-        const p = request.params as PartnerParams & { interface: string };
+        const p = request.params;
         return partners.setInterface(p.partner_id, p.interface, (request.body ?? {}));
       },
     );
@@ -117,15 +117,15 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
         },
       },
       async (request, reply) => {
-        const body = request.body as { kind: 'api_key' | 'basic' | 'oauth_client'; label?: string; username?: string };
-        return reply.code(201).send(await credentials.issue((request.params as PartnerParams).partner_id, body));
+        const body = request.body;
+        return reply.code(201).send(await credentials.issue(request.params.partner_id, body));
       },
     );
 
     app.get(
       '/admin/v1/partners/:partner_id/credentials',
       { config, schema: { tags, security, summary: "List a partner's credentials (never their secrets)", params: partnerParams } },
-      async (request) => ({ credentials: await credentials.list((request.params as PartnerParams).partner_id) }),
+      async (request) => ({ credentials: await credentials.list(request.params.partner_id) }),
     );
 
     const credentialParams = {
@@ -152,22 +152,22 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
       },
       async (request) => {
         const body = (request.body ?? {}) as { grace_seconds?: number };
-        return credentials.rotate((request.params as { credential_id: string }).credential_id, body.grace_seconds ?? 0);
+        return credentials.rotate(request.params.credential_id, body.grace_seconds ?? 0);
       },
     );
 
     app.delete(
       '/admin/v1/credentials/:credential_id',
       { config, schema: { tags, security, summary: 'Revoke a credential (and its access tokens)', params: credentialParams } },
-      async (request) => credentials.revoke((request.params as { credential_id: string }).credential_id),
+      async (request) => credentials.revoke(request.params.credential_id),
     );
 
     app.get(
       '/admin/v1/partners/:partner_id/businesses',
       { config, schema: { tags, security, summary: 'Businesses the partner may act for', params: partnerParams, querystring: paging } },
       async (request) => {
-        const q = request.query as Paging;
-        return partners.listLinks((request.params as PartnerParams).partner_id, q.limit, q.offset);
+        const q = request.query;
+        return partners.listLinks(request.params.partner_id, q.limit, q.offset);
       },
     );
 
@@ -190,8 +190,8 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
         },
       },
       async (request) => {
-        const p = request.params as PartnerParams & { business_id: string };
-        return partners.link(p.partner_id, p.business_id, (request.body as { comment?: string } | undefined)?.comment);
+        const p = request.params;
+        return partners.link(p.partner_id, p.business_id, request.body?.comment);
       },
     );
 
@@ -199,7 +199,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
       '/admin/v1/partners/:partner_id/businesses/:business_id',
       { config, schema: { tags, security, summary: 'Unlink a business from a partner', params: linkParams } },
       async (request, reply) => {
-        const p = request.params as PartnerParams & { business_id: string };
+        const p = request.params;
         await partners.unlink(p.partner_id, p.business_id);
         return reply.code(204).send();
       },
@@ -220,7 +220,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
       },
       async (request) => {
         if (typeof request.body !== 'string') throw apiError('UNSUPPORTED_MEDIA_TYPE', 'Send the CSV as text/csv.');
-        return partners.importLinksCsv((request.params as PartnerParams).partner_id, request.body);
+        return partners.importLinksCsv(request.params.partner_id, request.body);
       },
     );
   };
@@ -231,7 +231,8 @@ const TOKEN_BODY_LIMIT = 4096;
 
 /** `POST /oauth2/token`: client credentials → bearer access token (docs/contract/reviews-and-engagement.md §7.3). */
 export function oauthRoutes(credentials: CredentialService, failures: FailureThrottle) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     app.post(
       '/oauth2/token',
       {

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isRecord, typedRoutes } from '../platform/http/typed-routes.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../platform/errors.js';
 import { parseDate } from '../platform/local-time.js';
@@ -72,16 +73,30 @@ export function reservationPages(service: ReservationService, keys: SecretKeys) 
     return got.length === expected.length && timingSafeEqual(got, expected);
   };
 
-  return async (app: FastifyInstance) => {
-    const hide = { schema: { hide: true } };
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
+    const text = { type: 'string', maxLength: 200 } as const;
+    const reservationPage = {
+      schema: {
+        hide: true,
+        params: { type: 'object', required: ['alias', 'reservation_id'], properties: { alias: text, reservation_id: text } },
+        querystring: { type: 'object', properties: { notice: text } },
+      },
+    } as const;
+    const slotPage = {
+      schema: {
+        hide: true,
+        params: { type: 'object', required: ['alias', 'date', 'time', 'covers'], properties: { alias: text, date: text, time: text, covers: text } },
+      },
+    } as const;
 
-    app.get('/reservations/:alias/confirmed/:reservation_id', hide, async (request, reply) => {
-      const { reservation_id } = request.params as { reservation_id: string };
+    app.get('/reservations/:alias/confirmed/:reservation_id', reservationPage, async (request, reply) => {
+      const { reservation_id } = request.params;
       const found = await service.findForPage(reservation_id);
       if (!found) return page(reply, 404, 'Reservation not found', '<h1>Reservation not found</h1>');
       const { reservation: r, business, settings } = found;
       const canceled = r.status === 'canceled';
-      const notice = (request.query as { notice?: string }).notice;
+      const notice = request.query.notice;
       const message = typeof notice === 'string' && Object.hasOwn(NOTICES, notice) ? NOTICES[notice] : undefined;
       return page(
         reply,
@@ -101,10 +116,10 @@ export function reservationPages(service: ReservationService, keys: SecretKeys) 
       );
     });
 
-    app.post('/reservations/:alias/confirmed/:reservation_id/cancel', { schema: { hide: true, consumes: ['application/x-www-form-urlencoded'] }, bodyLimit: PAGE_BODY_LIMIT }, async (request, reply) => {
-      const { alias, reservation_id } = request.params as { alias: string; reservation_id: string };
+    app.post('/reservations/:alias/confirmed/:reservation_id/cancel', { schema: { ...reservationPage.schema, consumes: ['application/x-www-form-urlencoded'] }, bodyLimit: PAGE_BODY_LIMIT }, async (request, reply) => {
+      const { alias, reservation_id } = request.params;
       const back = `/reservations/${encodeURIComponent(alias)}/confirmed/${encodeURIComponent(reservation_id)}`;
-      const token = (request.body as { token?: unknown } | undefined)?.token;
+      const token = isRecord(request.body) ? request.body.token : undefined;
       if (!(await tokenMatches(reservation_id, token))) return reply.redirect(`${back}?notice=expired_form`, 303);
       try {
         await service.cancelFromConfirmationPage(reservation_id);
@@ -117,8 +132,8 @@ export function reservationPages(service: ReservationService, keys: SecretKeys) 
     });
 
     for (const kind of ['reserve', 'checkout'] as const) {
-      app.get(`/reservations/:alias/${kind}/:date/:time/:covers`, hide, async (request, reply) => {
-        const p = request.params as { alias: string; date: string; time: string; covers: string };
+      app.get(`/reservations/:alias/${kind}/:date/:time/:covers`, slotPage, async (request, reply) => {
+        const p = request.params;
         const restaurant = await service.restaurantForPage(p.alias);
         const time = hhmm(p.time);
         if (!restaurant || !parseDate(p.date) || !time || !/^\d{1,2}$/.test(p.covers)) {

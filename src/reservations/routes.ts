@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { openObject, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import { importSource, streamJsonLines } from '../platform/http/streamed-body.js';
 import { MAX_IMPORT_BYTES } from '../platform/json-lines.js';
 import { requireFormBody } from './params.js';
@@ -88,7 +89,7 @@ const reservationParams = {
  * route schemas accept anything; `config.docs` gives the OpenAPI document their types.
  */
 function documented(fields: Record<string, string>) {
-  return { properties: Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, { description }])) };
+  return { ...openObject, properties: Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, { description }])) };
 }
 
 const HHMM = '^([01][0-9]|2[0-3]):[0-5][0-9]$';
@@ -120,7 +121,8 @@ const reservationBodyDocs = {
 } as const;
 
 export function reservationRoutes(service: ReservationService) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     app.get(
       '/v3/bookings/:business_id/openings',
       {
@@ -142,7 +144,7 @@ export function reservationRoutes(service: ReservationService) {
       // The service renders the JSON itself (see openings); the schema above documents it.
       // Not async: the answer is usually ready at once, and then costs no promise.
       (request, reply) => {
-        const answer = service.openings((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>);
+        const answer = service.openings(request.params.business_id, request.query);
         if (Buffer.isBuffer(answer)) {
           reply.type(JSON_UTF8).send(answer);
           return;
@@ -167,7 +169,7 @@ export function reservationRoutes(service: ReservationService) {
       },
       async (request) => {
         const form = requireFormBody(request.query, request.body, request.headers['content-type']);
-        return service.hold(request.principal!.partnerId, (request.params as { business_id: string }).business_id, form, request.idempotency);
+        return service.hold(principalOf(request).partnerId, request.params.business_id, form, request.idempotency);
       },
     );
 
@@ -198,7 +200,7 @@ export function reservationRoutes(service: ReservationService) {
       },
       async (request) => {
         const form = requireFormBody(request.query, request.body, request.headers['content-type']);
-        return service.reserve(request.principal!.partnerId, (request.params as { business_id: string }).business_id, form, request.idempotency);
+        return service.reserve(principalOf(request).partnerId, request.params.business_id, form, request.idempotency);
       },
     );
 
@@ -216,7 +218,7 @@ export function reservationRoutes(service: ReservationService) {
         },
       },
       async (request) =>
-        service.status(request.principal!.partnerId, (request.params as { reservation_id: string }).reservation_id, request.query as Record<string, unknown>),
+        service.status(principalOf(request).partnerId, request.params.reservation_id, request.query),
     );
 
     app.post(
@@ -231,13 +233,14 @@ export function reservationRoutes(service: ReservationService) {
           response: { 200: { type: 'object', additionalProperties: false, properties: {} }, ...errors },
         },
       },
-      async (request) => service.cancel(request.principal!.partnerId, (request.params as { reservation_id: string }).reservation_id, request.idempotency),
+      async (request) => service.cancel(principalOf(request).partnerId, request.params.reservation_id, request.idempotency),
     );
   };
 }
 
 export function reservationAdminRoutes(service: ReservationOperator, bookings: ReservationService) {
-  return async (app: FastifyInstance) => {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
     app.addSchema(reservationSettingsSchema);
     streamJsonLines(app);
     const config = { admin: true };
@@ -246,7 +249,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
     app.get(
       '/admin/v1/businesses/:business_id/reservation-settings',
       { config, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's reservation inventory", params: businessParams } },
-      async (request) => service.getSettings((request.params as { business_id: string }).business_id),
+      async (request) => service.getSettings(request.params.business_id),
     );
     app.put(
       '/admin/v1/businesses/:business_id/reservation-settings',
@@ -260,7 +263,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
           body: { $ref: 'ReservationSettings#' },
         },
       },
-      async (request) => service.setSettings((request.params as { business_id: string }).business_id, request.body),
+      async (request) => service.setSettings(request.params.business_id, request.body),
     );
     app.post(
       '/admin/v1/reservation-settings/import',
@@ -288,7 +291,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
           querystring: { type: 'object', required: ['date'], properties: { date: { type: 'string', maxLength: 10 } } },
         },
       },
-      async (request) => service.daySheet((request.params as { business_id: string }).business_id, (request.query as { date: string }).date),
+      async (request) => service.daySheet(request.params.business_id, request.query.date),
     );
     app.get(
       '/admin/v1/reservations/per-day',
@@ -301,13 +304,13 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
           querystring: { type: 'object', properties: { days: { type: 'integer', minimum: 1, maximum: 366, default: 14 } } },
         },
       },
-      async (request) => service.madePerDay((request.query as { days: number }).days),
+      async (request) => service.madePerDay(request.query.days),
     );
     app.post(
       '/admin/v1/reservations/:reservation_id/cancel',
       { config, schema: { tags: adminTags, security: adminSecurity, summary: 'Cancel a reservation on behalf of the restaurant', params: reservationParams } },
       async (request) => {
-        const row = await bookings.cancelByRestaurant((request.params as { reservation_id: string }).reservation_id);
+        const row = await bookings.cancelByRestaurant(request.params.reservation_id);
         return { reservation_id: row.id, status: row.status, canceled_by: row.canceled_by };
       },
     );

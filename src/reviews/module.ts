@@ -1,4 +1,5 @@
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
+import { typedRoutes } from '../platform/http/typed-routes.js';
 import { pagingQuerySchema } from '../platform/paging.js';
 import type { ApiModule } from '../platform/module.js';
 import { bodyObject } from '../platform/query.js';
@@ -58,7 +59,8 @@ export function reviewsModule(service: ReviewService): ApiModule {
   return {
     name: 'reviews',
     migrations: [reviewsMigration],
-    routes: async (app) => {
+    routes: async (fastify) => {
+      const app = typedRoutes(fastify);
       app.get(
         '/v3/private/businesses/:business_id/reviews',
         {
@@ -85,7 +87,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
           },
         },
         async (request, reply) => {
-          const { locale, json } = await service.partnerPage(request.business!.id, request.query as Record<string, unknown>, request.headers['accept-language']);
+          const { locale, json } = await service.partnerPage(request.business!.id, request.query, request.headers['accept-language']);
           // Serialized already (kept so); a string with a JSON type is sent as it is.
           return reply.header('content-language', locale).type('application/json; charset=utf-8').send(json);
         },
@@ -103,7 +105,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             querystring: pagingQuerySchema({ defaultLimit: 50, maxLimit: 500 }),
           },
         },
-        async (request) => service.list((request.params as { business_id: string }).business_id, request.query as Record<string, unknown>),
+        async (request) => service.list(request.params.business_id, request.query),
       );
       app.post(
         '/admin/v1/businesses/:business_id/reviews',
@@ -118,7 +120,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             response: { 201: operatorReview },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.add((request.params as { business_id: string }).business_id, bodyObject(request.body))),
+        async (request, reply) => reply.code(201).send(await service.add(request.params.business_id, bodyObject(request.body))),
       );
       app.post(
         '/admin/v1/reviews/import',
@@ -134,12 +136,12 @@ export function reviewsModule(service: ReviewService): ApiModule {
             querystring: { type: 'object', properties: { notify: { type: 'boolean', default: true } } },
           },
         },
-        async (request) => service.importJsonLines(typeof request.body === 'string' ? request.body : '', { notify: (request.query as { notify: boolean }).notify }),
+        async (request) => service.importJsonLines(typeof request.body === 'string' ? request.body : '', { notify: request.query.notify }),
       );
       app.get(
         '/admin/v1/reviews/:review_id',
         { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: 'A review with every text', params: reviewParams } },
-        async (request) => service.get((request.params as { review_id: string }).review_id),
+        async (request) => service.get(request.params.review_id),
       );
       app.patch(
         '/admin/v1/reviews/:review_id',
@@ -153,7 +155,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             body: reviewEditSchema,
           },
         },
-        async (request) => service.edit((request.params as { review_id: string }).review_id, bodyObject(request.body)),
+        async (request) => service.edit(request.params.review_id, bodyObject(request.body)),
       );
       app.delete(
         '/admin/v1/reviews/:review_id',
@@ -168,7 +170,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
           },
         },
         async (request, reply) => {
-          await service.remove((request.params as { review_id: string }).review_id);
+          await service.remove(request.params.review_id);
           return reply.code(204).send();
         },
       );
@@ -184,12 +186,12 @@ export function reviewsModule(service: ReviewService): ApiModule {
             body: publicResponseSchema,
           },
         },
-        async (request) => service.respond((request.params as { review_id: string }).review_id, bodyObject(request.body)),
+        async (request) => service.respond(request.params.review_id, bodyObject(request.body)),
       );
       app.delete(
         '/admin/v1/reviews/:review_id/public-response',
         { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "Remove the owner's public response", params: reviewParams } },
-        async (request) => service.removeResponse((request.params as { review_id: string }).review_id),
+        async (request) => service.removeResponse(request.params.review_id),
       );
     },
   };

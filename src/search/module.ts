@@ -1,4 +1,5 @@
 import type { ApiModule, PlatformContext } from '../platform/module.js';
+import { openObject, typedRoutes } from '../platform/http/typed-routes.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import { searchBusinessSchema } from '../businesses/public-schemas.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -71,7 +72,8 @@ export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: 
   const service = new SearchService(ctx.clock, catalog, occupancy, records);
   return {
     name: 'search',
-    routes: async (app) => {
+    routes: async (fastify) => {
+      const app = typedRoutes(fastify);
       app.get(
         '/v3/businesses/search',
         {
@@ -84,12 +86,12 @@ export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: 
             security: [{ bearerAuth: [] }],
             summary: 'Search businesses; with reservation_date/time/covers, adds data.reservation_openings (±30 minutes)',
             // Documented without constraints: the service gives each bad value the spec's code.
-            querystring: { properties: Object.fromEntries(Object.entries(params).map(([k, description]) => [k, { description }])) },
+            querystring: { ...openObject, properties: Object.fromEntries(Object.entries(params).map(([k, description]) => [k, { description }])) },
             response: { 200: searchResponse, 400: { $ref: 'ErrorResponse#' } },
           },
         },
         // The service renders the JSON itself from kept record parts; the schema above documents it.
-        async (request, reply) => reply.type(JSON_UTF8).send(await service.search(request.query as Record<string, unknown>)),
+        async (request, reply) => reply.type(JSON_UTF8).send(await service.search(request.query)),
       );
     },
   };

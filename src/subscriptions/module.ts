@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { openObject, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
 import { APPLY_TASK, MAX_IDS, type SubscriptionService } from './subscription-service.js';
@@ -65,7 +66,8 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
     name: 'subscriptions',
     migrations: [subscriptionsMigration, subscriptionLinksMigration],
     registerTasks: (tasks) => tasks.register(APPLY_TASK, (payload) => service.apply(payload.request_id)),
-    routes: async (app: FastifyInstance) => {
+    routes: async (fastify: FastifyInstance) => {
+      const app = typedRoutes(fastify);
       const tags = ['subscriptions'];
       app.get(
         '/v3/businesses/subscriptions',
@@ -76,6 +78,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
             security: bearer,
             summary: "The partner's subscriptions of one type",
             querystring: {
+              ...openObject,
               properties: {
                 subscription_type: { description: subscriptionTypes.join(' | ') },
                 limit: { description: '0–10000, default 100' },
@@ -85,7 +88,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
             response: { 200: listResponse(true), ...errors },
           },
         },
-        async (request) => service.list(request.principal!, request.query as Record<string, unknown>),
+        async (request) => service.list(principalOf(request), request.query),
       );
       for (const [method, action] of [
         ['POST', 'subscribe'],
@@ -104,7 +107,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
             body: changeBody,
             response: { 202: empty, ...errors },
           },
-          handler: async (request, reply) => reply.code(202).send(await service.request(request.principal!, action, request.body, request.idempotency)),
+          handler: async (request, reply) => reply.code(202).send(await service.request(principalOf(request), action, request.body, request.idempotency)),
         });
       }
       for (const [path, action] of [
@@ -123,7 +126,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
               response: { 200: { type: 'object', properties: { whitelist_business_ids_count: { type: 'integer' } } }, ...errors },
             },
           },
-          async (request) => service.whitelist(request.principal!, action, request.body, request.idempotency),
+          async (request) => service.whitelist(principalOf(request), action, request.body, request.idempotency),
         );
         app.post(
           `/listing_management/businesses/${path}/v1`,
@@ -137,7 +140,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
               response: { 200: empty, ...errors },
             },
           },
-          async (request) => service.listingManagementChange(request.principal!, action, request.body, request.idempotency),
+          async (request) => service.listingManagementChange(principalOf(request), action, request.body, request.idempotency),
         );
       }
       app.get(
@@ -148,11 +151,11 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
             tags,
             security: basic,
             summary: 'Deprecated: LISTING_MANAGEMENT subscriptions',
-            querystring: { properties: { limit: { description: '1–10000, default 50' }, offset: { description: 'default 0' } } },
+            querystring: { ...openObject, properties: { limit: { description: '1–10000, default 50' }, offset: { description: 'default 0' } } },
             response: { 200: listResponse(false), ...errors },
           },
         },
-        async (request) => service.listingManagementList(request.principal!, request.query as Record<string, unknown>),
+        async (request) => service.listingManagementList(principalOf(request), request.query),
       );
       app.get(
         '/admin/v1/partners/:partner_id/subscription-requests',
@@ -165,7 +168,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
             params: { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string' } } },
           },
         },
-        async (request) => ({ requests: await service.requests((request.params as { partner_id: string }).partner_id) }),
+        async (request) => ({ requests: await service.requests(request.params.partner_id) }),
       );
     },
   };

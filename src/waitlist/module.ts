@@ -1,4 +1,5 @@
 import type { PartnerService } from '../partners/partner-service.js';
+import { principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
 import { bodyObject } from '../platform/query.js';
@@ -100,7 +101,8 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
     registerTasks: (tasks) => {
       tasks.schedule({ name: 'waitlist.advance', everyMs: 60_000, run: () => pace.runSchedule() });
     },
-    routes: async (app) => {
+    routes: async (fastify) => {
+      const app = typedRoutes(fastify);
       app.get(
         '/v3/businesses/:business_id/waitlist/status',
         {
@@ -176,7 +178,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.join(request.principal!, request.business!.id, bodyObject(request.body), request.idempotency)),
+        async (request, reply) => reply.code(201).send(await service.join(principalOf(request), request.business!.id, bodyObject(request.body), request.idempotency)),
       );
       app.post(
         '/v3/businesses/:business_id/waitlist/on-my-way',
@@ -194,7 +196,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.onMyWay(request.principal!, request.business!.id, bodyObject(request.body), request.idempotency)),
+        async (request, reply) => reply.code(201).send(await service.onMyWay(principalOf(request), request.business!.id, bodyObject(request.body), request.idempotency)),
       );
       app.get(
         '/v3/visits/:visit_id',
@@ -208,7 +210,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             response: { 200: visitSchema, 404: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) => service.visit(request.principal!, (request.params as { visit_id: string }).visit_id),
+        async (request) => service.visit(principalOf(request), request.params.visit_id),
       );
       app.post(
         '/v3/visits/:visit_id/cancel',
@@ -223,7 +225,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
           },
         },
         async (request, reply) => {
-          await service.cancel(request.principal!, (request.params as { visit_id: string }).visit_id, request.idempotency);
+          await service.cancel(principalOf(request), request.params.visit_id, request.idempotency);
           return reply.code(204).send();
         },
       );
@@ -232,7 +234,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
       app.get(
         '/admin/v1/businesses/:business_id/waitlist',
         { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's waitlist configuration and open/closed switch", params: businessParams } },
-        async (request) => restaurant.config((request.params as { business_id: string }).business_id),
+        async (request) => restaurant.config(request.params.business_id),
       );
       app.put(
         '/admin/v1/businesses/:business_id/waitlist',
@@ -246,7 +248,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             body: waitlistConfigSchema,
           },
         },
-        async (request) => restaurant.setConfig((request.params as { business_id: string }).business_id, bodyObject(request.body)),
+        async (request) => restaurant.setConfig(request.params.business_id, bodyObject(request.body)),
       );
       for (const action of ['open', 'close'] as const) {
         app.post(
@@ -262,7 +264,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             },
           },
           async (request) =>
-            restaurant.setOpen((request.params as { business_id: string }).business_id, action === 'open', (request.body as { reason?: string } | null)?.reason),
+            restaurant.setOpen(request.params.business_id, action === 'open', request.body?.reason),
         );
       }
       app.post(
@@ -277,12 +279,12 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             body: { type: 'object', additionalProperties: false, required: ['party_size'], properties: { party_size: { type: 'integer', minimum: 1, maximum: 100 }, name: { type: 'string', maxLength: 100 }, phone: { type: 'string', maxLength: 20 } } },
           },
         },
-        async (request, reply) => reply.code(201).send(await restaurant.addWalkIn((request.params as { business_id: string }).business_id, bodyObject(request.body))),
+        async (request, reply) => reply.code(201).send(await restaurant.addWalkIn(request.params.business_id, bodyObject(request.body))),
       );
       app.get(
         '/admin/v1/businesses/:business_id/waitlist/queue',
         { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's active visits in line order", params: businessParams } },
-        async (request) => restaurant.queue((request.params as { business_id: string }).business_id),
+        async (request) => restaurant.queue(request.params.business_id),
       );
       for (const action of ['notify', 'seat', 'no-show', 'arrive'] as const) {
         app.post(
@@ -301,7 +303,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
               params: visitParams,
             },
           },
-          async (request) => restaurant.act((request.params as { visit_id: string }).visit_id, action),
+          async (request) => restaurant.act(request.params.visit_id, action),
         );
       }
 
@@ -342,8 +344,8 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
           },
         },
         async (request) => {
-          const q = request.query as { limit: number; offset: number };
-          const { total, businesses } = await partners.linkedBusinesses(request.principal!.partnerId, q.limit, q.offset);
+          const q = request.query;
+          const { total, businesses } = await partners.linkedBusinesses(principalOf(request).partnerId, q.limit, q.offset);
           return {
             total,
             restaurants: businesses.map((b) => ({

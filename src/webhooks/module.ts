@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { typedRoutes } from '../platform/http/typed-routes.js';
 import type { ApiModule } from '../platform/module.js';
 import { webhookAttemptsTimeIndexMigration, webhookEventTypes, webhooksMigration } from './webhook-tables.js';
-import type { LicenseInput } from './operator-events.js';
 import type { WebhookService } from './webhook-service.js';
 
 const tags = ['operator'];
@@ -9,15 +9,14 @@ const security = [{ adminToken: [] }];
 const config = { admin: true };
 const partnerParams = { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string' } } } as const;
 const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string' } } } as const;
-type PartnerParams = { partner_id: string };
-type BusinessParams = { business_id: string };
 
 /** Operator side of webhooks: endpoints and their verification, events, deliveries. */
 export function webhooksModule(service: WebhookService): ApiModule {
   return {
     name: 'webhooks',
     migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration],
-    routes: async (app: FastifyInstance) => {
+    routes: async (fastify: FastifyInstance) => {
+      const app = typedRoutes(fastify);
       app.put(
         '/admin/v1/partners/:partner_id/webhook',
         {
@@ -39,24 +38,24 @@ export function webhooksModule(service: WebhookService): ApiModule {
             },
           },
         },
-        async (request) => service.setEndpoint((request.params as PartnerParams).partner_id, request.body as { url: string; client_id: string }),
+        async (request) => service.setEndpoint(request.params.partner_id, request.body),
       );
       app.get('/admin/v1/partners/:partner_id/webhook', { config, schema: { tags, security, summary: 'A partner’s webhook endpoint, state and signing secret', params: partnerParams } }, async (request) =>
-        service.getEndpoint((request.params as PartnerParams).partner_id),
+        service.getEndpoint(request.params.partner_id),
       );
       app.delete('/admin/v1/partners/:partner_id/webhook', { config, schema: { tags, security, summary: 'Remove a partner’s webhook endpoint', params: partnerParams } }, async (request, reply) => {
-        await service.removeEndpoint((request.params as PartnerParams).partner_id);
+        await service.removeEndpoint(request.params.partner_id);
         return reply.code(204).send();
       });
       app.post(
         '/admin/v1/partners/:partner_id/webhook/verify',
         { config, schema: { tags, security, summary: 'Verify the endpoint now: GET url?verification=…, must echo it within the timeout', params: partnerParams } },
-        async (request) => service.verify((request.params as PartnerParams).partner_id),
+        async (request) => service.verify(request.params.partner_id),
       );
       app.post(
         '/admin/v1/partners/:partner_id/webhook/rotate-secret',
         { config, schema: { tags, security, summary: 'New signing secret; the old one also signs for 24 hours', params: partnerParams } },
-        async (request) => service.rotateSecret((request.params as PartnerParams).partner_id),
+        async (request) => service.rotateSecret(request.params.partner_id),
       );
 
       app.get(
@@ -78,7 +77,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
           },
         },
         async (request) => {
-          const q = request.query as { partner_id?: string; status?: string; limit: number };
+          const q = request.query;
           return { deliveries: await service.deliveries({ partnerId: q.partner_id, status: q.status, limit: q.limit }) };
         },
       );
@@ -93,12 +92,12 @@ export function webhooksModule(service: WebhookService): ApiModule {
             querystring: { type: 'object', properties: { minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 60 } } },
           },
         },
-        async (request) => service.attemptsPerMinute((request.query as { minutes: number }).minutes),
+        async (request) => service.attemptsPerMinute(request.query.minutes),
       );
       app.post(
         '/admin/v1/webhook-deliveries/:delivery_id/redeliver',
         { config, schema: { tags, security, summary: 'Send a delivered or failed message again', params: { type: 'object', required: ['delivery_id'], properties: { delivery_id: { type: 'string' } } } } },
-        async (request) => service.redeliver((request.params as { delivery_id: string }).delivery_id),
+        async (request) => service.redeliver(request.params.delivery_id),
       );
       app.post(
         '/admin/v1/webhook-deliveries/redeliver-failed',
@@ -117,7 +116,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
           },
         },
         async (request) => {
-          const b = request.body as { from: string; to: string; partner_id?: string };
+          const b = request.body;
           return service.redeliverFailed(Date.parse(b.from), Date.parse(b.to), b.partner_id);
         },
       );
@@ -143,7 +142,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
           },
         },
         async (request, reply) =>
-          reply.code(201).send(await service.emitLead((request.params as BusinessParams).business_id, (request.body ?? {}) as Parameters<WebhookService['emitLead']>[1])),
+          reply.code(201).send(await service.emitLead(request.params.business_id, (request.body ?? {}) as Parameters<WebhookService['emitLead']>[1])),
       );
       app.post(
         '/admin/v1/businesses/:business_id/events/license-verifications',
@@ -170,7 +169,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
           },
         },
         async (request, reply) =>
-          reply.code(201).send(await service.emitLicense((request.params as BusinessParams).business_id, request.body as LicenseInput)),
+          reply.code(201).send(await service.emitLicense(request.params.business_id, request.body)),
       );
       app.post(
         '/admin/v1/businesses/:business_id/events/ingestion-jobs',
@@ -190,7 +189,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
           },
         },
         async (request, reply) =>
-          reply.code(201).send(await service.emitIngestion((request.params as BusinessParams).business_id, request.body as { job_id: string; status: string })),
+          reply.code(201).send(await service.emitIngestion(request.params.business_id, request.body)),
       );
     },
   };

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from './authenticate.js';
+import { isRecord, principalOf } from './typed-routes.js';
 import { grantedInterface, isPartnerInterface, type BusinessLinks, type LinkCheck, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdParam } from '../business-ids.js';
 import { list, single } from '../query.js';
@@ -57,6 +58,11 @@ declare module 'fastify' {
     /** The Idempotency-Key this request claimed: pass it to the service that makes the change. */
     idempotency?: PendingIdempotency;
   }
+}
+
+/** A field of a parsed request part (params, query or body), whatever its shape. */
+function fieldOf(part: unknown, name: string): unknown {
+  return isRecord(part) ? part[name] : undefined;
 }
 
 function toArray<T>(value: T | T[] | undefined): T[] {
@@ -172,12 +178,12 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       return async function businessLinkGuard(request) {
         const raw =
           'param' in scope
-            ? (request.params as Record<string, string>)[scope.param]
-            : single((request.query as Record<string, unknown>)[scope.query]) ?? single((request.body as Record<string, unknown> | undefined)?.[scope.query]);
+            ? single(fieldOf(request.params, scope.param))
+            : single(fieldOf(request.query, scope.query)) ?? single(fieldOf(request.body, scope.query));
         // Absent: the route refuses the request itself (a required parameter is missing).
         if (raw === undefined || raw === '') return;
         if (raw.length > MAX_BUSINESS_ID_LENGTH) throw apiError('VALIDATION_ERROR', 'The business id is too long.', { field: 'business_id' });
-        const check = await options.links.check(request.principal!.partnerId, [raw]);
+        const check = await options.links.check(principalOf(request).partnerId, [raw]);
         if (check.unknown.length > 0) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${raw}`);
         if (check.unlinked.length > 0) throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for business ${raw}.`);
         request.business = { id: check.resolved.get(raw)! };
@@ -188,9 +194,9 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         const ids =
           'bodyList' in scope
             ? parseBusinessIdList(request.body, scope.bodyList, scope.max)
-            : parseBusinessIdParam((request.params as Record<string, string>)[scope.paramList], scope.paramList, scope.max);
+            : parseBusinessIdParam(single(fieldOf(request.params, scope.paramList)), scope.paramList, scope.max);
         const field = 'bodyList' in scope ? scope.bodyList : scope.paramList;
-        const check = await options.links.check(request.principal!.partnerId, ids);
+        const check = await options.links.check(principalOf(request).partnerId, ids);
         const refused = [...check.unknown, ...check.unlinked];
         if (refused.length > 0) {
           throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(refused)}. Nothing was changed.`, { field });
@@ -208,12 +214,12 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       const guard: preHandlerHookHandler = function businessQueryListGuard(request, _reply, done) {
         let unique: string[];
         try {
-          const given = list((request.query as Record<string, unknown>)[field]);
+          const given = list(fieldOf(request.query, field));
           if (given.length === 0) throw apiError('INVALID_REQUEST', `${field} is required: business ids or aliases, comma-separated`, { field });
           if (given.length > scope.max) throw apiError('INVALID_REQUEST', `At most ${scope.max} businesses per request (${given.length} given)`, { field });
           if (given.some((id) => id.length > MAX_BUSINESS_ID_LENGTH)) throw apiError('INVALID_REQUEST', 'A business id is too long.', { field });
           unique = [...new Set(given)];
-          const known = options.links.checkKnown?.(request.principal!.partnerId, unique);
+          const known = options.links.checkKnown?.(principalOf(request).partnerId, unique);
           if (known) {
             admit(request, unique, known);
             return done();
@@ -221,7 +227,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         } catch (error) {
           return done(error as Error);
         }
-        options.links.check(request.principal!.partnerId, unique).then((check) => {
+        options.links.check(principalOf(request).partnerId, unique).then((check) => {
           admit(request, unique, check);
           done();
         }, done).catch(done);
