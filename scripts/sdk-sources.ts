@@ -1,5 +1,5 @@
 // The generated files of the partner SDK (packages/sdk): its types from the OpenAPI document and
-// its error codes from the catalogue. `npm run openapi` writes them; test/sdk.test.ts fails when
+// its error codes from the catalogue. `npm run openapi` writes them; test/app/sdk.test.ts fails when
 // the committed files differ from what this makes.
 import openapiTS, { astToString } from 'openapi-typescript';
 import { errorCatalogue } from '../src/platform/errors.js';

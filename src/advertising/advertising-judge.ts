@@ -7,7 +7,7 @@ import { EDITABLE, type CreateRequest, type EditRequest } from './advertising-in
 /**
  * The judge of advertising jobs: every job error code, decided from plain data (no database, no
  * clock). advertising-jobs.ts reads the facts in the job's transaction, asks the judge, and writes
- * what it decides. Each code's condition is in docs/advertising.md; test/advertising-judge.test.ts
+ * what it decides. Each code's condition is in docs/advertising.md; test/advertising/advertising-judge.test.ts
  * has one case per code.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The relevance table of docs/search.md ("Relevance over the demo data"): what people type, over
  * the demo dataset's 60 restaurants, and what search must answer. `top` are the first results in
- * order; `total` the count. test/search-relevance.test.ts holds search and the doc to it.
+ * order; `total` the count. test/catalogue/search-relevance.test.ts holds search and the doc to it.
  */
 export const SF = 'San Francisco';
 const TORONTO = 'Toronto';

@@ -1,0 +1,205 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, admin, call } from '../support/harness.js';
+import { eventually, processTarget, startServerProcess, stopStrayServers, type ServerProcess } from '../support/process.js';
+import { Receiver } from '../support/receiver.js';
+import { TEST_DEADLINE_MS } from '../support/wait.js';
+
+const CHROMIUM = process.env.PBS_CHROMIUM ?? '/usr/bin/chromium';
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** Where the run leaves a screenshot of every console page (kept after the run, not committed). */
+const SHOTS = path.join(ROOT, '.pbs-test', 'screenshots');
+
+/**
+ * The operator console (/console) in Debian's chromium, against a real pbs process with the
+ * demo dataset: signing in, a reservation made through the partner API appearing on the
+ * restaurant's day, a failed webhook redelivered after the clock was moved from the console, and
+ * every page rendered without an error, each saved as a screenshot.
+ */
+describe.each(['sqlite', 'postgres'] as const)('the operator console in a real browser (%s)', (dialect) => {
+  let target: Awaited<ReturnType<typeof processTarget>>;
+  let server: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+  let credentials: Record<string, string>;
+  const errors: string[] = [];
+  const receiver = new Receiver();
+  let restaurant: string;
+  const shots = path.join(SHOTS, dialect);
+
+  const shot = async (name: string) => {
+    const file = path.join(shots, `console-${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+  };
+  const open = async (hash: string) => {
+    await page.goto(`${server.url}/console/#/${hash}`);
+    await page.waitForSelector('section.page h1');
+  };
+
+  beforeAll(async () => {
+    fs.mkdirSync(shots, { recursive: true });
+    target = await processTarget(dialect, 'console');
+    server = await startServerProcess({ ...target.env, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_WEBHOOK_RETRY_SCHEDULE: '1' });
+    credentials = JSON.parse(fs.readFileSync(/also saved in (\S+)\)/.exec(server.output())![1], 'utf8'));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(TEST_DEADLINE_MS);
+    page.on('pageerror', (error) => errors.push(error.message));
+    // A Content-Security-Policy violation is reported on the console: the app must cause none.
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
+    });
+    const restaurants = await call(server.url, 'GET', '/v3/partner/restaurants?limit=1', { token: credentials.api_key });
+    restaurant = restaurants.body.restaurants[0].business_id;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await receiver.stop().catch(() => {});
+    await stopStrayServers();
+    await target?.cleanup();
+  });
+
+  it('is served with a strict policy, its page never cached, its assets immutable', async () => {
+    const index = await fetch(`${server.url}/console`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(index.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    expect(index.headers.get('referrer-policy')).toBe('no-referrer');
+    const asset = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await index.text())![1];
+    const script = await fetch(`${server.url}${asset}`);
+    expect(script.headers.get('cache-control')).toContain('immutable');
+    expect(script.headers.get('x-content-type-options')).toBe('nosniff');
+    const missing = await call(server.url, 'GET', '/console/assets/missing.js');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('NOT_FOUND');
+    expect([403, 404]).toContain((await fetch(`${server.url}/console/assets/%2e%2e/%2e%2e/package.json`)).status);
+    expect((await call(server.url, 'POST', '/console/assets/missing.js')).status).toBe(405);
+  });
+
+  it('signs in with the operator token only', async () => {
+    await page.goto(`${server.url}/console`);
+    await page.fill('input[name=token]', 'not-the-token');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('.login .problem');
+    await shot('login');
+    await page.fill('input[name=token]', ADMIN_TOKEN);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('[data-testid=bookings-chart]');
+    expect(await page.textContent('section.page h1')).toBe('Overview');
+  });
+
+  it('shows a reservation made through the partner API on the restaurant’s day', async () => {
+    const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    const key = credentials.api_key;
+    const openings = await call(server.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${date}&time=19:00&covers=2`, { token: key });
+    const time = openings.body.reservation_times.find((d: { date: string }) => d.date === date).times[0].time as string;
+    const form = { date, time, covers: '2', unique_id: 'console-test' };
+    const hold = await call(server.url, 'POST', `/v3/bookings/${restaurant}/holds`, { token: key, form });
+    const reserved = await call(server.url, 'POST', `/v3/bookings/${restaurant}/reservations`, {
+      token: key,
+      form: { ...form, hold_id: hold.body.hold_id, first_name: 'Grace', last_name: 'Hopper', phone: '+14155550142', email: 'grace@example.com' },
+    });
+    expect(reserved.status).toBe(200);
+
+    await open(`reservations?business=${restaurant}&date=${date}`);
+    await page.waitForSelector('[data-testid=reservations] >> text=Grace Hopper');
+    expect(await page.textContent('[data-testid=reservations]')).toContain(reserved.body.reservation_id);
+    await shot('reservations');
+    // The day's booking shows on the overview's chart.
+    await open('overview');
+    await page.waitForSelector('[data-testid=bookings-chart] >> text=kept (1)');
+    await shot('overview');
+  });
+
+  it('redelivers a failed webhook after the clock was moved past its retry window', async () => {
+    let answer = 500;
+    receiver.behaviour = (req, res) => {
+      const token = new URL(req.url, 'http://x').searchParams.get('verification');
+      if (req.method === 'GET' && token) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ verification: token }));
+      res.writeHead(answer).end();
+    };
+    const url = await receiver.start();
+    const partner = credentials.partner_id;
+    expect((await admin(server.url, 'PUT', `/admin/v1/partners/${partner}/webhook`, { json: { url, client_id: 'console' } })).status).toBe(200);
+    expect((await admin(server.url, 'POST', `/admin/v1/partners/${partner}/webhook/verify`)).body.status).toBe('verified');
+    await call(server.url, 'POST', '/v3/businesses/subscriptions', { token: credentials.api_key, json: { subscription_types: ['WEBHOOK'], business_ids: [restaurant] } });
+    await eventually(
+      async () => (await call(server.url, 'GET', '/v3/businesses/subscriptions?subscription_type=WEBHOOK&limit=100', { token: credentials.api_key })).body.subscriptions ?? [],
+      (list: Array<{ business_id: string }>) => list.some((s) => s.business_id === restaurant),
+      'the subscription',
+    );
+    await admin(server.url, 'POST', `/admin/v1/businesses/${restaurant}/events/leads`, { json: {} });
+    const deliveries = async () => (await admin(server.url, 'GET', `/admin/v1/webhook-deliveries?partner_id=${partner}`)).body.deliveries as Array<{ id: string; status: string; attempts: number }>;
+    const [first] = await eventually(deliveries, (list) => list.length === 1 && list[0].attempts >= 1, 'a failed attempt');
+
+    // The sandbox clock, moved from the console past the 24-hour retry window.
+    await open('clock');
+    const before = await page.textContent('[data-testid=clock-now]');
+    await page.fill('input[name=minutes]', String(25 * 60));
+    await page.click('[data-testid=advance]');
+    await page.waitForFunction((old) => document.querySelector('[data-testid=clock-now]')?.textContent !== old, before);
+    const after = (await page.textContent('[data-testid=clock-now]'))!;
+    expect(Date.parse(after) - Date.parse(before!)).toBeGreaterThanOrEqual(25 * 3600_000);
+    await shot('clock');
+    await eventually(deliveries, (list) => list[0].status === 'failed', 'the delivery to fail');
+
+    answer = 200;
+    await open('webhooks?status=failed');
+    await page.click(`[data-testid=redeliver-${first.id}]`);
+    await eventually(deliveries, (list) => list[0].status === 'delivered', 'the redelivery');
+    await open('webhooks');
+    await page.waitForSelector('[data-testid=deliveries] .badge-delivered');
+    await shot('webhooks');
+    expect(receiver.posts().length).toBeGreaterThanOrEqual(2);
+
+    // Another one fails for good; "Redeliver all failed" sends every failed message again.
+    answer = 500;
+    await admin(server.url, 'POST', `/admin/v1/businesses/${restaurant}/events/leads`, { json: {} });
+    await eventually(deliveries, (list) => list.length === 2 && list[0].attempts >= 1, 'a second failed attempt');
+    await admin(server.url, 'POST', '/admin/v1/clock/advance', { json: { minutes: 25 * 60 } });
+    await eventually(deliveries, (list) => list[0].status === 'failed', 'the second delivery to fail');
+    answer = 200;
+    await open('webhooks?status=failed');
+    await page.click('button >> text=Redeliver all failed');
+    await eventually(deliveries, (list) => list.every((d) => d.status === 'delivered'), 'every delivery to be delivered');
+  });
+
+  it('renders every page without an error', async () => {
+    const reviewLine = JSON.stringify({ business_id: restaurant, rating: 4, text: 'Imported from the console.', user: { name: 'Ada Lovelace' } });
+    const pages: Array<[string, string, string]> = [
+      ['partners', `partners?id=${credentials.partner_id}`, 'Credentials'],
+      ['businesses', `businesses?id=${restaurant}`, 'Reservation inventory'],
+      ['advertising', 'advertising', 'Jobs'],
+      ['waitlist', `waitlist?business=${restaurant}`, 'Line'],
+      ['reviews', `reviews?business=${restaurant}`, 'Imported'],
+      ['engagement', `engagement?business=${restaurant}`, 'Weeks'],
+      ['tasks', 'tasks', 'Payload'],
+      ['imports', 'imports', 'JSON lines'],
+    ];
+    // A review imported through the console's import page first (progress, then the result).
+    await open('imports');
+    await page.selectOption('select[name=kind]', 'reviews');
+    await page.setInputFiles('input[name=file]', { name: 'reviews.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${reviewLine}\n`) });
+    await page.click('[data-testid=import]');
+    await page.waitForSelector('[data-testid=import-result]');
+    expect(await page.textContent('[data-testid=import-result]')).toContain('"created":1');
+    for (const [name, hash, text] of pages) {
+      await open(hash);
+      await page.waitForSelector(`main >> text=${text}`);
+      expect(await page.$$('.problem'), name).toEqual([]);
+      await shot(name);
+    }
+    // The engagement chart draws the restaurant's four scored weeks.
+    await open(`engagement?business=${restaurant}`);
+    await page.waitForSelector('[data-testid=engagement-chart] polyline');
+    expect(await page.$$('[data-testid=engagement-chart] circle')).toHaveLength(3 * 4);
+    expect(errors).toEqual([]);
+  });
+});

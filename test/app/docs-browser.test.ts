@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPbs, type Harness } from '../support/harness.js';
+import { TEST_DEADLINE_MS } from '../support/wait.js';
+
+const CHROMIUM = process.env.PBS_CHROMIUM ?? '/usr/bin/chromium';
+
+describe('the /docs page in a real browser', () => {
+  let h: Harness;
+  let browser: Browser;
+  beforeAll(async () => {
+    h = await startPbs('sqlite');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('renders the operations from the OpenAPI document', async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(TEST_DEADLINE_MS);
+    await page.goto(`${h.url}/docs`);
+    await page.waitForSelector('.opblock-summary-path');
+    const title = await page.textContent('.info .title');
+    expect(title).toContain('Partner Business Services');
+    const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((n) => n.getAttribute('data-path')));
+    expect(paths).toContain('/oauth2/token');
+    expect(paths).toContain('/admin/v1/partners');
+    const shot = path.join(os.tmpdir(), 'pbs-docs.png');
+    await page.screenshot({ path: shot });
+    expect(fs.statSync(shot).size).toBeGreaterThan(10_000);
+  });
+});

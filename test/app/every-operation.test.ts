@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { partnerInterfaces } from '../../src/platform/auth/principal.js';
+import { admin, call, createPartner, dialects, startPbs, type CallOptions, type Harness } from '../support/harness.js';
+import { createRestaurant, hold, reserve } from '../support/restaurant.js';
+
+/** Operations anyone may call: a new unauthenticated operation must be added here on purpose. */
+const PUBLIC = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'POST /oauth2/token']);
+
+interface Operation {
+  method: string;
+  path: string;
+  partner?: { interface: string; scheme: 'bearer' | 'basic'; business: Record<string, unknown> };
+  admin: boolean;
+  requestBody?: { content?: Record<string, { schema?: { required?: string[] } }> };
+}
+
+/**
+ * Issue 13 §1: every operation of the served document, called (a) without credentials, (b) with
+ * another partner's credentials, (c) by a partner without the operation's interface and (d) for a
+ * business not linked to the caller, answers the catalogue's status and code. The expectations
+ * come from each operation's declaration (`x-pbs-partner`), so new routes are covered as they come.
+ */
+describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
+  let h: Harness;
+  let owner: Awaited<ReturnType<typeof createPartner>>;
+  let other: Awaited<ReturnType<typeof createPartner>>;
+  let disabled: Awaited<ReturnType<typeof createPartner>>;
+  let ownersBusiness: string;
+  let othersBusiness: string;
+  let reservationId: string;
+  let operations: Operation[];
+
+  beforeAll(async () => {
+    h = await startPbs(dialect, { env: { PBS_RATE_LIMIT_PER_SECOND: '100000' } });
+    owner = await createPartner(h.url, [...partnerInterfaces], 'Owner');
+    other = await createPartner(h.url, [...partnerInterfaces], 'Other');
+    disabled = await createPartner(h.url, [], 'Disabled');
+    for (const p of [owner, other]) {
+      for (const name of partnerInterfaces) await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/${name}`, { json: { per_second: 100000 } });
+    }
+    ownersBusiness = (await createRestaurant(h.url, {}, 'Owner Bistro')).id;
+    othersBusiness = (await createRestaurant(h.url, {}, 'Other Bistro')).id;
+    await admin(h.url, 'PUT', `/admin/v1/partners/${owner.partner.id}/businesses/${ownersBusiness}`);
+    await admin(h.url, 'PUT', `/admin/v1/partners/${other.partner.id}/businesses/${othersBusiness}`);
+    const slot = { date: '2031-05-07', time: '19:00', covers: '2', unique_id: 'matrix-guest' };
+    const held = await hold(h.url, owner.apiKey.api_key, ownersBusiness, slot);
+    reservationId = (await reserve(h.url, owner.apiKey.api_key, ownersBusiness, { ...slot, hold_id: held.body.hold_id })).body.reservation_id;
+    expect(reservationId).toBeTruthy();
+
+    const doc = (await call(h.url, 'GET', '/openapi.json')).body;
+    operations = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+        const security = (op.security as Array<Record<string, unknown>> | undefined) ?? [];
+        operations.push({
+          method: method.toUpperCase(),
+          path,
+          partner: op['x-pbs-partner'] as Operation['partner'],
+          admin: security.some((s) => 'adminToken' in s),
+          requestBody: op.requestBody as Operation['requestBody'],
+        });
+      }
+    }
+  });
+  afterAll(() => h.close());
+
+  /** A concrete path: business ids from `business` (in the path, or the query for a `query` scope), the owner's reservation and partner otherwise. */
+  const concrete = (path: string, business: string, op?: Operation) => {
+    const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      if (name === 'business_id' || name === 'business_ids') return business;
+      if (name === 'reservation_id') return reservationId;
+      if (name === 'partner_id') return owner.partner.id;
+      return 'AAAAAAAAAAAAAAAAAAAAAA';
+    });
+    const scope = op?.partner?.business;
+    return scope && 'query' in scope ? `${filled}?${String(scope.query)}=${business}` : filled;
+  };
+  const linkScoped = (op: Operation) => ['param', 'query', 'bodyList', 'paramList'].some((k) => k in op.partner!.business);
+
+  /** The smallest JSON body the schema asks for, naming `business` wherever businesses go. */
+  const body = (op: Operation, business: string): CallOptions => {
+    const json = op.requestBody?.content?.['application/json'];
+    // Operator operations refuse the credentials before reading a body.
+    if (!json || !op.partner) return {};
+    const examples: Record<string, unknown> = {
+      business_ids: [business],
+      subscription_types: ['WEBHOOK'],
+      phone: '+14155550123',
+      party_size: 2,
+      name: 'Ada',
+      arrival_range_min: 5,
+      arrival_range_max: 10,
+      features: { AD_GOAL: { ad_goal: 'CALLS' } },
+    };
+    const out: Record<string, unknown> = {};
+    for (const name of json.schema?.required ?? []) {
+      if (!(name in examples)) throw new Error(`${op.method} ${op.path}: add an example value for the required field "${name}"`);
+      out[name] = examples[name];
+    }
+    return { json: out };
+  };
+
+  const credentials = (p: Awaited<ReturnType<typeof createPartner>>, scheme: 'bearer' | 'basic'): CallOptions =>
+    scheme === 'basic' ? { basic: [p.basic.username, p.basic.password] } : { token: p.apiKey.api_key };
+
+  const expectCode = (r: { status: number; body: any; text: string }, status: number, code: string, what: string) => {
+    expect(r.status, `${what}: ${r.text.slice(0, 200)}`).toBe(status);
+    expect(r.body?.error?.code, what).toBe(code);
+  };
+
+  it('finds partner, operator and public operations, each declared', () => {
+    expect(operations.filter((o) => o.partner).length).toBeGreaterThan(10);
+    expect(operations.filter((o) => o.admin).length).toBeGreaterThan(20);
+    const undeclared = operations.filter((o) => !o.partner && !o.admin && !PUBLIC.has(`${o.method} ${o.path}`));
+    expect(undeclared.map((o) => `${o.method} ${o.path}`)).toEqual([]);
+  });
+
+  it('(a) answers every protected operation without credentials with 401 TOKEN_MISSING', async () => {
+    for (const op of operations.filter((o) => o.partner || o.admin)) {
+      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), body(op, ownersBusiness));
+      expectCode(r, 401, 'TOKEN_MISSING', `${op.method} ${op.path}`);
+    }
+  });
+
+  it("(b) gives another partner's credentials nothing of the owner's", async () => {
+    for (const op of operations.filter((o) => o.partner || o.admin)) {
+      const what = `${op.method} ${op.path}`;
+      const scheme = op.partner?.scheme ?? 'bearer';
+      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), { ...body(op, ownersBusiness), ...credentials(other, scheme) });
+      expect(r.status, what).toBeLessThan(500);
+      if (op.admin) expectCode(r, 401, 'TOKEN_INVALID', what);
+      else if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
+      else if (op.path.includes('{reservation_id}')) expect(r.body?.error?.code, what).toBe('INVALID_RESERVATION_ID');
+      else expect([401, 403], `${what}: ${r.text.slice(0, 200)}`).not.toContain(r.status);
+    }
+  });
+
+  it('(c) answers a partner without the interface with 403 PARTNER_ENDPOINT_DISABLED', async () => {
+    for (const op of operations.filter((o) => o.partner)) {
+      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), { ...body(op, ownersBusiness), ...credentials(disabled, op.partner!.scheme) });
+      expectCode(r, 403, 'PARTNER_ENDPOINT_DISABLED', `${op.method} ${op.path}`);
+    }
+  });
+
+  it('(d) answers a business not linked to the caller with 403 AUTHORIZATION_ERROR, or records it as refused', async () => {
+    for (const op of operations.filter((o) => o.partner)) {
+      const what = `${op.method} ${op.path}`;
+      const scope = op.partner!.business;
+      const r = await call(h.url, op.method, concrete(op.path, othersBusiness, op), { ...body(op, othersBusiness), ...credentials(owner, op.partner!.scheme) });
+      expect(r.status, what).toBeLessThan(500);
+      if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
+      else if ('deferred' in scope) expect(r.status, what).toBe(202);
+    }
+    await h.pbs.ctx.tasks.runDue();
+    const requests = (await admin(h.url, 'GET', `/admin/v1/partners/${owner.partner.id}/subscription-requests`)).body.requests;
+    expect(requests.length).toBeGreaterThan(0);
+    for (const request of requests) expect(request.refused_business_ids).toEqual([othersBusiness]);
+  });
+});
