@@ -42,7 +42,9 @@ import { createHttpServer } from './platform/http/server.js';
 import { IdempotencyStore } from './platform/idempotency.js';
 import { TaskRunner } from './platform/tasks/task-runner.js';
 import { Metrics } from './platform/metrics.js';
-import type { ApiModule, PlatformContext } from './platform/module.js';
+import type { ApiModule, CommandGroup, PlatformContext } from './platform/module.js';
+import { businessCommand } from './commands/business.js';
+import { partnerCommand } from './commands/partner.js';
 import { FailureThrottle, RateLimiter, TokenBuckets } from './platform/rate-limit.js';
 import { AdminToken } from './platform/admin-token.js';
 import { SecretKeys } from './platform/secret-keys.js';
@@ -72,6 +74,8 @@ export interface Pbs {
   /** Hands committed events to their consumers (webhook fan-out). */
   relay: EventRelay;
   occupancy: OccupancyIndex;
+  /** The `pbs` command groups the modules declare, by name. */
+  commands: ReadonlyMap<string, CommandGroup>;
   /** Relays waiting events and delivers what is due, waiting for both (tests call this instead of sleeping). */
   deliverWebhooks(): Promise<number>;
   /** Set only when this start generated the admin token (print it once). */
@@ -251,10 +255,18 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     { name: 'system', routes: systemRoutes(ctx, { ready: () => ready }) },
     { name: 'operations', routes: operationsAdminRoutes(ctx) },
     { name: 'console', routes: consoleRoutes() },
-    { name: 'businesses', routes: businessAdminRoutes(services.businesses) },
-    { name: 'business-lookup', routes: businessPublicRoutes(new BusinessLookup(database.db, clock)) },
-    { name: 'partners', routes: partnerAdminRoutes(services.partners, services.credentials) },
-    { name: 'oauth', routes: oauthRoutes(services.credentials, authFailures) },
+    {
+      name: 'businesses',
+      routes: businessAdminRoutes(services.businesses),
+      commands: { business: (args, flags) => businessCommand({ businesses, reservations: services.reservations.operator }, args, flags) },
+    },
+    {
+      name: 'business-lookup',
+      tags: [{ name: 'businesses', description: 'Public business data: Business Match and business details (Bearer API key; any partner interface)' }],
+      routes: businessPublicRoutes(new BusinessLookup(database.db, clock)),
+    },
+    { name: 'partners', routes: partnerAdminRoutes(partners, credentials), commands: { partner: (args, flags) => partnerCommand({ partners, credentials }, args, flags) } },
+    { name: 'oauth', tags: [{ name: 'oauth', description: 'Access tokens for partner clients' }], routes: oauthRoutes(credentials, authFailures) },
     waitlistModule(services.partners, services.waitlist),
     reservationsModule(services.reservations, keys),
     searchModule(ctx, catalog, occupancy, services.businesses),
@@ -294,7 +306,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     authFailures,
   });
   const http = options.http ?? true;
-  if (http) await registerOpenApi(app, { version: VERSION });
+  if (http) await registerOpenApi(app, { version: VERSION, tags: modules.flatMap((m) => m.tags ?? []) });
   // A worker process answers only health, readiness and metrics: its port is for probes.
   const servesApi = config.role !== 'worker';
   for (const module of modules) {
@@ -321,6 +333,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     deliverer,
     relay,
     occupancy,
+    commands: new Map(modules.flatMap((m) => Object.entries(m.commands ?? {}))),
     generatedAdminToken,
     async deliverWebhooks() {
       await relay.runDue();

@@ -4,14 +4,6 @@ import { demoCredentialsFile, seedDemo, writeDemoCredentials } from './demo/seed
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { ApiError } from './platform/errors.js';
 import { need, optionalInt, UsageError } from './commands/args.js';
-import { businessCommand } from './commands/business.js';
-import { partnerCommand } from './commands/partner.js';
-import { waitlistCommand } from './commands/waitlist.js';
-import { advertisingCommand } from './commands/advertising.js';
-import { reviewCommand } from './commands/review.js';
-import { engagementCommand } from './commands/engagement.js';
-import { webhookCommand } from './commands/webhook.js';
-import { eventCommand } from './commands/event.js';
 import { serve } from './serve.js';
 import { listenForWebhooks } from './webhooks/listen.js';
 
@@ -111,18 +103,6 @@ async function withPbs<T>(config: Config, run: (pbs: Pbs) => Promise<T>): Promis
   }
 }
 
-/** The command groups that act through pbs's services (src/commands/, one file per group). */
-const GROUPS: Record<string, (pbs: Pbs, args: string[], flags: Record<string, string>) => Promise<unknown>> = {
-  partner: (pbs, args, flags) => partnerCommand(pbs.services, args, flags),
-  business: (pbs, args, flags) => businessCommand({ businesses: pbs.services.businesses, reservations: pbs.services.reservations.operator }, args, flags),
-  waitlist: (pbs, args, flags) => waitlistCommand(pbs.services.waitlist.restaurant, args, flags),
-  advertising: (pbs, args, flags) => advertisingCommand(pbs.services.advertising, args, flags),
-  review: (pbs, args, flags) => reviewCommand(pbs.services.reviews, args, flags),
-  engagement: (pbs, args, flags) => engagementCommand(pbs.services.engagement, args, flags),
-  webhook: (pbs, args, flags) => webhookCommand(pbs.services.webhooks, args, flags),
-  event: (pbs, args, flags) => eventCommand(pbs.services.webhooks, args, flags),
-};
-
 export async function main(argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, ...rest] = positional;
@@ -130,11 +110,6 @@ export async function main(argv: string[]): Promise<number> {
     // --role and --processes configure `serve`; other commands have flags of those names (`review respond --role`).
     const { role: _role, processes: _processes, ...otherFlags } = flags;
     const config = loadConfig(process.env, command === 'serve' ? flags : otherFlags);
-    const group = command !== undefined && Object.hasOwn(GROUPS, command) ? GROUPS[command] : undefined;
-    if (group) {
-      await withPbs(config, async (pbs) => print(await group(pbs, rest, flags)));
-      return 0;
-    }
     switch (command) {
       case 'serve':
         await serve(config);
@@ -184,7 +159,14 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${USAGE}\n`);
         return command ? 0 : 2;
       default:
-        throw new UsageError(`unknown command ${command}`);
+        // The families' command groups (each module declares its own: src/commands/).
+        if (!/^[a-z][a-z-]*$/.test(command)) throw new UsageError(`unknown command ${command}`);
+        await withPbs(config, async (pbs) => {
+          const group = pbs.commands.get(command);
+          if (!group) throw new UsageError(`unknown command ${command}`);
+          print(await group(rest, flags));
+        });
+        return 0;
     }
   } catch (error) {
     if (error instanceof UsageError) {

@@ -15,6 +15,7 @@ import { JobStatus } from './advertising-receipts.js';
 import { advertisingFeaturesMigration, advertisingMigration, advertisingOperatorMigration, PROGRAM_TYPES } from './advertising-tables.js';
 import { programFeatureRoutes } from './feature-routes.js';
 import { ProgramFeatureService } from './feature-service.js';
+import { advertisingCommand } from '../commands/advertising.js';
 
 const tags = ['advertising'];
 const security = [{ basicAuth: [] }];
@@ -170,6 +171,8 @@ export function advertisingServices(
 export function advertisingModule({ jobs, status, listings, operator, features }: AdvertisingServices): ApiModule {
   return {
     name: 'advertising',
+    tags: [{ name: 'advertising', description: 'Advertising reseller API (Basic: data-ingestion credentials): programs through asynchronous jobs, listings, program features' }],
+    commands: { advertising: (args, flags) => advertisingCommand({ operator, features }, args, flags) },
     migrations: [advertisingMigration, advertisingOperatorMigration, advertisingFeaturesMigration],
     registerTasks: (tasks) => {
       tasks.register(APPLY_AD_JOB, (payload) => jobs.apply(payload.job_id));

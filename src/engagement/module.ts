@@ -4,6 +4,7 @@ import { pagingQuerySchema } from '../platform/paging.js';
 import type { ApiModule } from '../platform/module.js';
 import { MAX_RANGE_WEEKS, type EngagementService } from './engagement-service.js';
 import { engagementMigration } from './engagement-tables.js';
+import { engagementCommand } from '../commands/engagement.js';
 
 /** At most 20 businesses per request (spec "Limits"). */
 export const MAX_ENGAGEMENT_BUSINESSES = 20;
@@ -37,6 +38,8 @@ const businessParams = { type: 'object', required: ['business_id'], properties: 
 export function engagementModule(service: EngagementService): ApiModule {
   return {
     name: 'engagement',
+    tags: [{ name: 'engagement metrics', description: 'Weekly engagement, intent and transaction scores of linked businesses (Bearer API key or OAuth access token)' }],
+    commands: { engagement: (args, flags) => engagementCommand(service, args, flags) },
     migrations: [engagementMigration],
     registerTasks: (tasks) => service.registerTasks(tasks),
     routes: async (fastify) => {

@@ -38,6 +38,7 @@ export function reservationServices(
 export function reservationsModule({ bookings: service, operator }: ReservationServices, keys: SecretKeys): ApiModule {
   return {
     name: 'reservations',
+    tags: [{ name: 'reservations', description: 'Reservation partner API (Bearer API key): search with availability, openings, holds, reservations' }],
     migrations: [reservationsMigration, dropStartTimeIndexesMigration, bookingVersionsMigration, reservationsCreatedIndexMigration, inventorySequenceMigration],
     routes: async (app) => {
       await app.register(reservationRoutes(service));

@@ -7,6 +7,7 @@ import { SUPPORTED_LOCALES } from './locales.js';
 import { publicResponseSchema, reviewEditSchema, reviewInputSchema } from './review-input.js';
 import { REVIEW_PAGE, type ReviewService } from './review-service.js';
 import { reviewsMigration } from './review-tables.js';
+import { reviewCommand } from '../commands/review.js';
 
 const partner: PartnerRouteConfig = { interface: 'private_reviews', scheme: 'bearer', business: { param: 'business_id' } };
 const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
@@ -58,6 +59,8 @@ const adminSecurity = [{ adminToken: [] }];
 export function reviewsModule(service: ReviewService): ApiModule {
   return {
     name: 'reviews',
+    tags: [{ name: 'private reviews', description: "A linked business's reviews in full, by locale, with the owner's public response (Bearer API key or OAuth access token)" }],
+    commands: { review: (args, flags) => reviewCommand(service, args, flags) },
     migrations: [reviewsMigration],
     routes: async (fastify) => {
       const app = typedRoutes(fastify);

@@ -64,6 +64,7 @@ const listingQueryDocs = {
 export function subscriptionsModule(service: SubscriptionService): ApiModule {
   return {
     name: 'subscriptions',
+    tags: [{ name: 'subscriptions', description: 'Business subscriptions, the replaced webhook allow-list, deprecated listing management' }],
     migrations: [subscriptionsMigration, subscriptionLinksMigration],
     registerTasks: (tasks) => tasks.register(APPLY_TASK, (payload) => service.apply(payload.request_id)),
     routes: async (fastify: FastifyInstance) => {

@@ -14,6 +14,7 @@ import { WaitlistPace } from './waitlist-pace.js';
 import { WaitlistPartnerSide } from './waitlist-partner.js';
 import { WaitlistRestaurantSide } from './waitlist-restaurant.js';
 import { waitlistMigration } from './waitlist-tables.js';
+import { waitlistCommand } from '../commands/waitlist.js';
 
 const partner = (business: PartnerRouteConfig['business']) => ({ partner: { interface: 'waitlist', scheme: 'bearer', business } as PartnerRouteConfig });
 const partnerConfig = partner({ unscoped: 'lists the businesses linked to the caller' });
@@ -97,6 +98,8 @@ export function waitlistServices(database: Database, clock: Clock, businesses: B
 export function waitlistModule(partners: PartnerService, { partner: service, restaurant, pace }: WaitlistServices): ApiModule {
   return {
     name: 'waitlist',
+    tags: [{ name: 'waitlist', description: "Waitlist partner API (Bearer API key): a restaurant's line, estimates, joins, on-my-way visits" }],
+    commands: { waitlist: (args, flags) => waitlistCommand(restaurant, args, flags) },
     migrations: [waitlistMigration],
     registerTasks: (tasks) => {
       tasks.schedule({ name: 'waitlist.advance', everyMs: 60_000, run: () => pace.runSchedule() });

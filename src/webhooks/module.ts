@@ -3,6 +3,8 @@ import { typedRoutes } from '../platform/http/typed-routes.js';
 import type { ApiModule } from '../platform/module.js';
 import { webhookAttemptsTimeIndexMigration, webhookEventTypes, webhooksMigration } from './webhook-tables.js';
 import type { WebhookService } from './webhook-service.js';
+import { eventCommand } from '../commands/event.js';
+import { webhookCommand } from '../commands/webhook.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -14,6 +16,7 @@ const businessParams = { type: 'object', required: ['business_id'], properties: 
 export function webhooksModule(service: WebhookService): ApiModule {
   return {
     name: 'webhooks',
+    commands: { webhook: (args, flags) => webhookCommand(service, args, flags), event: (args, flags) => eventCommand(service, args, flags) },
     migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration],
     routes: async (fastify: FastifyInstance) => {
       const app = typedRoutes(fastify);

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { PartnerRouteConfig } from '../auth/principal.js';
+import type { OpenApiTag } from '../module.js';
 import { errorResponseSchema } from './server.js';
 
 const error = (description: string) => ({ description, $ref: 'ErrorResponse#' });
@@ -46,7 +47,7 @@ function documentGuards(schema: Record<string, unknown> | undefined, config: { p
  * The OpenAPI 3.1 document is generated from the route schemas; register this before any route.
  * `/openapi.json` serves it and `/docs` renders it (assets are bundled: no CDN needed).
  */
-export async function registerOpenApi(app: FastifyInstance, info: { version: string }): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, info: { version: string; tags: OpenApiTag[] }): Promise<void> {
   app.addSchema(errorResponseSchema);
   await app.register(swagger, {
     openapi: {
@@ -68,14 +69,10 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
           adminToken: { type: 'http', scheme: 'bearer', description: 'Operator admin token' },
         },
       },
+      // The families' tags first (partners read the document), then the platform's.
       tags: [
+        ...info.tags,
         { name: 'operator', description: 'Operator API: partners, credentials, businesses, clock, background tasks' },
-        { name: 'oauth', description: 'Access tokens for partner clients' },
-        { name: 'businesses', description: 'Public business data: Business Match and business details (Bearer API key; any partner interface)' },
-        { name: 'reservations', description: 'Reservation partner API (Bearer API key): search with availability, openings, holds, reservations' },
-        { name: 'waitlist', description: 'Waitlist partner API' },
-        { name: 'advertising', description: 'Advertising reseller API (Basic: data-ingestion credentials): programs through asynchronous jobs' },
-        { name: 'subscriptions', description: 'Business subscriptions, the replaced webhook allow-list, deprecated listing management' },
         { name: 'system', description: 'Health, readiness and metrics' },
       ],
     },
