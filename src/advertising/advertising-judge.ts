@@ -3,6 +3,7 @@ import { cents, MIN_BID, MIN_BUDGET, NEW_ADVERTISER_DAYS, PACIFIC, periodStart, 
 import type { AdCategoryPolicy, AdProgram, AdPromotion } from './advertising-store.js';
 import type { ProgramType } from './advertising-tables.js';
 import { EDITABLE, type CreateRequest, type EditRequest } from './advertising-input.js';
+import { storedStrings } from '../platform/query.js';
 
 /**
  * The judge of advertising jobs: every job error code, decided from plain data (no database, no
@@ -181,7 +182,7 @@ function promotionProblem(facts: CreateFacts, budget: number | undefined): { rej
   const { request, promotion, programs, now } = facts;
   const invalidCode = (why: string) => ({ rejection: { key: 'promotion_code', code: 'INVALID_OR_MISSING_KEY', message: `Invalid promotion_code: ${why}` } });
   if (!promotion || promotion.active !== 1) return invalidCode('no such active promotion.');
-  if (!(JSON.parse(promotion.program_types) as string[]).includes(request.program_name)) return invalidCode(`it does not apply to ${request.program_name}.`);
+  if (!storedStrings(promotion.program_types).includes(request.program_name)) return invalidCode(`it does not apply to ${request.program_name}.`);
   const since = now - NEW_ADVERTISER_DAYS * 86_400_000;
   if (programs.some((p) => p.state !== 'CANCELED' && (p.state === 'ACTIVE' || (p.ended_at ?? p.end_at ?? now) >= since))) {
     return invalidCode('promotions are for new advertisers; the business advertised in the last six months.');

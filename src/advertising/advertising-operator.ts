@@ -12,6 +12,7 @@ import { APPLY_AD_JOB, HOLD_NEW_JOBS_SETTING, type AdvertisingJobs } from './adv
 import { receipt } from './advertising-receipts.js';
 import type { AdProgramDay } from './advertising-store.js';
 import { PROGRAM_TYPES } from './advertising-tables.js';
+import { storedStrings } from '../platform/query.js';
 
 /** Lines one metrics import over HTTP may hold; the CLI reads files of any size. */
 export const MAX_METRIC_LINES = 10_000;
@@ -171,14 +172,14 @@ export class AdvertisingOperator {
     }
     const amount = (value: unknown, field: string) => {
       if (value === undefined || value === null) return null;
-      if (!Number.isInteger(value) || (value as number) < 0) throw apiError('VALIDATION_ERROR', `${field} must be a whole number of cents`, { field });
-      return value as number;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw apiError('VALIDATION_ERROR', `${field} must be a whole number of cents`, { field });
+      return value;
     };
     const min = amount(input.min_budget, 'min_budget');
     const max = amount(input.max_budget, 'max_budget');
     if (min !== null && max !== null && min > max) throw apiError('VALIDATION_ERROR', 'min_budget is above max_budget', { field: 'min_budget' });
     const months = input.months ?? 6;
-    if (!Number.isInteger(months) || (months as number) < 1 || (months as number) > 24) throw apiError('VALIDATION_ERROR', 'months must be 1 to 24', { field: 'months' });
+    if (typeof months !== 'number' || !Number.isInteger(months) || months < 1 || months > 24) throw apiError('VALIDATION_ERROR', 'months must be 1 to 24', { field: 'months' });
     const active = flag(input.active, 'active') ?? true;
     const existing = await this.store().promotion(code);
     await this.store().savePromotion({
@@ -186,7 +187,7 @@ export class AdvertisingOperator {
       program_types: JSON.stringify([...new Set(types as string[])]),
       min_budget: min,
       max_budget: max,
-      months: months as number,
+      months: months,
       active: active ? 1 : 0,
       created_at: existing?.created_at ?? this.clock.now(),
     });
@@ -208,8 +209,8 @@ export class AdvertisingOperator {
     for (const { value, where } of jsonLines(text, maxLines)) {
       const count = (field: string) => {
         const n = value[field] ?? 0;
-        if (!Number.isSafeInteger(n) || (n as number) < 0) throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number ≥ 0`, { field });
-        return n as number;
+        if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number ≥ 0`, { field });
+        return n;
       };
       if (typeof value.program_id !== 'string' || value.program_id === '' || value.program_id.length > 64) {
         throw apiError('VALIDATION_ERROR', `${where}: program_id is required`, { field: 'program_id' });
@@ -233,5 +234,5 @@ export class AdvertisingOperator {
 }
 
 function promotionView(p: { code: string; program_types: string; min_budget: number | null; max_budget: number | null; months: number; active: number }) {
-  return { code: p.code, program_types: JSON.parse(p.program_types) as string[], min_budget: p.min_budget, max_budget: p.max_budget, months: p.months, active: p.active === 1 };
+  return { code: p.code, program_types: storedStrings(p.program_types), min_budget: p.min_budget, max_budget: p.max_budget, months: p.months, active: p.active === 1 };
 }

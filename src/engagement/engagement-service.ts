@@ -286,8 +286,8 @@ function activityRow(value: Record<string, unknown>, where: string, now: number)
   const row = { week_start: mondayOf(week), business_id: '', updated_at: now } as ActivityRow;
   for (const field of ACTIVITY_FIELDS) {
     const n = value[field] ?? 0;
-    if (!Number.isSafeInteger(n) || (n as number) < 0 || (n as number) > MAX_COUNT) throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number from 0 to 10^12`, { field });
-    row[field] = n as number;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > MAX_COUNT) throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number from 0 to 10^12`, { field });
+    row[field] = n;
   }
   return row;
 }

@@ -27,3 +27,13 @@ export function list(value: unknown): string[] {
 export function bodyObject(body: unknown): Record<string, unknown> {
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
+
+/**
+ * A JSON list of strings that pbs stored in a text column, read back checked rather than cast:
+ * anything else there is a fault of pbs (or of a hand edit), and says so.
+ */
+export function storedStrings(json: string): string[] {
+  const value: unknown = JSON.parse(json);
+  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) throw new Error(`a stored list of strings is not one: ${json.slice(0, 80)}`);
+  return value;
+}

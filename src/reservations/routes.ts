@@ -89,7 +89,12 @@ const reservationParams = {
  * route schemas accept anything; `config.docs` gives the OpenAPI document their types.
  */
 function documented(fields: Record<string, string>) {
-  return { ...openObject, properties: Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, { description }])) };
+  return { properties: Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, { description }])) };
+}
+
+/** The same for a query string, which is always an object: read as `Record<string, unknown>`. */
+function documentedQuery(fields: Record<string, string>) {
+  return { ...openObject, ...documented(fields) };
 }
 
 const HHMM = '^([01][0-9]|2[0-3]):[0-5][0-9]$';
@@ -132,7 +137,7 @@ export function reservationRoutes(service: ReservationService) {
           security,
           summary: 'Open reservation times: the day before, the day asked and the 2 days after',
           params: businessParams,
-          querystring: documented({
+          querystring: documentedQuery({
             date: 'YYYY-MM-DD (required)',
             time: 'HH:MM (required)',
             covers: 'party size 1–10 (required)',
@@ -213,7 +218,7 @@ export function reservationRoutes(service: ReservationService) {
           security,
           summary: 'Status of a reservation',
           params: reservationParams,
-          querystring: documented({ covers: 'optional party size 1–10' }),
+          querystring: documentedQuery({ covers: 'optional party size 1–10' }),
           response: { 200: statusResponse, ...errors },
         },
       },

@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { apiError } from '../platform/errors.js';
 import { localToUtc } from '../platform/local-time.js';
 import { schemaValidator } from '../platform/validation.js';
@@ -136,8 +137,12 @@ export function normalizeRole(value: string): ResponseRole {
   return role as ResponseRole;
 }
 
-function texts(text: unknown, locale: unknown): TextDraft[] {
-  const entries: Array<[string, string]> = typeof text === 'string' ? [[typeof locale === 'string' ? locale : DEFAULT_LOCALE, text]] : Object.entries(text as Record<string, string>);
+/** A review's fields as the schemas declare them (an edit's: every field optional). */
+type ReviewFields = FromSchema<typeof reviewEditSchema> & { id?: string; public_response?: PublicResponseInput | null };
+type PublicResponseInput = FromSchema<typeof publicResponseSchema>;
+
+function texts(text: NonNullable<ReviewFields['text']>, locale: string | undefined): TextDraft[] {
+  const entries: Array<[string, string]> = typeof text === 'string' ? [[locale ?? DEFAULT_LOCALE, text]] : Object.entries(text);
   const byLanguage = new Map<string, TextDraft>();
   for (const [loc, value] of entries) {
     if (!isSupportedLocale(loc)) throw apiError('VALIDATION_ERROR', `${loc} is not a supported locale`, { field: 'text' });
@@ -148,10 +153,10 @@ function texts(text: unknown, locale: unknown): TextDraft[] {
   return [...byLanguage.values()];
 }
 
-function responseDraft(value: Record<string, unknown>, now: number): ResponseDraft {
-  const user = value.business_user as { name: string; role: string; photo_url?: string };
+function responseDraft(value: PublicResponseInput, now: number): ResponseDraft {
+  const user = value.business_user;
   return {
-    text: value.text as string,
+    text: value.text,
     time: typeof value.time_created === 'string' ? parseReviewTime(value.time_created, 'public_response.time_created') : now,
     userName: user.name,
     role: normalizeRole(user.role),
@@ -159,38 +164,34 @@ function responseDraft(value: Record<string, unknown>, now: number): ResponseDra
   };
 }
 
-function draftOf(value: Record<string, unknown>, now: number): ReviewDraft {
+function draftOf(value: ReviewFields, now: number): ReviewDraft {
   const draft: ReviewDraft = {};
   if (typeof value.id === 'string') draft.id = value.id;
-  if (value.rating !== undefined) draft.rating = value.rating as number;
+  if (value.rating !== undefined) draft.rating = value.rating;
   if (value.text !== undefined) draft.texts = texts(value.text, value.locale);
   else if (value.locale !== undefined) throw apiError('VALIDATION_ERROR', 'locale names the locale of text; give text with it', { field: 'locale' });
   if (value.user !== undefined) {
-    const user = value.user as { id?: string; name: string; image_url?: string };
+    const user = value.user;
     draft.user = { id: user.id, name: user.name.trim(), image_url: user.image_url ?? '' };
   }
   if (typeof value.time_created === 'string') draft.time = parseReviewTime(value.time_created, 'time_created');
-  if (value.public_response !== undefined) draft.publicResponse = value.public_response === null ? null : responseDraft(value.public_response as Record<string, unknown>, now);
+  if (value.public_response !== undefined) draft.publicResponse = value.public_response === null ? null : responseDraft(value.public_response, now);
   return draft;
 }
 
 export function newReviewDraft(input: unknown, now: number, where?: string): ReviewDraft {
-  checkReview(input, where);
-  return draftOf(input as Record<string, unknown>, now);
+  return draftOf(checkReview(input, where), now);
 }
 
 export function reviewEditDraft(input: unknown, now: number): ReviewDraft {
-  checkEdit(input);
-  return draftOf(input as Record<string, unknown>, now);
+  return draftOf(checkEdit(input), now);
 }
 
 export function importLineDraft(input: unknown, now: number, where: string): { businessId: string; draft: ReviewDraft } {
-  checkImportLine(input, where);
-  const { business_id, ...review } = input as Record<string, unknown>;
-  return { businessId: business_id as string, draft: draftOf(review, now) };
+  const { business_id, ...review } = checkImportLine(input, where);
+  return { businessId: business_id, draft: draftOf(review, now) };
 }
 
 export function publicResponseDraft(input: unknown, now: number): ResponseDraft {
-  checkResponse(input);
-  return responseDraft(input as Record<string, unknown>, now);
+  return responseDraft(checkResponse(input), now);
 }

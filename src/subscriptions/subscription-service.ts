@@ -2,7 +2,7 @@ import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { BusinessLinks, PartnerInterface, Principal } from '../platform/auth/principal.js';
 import { parseBusinessIdList } from '../platform/business-ids.js';
 import { parsePage } from '../platform/paging.js';
-import { single } from '../platform/query.js';
+import { single, storedStrings } from '../platform/query.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import type { Clock } from '../platform/clock.js';
 import { toIsoOffset } from '../platform/clock.js';
@@ -114,7 +114,7 @@ export class SubscriptionService {
   async apply(requestId: string): Promise<void> {
     const request = await this.store().findRequest(requestId);
     if (!request || request.status === 'COMPLETED') return;
-    const ids = JSON.parse(request.business_ids) as string[];
+    const ids = storedStrings(request.business_ids);
     const types = JSON.parse(request.subscription_types) as SubscriptionType[];
     const { resolved, unknown, unlinked } = await this.links.check(request.partner_id, ids);
     const refused = new Set(unlinked);
@@ -144,11 +144,11 @@ export class SubscriptionService {
     return (await this.store().listRequests(partnerId, limit)).map((r) => ({
       id: r.id,
       action: r.action,
-      subscription_types: JSON.parse(r.subscription_types) as string[],
-      business_ids: JSON.parse(r.business_ids) as string[],
+      subscription_types: storedStrings(r.subscription_types),
+      business_ids: storedStrings(r.business_ids),
       status: r.status,
-      skipped_business_ids: r.skipped_business_ids ? (JSON.parse(r.skipped_business_ids) as string[]) : [],
-      refused_business_ids: r.refused_business_ids ? (JSON.parse(r.refused_business_ids) as string[]) : [],
+      skipped_business_ids: r.skipped_business_ids ? storedStrings(r.skipped_business_ids) : [],
+      refused_business_ids: r.refused_business_ids ? storedStrings(r.refused_business_ids) : [],
       created_at: toIsoOffset(r.created_at),
       completed_at: r.completed_at === null ? null : toIsoOffset(r.completed_at),
     }));

@@ -89,23 +89,25 @@ const invalidConfig = (field: string, message: string): never => {
 };
 
 /** The operator's configuration, merged over the current one (or the defaults) and checked. */
-export function mergeConfig(current: WaitlistConfig, input: Record<string, unknown>): WaitlistConfig {
-  validateConfig(input);
+export function mergeConfig(current: WaitlistConfig, body: Record<string, unknown>): WaitlistConfig {
+  const input = validateConfig(body);
   const next: WaitlistConfig = { ...current, pace: { ...current.pace, parties_per_interval: { ...current.pace.parties_per_interval } } };
-  if (input.hours !== undefined) next.hours = input.hours as BusinessHours[] | null;
-  if (input.join_radius !== undefined) next.join_radius = input.join_radius as number;
-  if (input.join_radius_unit !== undefined) next.join_radius_unit = input.join_radius_unit as WaitlistConfig['join_radius_unit'];
-  if (input.max_party_size !== undefined) next.max_party_size = input.max_party_size as number;
-  if (input.seating_areas !== undefined) next.seating_areas = input.seating_areas as Record<string, string>;
-  for (const flag of ['remote_entry', 'on_my_way', 'auto_advance'] as const) if (input[flag] !== undefined) next[flag] = input[flag] as boolean;
-  const pace = input.pace as (Partial<SeatingPace> & { from_reservations?: boolean }) | undefined;
-  if (pace?.interval_minutes !== undefined) next.pace.interval_minutes = pace.interval_minutes;
-  if (pace?.parties_per_interval !== undefined) Object.assign(next.pace.parties_per_interval, pace.parties_per_interval);
+  if (input.hours !== undefined) next.hours = input.hours === null ? null : input.hours.map((h) => ({ hours_type: 'REGULAR', open: h.open.map((o) => ({ ...o, is_overnight: o.is_overnight ?? false })) }));
+  if (input.join_radius !== undefined) next.join_radius = input.join_radius;
+  if (input.join_radius_unit !== undefined) next.join_radius_unit = input.join_radius_unit;
+  if (input.max_party_size !== undefined) next.max_party_size = input.max_party_size;
+  if (input.seating_areas !== undefined) next.seating_areas = input.seating_areas;
+  for (const flag of ['remote_entry', 'on_my_way', 'auto_advance'] as const) next[flag] = input[flag] ?? next[flag];
+  if (input.pace?.interval_minutes !== undefined) next.pace.interval_minutes = input.pace.interval_minutes;
+  if (input.pace?.parties_per_interval !== undefined) Object.assign(next.pace.parties_per_interval, input.pace.parties_per_interval);
   if (!BUCKETS.some((b) => next.pace.parties_per_interval[b] > 0)) invalidConfig('pace', 'The pace must seat at least one party per interval.');
   return next;
 }
 
 /** JSON schema of the operator's configuration (the route validates with it; mergeConfig checks the rest). */
+/** Parties of one bucket seated per interval (the buckets are BUCKETS, written out for the schema's type). */
+const partiesPerInterval = { type: 'integer', minimum: 0, maximum: 100 } as const;
+
 export const waitlistConfigSchema = {
   type: 'object',
   additionalProperties: false,
@@ -152,7 +154,7 @@ export const waitlistConfigSchema = {
         parties_per_interval: {
           type: 'object',
           additionalProperties: false,
-          properties: Object.fromEntries(BUCKETS.map((b) => [b, { type: 'integer', minimum: 0, maximum: 100 }])),
+          properties: { '1-2': partiesPerInterval, '3-4': partiesPerInterval, '5-6': partiesPerInterval, '7+': partiesPerInterval },
         },
       },
     },

@@ -14,6 +14,7 @@ import { newWebhookSecret } from './signing.js';
 import { ingestionUpdate, leadUpdate, licenseUpdate, type LicenseInput, type WebhookUpdate } from './operator-events.js';
 import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes } from './webhook-tables.js';
 import { WebhookStore, type EndpointRow } from './webhook-store.js';
+import { storedStrings } from '../platform/query.js';
 
 /** A message's id (the `webhook-id` header) is its event's: a receiver de-duplicates by it. */
 export const messageIdOf = (eventId: string) => `msg_${eventId}`;
@@ -35,7 +36,7 @@ function endpointView(e: EndpointRow) {
     partner_id: e.partner_id,
     url: e.url,
     client_id: e.client_id,
-    event_types: JSON.parse(e.event_types) as string[],
+    event_types: storedStrings(e.event_types),
     status: e.status,
     status_reason: e.status_reason,
     verified_at: e.verified_at === null ? null : toIso(e.verified_at),
@@ -217,7 +218,7 @@ export class WebhookService {
       const candidates = addressed.filter((id) => allowed.has(id));
       const store = this.store(trx);
       const endpoints = await store.verifiedEndpointsOf(candidates);
-      const targets = endpoints.filter((e) => (JSON.parse(e.event_types) as string[]).includes(event.type));
+      const targets = endpoints.filter((e) => storedStrings(e.event_types).includes(event.type));
       if (targets.length === 0) continue;
       const messageId = messageIdOf(event.id);
       const time = envelopeTimeStyle(event.type) === 'offset' ? toIsoOffset(event.occurred_at) : naiveMicros(event.occurred_at);

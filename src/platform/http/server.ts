@@ -142,13 +142,23 @@ function inputProblem(params: unknown, query: unknown, body: unknown): ApiError 
   return undefined;
 }
 
+/** A method our own router of known routes takes. */
+function isRoutable(method: string): method is HTTPMethod {
+  return ROUTABLE_METHODS.some((m) => m === method);
+}
+
+/** The media types a route's schema says it consumes (none declared: JSON only). */
+function consumes(schema: unknown): readonly unknown[] {
+  return typeof schema === 'object' && schema !== null && 'consumes' in schema && Array.isArray(schema.consumes) ? schema.consumes : [];
+}
+
 /** Turns anything thrown while answering into the catalogue's error shape; only real faults are 5xx. */
 export function toApiError(error: FastifyError | Error): ApiError {
   if (error instanceof ApiError) return error;
-  const e = error as FastifyError & { validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }> };
+  const e: Partial<FastifyError> & Error = error;
   if (e.validation && e.validation.length > 0) {
     const first = e.validation[0];
-    const context = (e as { validationContext?: string }).validationContext ?? 'request';
+    const context = e.validationContext ?? 'request';
     const field = fieldOf(first);
     const where = field ? `${context}.${field}` : context;
     return apiError('VALIDATION_ERROR', `${where} ${first.message ?? 'is invalid'}`.trim(), { field });
@@ -215,9 +225,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      if (ROUTABLE_METHODS.includes(method as HTTPMethod)) {
+      if (isRoutable(method)) {
         try {
-          knownRoutes.on(method as HTTPMethod, route.url, () => {});
+          knownRoutes.on(method, route.url, () => {});
         } catch {
           // the same method and path registered twice (e.g. HEAD twice): already known
         }
@@ -229,24 +239,25 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // An empty JSON body (a POST with nothing to say) is treated as no body, not as malformed. The
   // shape is checked before parsing: JSON.parse of deeply nested text stalls the process.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined);
-    const problem = jsonShapeProblem(body as string);
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    const problem = jsonShapeProblem(text);
     if (problem) return done(apiError('MALFORMED_JSON', problem), undefined);
-    void jsonParser(request, body as string, done);
+    void jsonParser(request, text, done);
   });
   // A route that reads a JSON body takes no form body (415) unless it says so (schema.consumes).
   // Routes without a body (a cancel, a verify) ignore what a form-posting client sends.
   app.addContentTypeParser(FORM_TYPE, { parseAs: 'string' }, (request, body, done) => {
-    const schema = request.routeOptions.schema as { consumes?: string[]; body?: unknown } | undefined;
-    const docs = (request.routeOptions.config as { docs?: { body?: unknown } } | undefined)?.docs;
-    const readsJson = schema?.body !== undefined || docs?.body !== undefined;
-    if (readsJson && !schema?.consumes?.includes(FORM_TYPE) && (body as string).trim() !== '') {
+    const text = String(body);
+    const schema = request.routeOptions.schema;
+    const readsJson = schema?.body !== undefined || request.routeOptions.config.docs?.body !== undefined;
+    if (readsJson && !consumes(schema).includes(FORM_TYPE) && text.trim() !== '') {
       return done(apiError('UNSUPPORTED_MEDIA_TYPE', `This operation reads a JSON body; send it as application/json, not ${FORM_TYPE}.`), undefined);
     }
     try {
-      done(null, parseFormBody(body as string));
+      done(null, parseFormBody(text));
     } catch (error) {
-      done(error as Error, undefined);
+      done(error instanceof Error ? error : new Error(String(error)), undefined);
     }
   });
   for (const type of ['text/csv', 'text/plain', 'application/x-ndjson', 'application/jsonl']) {
@@ -286,7 +297,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     // A route that matched and found nothing (a static file that is not there) is a plain 404.
-    if (ROUTABLE_METHODS.includes(request.method as HTTPMethod) && knownRoutes.find(request.method as HTTPMethod, path)) {
+    if (isRoutable(request.method) && knownRoutes.find(request.method, path)) {
       return sendError(reply, apiError('NOT_FOUND', `No such file: ${path}`));
     }
     const allowed = ROUTABLE_METHODS.filter((m) => m !== request.method && knownRoutes.find(m, path));
