@@ -3,7 +3,7 @@ import { openObject, principalOf, typedRoutes } from '../platform/http/typed-rou
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
 import { APPLY_TASK, MAX_IDS, type SubscriptionService } from './subscription-service.js';
-import { subscriptionLinksMigration, subscriptionsMigration, subscriptionTypes } from './subscription-store.js';
+import { subscriptionLinksMigration, subscriptionsMigration, subscriptionTypes } from './subscription-tables.js';
 
 /** docs/contract/common.md §1.3: 5 requests per second per client and endpoint by default. */
 const perSecond = 5;

@@ -10,7 +10,8 @@ import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
-import { SubscriptionStore, subscriptionTypes, type SubscriptionType } from './subscription-store.js';
+import { SubscriptionStore } from './subscription-store.js';
+import { subscriptionTypes, type SubscriptionType } from './subscription-tables.js';
 
 /** Applies one subscription request (the v3 interface is asynchronous, docs/contract/subscriptions.md §5). */
 export const APPLY_TASK = defineTask<{ request_id: string }>(
