@@ -43,11 +43,25 @@ function tableOwners() {
   return owners;
 }
 
-const KYSELY_TABLE_METHODS = new Set(['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'innerJoin', 'leftJoin', 'rightJoin', 'fullJoin', 'mergeInto']);
+const KYSELY_TABLE_METHODS = new Set([
+  'selectFrom',
+  'insertInto',
+  'updateTable',
+  'deleteFrom',
+  'innerJoin',
+  'leftJoin',
+  'rightJoin',
+  'fullJoin',
+  'mergeInto',
+]);
 const SQL_TABLE = /\b(?:from|join|into|update)\s+([a-z_]+)/gi;
 
 const ownTables = {
-  meta: { type: 'problem', messages: { foreign: 'The {{owner}} family owns the table "{{table}}": use its exported functions instead.' }, schema: [] },
+  meta: {
+    type: 'problem',
+    messages: { foreign: 'The {{owner}} family owns the table "{{table}}": use its exported functions instead.' },
+    schema: [],
+  },
   create(context) {
     const mine = familyOf(context.filename);
     if (mine === undefined || mine === 'root') return {};
@@ -63,7 +77,11 @@ const ownTables = {
       CallExpression(node) {
         const callee = node.callee;
         const name =
-          callee.type === 'MemberExpression' && callee.property.type === 'Identifier' ? callee.property.name : callee.type === 'Identifier' ? callee.name : undefined;
+          callee.type === 'MemberExpression' && callee.property.type === 'Identifier'
+            ? callee.property.name
+            : callee.type === 'Identifier'
+              ? callee.name
+              : undefined;
         const first = node.arguments[0];
         if (name && KYSELY_TABLE_METHODS.has(name) && first?.type === 'Literal' && typeof first.value === 'string') {
           check(first, first.value.split(/\s+as\s+/)[0].trim());
@@ -82,7 +100,21 @@ const ownTables = {
 const familyGlobs = families.map((f) => `**/${f}/**`);
 
 export default tseslint.config(
-  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '.prof/**', 'eslint.config.js', 'eslint.layers.js', 'bin/**', '**/*.mjs', 'vitest.config.ts', 'console/vite.config.ts'] },
+  {
+    ignores: [
+      'dist/**',
+      '**/dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.prof/**',
+      'eslint.config.js',
+      'eslint.layers.js',
+      'bin/**',
+      '**/*.mjs',
+      'vitest.config.ts',
+      'console/vite.config.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -94,7 +126,10 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       // Request bodies, parsed JSON and SQL rows are typed at the boundary with casts; `any`
       // stays out of src (below) but the unsafe-* family would flag every such boundary.
@@ -106,6 +141,8 @@ export default tseslint.config(
       // It judges narrowing differently from tsc here and removed assertions tsc needs.
       '@typescript-eslint/no-unnecessary-type-assertion': 'off',
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
+      // Prettier (printWidth 140, .prettierrc.json) formats the code; this holds comments to the same width.
+      'max-len': ['error', { code: 140, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreUrls: true, ignoreRegExpLiterals: true }],
     },
   },
   ...layerRules,
@@ -114,7 +151,11 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: [...familyGlobs, '**/app.js', '**/cli.js'], message: 'src/platform imports no family and not the composition root.' }] },
+        {
+          patterns: [
+            { group: [...familyGlobs, '**/app.js', '**/cli.js'], message: 'src/platform imports no family and not the composition root.' },
+          ],
+        },
       ],
     },
   },
@@ -125,7 +166,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/app.js', '**/cli.js'], message: 'Families do not import the composition root; take what you need as a parameter.' },
+            {
+              group: ['**/app.js', '**/cli.js'],
+              message: 'Families do not import the composition root; take what you need as a parameter.',
+            },
             {
               group: ['../*/*-store.js', '../*/*-tables.js'],
               allowTypeImports: true,
@@ -136,6 +180,8 @@ export default tseslint.config(
       ],
     },
   },
+  // Generated by scripts/openapi.ts (descriptions come from the route schemas as written).
+  { files: ['packages/sdk/src/schema.ts', 'packages/sdk/src/error-codes.ts'], rules: { 'max-len': 'off' } },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

@@ -21,7 +21,14 @@ export const SQL_FILES = [
 ];
 
 /** Files that may speak HTTP. */
-export const HTTP_FILES = ['src/**/routes.ts', 'src/**/*-routes.ts', 'src/**/module.ts', 'src/platform/http/**', 'src/platform/module.ts', 'src/app.ts'];
+export const HTTP_FILES = [
+  'src/**/routes.ts',
+  'src/**/*-routes.ts',
+  'src/**/module.ts',
+  'src/platform/http/**',
+  'src/platform/module.ts',
+  'src/app.ts',
+];
 
 const noSql = { name: 'kysely', message: 'SQL lives in stores, tables and statements (docs/family-layout.md): call the family store.' };
 const noHttp = { name: 'fastify', message: 'HTTP lives in routes and modules (docs/family-layout.md): services take plain values.' };

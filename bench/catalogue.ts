@@ -56,7 +56,23 @@ const metros: City[] = [
 ];
 
 /** What people type into a search box, over the demo dataset's cuisines and names. */
-const TERMS = ['pizza', 'italian', 'sushi', 'italian food', 'dinner', 'thai', 'golden', 'wine bar', 'brunch', 'steak', 'mexican', 'seafood', 'restaurants', 'noodles', 'french bistro'];
+const TERMS = [
+  'pizza',
+  'italian',
+  'sushi',
+  'italian food',
+  'dinner',
+  'thai',
+  'golden',
+  'wine bar',
+  'brunch',
+  'steak',
+  'mexican',
+  'seafood',
+  'restaurants',
+  'noodles',
+  'french bistro',
+];
 
 export interface CatalogueRun {
   database: string;
@@ -73,7 +89,8 @@ export interface CatalogueRun {
 function* restaurants(count: number) {
   for (let m = 0; m * PER_METRO < count; m++) {
     const n = Math.min(PER_METRO, count - m * PER_METRO);
-    for (const b of generateDemoBusinesses(n, 4242 + m, [metros[m % metros.length]])) yield { ...b, transactions: ['restaurant_reservation'] };
+    for (const b of generateDemoBusinesses(n, 4242 + m, [metros[m % metros.length]]))
+      yield { ...b, transactions: ['restaurant_reservation'] };
   }
 }
 
@@ -109,7 +126,8 @@ async function answerBytes(base: string, key: string, options: Parameters<typeof
   const requests: Array<{ path: string }> = [];
   options.setupClient!({ setRequests: (list: Array<{ path: string }>) => requests.push(...list) } as never);
   let total = 0;
-  for (const { path } of requests.slice(0, 20)) total += (await (await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()).byteLength;
+  for (const { path } of requests.slice(0, 20))
+    total += (await (await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()).byteLength;
   return Math.round(total / 20);
 }
 
@@ -136,7 +154,10 @@ function searchOptions(base: string, key: string, dates: string[], reservation: 
 }
 
 function openingsOptions(base: string, key: string, ids: string[], dates: string[]): Parameters<typeof autocannon>[0] {
-  const request = () => ({ method: 'GET' as const, path: `/v3/bookings/${pick(ids)}/openings?date=${pick(dates)}&time=${pick(times)}&covers=2` });
+  const request = () => ({
+    method: 'GET' as const,
+    path: `/v3/bookings/${pick(ids)}/openings?date=${pick(dates)}&time=${pick(times)}&covers=2`,
+  });
   return {
     url: base,
     headers: { authorization: `Bearer ${key}` },
@@ -178,18 +199,29 @@ async function oneSize(
     );
     const importSeconds = (performance.now() - started) / 1000;
     process.stderr.write(`catalogue: imported ${label} in ${importSeconds.toFixed(1)} s\n`);
-    const partner = await api(server.url, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Bench', interfaces: ['reservations'] }));
-    const key = (await api(server.url, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }))).api_key as string;
+    const partner = await api(
+      server.url,
+      'POST',
+      '/admin/v1/partners',
+      ADMIN,
+      JSON.stringify({ name: 'Bench', interfaces: ['reservations'] }),
+    );
+    const key = (await api(server.url, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' })))
+      .api_key as string;
     // The first search waits for the server to load the catalogue it was just given.
     const loadStarted = performance.now();
-    const first = await fetch(`${server.url}/v3/businesses/search?location=${encodeURIComponent(METRO.name)}&limit=1`, { headers: { authorization: `Bearer ${key}` } });
+    const first = await fetch(`${server.url}/v3/businesses/search?location=${encodeURIComponent(METRO.name)}&limit=1`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     if (!first.ok) throw new Error(`first search: ${first.status} ${await first.text()}`);
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const rssAfterLoadMb = await rssMb(server.url);
     const metroSize = Math.min(count, PER_METRO).toLocaleString('en-US');
     const figures: Figure[] = [];
     for (const reservation of [true, false]) {
-      const name = reservation ? `reservation search, ${metroSize} in the metro (${label})` : `plain search (term + location), ${metroSize} in the metro (${label})`;
+      const name = reservation
+        ? `reservation search, ${metroSize} in the metro (${label})`
+        : `plain search (term + location), ${metroSize} in the metro (${label})`;
       const options = searchOptions(server.url, key, dates, reservation);
       figures.push(await besideRawAndSameSize(await answerBytes(server.url, key, options), () => measure(name, options)));
     }

@@ -11,7 +11,6 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { demoReservationSettings, generateDemoBusinesses, seededRandom, type City } from '../src/demo/demo-dataset.js';
 
-
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -61,7 +60,9 @@ export async function stop(s: Started): Promise<void> {
 }
 
 /** The Node.js flags `npm start` and `bin/pbs.js` run the server with (package.json config.serverNodeFlags). */
-export const SERVER_NODE_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).config.serverNodeFlags.split(/\s+/).filter(Boolean);
+export const SERVER_NODE_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
+  .config.serverNodeFlags.split(/\s+/)
+  .filter(Boolean);
 
 export function startPbs(dataDir: string, extra: Record<string, string> = {}) {
   return start([...SERVER_NODE_FLAGS, path.join(ROOT, 'dist/main.js'), 'serve'], {
@@ -92,7 +93,14 @@ export async function api(base: string, method: string, route: string, token: st
 /** Loads `count` reservable restaurants in one metro through the operator API; returns their ids and a partner key. */
 export async function loadMetro(base: string, count: number) {
   const businesses = generateDemoBusinesses(count, 4242, [METRO]).map((b) => ({ ...b, transactions: ['restaurant_reservation'] }));
-  await api(base, 'POST', '/admin/v1/businesses/import', ADMIN, businesses.map((b) => JSON.stringify(b)).join('\n'), 'application/x-ndjson');
+  await api(
+    base,
+    'POST',
+    '/admin/v1/businesses/import',
+    ADMIN,
+    businesses.map((b) => JSON.stringify(b)).join('\n'),
+    'application/x-ndjson',
+  );
   const random = seededRandom(99);
   const settings = businesses.map((b) => JSON.stringify({ business_id: b.id, settings: demoReservationSettings(b, random) }));
   await api(base, 'POST', '/admin/v1/reservation-settings/import', ADMIN, settings.join('\n'), 'application/x-ndjson');
@@ -150,7 +158,16 @@ export async function withSteal<T>(work: () => Promise<T>): Promise<[T, number]>
 export async function measure(name: string, options: Parameters<typeof autocannon>[0], connections = CONNECTIONS): Promise<Figure> {
   await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
   const [r, stealPercent] = await withSteal(() => autocannon({ ...options, connections, duration: DURATION }));
-  return { name, reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, connections, stealPercent };
+  return {
+    name,
+    reqPerSec: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    connections,
+    stealPercent,
+  };
 }
 
 let rawUrl = '';
@@ -205,7 +222,6 @@ export async function pairedWithRaw(scenario: () => Promise<Figure>): Promise<Fi
 
 export const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
 export const times = ['18:00', '18:15', '18:30', '18:45', '19:00', '19:15', '19:30', '19:45', '20:00'];
-
 
 export function row(f: Figure): string {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');

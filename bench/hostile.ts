@@ -12,8 +12,15 @@ const ATTACKERS = 8;
  * 33rd bracket, before JSON.parse sees them.
  */
 export async function hostileBodiesScenario(base: string): Promise<Figure[]> {
-  const partner = await api(base, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Hostile bench', interfaces: ['business_subscriptions'] }));
-  const key = (await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }))).api_key as string;
+  const partner = await api(
+    base,
+    'POST',
+    '/admin/v1/partners',
+    ADMIN,
+    JSON.stringify({ name: 'Hostile bench', interfaces: ['business_subscriptions'] }),
+  );
+  const key = (await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' })))
+    .api_key as string;
   const quiet = await besideRaw(() => measure('/healthz, no other traffic', { url: `${base}/healthz` }, 10));
   let attack: Result | undefined;
   const attacking = autocannon({
@@ -25,7 +32,9 @@ export async function hostileBodiesScenario(base: string): Promise<Figure[]> {
     duration: DURATION + 4,
   }).then((r) => (attack = r));
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const underAttack = await besideRaw(() => measure(`/healthz while ${ATTACKERS} clients send nested JSON (0.8 MB each)`, { url: `${base}/healthz` }, 10));
+  const underAttack = await besideRaw(() =>
+    measure(`/healthz while ${ATTACKERS} clients send nested JSON (0.8 MB each)`, { url: `${base}/healthz` }, 10),
+  );
   await attacking;
   const refused = attack!['4xx'];
   underAttack.extra = `${Math.round(refused / (DURATION + 4)).toLocaleString('en-US')} nested bodies refused a second (4xx), ${attack!.errors} errors; goal p99 < 50 ms`;

@@ -18,7 +18,24 @@ import path from 'node:path';
 import { catalogueLines, catalogueScenario, type CatalogueRun } from './catalogue.js';
 import { type WebhookFigures } from './webhooks.js';
 import { hostileBodiesScenario } from './hostile.js';
-import { besideRaw, CONNECTIONS, DURATION, type Figure, loadMetro, measure, pairedWithRaw, PG_URL, ROOT, row, setRawUrl, start, startPbs, stop, upcomingDates, withPostgres } from './harness.js';
+import {
+  besideRaw,
+  CONNECTIONS,
+  DURATION,
+  type Figure,
+  loadMetro,
+  measure,
+  pairedWithRaw,
+  PG_URL,
+  ROOT,
+  row,
+  setRawUrl,
+  start,
+  startPbs,
+  stop,
+  upcomingDates,
+  withPostgres,
+} from './harness.js';
 import { openingsOptions, holdAndReserve } from './scenarios/bookings.js';
 import { scaleOutScenario } from './scenarios/scale-out.js';
 import { waitlistScenario } from './scenarios/waitlist.js';
@@ -28,13 +45,28 @@ import { type AdvertisingFigures, advertisingScenario, advertisingLines } from '
 import { webhookScenario, webhookLines } from './scenarios/webhook-delivery.js';
 
 /** Businesses of the engagement scoring runs (BENCH_SCORING_SIZES, a comma list): the growth up to a country. */
-const SCORING_SIZES = (process.env.BENCH_SCORING_SIZES ?? process.env.BENCH_SCORING_BUSINESSES ?? '10000,100000,1000000').split(',').map(Number);
+const SCORING_SIZES = (process.env.BENCH_SCORING_SIZES ?? process.env.BENCH_SCORING_BUSINESSES ?? '10000,100000,1000000')
+  .split(',')
+  .map(Number);
 
 /** BENCH_ONLY=openings,webhooks runs /healthz and those groups of scenarios only. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
 
-const wanted = (group: 'openings' | 'search' | 'holds' | 'webhooks' | 'advertising' | 'waitlist' | 'reviews' | 'engagement' | 'scaleout' | 'catalogue' | 'scoring' | 'hostile') =>
-  !ONLY || ONLY.has(group);
+const wanted = (
+  group:
+    | 'openings'
+    | 'search'
+    | 'holds'
+    | 'webhooks'
+    | 'advertising'
+    | 'waitlist'
+    | 'reviews'
+    | 'engagement'
+    | 'scaleout'
+    | 'catalogue'
+    | 'scoring'
+    | 'hostile',
+) => !ONLY || ONLY.has(group);
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-bench-'));
@@ -48,7 +80,6 @@ async function main() {
   const adSettings = { PBS_AD_JOB_DELAY_MS: '0', PBS_TASKS_POLL_MS: '20' };
   setRawUrl(`${raw.url}/`);
   try {
-
     const sqlite = await startPbs(dataDir);
     try {
       figures.push(await pairedWithRaw(() => measure('pbs GET /healthz', { url: `${sqlite.url}/healthz` })));
@@ -58,17 +89,34 @@ async function main() {
         const metro = await loadMetro(sqlite.url, 10_000);
         process.stderr.write(`loaded 10,000 restaurants on SQLite in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
         if (wanted('openings')) {
-          figures.push(await pairedWithRaw(() => measure('openings, 1,000 restaurants (SQLite)', openingsOptions(sqlite.url, metro.key, metro.ids.slice(0, 1000), dates))));
+          figures.push(
+            await pairedWithRaw(() =>
+              measure('openings, 1,000 restaurants (SQLite)', openingsOptions(sqlite.url, metro.key, metro.ids.slice(0, 1000), dates)),
+            ),
+          );
         }
         if (wanted('search')) {
           const searchPath = `/v3/businesses/search?location=Bench%20City&reservation_date=${dates[3]}&reservation_time=19:00&reservation_covers=2&limit=20`;
           const searchAuth = { authorization: `Bearer ${metro.key}` };
-          figures.push(await besideRaw(() => measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 1)));
-          figures.push(await besideRaw(() => measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 10)));
+          figures.push(
+            await besideRaw(() =>
+              measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 1),
+            ),
+          );
+          figures.push(
+            await besideRaw(() =>
+              measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 10),
+            ),
+          );
           const plainPath = '/v3/businesses/search?location=Bench%20City&term=pizza&limit=20';
-          figures.push(await besideRaw(() => measure('plain search, 10,000 in one metro (SQLite)', { url: sqlite.url + plainPath, headers: searchAuth }, 10)));
+          figures.push(
+            await besideRaw(() =>
+              measure('plain search, 10,000 in one metro (SQLite)', { url: sqlite.url + plainPath, headers: searchAuth }, 10),
+            ),
+          );
         }
-        if (wanted('holds')) figures.push(await besideRaw(() => holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates)));
+        if (wanted('holds'))
+          figures.push(await besideRaw(() => holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates)));
       }
     } finally {
       await stop(sqlite);
@@ -79,8 +127,14 @@ async function main() {
         const postgres = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'pg') });
         try {
           const metro = await loadMetro(postgres.url, 1_000);
-          if (wanted('openings')) figures.push(await pairedWithRaw(() => measure('openings, 1,000 restaurants (PostgreSQL)', openingsOptions(postgres.url, metro.key, metro.ids, dates))));
-          if (wanted('holds')) figures.push(await besideRaw(() => holdAndReserve('hold → reserve (PostgreSQL)', postgres.url, metro.key, metro.ids, dates)));
+          if (wanted('openings'))
+            figures.push(
+              await pairedWithRaw(() =>
+                measure('openings, 1,000 restaurants (PostgreSQL)', openingsOptions(postgres.url, metro.key, metro.ids, dates)),
+              ),
+            );
+          if (wanted('holds'))
+            figures.push(await besideRaw(() => holdAndReserve('hold → reserve (PostgreSQL)', postgres.url, metro.key, metro.ids, dates)));
         } finally {
           await stop(postgres);
         }

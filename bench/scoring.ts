@@ -37,7 +37,26 @@ async function main() {
       const rows = [];
       for (let j = i; j < Math.min(i + 1000, BUSINESSES); j++) {
         const id = `bench-business-${String(j).padStart(7, '0')}`;
-        rows.push({ id, alias: id, name: id, city: 'Bench', state: 'CA', zip_code: '94103', country: COUNTRIES[j % COUNTRIES.length], latitude: null, longitude: null, rating: 4, review_count: 0, price: null, is_closed: 0, timezone: 'America/Los_Angeles', record: '{}', phone: '', created_at: now, updated_at: now });
+        rows.push({
+          id,
+          alias: id,
+          name: id,
+          city: 'Bench',
+          state: 'CA',
+          zip_code: '94103',
+          country: COUNTRIES[j % COUNTRIES.length],
+          latitude: null,
+          longitude: null,
+          rating: 4,
+          review_count: 0,
+          price: null,
+          is_closed: 0,
+          timezone: 'America/Los_Angeles',
+          record: '{}',
+          phone: '',
+          created_at: now,
+          updated_at: now,
+        });
       }
       await db.insertInto('businesses').values(rows).execute();
     }

@@ -58,7 +58,12 @@ export async function bareLoop(url: string, count: number, concurrency: number, 
     Array.from({ length: concurrency }, async () => {
       while (next < count) {
         next++;
-        const r = await request(url, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', 'webhook-id': `bare-${next}` }, body });
+        const r = await request(url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { 'content-type': 'application/json', 'webhook-id': `bare-${next}` },
+          body,
+        });
         await r.body.dump();
       }
     }),

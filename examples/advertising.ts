@@ -11,7 +11,11 @@ export async function advertising(env: ExampleEnv) {
   const { restaurants } = await ok(partner.GET('/v3/partner/restaurants', { params: { query: { limit: 1 } } }));
   const business = restaurants[0].business_id!;
 
-  const created = await ok(ads.POST('/v1/reseller/program/create', { params: { query: { business_id: business, program_name: 'CPC', budget: 20_000, is_autobid: true } } }));
+  const created = await ok(
+    ads.POST('/v1/reseller/program/create', {
+      params: { query: { business_id: business, program_name: 'CPC', budget: 20_000, is_autobid: true } },
+    }),
+  );
   const receipt = await pollJob(ads, created.job_id);
   const added = receipt.business_results[0].update_results?.program_added;
   const program = String(added?.program_id?.requested_value);
@@ -19,7 +23,10 @@ export async function advertising(env: ExampleEnv) {
 
   const path = { params: { path: { program_id: program } } };
   const features = await ok(
-    ads.POST('/program/{program_id}/features/v1', { ...path, body: { features: { AD_GOAL: { ad_goal: 'CALLS' }, CUSTOM_RADIUS_TARGETING: { custom_radius: 10 } } } }),
+    ads.POST('/program/{program_id}/features/v1', {
+      ...path,
+      body: { features: { AD_GOAL: { ad_goal: 'CALLS' }, CUSTOM_RADIUS_TARGETING: { custom_radius: 10 } } },
+    }),
   );
   env.log(`ad goal ${JSON.stringify(features.features.AD_GOAL)}, radius ${JSON.stringify(features.features.CUSTOM_RADIUS_TARGETING)}`);
 

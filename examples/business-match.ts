@@ -7,7 +7,9 @@ import { runWhenMain, type ExampleEnv } from './support.js';
 export async function businessMatch(env: ExampleEnv) {
   const pbs = createPbsClient({ baseUrl: env.baseUrl, auth: { apiKey: env.apiKey } });
 
-  const found = await ok(pbs.GET('/v3/businesses/search', { params: { query: { location: 'San Francisco', term: 'italian food', limit: 3 } } }));
+  const found = await ok(
+    pbs.GET('/v3/businesses/search', { params: { query: { location: 'San Francisco', term: 'italian food', limit: 3 } } }),
+  );
   env.log(`"italian food" in San Francisco: ${found.total} found, first ${found.businesses[0]?.name}`);
 
   // Say the partner's own records hold this restaurant's name and street: Business Match finds its id.
@@ -16,7 +18,14 @@ export async function businessMatch(env: ExampleEnv) {
   const matched = await ok(
     pbs.GET('/v3/businesses/matches', {
       params: {
-        query: { name: known.name, address1: location.address1 ?? '', city: location.city!, state: location.state!, country: location.country!, match_threshold: 'strict' },
+        query: {
+          name: known.name,
+          address1: location.address1 ?? '',
+          city: location.city!,
+          state: location.state!,
+          country: location.country!,
+          match_threshold: 'strict',
+        },
       },
     }),
   );

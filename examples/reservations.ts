@@ -9,7 +9,16 @@ export async function reservations(env: ExampleEnv) {
 
   const found = await ok(
     pbs.GET('/v3/businesses/search', {
-      params: { query: { location: 'San Francisco', attributes: ['reservation'], reservation_date: date, reservation_time: '19:00', reservation_covers: 2, limit: 10 } },
+      params: {
+        query: {
+          location: 'San Francisco',
+          attributes: ['reservation'],
+          reservation_date: date,
+          reservation_time: '19:00',
+          reservation_covers: 2,
+          limit: 10,
+        },
+      },
     }),
   );
   const restaurant = found.businesses.find((b) => (b.data?.reservation_openings?.length ?? 0) > 0);
@@ -17,11 +26,15 @@ export async function reservations(env: ExampleEnv) {
   const time = restaurant.data!.reservation_openings![0];
   env.log(`${restaurant.name}: openings around 19:00 on ${date}, first ${time}`);
 
-  const openings = await ok(pbs.GET('/v3/bookings/{business_id}/openings', { params: { path: { business_id: restaurant.id }, query: { date, time, covers: 2 } } }));
+  const openings = await ok(
+    pbs.GET('/v3/bookings/{business_id}/openings', { params: { path: { business_id: restaurant.id }, query: { date, time, covers: 2 } } }),
+  );
   env.log(`openings on ${openings.reservation_times.length} days`);
 
   const form = { date, time, covers: 2, unique_id: 'sdk-example-device' };
-  const hold = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path: { business_id: restaurant.id } }, ...formBody(form) }));
+  const hold = await ok(
+    pbs.POST('/v3/bookings/{business_id}/holds', { params: { path: { business_id: restaurant.id } }, ...formBody(form) }),
+  );
   env.log(`held ${hold.hold_id} until ${hold.expires_at}`);
 
   const guest = { first_name: 'Ada', last_name: 'Lovelace', phone: '+14155550123', email: 'ada@example.com' };

@@ -14,7 +14,9 @@ export async function reviews(env: ExampleEnv) {
   });
   const page = data!;
   const list = Array.isArray(page.reviews) ? page.reviews : page.reviews.review;
-  env.log(`${business}: ${page.total} reviews (${response.headers.get('content-language')}); newest ${list[0]?.rating}★ by ${list[0]?.user.name}`);
+  env.log(
+    `${business}: ${page.total} reviews (${response.headers.get('content-language')}); newest ${list[0]?.rating}★ by ${list[0]?.user.name}`,
+  );
   return { business, total: page.total, language: response.headers.get('content-language'), newest: list[0] };
 }
 

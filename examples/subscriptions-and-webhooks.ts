@@ -18,7 +18,8 @@ export async function subscriptionsAndWebhooks(env: ExampleEnv) {
   const arrived = new Promise<void>((resolve) => (delivered = resolve));
   const receiver = http.createServer((req, res) => {
     const challenge = verificationAnswer(req.url ?? '/');
-    if (req.method === 'GET' && challenge) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(challenge));
+    if (req.method === 'GET' && challenge)
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(challenge));
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
@@ -35,7 +36,12 @@ export async function subscriptionsAndWebhooks(env: ExampleEnv) {
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   try {
     // The operator registers and verifies the partner's URL (partners cannot).
-    const endpoint = (await ok(operator.PUT('/admin/v1/partners/{partner_id}/webhook', { params: { path: { partner_id: env.partnerId } }, body: { url, client_id: 'sdk-example' } }))) as unknown as {
+    const endpoint = (await ok(
+      operator.PUT('/admin/v1/partners/{partner_id}/webhook', {
+        params: { path: { partner_id: env.partnerId } },
+        body: { url, client_id: 'sdk-example' },
+      }),
+    )) as unknown as {
       secret: string;
     };
     secret = endpoint.secret;
@@ -46,7 +52,9 @@ export async function subscriptionsAndWebhooks(env: ExampleEnv) {
     await partner.POST('/v3/businesses/subscriptions', { body: { subscription_types: ['WEBHOOK'], business_ids: [business] } });
     // The subscription is applied by a background task: wait until it is listed.
     for (let i = 0; ; i++) {
-      const listed = await ok(partner.GET('/v3/businesses/subscriptions', { params: { query: { subscription_type: 'WEBHOOK', limit: 1000 } } }));
+      const listed = await ok(
+        partner.GET('/v3/businesses/subscriptions', { params: { query: { subscription_type: 'WEBHOOK', limit: 1000 } } }),
+      );
       if ((listed.subscriptions ?? []).some((s) => s.business_id === business)) break;
       if (i > 100) throw new Error('the subscription was not applied');
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -57,7 +65,9 @@ export async function subscriptionsAndWebhooks(env: ExampleEnv) {
     await operator.POST('/admin/v1/businesses/{business_id}/events/leads', { params: { path: { business_id: business } }, body: {} });
     await Promise.race([arrived, new Promise((_, reject) => setTimeout(() => reject(new Error('no delivery within 30 s')), 30_000))]);
     const message = received[0];
-    env.log(`delivery ${message.webhookId}, signature ok: ${message.data.updates.map((u) => u.event_type).join(',')} for ${message.data.id}`);
+    env.log(
+      `delivery ${message.webhookId}, signature ok: ${message.data.updates.map((u) => u.event_type).join(',')} for ${message.data.id}`,
+    );
     return { business, webhookId: message.webhookId, events: message.data.updates.map((u) => u.event_type), listingTotal: listing.total };
   } finally {
     receiver.close();

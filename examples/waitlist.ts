@@ -12,14 +12,23 @@ export async function waitlist(env: ExampleEnv) {
 
   // The restaurant side: open every day, all day; a party at the door starts a line.
   const hours = [{ open: [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start: '0000', end: '2359' })) }];
-  await operator.PUT('/admin/v1/businesses/{business_id}/waitlist', { params: { path: { business_id: restaurant } }, body: { hours, max_party_size: 8 } as never });
-  await operator.POST('/admin/v1/businesses/{business_id}/waitlist/walk-ins', { params: { path: { business_id: restaurant } }, body: { party_size: 2 } as never });
+  await operator.PUT('/admin/v1/businesses/{business_id}/waitlist', {
+    params: { path: { business_id: restaurant } },
+    body: { hours, max_party_size: 8 } as never,
+  });
+  await operator.POST('/admin/v1/businesses/{business_id}/waitlist/walk-ins', {
+    params: { path: { business_id: restaurant } },
+    body: { party_size: 2 } as never,
+  });
 
   const status = await ok(partner.GET('/v3/businesses/{business_id}/waitlist/status', { params: { path: { business_id: restaurant } } }));
   env.log(`${restaurant}: ${status.state}`);
 
   const joined = await ok(
-    partner.POST('/v3/businesses/{business_id}/waitlist/visits', { params: { path: { business_id: restaurant } }, body: { phone: '+14155550177', party_size: 2, name: 'Ada' } }),
+    partner.POST('/v3/businesses/{business_id}/waitlist/visits', {
+      params: { path: { business_id: restaurant } },
+      body: { phone: '+14155550177', party_size: 2, name: 'Ada' },
+    }),
   );
   const visit = joined.visit_id!;
   const followed = await ok(partner.GET('/v3/visits/{visit_id}', { params: { path: { visit_id: visit } } }));

@@ -23,8 +23,9 @@ fi
 # the server as `npx pbs` runs it: tests that start processes start dist/main.js (test/support/entry.ts).
 pids=()
 (npx tsc -p tsconfig.check.json && npx tsc -p console/tsconfig.json && npx tsc -p tsconfig.json) & pids+=($!)
-# Lint with type information and the folder rules (eslint.config.js).
-npx eslint . & pids+=($!)
+# Lint with type information and the folder rules (eslint.config.js), and the formatting
+# (Prettier, .prettierrc.json: `npm run format` fixes it).
+(npx eslint . && npm run -s format:check) & pids+=($!)
 for pid in "${pids[@]}"; do wait "$pid"; done
 
 report="$(mktemp -t pbs-vitest-XXXXXX.json)"

@@ -143,7 +143,13 @@ export async function resetAdminToken(database: Database): Promise<string> {
 
 export async function createPbs(config: Config, options: PbsOptions = {}): Promise<Pbs> {
   const database = options.database ?? (await openConfiguredDatabase(config));
-  const sandboxClock = options.clock ? (options.clock instanceof ControllableClock ? options.clock : undefined) : config.sandbox ? new ControllableClock() : undefined;
+  const sandboxClock = options.clock
+    ? options.clock instanceof ControllableClock
+      ? options.clock
+      : undefined
+    : config.sandbox
+      ? new ControllableClock()
+      : undefined;
   const clock: Clock = options.clock ?? sandboxClock ?? systemClock;
   const clockSync = sandboxClock ? new ClockSync(sandboxClock, database.db, config.clockSyncMs) : undefined;
 
@@ -185,17 +191,13 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     onRelayed: () => deliverer.wake(),
     onError: (error) => app.log.warn({ err: error }, 'relaying events failed; retried'),
   });
-  const businesses = new BusinessService(
-    database,
-    clock,
-    () => {
-      catalog.invalidate();
-      // Waitlist hours default to a business's opening hours.
-      waitlist.lines.forget();
-      // A confirmed link by alias may name another business now.
-      partners.forgetLinks();
-    },
-  );
+  const businesses = new BusinessService(database, clock, () => {
+    catalog.invalidate();
+    // Waitlist hours default to a business's opening hours.
+    waitlist.lines.forget();
+    // A confirmed link by alias may name another business now.
+    partners.forgetLinks();
+  });
   const partners = new PartnerService(database, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
   const subscriptions = new SubscriptionService(database, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
@@ -208,7 +210,10 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
         throw error;
       }),
   });
-  const advertising = advertisingServices(database, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs, onEventsCommitted: () => relay.wake() });
+  const advertising = advertisingServices(database, clock, tasks, businesses, {
+    processingDelayMs: config.adJobDelayMs,
+    onEventsCommitted: () => relay.wake(),
+  });
   const services: Services = {
     businesses,
     partners,
@@ -262,11 +267,24 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     },
     {
       name: 'business-lookup',
-      tags: [{ name: 'businesses', description: 'Public business data: Business Match and business details (Bearer API key; any partner interface)' }],
+      tags: [
+        {
+          name: 'businesses',
+          description: 'Public business data: Business Match and business details (Bearer API key; any partner interface)',
+        },
+      ],
       routes: businessPublicRoutes(new BusinessLookup(database.db, clock)),
     },
-    { name: 'partners', routes: partnerAdminRoutes(partners, credentials), commands: { partner: (args, flags) => partnerCommand({ partners, credentials }, args, flags) } },
-    { name: 'oauth', tags: [{ name: 'oauth', description: 'Access tokens for partner clients' }], routes: oauthRoutes(credentials, authFailures) },
+    {
+      name: 'partners',
+      routes: partnerAdminRoutes(partners, credentials),
+      commands: { partner: (args, flags) => partnerCommand({ partners, credentials }, args, flags) },
+    },
+    {
+      name: 'oauth',
+      tags: [{ name: 'oauth', description: 'Access tokens for partner clients' }],
+      routes: oauthRoutes(credentials, authFailures),
+    },
     waitlistModule(services.partners, services.waitlist),
     reservationsModule(services.reservations, keys),
     searchModule(ctx, catalog, occupancy, services.businesses),
@@ -284,7 +302,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     if (!options.database) await database.close().catch(() => {});
     // Connection refused, no such database or schema, no permission: one line, not a stack trace.
     const code = (error as { code?: string }).code;
-    if (code && /^(E[A-Z]+|[0-9A-Z]{5})$/.test(code)) throw new DatabaseUnavailable(`cannot use the database ${database.description}: ${(error as Error).message}`);
+    if (code && /^(E[A-Z]+|[0-9A-Z]{5})$/.test(code))
+      throw new DatabaseUnavailable(`cannot use the database ${database.description}: ${(error as Error).message}`);
     throw error;
   }
   await clockSync?.load();

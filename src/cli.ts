@@ -120,7 +120,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'seed':
         await withPbs(config, async (pbs) => {
           const result = await seedDemo(pbs.ctx.database.db, pbs.services);
-          if (result.credentials && config.sandbox) writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), { ...result.credentials });
+          if (result.credentials && config.sandbox)
+            writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), { ...result.credentials });
           print(result);
         });
         return 0;
@@ -130,13 +131,19 @@ export async function main(argv: string[]): Promise<number> {
         await withPbs(config, async (pbs) => {
           const adminToken = await resetAdminToken(pbs.ctx.database);
           // The sandbox's saved secrets follow, so walk-throughs that read them keep working.
-          const saved = config.sandbox ? writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), { admin_token: adminToken }) : undefined;
+          const saved = config.sandbox
+            ? writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), { admin_token: adminToken })
+            : undefined;
           print({ admin_token: adminToken, ...(saved ? { saved_in: saved } : {}) });
         });
         return 0;
       case 'webhook-listen': {
         const port = optionalInt(flags.port, '--port') ?? 9999;
-        const listener = await listenForWebhooks({ port, host: flags.host ?? '127.0.0.1', secret: flags.secret ?? process.env.PBS_WEBHOOK_SECRET });
+        const listener = await listenForWebhooks({
+          port,
+          host: flags.host ?? '127.0.0.1',
+          secret: flags.secret ?? process.env.PBS_WEBHOOK_SECRET,
+        });
         process.stdout.write(`listening for webhooks on ${listener.url}${flags.secret ? '' : ' (give --secret to check signatures)'}\n`);
         const stop = () => void listener.close().then(() => process.exit(0));
         process.on('SIGTERM', stop);

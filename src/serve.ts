@@ -54,7 +54,9 @@ async function introduce(pbs: Pbs, config: Config): Promise<Introduction> {
   if (pbs.generatedAdminToken) secrets.admin_token = pbs.generatedAdminToken;
   if (demo?.credentials) Object.assign(secrets, demo.credentials);
   const secretsFile =
-    config.sandbox && Object.keys(secrets).length > 0 ? writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), secrets) : undefined;
+    config.sandbox && Object.keys(secrets).length > 0
+      ? writeDemoCredentials(demoCredentialsFile(config.dataDir, config.databaseUrl), secrets)
+      : undefined;
   if (pbs.generatedAdminToken) lines.push(`  admin token (shown once): ${pbs.generatedAdminToken}`);
   if (demo?.credentials) {
     const c = demo.credentials;
@@ -135,7 +137,8 @@ async function serveCluster(config: Config): Promise<void> {
     if (announced || listening < apiCount) return;
     announced = true;
     const port = typeof address === 'string' ? config.port : address.port;
-    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    const host =
+      config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
     const counts = `${apiCount} API${roles.length > apiCount ? ` + ${roles.length - apiCount} worker` : ''} (cluster primary pid ${process.pid})`;
     process.stdout.write(banner(config, baseUrl(config, `http://${host}:${port}`), intro, counts));
   });

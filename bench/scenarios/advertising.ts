@@ -21,12 +21,21 @@ export interface AdvertisingFigures {
  */
 export async function advertisingScenario(name: string, base: string): Promise<{ figures: AdvertisingFigures; polling: Figure[] }> {
   const businesses = generateDemoBusinesses(AD_JOBS / AD_TYPES.length, 777, [METRO]).map((b) => ({ ...b, specialties: 'Everything' }));
-  await api(base, 'POST', '/admin/v1/businesses/import', ADMIN, businesses.map((b) => JSON.stringify(b)).join('\n'), 'application/x-ndjson');
+  await api(
+    base,
+    'POST',
+    '/admin/v1/businesses/import',
+    ADMIN,
+    businesses.map((b) => JSON.stringify(b)).join('\n'),
+    'application/x-ndjson',
+  );
   const partner = await api(base, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Ads bench', interfaces: ['advertising'] }));
   const credential = await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'basic' }));
   await api(base, 'POST', `/admin/v1/partners/${partner.id}/businesses/import`, ADMIN, businesses.map((b) => b.id).join('\n'), 'text/csv');
   const authorization = `Basic ${Buffer.from(`${credential.username}:${credential.password}`).toString('base64')}`;
-  const queue = businesses.flatMap((b) => AD_TYPES.map((type) => `business_id=${b.id}&program_name=${type}${type === 'CPC' ? '&budget=20000&is_autobid=true' : ''}`));
+  const queue = businesses.flatMap((b) =>
+    AD_TYPES.map((type) => `business_id=${b.id}&program_name=${type}${type === 'CPC' ? '&budget=20000&is_autobid=true' : ''}`),
+  );
   const jobIds: string[] = [];
   const started = Date.now();
   await Promise.all(
@@ -47,18 +56,29 @@ export async function advertisingScenario(name: string, base: string): Promise<{
   const completed = Date.now();
   const pollOptions = (ids: string[]): Parameters<typeof autocannon>[0] => {
     const statusRequest = () => ({ method: 'GET' as const, path: `/v1/reseller/status/${pick(ids)}` });
-    return { url: base, headers: { authorization }, requests: [statusRequest()], setupClient: (client) => client.setRequests(Array.from({ length: 200 }, statusRequest)) };
+    return {
+      url: base,
+      headers: { authorization },
+      requests: [statusRequest()],
+      setupClient: (client) => client.setRequests(Array.from({ length: 200 }, statusRequest)),
+    };
   };
   const polling = await pairedWithRaw(() => measure(`advertising job status, COMPLETED (${name})`, pollOptions(jobIds)));
   // Jobs still PROCESSING (held by the operator): every poll reads the database (202).
   await api(base, 'PUT', '/admin/v1/advertising/settings', ADMIN, JSON.stringify({ hold_new_jobs: true }));
   const held: string[] = [];
   for (const b of businesses.slice(0, 100)) {
-    const response = await fetch(`${base}/v1/reseller/program/create?business_id=${b.id}&program_name=PORTFOLIO`, { method: 'POST', headers: { authorization } });
+    const response = await fetch(`${base}/v1/reseller/program/create?business_id=${b.id}&program_name=PORTFOLIO`, {
+      method: 'POST',
+      headers: { authorization },
+    });
     held.push(((await response.json()) as { job_id: string }).job_id);
   }
   const processing = await besideRaw(() => measure(`advertising job status, PROCESSING (${name})`, pollOptions(held)));
-  return { figures: { database: name, submitSeconds: (submitted - started) / 1000, completedSeconds: (completed - started) / 1000 }, polling: [polling, processing] };
+  return {
+    figures: { database: name, submitSeconds: (submitted - started) / 1000, completedSeconds: (completed - started) / 1000 },
+    polling: [polling, processing],
+  };
 }
 
 export function advertisingLines(runs: AdvertisingFigures[]): string[] {

@@ -15,7 +15,10 @@ export const OPENINGS_REQUESTS_PER_CONNECTION = 1000;
  * node:http baseline (one fixed request) does not pay it.
  */
 export function openingsOptions(base: string, key: string, ids: string[], dates: string[]): Parameters<typeof autocannon>[0] {
-  const randomRequest = () => ({ method: 'GET' as const, path: `/v3/bookings/${pick(ids)}/openings?date=${pick(dates)}&time=${pick(times)}&covers=2` });
+  const randomRequest = () => ({
+    method: 'GET' as const,
+    path: `/v3/bookings/${pick(ids)}/openings?date=${pick(dates)}&time=${pick(times)}&covers=2`,
+  });
   return {
     url: base,
     headers: { authorization: `Bearer ${key}` },

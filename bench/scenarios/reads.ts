@@ -8,7 +8,11 @@ export async function tokenPartner(base: string, name: string, interfaces: strin
   await api(base, 'POST', `/admin/v1/partners/${partner.id}/businesses/import`, ADMIN, ids.join('\n'), 'text/csv');
   const client = await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'oauth_client' }));
   const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret });
-  const token = await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  const token = await fetch(`${base}/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
   return ((await token.json()) as { access_token: string }).access_token;
 }
 
@@ -26,7 +30,10 @@ export async function reviewsScenario(name: string, base: string): Promise<Figur
       business_id: business.id,
       id: `bench-review-${i}`,
       rating: 1 + Math.floor(random() * 5),
-      text: i % 5 === 0 ? { en_US: `Review ${i}: ${'good food '.repeat(30)}`, fr_FR: `Avis ${i} : ${'bonne cuisine '.repeat(30)}` } : `Review ${i}: ${'good food '.repeat(30)}`,
+      text:
+        i % 5 === 0
+          ? { en_US: `Review ${i}: ${'good food '.repeat(30)}`, fr_FR: `Avis ${i} : ${'bonne cuisine '.repeat(30)}` }
+          : `Review ${i}: ${'good food '.repeat(30)}`,
       user: { name: `Guest Number${i}`, image_url: `https://img.example/u/${i}.jpg` },
       time_created: new Date(start + i * 3_600_000).toISOString(),
       ...(i % 3 === 0 ? { public_response: { text: 'Thank you!', business_user: { name: 'Owner', role: 'OWNER' } } } : {}),
@@ -34,8 +41,14 @@ export async function reviewsScenario(name: string, base: string): Promise<Figur
   );
   await api(base, 'POST', '/admin/v1/reviews/import?notify=false', ADMIN, reviews.join('\n'), 'application/x-ndjson');
   const token = await tokenPartner(base, 'Reviews bench', ['private_reviews'], [business.id]);
-  const pages = Array.from({ length: 50 }, (_, page) => ({ method: 'GET' as const, path: `/v3/private/businesses/${business.id}/reviews?limit=20&offset=${page * 20}` }));
-  const french = Array.from({ length: 10 }, (_, page) => ({ method: 'GET' as const, path: `/v3/private/businesses/${business.id}/reviews?locale=fr_FR&offset=${page * 20}` }));
+  const pages = Array.from({ length: 50 }, (_, page) => ({
+    method: 'GET' as const,
+    path: `/v3/private/businesses/${business.id}/reviews?limit=20&offset=${page * 20}`,
+  }));
+  const french = Array.from({ length: 10 }, (_, page) => ({
+    method: 'GET' as const,
+    path: `/v3/private/businesses/${business.id}/reviews?locale=fr_FR&offset=${page * 20}`,
+  }));
   const requests = [...pages, ...french];
   return pairedWithRaw(() =>
     measure(`private reviews, a business with 1,000 reviews (${name})`, {
@@ -53,12 +66,26 @@ export async function reviewsScenario(name: string, base: string): Promise<Figur
  */
 export async function engagementScenario(name: string, base: string): Promise<Figure> {
   const businesses = generateDemoBusinesses(1000, 717, [METRO]).map((b, i) => ({ ...b, alias: `engagement-${i}` }));
-  await api(base, 'POST', '/admin/v1/businesses/import', ADMIN, businesses.map((b) => JSON.stringify(b)).join('\n'), 'application/x-ndjson');
+  await api(
+    base,
+    'POST',
+    '/admin/v1/businesses/import',
+    ADMIN,
+    businesses.map((b) => JSON.stringify(b)).join('\n'),
+    'application/x-ndjson',
+  );
   const random = seededRandom(8);
   const weeks = ['2031-04-07', '2031-04-14', '2031-04-21', '2031-04-28'];
   const lines = weeks.flatMap((week) =>
     businesses.map((b) =>
-      JSON.stringify({ business_id: b.id, week, page_views: Math.floor(random() * 2000), website_clicks: Math.floor(random() * 50), calls_and_messages: Math.floor(random() * 20), transactions: Math.floor(random() * 5) }),
+      JSON.stringify({
+        business_id: b.id,
+        week,
+        page_views: Math.floor(random() * 2000),
+        website_clicks: Math.floor(random() * 50),
+        calls_and_messages: Math.floor(random() * 20),
+        transactions: Math.floor(random() * 5),
+      }),
     ),
   );
   await api(base, 'POST', '/admin/v1/engagement/activity', ADMIN, lines.join('\n'), 'application/x-ndjson');
@@ -69,7 +96,12 @@ export async function engagementScenario(name: string, base: string): Promise<Fi
     if (i > 600) throw new Error('engagement weeks were not scored within a minute');
     await new Promise((r) => setTimeout(r, 100));
   }
-  const token = await tokenPartner(base, 'Engagement bench', ['engagement'], businesses.map((b) => b.id));
+  const token = await tokenPartner(
+    base,
+    'Engagement bench',
+    ['engagement'],
+    businesses.map((b) => b.id),
+  );
   const request = () => {
     const ids = Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? pick(businesses).alias : pick(businesses).id));
     const range = random() < 0.5 ? '' : `&date_range_start=${weeks[0]}&date_range_end=${weeks[3]}`;

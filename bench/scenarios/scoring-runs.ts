@@ -1,4 +1,7 @@
-/** Engagement scoring at a country's scale, each size in its own process (bench/scoring.ts) (a scenario of `npm run bench`, run by bench/run.ts). */
+/**
+ * Engagement scoring at a country's scale, each size in its own process (bench/scoring.ts) (a scenario
+ * of `npm run bench`, run by bench/run.ts).
+ */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT } from '../harness.js';
@@ -26,7 +29,11 @@ export function scoringRun(dialect: 'sqlite' | 'postgres', businesses: number, u
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
   return new Promise((resolve, reject) => {
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as ScoringFigures) : reject(new Error(`scoring run failed (${code}): ${err}`))));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').pop()!) as ScoringFigures)
+        : reject(new Error(`scoring run failed (${code}): ${err}`)),
+    );
   });
 }
 

@@ -10,13 +10,34 @@ import { ALL_DAY } from './scale-out.js';
  */
 export async function waitlistScenario(name: string, base: string): Promise<Figure[]> {
   const businesses = generateDemoBusinesses(100, 515, [METRO]);
-  await api(base, 'POST', '/admin/v1/businesses/import', ADMIN, businesses.map((b) => JSON.stringify(b)).join('\n'), 'application/x-ndjson');
-  const partner = await api(base, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Waitlist bench', interfaces: ['waitlist'] }));
-  const key = (await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }))).api_key as string;
+  await api(
+    base,
+    'POST',
+    '/admin/v1/businesses/import',
+    ADMIN,
+    businesses.map((b) => JSON.stringify(b)).join('\n'),
+    'application/x-ndjson',
+  );
+  const partner = await api(
+    base,
+    'POST',
+    '/admin/v1/partners',
+    ADMIN,
+    JSON.stringify({ name: 'Waitlist bench', interfaces: ['waitlist'] }),
+  );
+  const key = (await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' })))
+    .api_key as string;
   await api(base, 'POST', `/admin/v1/partners/${partner.id}/businesses/import`, ADMIN, businesses.map((b) => b.id).join('\n'), 'text/csv');
   for (const b of businesses) {
-    await api(base, 'PUT', `/admin/v1/businesses/${b.id}/waitlist`, ADMIN, JSON.stringify({ hours: ALL_DAY, max_party_size: 20, auto_advance: false }));
-    for (let i = 0; i < 10; i++) await api(base, 'POST', `/admin/v1/businesses/${b.id}/waitlist/walk-ins`, ADMIN, JSON.stringify({ party_size: 1 + (i % 8) }));
+    await api(
+      base,
+      'PUT',
+      `/admin/v1/businesses/${b.id}/waitlist`,
+      ADMIN,
+      JSON.stringify({ hours: ALL_DAY, max_party_size: 20, auto_advance: false }),
+    );
+    for (let i = 0; i < 10; i++)
+      await api(base, 'POST', `/admin/v1/businesses/${b.id}/waitlist/walk-ins`, ADMIN, JSON.stringify({ party_size: 1 + (i % 8) }));
   }
   const statusRequest = () => ({ method: 'GET' as const, path: `/v3/businesses/${pick(businesses).id}/waitlist/status` });
   const reads = await pairedWithRaw(() =>

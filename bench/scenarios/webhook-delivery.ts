@@ -17,12 +17,34 @@ export async function webhookScenario(dataDir: string): Promise<WebhookFigures> 
   const receiver = await startReceiver();
   const dir = path.join(dataDir, 'webhooks');
   try {
-    const sampleBody = JSON.stringify({ time: new Date().toISOString(), object: 'business', data: { id: 'x'.repeat(22), updates: [{ event_type: 'NEW_EVENT', event_id: 'e'.repeat(36), lead_id: 'l'.repeat(22), interaction_time: new Date().toISOString() }] } });
+    const sampleBody = JSON.stringify({
+      time: new Date().toISOString(),
+      object: 'business',
+      data: {
+        id: 'x'.repeat(22),
+        updates: [
+          { event_type: 'NEW_EVENT', event_id: 'e'.repeat(36), lead_id: 'l'.repeat(22), interaction_time: new Date().toISOString() },
+        ],
+      },
+    });
     const setup = await startPbs(dir, { PBS_TASKS: '0' });
-    const business = await api(setup.url, 'POST', '/admin/v1/businesses', ADMIN, JSON.stringify({ name: 'Hooked', location: { city: 'Bench City', state: 'CA', country: 'US' }, timezone: 'America/Los_Angeles' }));
+    const business = await api(
+      setup.url,
+      'POST',
+      '/admin/v1/businesses',
+      ADMIN,
+      JSON.stringify({ name: 'Hooked', location: { city: 'Bench City', state: 'CA', country: 'US' }, timezone: 'America/Los_Angeles' }),
+    );
     const partner = await api(setup.url, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Hooks', interfaces: ['webhooks'] }));
-    const key = (await api(setup.url, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' }))).api_key;
-    await api(setup.url, 'PUT', `/admin/v1/partners/${partner.id}/webhook`, ADMIN, JSON.stringify({ url: receiver.url, client_id: 'bench' }));
+    const key = (await api(setup.url, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'api_key' })))
+      .api_key;
+    await api(
+      setup.url,
+      'PUT',
+      `/admin/v1/partners/${partner.id}/webhook`,
+      ADMIN,
+      JSON.stringify({ url: receiver.url, client_id: 'bench' }),
+    );
     await api(setup.url, 'POST', `/admin/v1/partners/${partner.id}/webhook/verify`, ADMIN);
     await api(setup.url, 'PUT', `/admin/v1/partners/${partner.id}/businesses/${business.id}`, ADMIN);
     await api(setup.url, 'POST', '/v3/webhooks/whitelists/businesses/add', key, JSON.stringify({ business_ids: [business.id] }));
@@ -78,7 +100,10 @@ export async function webhookScenario(dataDir: string): Promise<WebhookFigures> 
       while ([...sent.keys()].some((id) => !receiver.arrivals.has(id))) await new Promise((r) => setTimeout(r, 20));
       const latencies = [...sent.entries()].map(([id, at]) => receiver.arrivals.get(id)! - at);
       const database = await openDatabase({ sqlitePath: path.join(dir, 'pbs.sqlite') });
-      const attempts = await database.db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const attempts = await database.db
+        .selectFrom('webhook_attempts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       await database.close();
       const ratio = (r: { bare: number; delivered: number }) => r.delivered / r.bare;
       const median = medianBy(rounds, ratio);

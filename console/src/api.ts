@@ -22,7 +22,13 @@ const loggedOut = new Set<Listener>();
 export const onLoggedOut = (listener: Listener) => (loggedOut.add(listener), () => loggedOut.delete(listener));
 
 /** Calls pbs; a JSON body is sent as JSON, a string as-is (with `contentType`). Throws ApiError on a non-2xx. */
-export async function api<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json', token = session.token()): Promise<T> {
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+  token = session.token(),
+): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   let payload: string | undefined;
@@ -36,7 +42,11 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   if (!response.ok) {
     const error = (parsed as { error?: { code?: string; description?: string } } | undefined)?.error;
     if (response.status === 401) loggedOut.forEach((listener) => listener());
-    throw new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.description ?? (text.slice(0, 200) || response.statusText));
+    throw new ApiError(
+      response.status,
+      error?.code ?? `HTTP_${response.status}`,
+      error?.description ?? (text.slice(0, 200) || response.statusText),
+    );
   }
   return parsed as T;
 }

@@ -60,6 +60,8 @@ export function useRoute(): { page: string; params: URLSearchParams } {
 }
 
 export function go(page: string, params: Record<string, string | undefined> = {}): void {
-  const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '')).toString();
+  const query = new URLSearchParams(
+    Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''),
+  ).toString();
   window.location.hash = `#/${page}${query ? `?${query}` : ''}`;
 }

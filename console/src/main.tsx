@@ -21,7 +21,14 @@ function Login(props: { onIn: () => void }) {
     >
       <h1>pbs operator console</h1>
       <p class="muted">Sign in with the operator token (printed by pbs at its first start, or PBS_ADMIN_TOKEN).</p>
-      <input type="password" name="token" placeholder="pbs_admin_…" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
+      <input
+        type="password"
+        name="token"
+        placeholder="pbs_admin_…"
+        autocomplete="off"
+        value={token}
+        onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+      />
       <button class="primary" type="submit">
         Sign in
       </button>

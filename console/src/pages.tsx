@@ -42,8 +42,14 @@ function BusinessPicker(props: { value: string | undefined; onPick: (id: string)
 }
 
 function Overview() {
-  const perDay = useGet<{ days: Array<{ date: string; made: number; canceled: number }> }>('/admin/v1/reservations/per-day?days=14', 15_000);
-  const perMinute = useGet<{ minutes: Array<{ minute: string; succeeded: number; failed: number }> }>('/admin/v1/webhook-deliveries/per-minute?minutes=60', 15_000);
+  const perDay = useGet<{ days: Array<{ date: string; made: number; canceled: number }> }>(
+    '/admin/v1/reservations/per-day?days=14',
+    15_000,
+  );
+  const perMinute = useGet<{ minutes: Array<{ minute: string; succeeded: number; failed: number }> }>(
+    '/admin/v1/webhook-deliveries/per-minute?minutes=60',
+    15_000,
+  );
   const partners = useGet<{ total: number }>('/admin/v1/partners?limit=1');
   const businesses = useGet<{ total: number }>('/admin/v1/businesses?limit=1');
   const dead = useGet<{ tasks: unknown[] }>('/admin/v1/tasks?state=dead&limit=100');
@@ -122,7 +128,12 @@ function Partners(props: Params) {
             New partner
             <input name="partner-name" placeholder="name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
           </label>
-          <Action label="Create" kind="primary" run={async () => go('partners', { id: (await api<Partner>('POST', '/admin/v1/partners', { name })).id })} done={() => (setName(''), list.reload())} />
+          <Action
+            label="Create"
+            kind="primary"
+            run={async () => go('partners', { id: (await api<Partner>('POST', '/admin/v1/partners', { name })).id })}
+            done={() => (setName(''), list.reload())}
+          />
         </div>
         <Problem error={list.error} />
         <Table
@@ -151,9 +162,20 @@ function Partners(props: Params) {
 
 function PartnerDetail(props: { id: string; onChange: () => void }) {
   const partner = useGet<Partner>(`/admin/v1/partners/${props.id}`);
-  const credentials = useGet<{ credentials: Array<{ id: string; kind: string; label: string | null; public_id: string; created_at: string; revoked_at: string | null }> }>(`/admin/v1/partners/${props.id}/credentials`);
+  const credentials = useGet<{
+    credentials: Array<{
+      id: string;
+      kind: string;
+      label: string | null;
+      public_id: string;
+      created_at: string;
+      revoked_at: string | null;
+    }>;
+  }>(`/admin/v1/partners/${props.id}/credentials`);
   const [linkOffset, setLinkOffset] = useState(0);
-  const links = useGet<{ total: number; businesses: Array<{ business_id: string; name: string; alias: string; linked_at: string }> }>(`/admin/v1/partners/${props.id}/businesses?limit=10&offset=${linkOffset}`);
+  const links = useGet<{ total: number; businesses: Array<{ business_id: string; name: string; alias: string; linked_at: string }> }>(
+    `/admin/v1/partners/${props.id}/businesses?limit=10&offset=${linkOffset}`,
+  );
   const webhook = useGet<{ url: string; status: string; event_types: string[] }>(`/admin/v1/partners/${props.id}/webhook`);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const p = partner.data;
@@ -181,7 +203,13 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
                 { title: 'Per day', numeric: true, cell: ([, v]) => v.per_day ?? 'default' },
                 {
                   title: '',
-                  cell: ([k, v]) => <Action label={v.enabled ? 'Disable' : 'Enable'} run={() => api('PUT', `/admin/v1/partners/${p.id}/interfaces/${k}`, { enabled: !v.enabled })} done={reload} />,
+                  cell: ([k, v]) => (
+                    <Action
+                      label={v.enabled ? 'Disable' : 'Enable'}
+                      run={() => api('PUT', `/admin/v1/partners/${p.id}/interfaces/${k}`, { enabled: !v.enabled })}
+                      done={reload}
+                    />
+                  ),
                 },
               ]}
             />
@@ -191,7 +219,13 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
       <Card title="Credentials" wide>
         <div class="actions">
           {['api_key', 'basic', 'oauth_client'].map((kind) => (
-            <Action label={`Issue ${kind}`} run={async () => setSecret(JSON.stringify(await api('POST', `/admin/v1/partners/${props.id}/credentials`, { kind }), null, 2))} done={credentials.reload} />
+            <Action
+              label={`Issue ${kind}`}
+              run={async () =>
+                setSecret(JSON.stringify(await api('POST', `/admin/v1/partners/${props.id}/credentials`, { kind }), null, 2))
+              }
+              done={credentials.reload}
+            />
           ))}
         </div>
         {secret && (
@@ -206,7 +240,18 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
             { title: 'Public id', cell: (c) => <code>{c.public_id}</code> },
             { title: 'Created', cell: (c) => when(c.created_at) },
             { title: 'State', cell: (c) => <Badge value={c.revoked_at ? 'revoked' : 'active'} /> },
-            { title: '', cell: (c) => (c.revoked_at ? null : <Action label="Revoke" kind="danger" run={() => api('DELETE', `/admin/v1/credentials/${c.id}`)} done={credentials.reload} />) },
+            {
+              title: '',
+              cell: (c) =>
+                c.revoked_at ? null : (
+                  <Action
+                    label="Revoke"
+                    kind="danger"
+                    run={() => api('DELETE', `/admin/v1/credentials/${c.id}`)}
+                    done={credentials.reload}
+                  />
+                ),
+            },
           ]}
         />
       </Card>
@@ -248,7 +293,9 @@ interface Business {
 function Businesses(props: Params) {
   const [offset, setOffset] = useState(0);
   const [city, setCity] = useState('');
-  const list = useGet<{ total: number; businesses: Business[] }>(`/admin/v1/businesses?limit=50&offset=${offset}${city ? `&city=${encodeURIComponent(city)}` : ''}`);
+  const list = useGet<{ total: number; businesses: Business[] }>(
+    `/admin/v1/businesses?limit=50&offset=${offset}${city ? `&city=${encodeURIComponent(city)}` : ''}`,
+  );
   const selected = props.params.get('id') ?? undefined;
   return (
     <Page title="Businesses">
@@ -322,10 +369,10 @@ interface Reservation {
 function Reservations(props: Params) {
   const business = props.params.get('business') ?? undefined;
   const date = props.params.get('date') ?? today();
-  const sheet = useGet<{ reservations: Reservation[]; holds: Array<{ id: string; time: string; covers: number; table_name: string | null; expires_at: string; unique_id: string }> }>(
-    business ? `/admin/v1/businesses/${business}/reservations?date=${date}` : undefined,
-    5_000,
-  );
+  const sheet = useGet<{
+    reservations: Reservation[];
+    holds: Array<{ id: string; time: string; covers: number; table_name: string | null; expires_at: string; unique_id: string }>;
+  }>(business ? `/admin/v1/businesses/${business}/reservations?date=${date}` : undefined, 5_000);
   return (
     <Page title="Reservations">
       <Card>
@@ -333,7 +380,12 @@ function Reservations(props: Params) {
           <BusinessPicker value={business} onPick={(id) => go('reservations', { business: id, date })} label="Restaurant" />
           <label>
             Day
-            <input type="date" name="date" value={date} onChange={(e) => go('reservations', { business, date: (e.target as HTMLInputElement).value })} />
+            <input
+              type="date"
+              name="date"
+              value={date}
+              onChange={(e) => go('reservations', { business, date: (e.target as HTMLInputElement).value })}
+            />
           </label>
           <button onClick={sheet.reload}>Refresh</button>
         </div>
@@ -358,7 +410,17 @@ function Reservations(props: Params) {
                 { title: 'Id', cell: (r) => <code>{r.id}</code> },
                 {
                   title: '',
-                  cell: (r) => (r.status === 'active' ? <Action label="Cancel (restaurant)" kind="danger" run={() => api('POST', `/admin/v1/reservations/${r.id}/cancel`)} done={sheet.reload} /> : r.canceled_by),
+                  cell: (r) =>
+                    r.status === 'active' ? (
+                      <Action
+                        label="Cancel (restaurant)"
+                        kind="danger"
+                        run={() => api('POST', `/admin/v1/reservations/${r.id}/cancel`)}
+                        done={sheet.reload}
+                      />
+                    ) : (
+                      r.canceled_by
+                    ),
                 },
               ]}
             />
@@ -385,10 +447,28 @@ function Reservations(props: Params) {
 
 function Advertising(props: Params) {
   const business = props.params.get('business') ?? undefined;
-  const programs = useGet<{ programs: Array<{ program_id: string; program_type: string; yelp_business_id: string; partner_id: string; state: string; start_date: string; program_metrics: { budget: number; ad_cost: number; billed_clicks: number } }> }>(
-    `/admin/v1/advertising/programs?limit=100${business ? `&business_id=${business}` : ''}`,
-  );
-  const jobs = useGet<{ jobs: Array<{ job_id: string; kind: string; status: string; held: boolean; partner_id: string; created_at: string; completed_at: string | null }> }>('/admin/v1/advertising/jobs?limit=50', 5_000);
+  const programs = useGet<{
+    programs: Array<{
+      program_id: string;
+      program_type: string;
+      yelp_business_id: string;
+      partner_id: string;
+      state: string;
+      start_date: string;
+      program_metrics: { budget: number; ad_cost: number; billed_clicks: number };
+    }>;
+  }>(`/admin/v1/advertising/programs?limit=100${business ? `&business_id=${business}` : ''}`);
+  const jobs = useGet<{
+    jobs: Array<{
+      job_id: string;
+      kind: string;
+      status: string;
+      held: boolean;
+      partner_id: string;
+      created_at: string;
+      completed_at: string | null;
+    }>;
+  }>('/admin/v1/advertising/jobs?limit=50', 5_000);
   const settings = useGet<{ hold_new_jobs: boolean }>('/admin/v1/advertising/settings');
   return (
     <Page
@@ -420,11 +500,19 @@ function Advertising(props: Params) {
                 j.status === 'PROCESSING' ? (
                   <span class="actions">
                     {j.held ? (
-                      <Action label="Release" run={() => api('POST', `/admin/v1/advertising/jobs/${j.job_id}/release`)} done={jobs.reload} />
+                      <Action
+                        label="Release"
+                        run={() => api('POST', `/admin/v1/advertising/jobs/${j.job_id}/release`)}
+                        done={jobs.reload}
+                      />
                     ) : (
                       <Action label="Hold" run={() => api('POST', `/admin/v1/advertising/jobs/${j.job_id}/hold`)} done={jobs.reload} />
                     )}
-                    <Action label="Complete now" run={() => api('POST', `/admin/v1/advertising/jobs/${j.job_id}/complete`)} done={() => (jobs.reload(), programs.reload())} />
+                    <Action
+                      label="Complete now"
+                      run={() => api('POST', `/admin/v1/advertising/jobs/${j.job_id}/complete`)}
+                      done={() => (jobs.reload(), programs.reload())}
+                    />
                   </span>
                 ) : null,
             },
@@ -466,10 +554,14 @@ interface Visit {
 
 function Waitlist(props: Params) {
   const business = props.params.get('business') ?? undefined;
-  const config = useGet<{ manual_state: string; max_party_size: number; pace: { interval_minutes: number } }>(business ? `/admin/v1/businesses/${business}/waitlist` : undefined);
+  const config = useGet<{ manual_state: string; max_party_size: number; pace: { interval_minutes: number } }>(
+    business ? `/admin/v1/businesses/${business}/waitlist` : undefined,
+  );
   const queue = useGet<{ visits: Visit[] }>(business ? `/admin/v1/businesses/${business}/waitlist/queue` : undefined, 5_000);
   const [party, setParty] = useState('2');
-  const visitAction = (label: string, path: string, v: Visit) => <Action label={label} run={() => api('POST', `/admin/v1/visits/${v.visit_id}/${path}`)} done={queue.reload} />;
+  const visitAction = (label: string, path: string, v: Visit) => (
+    <Action label={label} run={() => api('POST', `/admin/v1/visits/${v.visit_id}/${path}`)} done={queue.reload} />
+  );
   return (
     <Page title="Waitlist">
       <Card>
@@ -487,9 +579,20 @@ function Waitlist(props: Params) {
             <Action label="Close" run={() => api('POST', `/admin/v1/businesses/${business}/waitlist/close`, {})} done={config.reload} />
             <label>
               Party at the door
-              <input type="number" min="1" max={config.data.max_party_size} value={party} onInput={(e) => setParty((e.target as HTMLInputElement).value)} />
+              <input
+                type="number"
+                min="1"
+                max={config.data.max_party_size}
+                value={party}
+                onInput={(e) => setParty((e.target as HTMLInputElement).value)}
+              />
             </label>
-            <Action label="Add walk-in" kind="primary" run={() => api('POST', `/admin/v1/businesses/${business}/waitlist/walk-ins`, { party_size: Number(party) })} done={queue.reload} />
+            <Action
+              label="Add walk-in"
+              kind="primary"
+              run={() => api('POST', `/admin/v1/businesses/${business}/waitlist/walk-ins`, { party_size: Number(party) })}
+              done={queue.reload}
+            />
           </div>
           <Table
             testId="queue"
@@ -502,7 +605,10 @@ function Waitlist(props: Params) {
               { title: 'Type', cell: (v) => v.visit_type },
               { title: 'State', cell: (v) => <Badge value={v.state} /> },
               { title: 'Joined', cell: (v) => new Date(v.queue_time * 1000).toLocaleTimeString() },
-              { title: 'Expected', cell: (v) => (v.expected_seating_time_min ? new Date(v.expected_seating_time_min * 1000).toLocaleTimeString() : '—') },
+              {
+                title: 'Expected',
+                cell: (v) => (v.expected_seating_time_min ? new Date(v.expected_seating_time_min * 1000).toLocaleTimeString() : '—'),
+              },
               {
                 title: '',
                 cell: (v) => (
@@ -525,9 +631,17 @@ function Waitlist(props: Params) {
 function Reviews(props: Params) {
   const business = props.params.get('business') ?? undefined;
   const [offset, setOffset] = useState(0);
-  const reviews = useGet<{ total: number; reviews: Array<{ id: string; rating: number; text: Record<string, string>; user: { name: string }; time_created: string; public_response: { text: string } | null }> }>(
-    business ? `/admin/v1/businesses/${business}/reviews?limit=20&offset=${offset}` : undefined,
-  );
+  const reviews = useGet<{
+    total: number;
+    reviews: Array<{
+      id: string;
+      rating: number;
+      text: Record<string, string>;
+      user: { name: string };
+      time_created: string;
+      public_response: { text: string } | null;
+    }>;
+  }>(business ? `/admin/v1/businesses/${business}/reviews?limit=20&offset=${offset}` : undefined);
   return (
     <Page title="Reviews">
       <Card>
@@ -547,7 +661,12 @@ function Reviews(props: Params) {
             { title: 'By', cell: (r) => r.user.name },
             { title: 'Written', cell: (r) => when(r.time_created) },
             { title: 'Response', cell: (r) => r.public_response?.text ?? '—' },
-            { title: '', cell: (r) => <Action label="Remove" kind="danger" run={() => api('DELETE', `/admin/v1/reviews/${r.id}`)} done={reviews.reload} /> },
+            {
+              title: '',
+              cell: (r) => (
+                <Action label="Remove" kind="danger" run={() => api('DELETE', `/admin/v1/reviews/${r.id}`)} done={reviews.reload} />
+              ),
+            },
           ]}
         />
         <Pager offset={offset} limit={20} total={reviews.data?.total} onChange={setOffset} />
@@ -558,10 +677,12 @@ function Reviews(props: Params) {
 
 function Engagement(props: Params) {
   const business = props.params.get('business') ?? undefined;
-  const weeks = useGet<{ weeks: Array<{ week: string; scored: boolean; scored_at: string | null; businesses_scored: number; changed_at: string }> }>('/admin/v1/engagement/weeks?limit=52');
-  const scores = useGet<{ weeks: Array<{ week: string; scores: { engagement_metric: number; intent_metric: number; transaction_metric: number } | null }> }>(
-    business ? `/admin/v1/businesses/${business}/engagement` : undefined,
-  );
+  const weeks = useGet<{
+    weeks: Array<{ week: string; scored: boolean; scored_at: string | null; businesses_scored: number; changed_at: string }>;
+  }>('/admin/v1/engagement/weeks?limit=52');
+  const scores = useGet<{
+    weeks: Array<{ week: string; scores: { engagement_metric: number; intent_metric: number; transaction_metric: number } | null }>;
+  }>(business ? `/admin/v1/businesses/${business}/engagement` : undefined);
   const scored = (scores.data?.weeks ?? []).filter((w) => w.scores);
   return (
     <Page title="Engagement">
@@ -593,7 +714,12 @@ function Engagement(props: Params) {
             { title: 'State', cell: (w) => <Badge value={w.scored ? 'scored' : 'pending'} /> },
             { title: 'Businesses scored', numeric: true, cell: (w) => w.businesses_scored },
             { title: 'Scored', cell: (w) => when(w.scored_at) },
-            { title: '', cell: (w) => <Action label="Score now" run={() => api('POST', `/admin/v1/engagement/weeks/${w.week}/score`)} done={weeks.reload} /> },
+            {
+              title: '',
+              cell: (w) => (
+                <Action label="Score now" run={() => api('POST', `/admin/v1/engagement/weeks/${w.week}/score`)} done={weeks.reload} />
+              ),
+            },
           ]}
         />
       </Card>
@@ -620,7 +746,10 @@ const EVER = { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' };
 
 function Webhooks(props: Params) {
   const status = props.params.get('status') ?? '';
-  const deliveries = useGet<{ deliveries: Delivery[] }>(`/admin/v1/webhook-deliveries?limit=100${status ? `&status=${status}` : ''}`, 5_000);
+  const deliveries = useGet<{ deliveries: Delivery[] }>(
+    `/admin/v1/webhook-deliveries?limit=100${status ? `&status=${status}` : ''}`,
+    5_000,
+  );
   const [open, setOpen] = useState<string | undefined>(undefined);
   return (
     <Page
@@ -654,12 +783,26 @@ function Webhooks(props: Params) {
             { title: 'Event', cell: (d) => d.event_type },
             { title: 'Partner', cell: (d) => <a href={`#/partners?id=${d.partner_id}`}>{d.partner_id}</a> },
             { title: 'Status', cell: (d) => <Badge value={d.status} /> },
-            { title: 'Attempts', numeric: true, cell: (d) => <a onClick={() => setOpen(open === d.id ? undefined : d.id)}>{d.attempts}</a> },
+            {
+              title: 'Attempts',
+              numeric: true,
+              cell: (d) => <a onClick={() => setOpen(open === d.id ? undefined : d.id)}>{d.attempts}</a>,
+            },
             { title: 'Last answer', cell: (d) => d.last_status_code ?? d.last_error ?? '—' },
             { title: 'Created', cell: (d) => when(d.created_at) },
             {
               title: '',
-              cell: (d) => (d.status === 'pending' ? `next ${when(d.next_attempt_at)}` : <Action label="Redeliver" testId={`redeliver-${d.id}`} run={() => api('POST', `/admin/v1/webhook-deliveries/${d.id}/redeliver`)} done={deliveries.reload} />),
+              cell: (d) =>
+                d.status === 'pending' ? (
+                  `next ${when(d.next_attempt_at)}`
+                ) : (
+                  <Action
+                    label="Redeliver"
+                    testId={`redeliver-${d.id}`}
+                    run={() => api('POST', `/admin/v1/webhook-deliveries/${d.id}/redeliver`)}
+                    done={deliveries.reload}
+                  />
+                ),
             },
           ]}
         />
@@ -683,10 +826,18 @@ function Webhooks(props: Params) {
 
 function Tasks(props: Params) {
   const state = props.params.get('state') ?? '';
-  const tasks = useGet<{ tasks: Array<{ id: string; type: string; state: string; attempts: number; max_attempts: number; run_at: string; last_error: string | null; payload: unknown }> }>(
-    `/admin/v1/tasks?limit=100${state ? `&state=${state}` : ''}`,
-    5_000,
-  );
+  const tasks = useGet<{
+    tasks: Array<{
+      id: string;
+      type: string;
+      state: string;
+      attempts: number;
+      max_attempts: number;
+      run_at: string;
+      last_error: string | null;
+      payload: unknown;
+    }>;
+  }>(`/admin/v1/tasks?limit=100${state ? `&state=${state}` : ''}`, 5_000);
   return (
     <Page title="Background tasks">
       <Card>
@@ -713,7 +864,13 @@ function Tasks(props: Params) {
             { title: 'Run at', cell: (t) => when(t.run_at) },
             { title: 'Payload', cell: (t) => <code>{JSON.stringify(t.payload)}</code> },
             { title: 'Last error', cell: (t) => t.last_error ?? '' },
-            { title: '', cell: (t) => (t.state === 'dead' ? <Action label="Retry" run={() => api('POST', `/admin/v1/tasks/${t.id}/retry`)} done={tasks.reload} /> : null) },
+            {
+              title: '',
+              cell: (t) =>
+                t.state === 'dead' ? (
+                  <Action label="Retry" run={() => api('POST', `/admin/v1/tasks/${t.id}/retry`)} done={tasks.reload} />
+                ) : null,
+            },
           ]}
         />
       </Card>
@@ -736,23 +893,45 @@ function Clock() {
               {c.now}
             </p>
             <p class="muted">
-              {when(c.now)} · {c.frozen ? 'frozen' : 'running'} · {c.sandbox ? 'sandbox: the clock can be moved' : 'production: the clock follows real time'}
+              {when(c.now)} · {c.frozen ? 'frozen' : 'running'} ·{' '}
+              {c.sandbox ? 'sandbox: the clock can be moved' : 'production: the clock follows real time'}
             </p>
             {c.sandbox && (
               <>
                 <div class="form">
                   <label>
                     Minutes
-                    <input name="minutes" type="number" min="1" value={minutes} onInput={(e) => setMinutes((e.target as HTMLInputElement).value)} />
+                    <input
+                      name="minutes"
+                      type="number"
+                      min="1"
+                      value={minutes}
+                      onInput={(e) => setMinutes((e.target as HTMLInputElement).value)}
+                    />
                   </label>
-                  <Action label="Advance" kind="primary" testId="advance" run={() => api('POST', '/admin/v1/clock/advance', { minutes: Number(minutes) })} done={clock.reload} />
-                  <Action label={c.frozen ? 'Unfreeze' : 'Freeze'} run={() => api('PUT', '/admin/v1/clock', { frozen: !c.frozen })} done={clock.reload} />
+                  <Action
+                    label="Advance"
+                    kind="primary"
+                    testId="advance"
+                    run={() => api('POST', '/admin/v1/clock/advance', { minutes: Number(minutes) })}
+                    done={clock.reload}
+                  />
+                  <Action
+                    label={c.frozen ? 'Unfreeze' : 'Freeze'}
+                    run={() => api('PUT', '/admin/v1/clock', { frozen: !c.frozen })}
+                    done={clock.reload}
+                  />
                   <Action label="Back to real time" run={() => api('PUT', '/admin/v1/clock', { reset: true })} done={clock.reload} />
                 </div>
                 <div class="form">
                   <label>
                     Set to (ISO 8601)
-                    <input name="time" placeholder="2031-05-05T16:00:00Z" value={time} onInput={(e) => setTime((e.target as HTMLInputElement).value)} />
+                    <input
+                      name="time"
+                      placeholder="2031-05-05T16:00:00Z"
+                      value={time}
+                      onInput={(e) => setTime((e.target as HTMLInputElement).value)}
+                    />
                   </label>
                   <Action label="Set" run={() => api('PUT', '/admin/v1/clock', { time })} done={clock.reload} />
                 </div>
@@ -789,7 +968,12 @@ function Imports() {
     setProgress({ done: 0, total: lines.length });
     try {
       for (let i = 0; i < lines.length; i += BATCH) {
-        const answer = await api<Record<string, unknown>>('POST', IMPORTS[kind].path, lines.slice(i, i + BATCH).join('\n'), 'application/x-ndjson');
+        const answer = await api<Record<string, unknown>>(
+          'POST',
+          IMPORTS[kind].path,
+          lines.slice(i, i + BATCH).join('\n'),
+          'application/x-ndjson',
+        );
         for (const [k, v] of Object.entries(answer)) if (typeof v === 'number') totals[k] = (totals[k] ?? 0) + v;
         setProgress({ done: Math.min(lines.length, i + BATCH), total: lines.length });
       }
@@ -812,7 +996,12 @@ function Imports() {
           </label>
           <label>
             JSON lines file
-            <input type="file" name="file" accept=".jsonl,.ndjson,.json,.txt" onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0])} />
+            <input
+              type="file"
+              name="file"
+              accept=".jsonl,.ndjson,.json,.txt"
+              onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0])}
+            />
           </label>
           <Action label="Import" kind="primary" testId="import" run={run} />
         </div>

@@ -69,7 +69,13 @@ export function Table<T>(props: { rows: T[] | undefined; columns: Column<T>[]; e
 }
 
 /** A button running an async action: disabled meanwhile, its error shown beside it. */
-export function Action(props: { label: string; run: () => Promise<unknown>; done?: () => void; kind?: 'danger' | 'primary'; testId?: string }) {
+export function Action(props: {
+  label: string;
+  run: () => Promise<unknown>;
+  done?: () => void;
+  kind?: 'danger' | 'primary';
+  testId?: string;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
   return (

@@ -16,7 +16,11 @@ const paging = {
 const jobParams = { type: 'object', required: ['job_id'], properties: { job_id: text(64) } } as const;
 const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: text() } } as const;
 const categoryParams = { type: 'object', required: ['category'], properties: { category: text(100) } } as const;
-const codeParams = { type: 'object', required: ['code'], properties: { code: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } } } as const;
+const codeParams = {
+  type: 'object',
+  required: ['code'],
+  properties: { code: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
+} as const;
 
 /** The operator's advertising API: programs and jobs, business flags, category policy, promotions, recorded metrics. */
 export function advertisingAdminRoutes(operator: AdvertisingOperator) {
@@ -32,7 +36,12 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           summary: "Every partner's advertising programs, newest first, with recorded metrics",
           querystring: {
             type: 'object',
-            properties: { ...paging, partner_id: text(64), business_id: text(), state: { type: 'string', enum: ['ACTIVE', 'ENDED', 'CANCELED'] } },
+            properties: {
+              ...paging,
+              partner_id: text(64),
+              business_id: text(),
+              state: { type: 'string', enum: ['ACTIVE', 'ENDED', 'CANCELED'] },
+            },
           },
         },
       },
@@ -46,7 +55,10 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           tags,
           security,
           summary: 'Advertising jobs with their receipts, newest first',
-          querystring: { type: 'object', properties: { ...paging, partner_id: text(64), status: { type: 'string', enum: ['PROCESSING', 'COMPLETED'] } } },
+          querystring: {
+            type: 'object',
+            properties: { ...paging, partner_id: text(64), status: { type: 'string', enum: ['PROCESSING', 'COMPLETED'] } },
+          },
         },
       },
       async (request) => operator.jobs(request.query),
@@ -56,11 +68,15 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
       ['release', 'Release a held job: applied after the processing delay as usual'],
       ['complete', 'Apply a job now (held or not) and answer its receipt'],
     ] as const) {
-      app.post(`/admin/v1/advertising/jobs/:job_id/${action}`, { config, schema: { tags, security, summary, params: jobParams } }, async (request) =>
-        operator[action](request.params.job_id),
+      app.post(
+        `/admin/v1/advertising/jobs/:job_id/${action}`,
+        { config, schema: { tags, security, summary, params: jobParams } },
+        async (request) => operator[action](request.params.job_id),
       );
     }
-    app.get('/admin/v1/advertising/settings', { config, schema: { tags, security, summary: 'Sandbox advertising settings' } }, async () => operator.settings());
+    app.get('/admin/v1/advertising/settings', { config, schema: { tags, security, summary: 'Sandbox advertising settings' } }, async () =>
+      operator.settings(),
+    );
     app.put(
       '/admin/v1/advertising/settings',
       {
@@ -97,8 +113,10 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
       },
       async (request) => operator.setFlags(request.params.business_id, request.body),
     );
-    app.get('/admin/v1/advertising/category-policy', { config, schema: { tags, security, summary: 'Categories declined for CPC advertising' } }, async () =>
-      operator.categoryPolicy(),
+    app.get(
+      '/admin/v1/advertising/category-policy',
+      { config, schema: { tags, security, summary: 'Categories declined for CPC advertising' } },
+      async () => operator.categoryPolicy(),
     );
     app.put(
       '/admin/v1/advertising/category-policy/:category',
@@ -119,7 +137,9 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
       { config, schema: { tags, security, summary: 'Allow a declined category again', params: categoryParams } },
       async (request) => operator.allowCategory(request.params.category),
     );
-    app.get('/admin/v1/advertising/promotions', { config, schema: { tags, security, summary: 'Promotion codes' } }, async () => operator.promotions());
+    app.get('/admin/v1/advertising/promotions', { config, schema: { tags, security, summary: 'Promotion codes' } }, async () =>
+      operator.promotions(),
+    );
     app.put(
       '/admin/v1/advertising/promotions/:code',
       {
@@ -133,7 +153,13 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
             type: 'object',
             additionalProperties: false,
             properties: {
-              program_types: { type: 'array', minItems: 1, maxItems: PROGRAM_TYPES.length, items: { type: 'string', enum: [...PROGRAM_TYPES] }, default: ['CPC'] },
+              program_types: {
+                type: 'array',
+                minItems: 1,
+                maxItems: PROGRAM_TYPES.length,
+                items: { type: 'string', enum: [...PROGRAM_TYPES] },
+                default: ['CPC'],
+              },
               min_budget: { type: ['integer', 'null'], minimum: 0, maximum: MAX_PROMOTION_CENTS },
               max_budget: { type: ['integer', 'null'], minimum: 0, maximum: MAX_PROMOTION_CENTS },
               months: { type: 'integer', minimum: 1, maximum: 24, default: 6 },

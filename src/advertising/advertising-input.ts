@@ -27,7 +27,10 @@ export interface CreateRequest {
   promotion_code?: string;
 }
 
-/** An edit as the job judges it (spec: start, end, budget, future_budget_date, max_bid, pacing_method, ad_categories; also currency and fee_period, which real clients send). */
+/**
+ * An edit as the job judges it (spec: start, end, budget, future_budget_date, max_bid, pacing_method,
+ * ad_categories; also currency and fee_period, which real clients send).
+ */
 export interface EditRequest {
   program_id: string;
   start?: string;
@@ -42,7 +45,17 @@ export interface EditRequest {
 }
 
 /** The keys an edit may change, in the order its receipt lists them. */
-export const EDITABLE = ['start', 'end', 'budget', 'max_bid', 'future_budget_date', 'pacing_method', 'ad_categories', 'currency', 'fee_period'] as const;
+export const EDITABLE = [
+  'start',
+  'end',
+  'budget',
+  'max_bid',
+  'future_budget_date',
+  'pacing_method',
+  'ad_categories',
+  'currency',
+  'fee_period',
+] as const;
 
 /** Every parameter's size cap: ids, codes and prices are short; anything longer is not one. */
 const MAX_PARAMETER_LENGTH = 200;
@@ -57,7 +70,8 @@ export function invalid(field: string, message: string): never {
 function reader(params: Record<string, unknown>) {
   const text = (name: string) => {
     const value = single(params[name]);
-    if (value !== undefined && value.length > MAX_PARAMETER_LENGTH) invalid(name, `${name} is longer than ${MAX_PARAMETER_LENGTH} characters`);
+    if (value !== undefined && value.length > MAX_PARAMETER_LENGTH)
+      invalid(name, `${name} is longer than ${MAX_PARAMETER_LENGTH} characters`);
     return value === undefined || value === '' ? undefined : value;
   };
   /** A list parameter: at most MAX_LIST_ITEMS entries of at most MAX_PARAMETER_LENGTH characters. */
@@ -91,7 +105,8 @@ export function parseCreate(params: Record<string, unknown>): CreateRequest {
   const { text, items, date, oneOf, currency } = reader(params);
   const businessId = text('business_id') ?? invalid('business_id', 'business_id is required');
   const name = text('program_name') ?? invalid('program_name', 'program_name is required');
-  if (!(PROGRAM_TYPES as readonly string[]).includes(name)) invalid('program_name', `program_name must be one of ${PROGRAM_TYPES.join(', ')}`);
+  if (!(PROGRAM_TYPES as readonly string[]).includes(name))
+    invalid('program_name', `program_name must be one of ${PROGRAM_TYPES.join(', ')}`);
   const autobid = text('is_autobid');
   if (autobid !== undefined && !/^(true|false)$/i.test(autobid)) invalid('is_autobid', 'is_autobid must be true or false');
   const isAutobid = autobid === undefined ? undefined : autobid.toLowerCase() === 'true';

@@ -6,11 +6,18 @@ import { apiError } from '../platform/errors.js';
 import { recordEvent, type DomainEvent } from '../platform/events.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
-import { localDate } from '../platform/local-time.js';
 import { SettingsStore } from '../platform/settings.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { invalid, parseCreate, parseEdit, type CreateRequest, type EditRequest } from './advertising-input.js';
-import { alreadyActive, categoriesToCheck, judgeCreate, judgeEdit, judgeEnd, spendPeriodStart, type BusinessFacts } from './advertising-judge.js';
+import {
+  alreadyActive,
+  categoriesToCheck,
+  judgeCreate,
+  judgeEdit,
+  judgeEnd,
+  spendPeriodStart,
+  type BusinessFacts,
+} from './advertising-judge.js';
 import { addedKeys, entries, hasRejection, modifiedKeys, type BusinessResult, type JobStatus } from './advertising-receipts.js';
 import {
   AD_EVENT_TYPES,
@@ -18,12 +25,11 @@ import {
   endOfDay,
   lastDayMonthsAfter,
   ownedProgram,
-  PACIFIC,
   programEvent,
   programStatus,
   startOfDay,
-  type ProgramChange,
 } from './advertising-rules.js';
+import { endProgram } from './advertising-schedule.js';
 import { AdvertisingStore, type AdJob, type AdProgram } from './advertising-store.js';
 
 /** Applies one advertising job (create, edit, end) after the configured processing delay. */
@@ -89,7 +95,8 @@ export class AdvertisingJobs {
     if (program.program_type !== 'CPC') invalid('program_id', 'Only CPC programs can be paused and resumed.');
     const now = this.clock.now();
     if (programStatus(program, now) === 'INACTIVE') throw apiError('CONFLICT', 'The program has ended.');
-    if ((program.pause_status === 'PAUSED') === paused) throw apiError('CONFLICT', `The program is already ${paused ? 'paused' : 'running'}.`);
+    if ((program.pause_status === 'PAUSED') === paused)
+      throw apiError('CONFLICT', `The program is already ${paused ? 'paused' : 'running'}.`);
     await this.database.transact(async (trx) => {
       // Conditional, so of two concurrent pauses one changes the program and the other is told so.
       if (!(await this.store(trx).setPauseStatus(program.id, paused ? 'PAUSED' : 'NOT_PAUSED', now))) {
@@ -101,7 +108,14 @@ export class AdvertisingJobs {
     this.options.onEventsCommitted?.();
   }
 
-  private async newJob(partnerId: string, kind: AdJob['kind'], request: object, businessId: string, programId: string | null, pending?: PendingIdempotency) {
+  private async newJob(
+    partnerId: string,
+    kind: AdJob['kind'],
+    request: object,
+    businessId: string,
+    programId: string | null,
+    pending?: PendingIdempotency,
+  ) {
     const id = newId();
     const now = this.clock.now();
     const answer = { job_id: id };
@@ -205,7 +219,10 @@ export class AdvertisingJobs {
       now,
       business,
       programs: await store.programsOfBusiness(request.business_id),
-      declined: await this.declinedAmong(store, categoriesToCheck(request.ad_categories, business.categories, request.program_name === 'CPC')),
+      declined: await this.declinedAmong(
+        store,
+        categoriesToCheck(request.ad_categories, business.categories, request.program_name === 'CPC'),
+      ),
       promotion: request.promotion_code !== undefined ? await store.promotion(request.promotion_code) : undefined,
     });
     if (verdict.refusal) return { ...base, status: 'REJECTED', error: verdict.refusal };
@@ -244,7 +261,12 @@ export class AdvertisingJobs {
   }
 
   /** The program a create makes, from the request and what the judge settled (start date, currency, budget). */
-  private newProgram(job: AdJob, request: CreateRequest, settled: { startDate: string; currency: string; budget: number | undefined }, now: number): AdProgram {
+  private newProgram(
+    job: AdJob,
+    request: CreateRequest,
+    settled: { startDate: string; currency: string; budget: number | undefined },
+    now: number,
+  ): AdProgram {
     const cpc = request.program_name === 'CPC';
     return {
       id: newId(),
@@ -279,21 +301,8 @@ export class AdvertisingJobs {
     const base = { identifier_type: 'PROGRAM' as const, identifier: program.id };
     const refusal = judgeEnd({ program, now, business: await this.businessFacts(trx, store, program.business_id) });
     if (refusal) return { ...base, status: 'REJECTED', error: refusal };
-    await this.endProgram(store, program, now, program.start_at > now ? 'CANCELED' : 'ENDED', events, job.id);
+    await endProgram(store, program, now, program.start_at > now ? 'CANCELED' : 'ENDED', events, job.id);
     return { ...base, status: 'COMPLETED', update_results: { program_ended: { status: 'COMPLETED', requested_value: program.id } } };
-  }
-
-  /**
-   * Ends a program and its promotions (docs/contract/advertising.md §8.9: a promo ends when its parent loses
-   * eligibility), recording an event for each. CANCELED: ended before it started, so the id is
-   * invalidated (docs/contract/advertising.md §8.3). Used by end jobs, the end-of-day schedule and the operator's flags.
-   */
-  async endProgram(store: AdvertisingStore, program: AdProgram, now: number, change: Extract<ProgramChange, 'ENDED' | 'CANCELED' | 'EXPIRED'>, events: DomainEvent[], jobId?: string) {
-    if (!(await store.endProgram(program.id, now, change === 'CANCELED' ? 'CANCELED' : 'ENDED'))) return;
-    events.push(programEvent(program, change, now, jobId));
-    for (const promo of await store.activePromosOf(program.id)) {
-      if (await store.endProgram(promo.id, now, change === 'CANCELED' ? 'CANCELED' : 'ENDED')) events.push(programEvent(promo, change, now, jobId));
-    }
   }
 
   /** An edit, judged against the program as it is now; one rejected key rejects the edit and nothing changes. */
@@ -317,7 +326,9 @@ export class AdvertisingJobs {
       spentThisPeriod: budgetAsked ? ((await store.totals([program.id], spendPeriodStart(program, now))).get(program.id)?.spend ?? 0) : 0,
       promotions,
       declined:
-        request.ad_categories === undefined ? [] : await this.declinedAmong(store, categoriesToCheck(request.ad_categories, business.categories, program.program_type === 'CPC')),
+        request.ad_categories === undefined
+          ? []
+          : await this.declinedAmong(store, categoriesToCheck(request.ad_categories, business.categories, program.program_type === 'CPC')),
     });
     if (verdict.refusal) return { ...base, status: 'REJECTED', error: verdict.refusal };
 
@@ -327,7 +338,11 @@ export class AdvertisingJobs {
       await store.updateProgram(program.id, {
         ...(request.start !== undefined ? { start_date: request.start, start_at: startOfDay(request.start) } : {}),
         ...(request.end !== undefined ? { end_date: request.end, end_at: endOfDay(request.end) } : {}),
-        ...(budget !== undefined ? (scheduled ? { future_budget: budget, future_budget_date: request.future_budget_date } : { budget, future_budget: null, future_budget_date: null }) : {}),
+        ...(budget !== undefined
+          ? scheduled
+            ? { future_budget: budget, future_budget_date: request.future_budget_date }
+            : { budget, future_budget: null, future_budget_date: null }
+          : {}),
         ...(request.max_bid !== undefined ? { max_bid: cents(request.max_bid) } : {}),
         ...(request.pacing_method !== undefined ? { pacing_method: request.pacing_method } : {}),
         ...(request.ad_categories !== undefined ? { ad_categories: JSON.stringify(request.ad_categories) } : {}),
@@ -337,33 +352,5 @@ export class AdvertisingJobs {
       events.push(programEvent(program, 'MODIFIED', now, job.id));
     }
     return { ...base, status: 'COMPLETED', update_results: { program_modified: modifiedKeys(request, entries(errors)) } };
-  }
-
-  // ---- the pbs clock's schedule ------------------------------------------------------------------
-
-  /**
-   * Every minute of pbs time: programs past their end date (23:59 Pacific) end, with their
-   * promotions, and scheduled budget changes whose date has come take effect.
-   */
-  async runSchedule(): Promise<void> {
-    const now = this.clock.now();
-    const today = localDate(now, PACIFIC);
-    for (;;) {
-      const changed = await this.database.transact(async (trx) => {
-        const store = this.store(trx);
-        const events: DomainEvent[] = [];
-        const due = await store.dueToExpire(now, 200);
-        for (const program of due) await this.endProgram(store, program, now, 'EXPIRED', events);
-        const budgets = await store.dueBudgetChanges(today, 200);
-        for (const program of budgets) {
-          await store.updateProgram(program.id, { budget: program.future_budget, future_budget: null, future_budget_date: null, updated_at: now });
-          events.push(programEvent({ ...program, budget: program.future_budget }, 'BUDGET_CHANGED', now));
-        }
-        for (const event of events) await recordEvent(trx, this.database.dialect, event);
-        return due.length + budgets.length;
-      });
-      if (changed === 0) break;
-      this.options.onEventsCommitted?.();
-    }
   }
 }

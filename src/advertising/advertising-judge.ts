@@ -1,5 +1,14 @@
 import { localDate } from '../platform/local-time.js';
-import { cents, MIN_BID, MIN_BUDGET, NEW_ADVERTISER_DAYS, PACIFIC, periodStart, programStatus, proratedBudget } from './advertising-rules.js';
+import {
+  cents,
+  MIN_BID,
+  MIN_BUDGET,
+  NEW_ADVERTISER_DAYS,
+  PACIFIC,
+  periodStart,
+  programStatus,
+  proratedBudget,
+} from './advertising-rules.js';
 import type { AdCategoryPolicy, AdProgram, AdPromotion } from './advertising-store.js';
 import type { ProgramType } from './advertising-tables.js';
 import { EDITABLE, type CreateRequest, type EditRequest } from './advertising-input.js';
@@ -34,7 +43,10 @@ export interface BusinessFacts {
 /** Branded and Enhanced Profile are one page upgrade in two sizes: a business has one or the other. */
 const EXCLUSIVE: Partial<Record<ProgramType, ProgramType>> = { BP: 'EP', EP: 'BP' };
 
-const missingKey = (key: string): Rejection => ({ code: 'INVALID_OR_MISSING_KEY', message: `Required keys are invalid or missing: ${key}` });
+const missingKey = (key: string): Rejection => ({
+  code: 'INVALID_OR_MISSING_KEY',
+  message: `Required keys are invalid or missing: ${key}`,
+});
 const cannot = (message: string): Rejection => ({ code: 'COULD_NOT_MODIFY_PROGRAM', message });
 const CLOSED_TO_CREATE: Rejection = { code: 'BUSINESS_NOT_ACTIVE', message: 'The business is closed.' };
 const CLOSED: Rejection = { code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS', message: 'The business is closed.' };
@@ -58,7 +70,14 @@ export interface CreateFacts {
 /** A create judged: refused whole (business-level), or with its key errors and the values a program is made of. */
 export type CreateVerdict =
   | { refusal: Rejection }
-  | { refusal?: undefined; errors: KeyErrors; startDate: string; currency: string; budget: number | undefined; promotionMonths: number | undefined };
+  | {
+      refusal?: undefined;
+      errors: KeyErrors;
+      startDate: string;
+      currency: string;
+      budget: number | undefined;
+      promotionMonths: number | undefined;
+    };
 
 export function judgeCreate(facts: CreateFacts): CreateVerdict {
   const { request, business, programs, now } = facts;
@@ -69,16 +88,24 @@ export function judgeCreate(facts: CreateFacts): CreateVerdict {
   const errors: KeyErrors = {};
   const today = localDate(now, PACIFIC);
   const startDate = request.start ?? today;
-  if (request.start !== undefined && request.start < today) errors.start = { code: 'CANNOT_ADD_PROGRAM_IN_PAST', message: `The start date ${request.start} is in the past.` };
+  if (request.start !== undefined && request.start < today)
+    errors.start = { code: 'CANNOT_ADD_PROGRAM_IN_PAST', message: `The start date ${request.start} is in the past.` };
   if (request.end !== undefined && (request.end < today || request.end < startDate)) {
-    errors.end = { code: 'CANNOT_ADD_PROGRAM_IN_PAST', message: `The end date ${request.end} is before ${request.end < today ? 'today' : 'the start date'}.` };
+    errors.end = {
+      code: 'CANNOT_ADD_PROGRAM_IN_PAST',
+      message: `The end date ${request.end} is before ${request.end < today ? 'today' : 'the start date'}.`,
+    };
   }
-  if (business.restricted) errors.program_name = { code: 'BUSINESS_RESTRICTED_FROM_ADVERTISING', message: 'The business is restricted from advertising.' };
+  if (business.restricted)
+    errors.program_name = { code: 'BUSINESS_RESTRICTED_FROM_ADVERTISING', message: 'The business is restricted from advertising.' };
 
   const running = programs.filter((p) => programStatus(p, now) === 'ACTIVE');
   const accountCurrency = running.find((p) => p.parent_program_id === null)?.currency;
   if (request.currency !== undefined && accountCurrency !== undefined && request.currency !== accountCurrency) {
-    errors.currency = { code: 'CURRENCY_MISMATCH', message: `The business's programs are paid in ${accountCurrency}; the currency must stay consistent.` };
+    errors.currency = {
+      code: 'CURRENCY_MISMATCH',
+      message: `The business's programs are paid in ${accountCurrency}; the currency must stay consistent.`,
+    };
   }
 
   const budget = cents(request.budget);
@@ -87,10 +114,17 @@ export function judgeCreate(facts: CreateFacts): CreateVerdict {
     else if (budget === undefined) errors.budget = { code: 'INVALID_PRICE', message: 'The budget must be a whole number of cents.' };
     else if (budget < MIN_BUDGET) errors.budget = { code: 'INVALID_PRICE', message: `The budget must be at least ${MIN_BUDGET} cents.` };
     if (request.is_autobid === undefined) errors.is_autobid = missingKey('is_autobid');
-    const bid = bidProblem(request.max_bid, request.is_autobid === false, budget, request.fee_period, startDate < today ? today : startDate);
+    const bid = bidProblem(
+      request.max_bid,
+      request.is_autobid === false,
+      budget,
+      request.fee_period,
+      startDate < today ? today : startDate,
+    );
     if (bid) errors.max_bid = bid;
     if (business.categories.length === 0) errors.program_name ??= { code: 'NO_CATEGORIES', message: 'The business has no categories.' };
-    else if (business.specialties.trim() === '') errors.program_name ??= { ...missingKey('specialties'), message: 'CPC needs text in the business specialties field.' };
+    else if (business.specialties.trim() === '')
+      errors.program_name ??= { ...missingKey('specialties'), message: 'CPC needs text in the business specialties field.' };
   }
   const categories = categoryProblem(request.ad_categories, business.categories, cpc, facts.declined);
   if (categories) errors[request.ad_categories.length > 0 ? 'ad_categories' : 'program_name'] ??= categories;
@@ -108,14 +142,21 @@ export function judgeCreate(facts: CreateFacts): CreateVerdict {
 }
 
 /** INVALID_PRICE, a missing bid, or BID_TOO_HIGH_FOR_BUDGET (a bid above the budget prorated from `from`); undefined when fine. */
-function bidProblem(raw: string | undefined, required: boolean, budget: number | undefined, feePeriod: string, from: string): Rejection | undefined {
+function bidProblem(
+  raw: string | undefined,
+  required: boolean,
+  budget: number | undefined,
+  feePeriod: string,
+  from: string,
+): Rejection | undefined {
   const bid = cents(raw);
   if (raw !== undefined && bid === undefined) return { code: 'INVALID_PRICE', message: 'The max_bid must be a whole number of cents.' };
   if (bid !== undefined && bid < MIN_BID) return { code: 'INVALID_PRICE', message: `The max_bid must be at least ${MIN_BID} cents.` };
   if (raw === undefined && required) return missingKey('max_bid');
   if (bid !== undefined && budget !== undefined && budget >= MIN_BUDGET) {
     const prorated = proratedBudget(budget, feePeriod, from);
-    if (bid > prorated) return { code: 'BID_TOO_HIGH_FOR_BUDGET', message: `The bid ${bid} exceeds the budget prorated from ${from} (${prorated}).` };
+    if (bid > prorated)
+      return { code: 'BID_TOO_HIGH_FOR_BUDGET', message: `The bid ${bid} exceeds the budget prorated from ${from} (${prorated}).` };
   }
   return undefined;
 }
@@ -134,13 +175,21 @@ export function categoriesToCheck(asked: string[], ofBusiness: string[], cpc: bo
  * operator's policy may decline them (UNSUPPORTED_CATEGORIES: a declined category asked for, or
  * every category of the business declined when none is named).
  */
-function categoryProblem(asked: string[], ofBusiness: string[], cpc: boolean, declinedPolicy: CreateFacts['declined']): Rejection | undefined {
+function categoryProblem(
+  asked: string[],
+  ofBusiness: string[],
+  cpc: boolean,
+  declinedPolicy: CreateFacts['declined'],
+): Rejection | undefined {
   const foreign = asked.filter((c) => !ofBusiness.includes(c));
   if (foreign.length > 0) return { code: 'INVALID_OR_MISSING_KEY', message: `Not categories of the business: ${foreign.join(', ')}` };
   const targeted = categoriesToCheck(asked, ofBusiness, cpc);
   const declined = declinedPolicy.filter((d) => targeted.includes(d.category));
   if (declined.length > 0 && (asked.length > 0 || declined.length === targeted.length)) {
-    return { code: 'UNSUPPORTED_CATEGORIES', message: `Declined by advertising policy: ${declined.map((d) => `${d.category} (${d.reason})`).join(', ')}` };
+    return {
+      code: 'UNSUPPORTED_CATEGORIES',
+      message: `Declined by advertising policy: ${declined.map((d) => `${d.category} (${d.reason})`).join(', ')}`,
+    };
   }
   return undefined;
 }
@@ -150,14 +199,27 @@ function categoryProblem(asked: string[], ofBusiness: string[], cpc: boolean, de
  * by another partner), the exclusive sibling running (BP/EP), or the same type ended on or after
  * the new start date (CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM: "use a later start date").
  */
-function conflictOf(programs: AdProgram[], running: AdProgram[], type: ProgramType, partnerId: string, startDate: string, now: number): Rejection | undefined {
+function conflictOf(
+  programs: AdProgram[],
+  running: AdProgram[],
+  type: ProgramType,
+  partnerId: string,
+  startDate: string,
+  now: number,
+): Rejection | undefined {
   const parents = running.filter((p) => p.parent_program_id === null);
   const same = parents.find((p) => p.program_type === type);
   if (same) return alreadyActive(same, partnerId);
   const sibling = parents.find((p) => p.program_type === EXCLUSIVE[type]);
-  if (sibling) return { code: 'CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM', message: `The business runs a ${sibling.program_type} program, which excludes ${type}.` };
+  if (sibling)
+    return {
+      code: 'CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM',
+      message: `The business runs a ${sibling.program_type} program, which excludes ${type}.`,
+    };
   const lastDays = programs
-    .filter((p) => p.program_type === type && p.parent_program_id === null && p.state !== 'CANCELED' && programStatus(p, now) === 'INACTIVE')
+    .filter(
+      (p) => p.program_type === type && p.parent_program_id === null && p.state !== 'CANCELED' && programStatus(p, now) === 'INACTIVE',
+    )
     .map((p) => localDate(p.ended_at ?? p.end_at ?? now, PACIFIC));
   const latest = lastDays.sort().at(-1);
   if (latest !== undefined && latest >= startDate) {
@@ -169,8 +231,14 @@ function conflictOf(programs: AdProgram[], running: AdProgram[], type: ProgramTy
 /** The refusal of a type already running for the business: by the caller, or by another partner. */
 export function alreadyActive(running: AdProgram, partnerId: string): Rejection {
   return running.partner_id === partnerId
-    ? { code: 'PROGRAM_ALREADY_REQUESTED', message: `A ${running.program_type} program is already requested for this business (${running.id}).` }
-    : { code: 'PROGRAM_ALREADY_RUNNING_BY_ANOTHER_PROVIDER', message: `The business already has a ${running.program_type} program from another provider.` };
+    ? {
+        code: 'PROGRAM_ALREADY_REQUESTED',
+        message: `A ${running.program_type} program is already requested for this business (${running.id}).`,
+      }
+    : {
+        code: 'PROGRAM_ALREADY_RUNNING_BY_ANOTHER_PROVIDER',
+        message: `The business already has a ${running.program_type} program from another provider.`,
+      };
 }
 
 /**
@@ -180,15 +248,24 @@ export function alreadyActive(running: AdProgram, partnerId: string): Rejection 
  */
 function promotionProblem(facts: CreateFacts, budget: number | undefined): { rejection: Rejection & { key: string } } | { months: number } {
   const { request, promotion, programs, now } = facts;
-  const invalidCode = (why: string) => ({ rejection: { key: 'promotion_code', code: 'INVALID_OR_MISSING_KEY', message: `Invalid promotion_code: ${why}` } });
+  const invalidCode = (why: string) => ({
+    rejection: { key: 'promotion_code', code: 'INVALID_OR_MISSING_KEY', message: `Invalid promotion_code: ${why}` },
+  });
   if (!promotion || promotion.active !== 1) return invalidCode('no such active promotion.');
-  if (!storedStrings(promotion.program_types).includes(request.program_name)) return invalidCode(`it does not apply to ${request.program_name}.`);
+  if (!storedStrings(promotion.program_types).includes(request.program_name))
+    return invalidCode(`it does not apply to ${request.program_name}.`);
   const since = now - NEW_ADVERTISER_DAYS * 86_400_000;
   if (programs.some((p) => p.state !== 'CANCELED' && (p.state === 'ACTIVE' || (p.ended_at ?? p.end_at ?? now) >= since))) {
     return invalidCode('promotions are for new advertisers; the business advertised in the last six months.');
   }
   if (request.program_name === 'CPC' && budget !== undefined && outsideRange(budget, promotion)) {
-    return { rejection: { key: 'budget', code: 'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS', message: `The promotion needs a budget ${rangeText(promotion)}.` } };
+    return {
+      rejection: {
+        key: 'budget',
+        code: 'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS',
+        message: `The promotion needs a budget ${rangeText(promotion)}.`,
+      },
+    };
   }
   return { months: promotion.months };
 }
@@ -196,11 +273,14 @@ function promotionProblem(facts: CreateFacts, budget: number | undefined): { rej
 type BudgetRange = Pick<AdPromotion, 'code' | 'min_budget' | 'max_budget'>;
 
 function outsideRange(budget: number, promotion: BudgetRange): boolean {
-  return (promotion.min_budget !== null && budget < promotion.min_budget) || (promotion.max_budget !== null && budget > promotion.max_budget);
+  return (
+    (promotion.min_budget !== null && budget < promotion.min_budget) || (promotion.max_budget !== null && budget > promotion.max_budget)
+  );
 }
 
 function rangeText(promotion: BudgetRange): string {
-  if (promotion.min_budget !== null && promotion.max_budget !== null) return `between ${promotion.min_budget} and ${promotion.max_budget} cents`;
+  if (promotion.min_budget !== null && promotion.max_budget !== null)
+    return `between ${promotion.min_budget} and ${promotion.max_budget} cents`;
   return promotion.min_budget !== null ? `of at least ${promotion.min_budget} cents` : `of at most ${promotion.max_budget} cents`;
 }
 
@@ -228,7 +308,9 @@ export const spendPeriodStart = (program: AdProgram, now: number) => periodStart
  * (PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH), an ended or expired program
  * (PROGRAM_HAS_EXPIRED). Per key: see docs/advertising.md.
  */
-export function judgeEdit(facts: EditFacts): { refusal: Rejection } | { refusal?: undefined; errors: KeyErrors; budget: number | undefined } {
+export function judgeEdit(
+  facts: EditFacts,
+): { refusal: Rejection } | { refusal?: undefined; errors: KeyErrors; budget: number | undefined } {
   const { request, program, now, business } = facts;
   if (business.closed) return { refusal: CLOSED };
   if (business.removedFromSearch) return { refusal: REMOVED };
@@ -238,24 +320,37 @@ export function judgeEdit(facts: EditFacts): { refusal: Rejection } | { refusal?
   const today = localDate(now, PACIFIC);
   const started = program.start_at <= now;
   if (program.parent_program_id !== null) {
-    for (const key of EDITABLE) if (request[key] !== undefined) errors[key] = cannot('A promotion program follows its parent program and cannot be modified.');
+    for (const key of EDITABLE)
+      if (request[key] !== undefined) errors[key] = cannot('A promotion program follows its parent program and cannot be modified.');
   }
   const budget = cents(request.budget);
   if (request.budget !== undefined) {
     if (budget === undefined) errors.budget ??= { code: 'INVALID_PRICE', message: 'The budget must be a whole number of cents.' };
-    else if (program.program_type === 'CPC' && budget < MIN_BUDGET) errors.budget ??= { code: 'INVALID_PRICE', message: `The budget must be at least ${MIN_BUDGET} cents.` };
+    else if (program.program_type === 'CPC' && budget < MIN_BUDGET)
+      errors.budget ??= { code: 'INVALID_PRICE', message: `The budget must be at least ${MIN_BUDGET} cents.` };
     else if (request.future_budget_date === undefined && budget < facts.spentThisPeriod) {
-      errors.budget ??= { code: 'CANNOT_DECREASE_BUDGET_BELOW_AMOUNT_ALREADY_SPENT', message: `The budget cannot go below the amount already spent (${facts.spentThisPeriod}).` };
+      errors.budget ??= {
+        code: 'CANNOT_DECREASE_BUDGET_BELOW_AMOUNT_ALREADY_SPENT',
+        message: `The budget cannot go below the amount already spent (${facts.spentThisPeriod}).`,
+      };
     }
     if (budget !== undefined && !errors.budget) {
       // The last running promotion whose range the budget leaves is named.
       const violated = facts.promotions.filter((promotion) => outsideRange(budget, promotion)).at(-1);
-      if (violated) errors.budget = { code: 'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS', message: `The running promotion ${violated.code} needs a budget ${rangeText(violated)}.` };
+      if (violated)
+        errors.budget = {
+          code: 'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS',
+          message: `The running promotion ${violated.code} needs a budget ${rangeText(violated)}.`,
+        };
     }
   }
   if (request.future_budget_date !== undefined) {
     if (request.budget === undefined) errors.future_budget_date ??= missingKey('budget (future_budget_date schedules a budget change)');
-    else if (request.future_budget_date <= today) errors.future_budget_date ??= { code: 'CANNOT_ADD_PROGRAM_IN_PAST', message: `The future budget date ${request.future_budget_date} is not after today.` };
+    else if (request.future_budget_date <= today)
+      errors.future_budget_date ??= {
+        code: 'CANNOT_ADD_PROGRAM_IN_PAST',
+        message: `The future budget date ${request.future_budget_date} is not after today.`,
+      };
   }
   if (request.max_bid !== undefined && !errors.max_bid) {
     if (program.is_autobid !== 0) errors.max_bid = cannot('max_bid applies only to a program bidding with max_bid (is_autobid false).');
@@ -268,15 +363,20 @@ export function judgeEdit(facts: EditFacts): { refusal: Rejection } | { refusal?
   }
   if (request.start !== undefined && !errors.start) {
     if (started) errors.start = cannot('The start date of a program that has started cannot change.');
-    else if (request.start < today) errors.start = { code: 'CANNOT_ADD_PROGRAM_IN_PAST', message: `The start date ${request.start} is in the past.` };
+    else if (request.start < today)
+      errors.start = { code: 'CANNOT_ADD_PROGRAM_IN_PAST', message: `The start date ${request.start} is in the past.` };
   }
   const startDate = request.start ?? program.start_date;
   if (request.end !== undefined && !errors.end && (request.end < today || request.end < startDate)) {
     errors.end = cannot(`The end date ${request.end} is before ${request.end < today ? 'today' : 'the start date'}.`);
   }
-  if (request.pacing_method === 'unpaced' && program.is_autobid === 1) errors.pacing_method ??= cannot('pacing_method unpaced is not allowed with autobid.');
+  if (request.pacing_method === 'unpaced' && program.is_autobid === 1)
+    errors.pacing_method ??= cannot('pacing_method unpaced is not allowed with autobid.');
   if (request.currency !== undefined && request.currency !== program.currency) {
-    errors.currency ??= { code: 'CURRENCY_MISMATCH', message: `The program is paid in ${program.currency}; the currency must stay consistent.` };
+    errors.currency ??= {
+      code: 'CURRENCY_MISMATCH',
+      message: `The program is paid in ${program.currency}; the currency must stay consistent.`,
+    };
   }
   if (request.fee_period !== undefined && request.fee_period !== program.fee_period && started) {
     errors.fee_period ??= cannot('The fee period cannot change after the program has started.');
@@ -290,7 +390,8 @@ export function judgeEdit(facts: EditFacts): { refusal: Rejection } | { refusal?
 
 /** An end, judged: an ended program (PROGRAM_HAS_EXPIRED) or a closed business refuses it. */
 export function judgeEnd(facts: { program: AdProgram; now: number; business: Pick<BusinessFacts, 'closed'> }): Rejection | undefined {
-  if (programStatus(facts.program, facts.now) === 'INACTIVE') return { code: 'PROGRAM_HAS_EXPIRED', message: 'The program has already ended.' };
+  if (programStatus(facts.program, facts.now) === 'INACTIVE')
+    return { code: 'PROGRAM_HAS_EXPIRED', message: 'The program has already ended.' };
   if (facts.business.closed) return CLOSED;
   return undefined;
 }

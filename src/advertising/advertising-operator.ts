@@ -13,6 +13,7 @@ import { receipt } from './advertising-receipts.js';
 import type { AdProgramDay } from './advertising-store.js';
 import { PROGRAM_TYPES } from './advertising-tables.js';
 import { storedStrings } from '../platform/query.js';
+import { endProgram } from './advertising-schedule.js';
 
 /** Lines one metrics import over HTTP may hold; the CLI reads files of any size. */
 export const MAX_METRIC_LINES = 10_000;
@@ -45,18 +46,36 @@ export class AdvertisingOperator {
   }
 
   async programs(filter: { partner_id?: string; business_id?: string; state?: string; limit: number; offset: number }) {
-    const rows = await this.store().listPrograms({ partnerId: filter.partner_id, businessId: filter.business_id, state: filter.state, limit: filter.limit, offset: filter.offset });
+    const rows = await this.store().listPrograms({
+      partnerId: filter.partner_id,
+      businessId: filter.business_id,
+      state: filter.state,
+      limit: filter.limit,
+      offset: filter.offset,
+    });
     const totals = await this.store().totals(rows.map((r) => r.id));
     const features = await this.store().featureTypesOf(rows.map((r) => r.id));
     const now = this.clock.now();
     return {
-      programs: rows.map((p) => ({ ...programView(p, totals.get(p.id), now, features.get(p.id)), partner_id: p.partner_id, yelp_business_id: p.business_id, state: p.state })),
+      programs: rows.map((p) => ({
+        ...programView(p, totals.get(p.id), now, features.get(p.id)),
+        partner_id: p.partner_id,
+        yelp_business_id: p.business_id,
+        state: p.state,
+      })),
     };
   }
 
   async jobs(filter: { partner_id?: string; status?: string; limit: number; offset: number }) {
-    const rows = await this.store().listJobs({ partnerId: filter.partner_id, status: filter.status, limit: filter.limit, offset: filter.offset });
-    return { jobs: rows.map((job) => ({ job_id: job.id, partner_id: job.partner_id, kind: job.kind, held: job.held === 1, ...receipt(job) })) };
+    const rows = await this.store().listJobs({
+      partnerId: filter.partner_id,
+      status: filter.status,
+      limit: filter.limit,
+      offset: filter.offset,
+    });
+    return {
+      jobs: rows.map((job) => ({ job_id: job.id, partner_id: job.partner_id, kind: job.kind, held: job.held === 1, ...receipt(job) })),
+    };
   }
 
   private async job(jobId: string) {
@@ -110,7 +129,11 @@ export class AdvertisingOperator {
   async flags(idOrAlias: string) {
     const business = await this.businesses.requireRef(idOrAlias);
     const row = await this.store().flagsOf(business.id);
-    return { business_id: business.id, removed_from_search: row?.removed_from_search === 1, restricted_from_advertising: row?.restricted_from_advertising === 1 };
+    return {
+      business_id: business.id,
+      removed_from_search: row?.removed_from_search === 1,
+      restricted_from_advertising: row?.restricted_from_advertising === 1,
+    };
   }
 
   /**
@@ -136,7 +159,7 @@ export class AdvertisingOperator {
       if (next.removed_from_search === 1 && current?.removed_from_search !== 1) {
         const events: DomainEvent[] = [];
         for (const program of await store.programsOfBusiness(business.id)) {
-          if (program.state === 'ACTIVE' && program.parent_program_id === null) await this.advertising.endProgram(store, program, now, 'EXPIRED', events);
+          if (program.state === 'ACTIVE' && program.parent_program_id === null) await endProgram(store, program, now, 'EXPIRED', events);
         }
         for (const event of events) await recordEvent(trx, this.database.dialect, event);
       }
@@ -150,8 +173,13 @@ export class AdvertisingOperator {
   }
 
   async declineCategory(category: string, reason: unknown) {
-    if (reason !== undefined && (typeof reason !== 'string' || reason.length > 500)) throw apiError('VALIDATION_ERROR', 'reason must be text', { field: 'reason' });
-    await this.store().declineCategory({ category, reason: (reason as string | undefined) ?? 'declined by policy', created_at: this.clock.now() });
+    if (reason !== undefined && (typeof reason !== 'string' || reason.length > 500))
+      throw apiError('VALIDATION_ERROR', 'reason must be text', { field: 'reason' });
+    await this.store().declineCategory({
+      category,
+      reason: (reason as string | undefined) ?? 'declined by policy',
+      created_at: this.clock.now(),
+    });
     return this.categoryPolicy();
   }
 
@@ -165,21 +193,29 @@ export class AdvertisingOperator {
   }
 
   /** Creates or replaces a promotion code (docs/contract/advertising.md §8.9). */
-  async savePromotion(code: string, input: { program_types?: unknown; min_budget?: unknown; max_budget?: unknown; months?: unknown; active?: unknown }) {
+  async savePromotion(
+    code: string,
+    input: { program_types?: unknown; min_budget?: unknown; max_budget?: unknown; months?: unknown; active?: unknown },
+  ) {
     const types = input.program_types ?? ['CPC'];
     if (!Array.isArray(types) || types.length === 0 || !types.every((t) => (PROGRAM_TYPES as readonly unknown[]).includes(t))) {
-      throw apiError('VALIDATION_ERROR', `program_types must list program types among ${PROGRAM_TYPES.join(', ')}`, { field: 'program_types' });
+      throw apiError('VALIDATION_ERROR', `program_types must list program types among ${PROGRAM_TYPES.join(', ')}`, {
+        field: 'program_types',
+      });
     }
     const amount = (value: unknown, field: string) => {
       if (value === undefined || value === null) return null;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw apiError('VALIDATION_ERROR', `${field} must be a whole number of cents`, { field });
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+        throw apiError('VALIDATION_ERROR', `${field} must be a whole number of cents`, { field });
       return value;
     };
     const min = amount(input.min_budget, 'min_budget');
     const max = amount(input.max_budget, 'max_budget');
-    if (min !== null && max !== null && min > max) throw apiError('VALIDATION_ERROR', 'min_budget is above max_budget', { field: 'min_budget' });
+    if (min !== null && max !== null && min > max)
+      throw apiError('VALIDATION_ERROR', 'min_budget is above max_budget', { field: 'min_budget' });
     const months = input.months ?? 6;
-    if (typeof months !== 'number' || !Number.isInteger(months) || months < 1 || months > 24) throw apiError('VALIDATION_ERROR', 'months must be 1 to 24', { field: 'months' });
+    if (typeof months !== 'number' || !Number.isInteger(months) || months < 1 || months > 24)
+      throw apiError('VALIDATION_ERROR', 'months must be 1 to 24', { field: 'months' });
     const active = flag(input.active, 'active') ?? true;
     const existing = await this.store().promotion(code);
     await this.store().savePromotion({
@@ -209,21 +245,31 @@ export class AdvertisingOperator {
     for (const { value, where } of jsonLines(text, maxLines)) {
       const count = (field: string) => {
         const n = value[field] ?? 0;
-        if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number ≥ 0`, { field });
+        if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+          throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number ≥ 0`, { field });
         return n;
       };
       if (typeof value.program_id !== 'string' || value.program_id === '' || value.program_id.length > 64) {
         throw apiError('VALIDATION_ERROR', `${where}: program_id is required`, { field: 'program_id' });
       }
-      if (typeof value.date !== 'string' || !parseDate(value.date)) throw apiError('VALIDATION_ERROR', `${where}: date must be YYYY-MM-DD`, { field: 'date' });
-      days.push({ program_id: value.program_id, day: value.date, spend: count('spend'), billed_clicks: count('billed_clicks'), billed_impressions: count('billed_impressions') });
+      if (typeof value.date !== 'string' || !parseDate(value.date))
+        throw apiError('VALIDATION_ERROR', `${where}: date must be YYYY-MM-DD`, { field: 'date' });
+      days.push({
+        program_id: value.program_id,
+        day: value.date,
+        spend: count('spend'),
+        billed_clicks: count('billed_clicks'),
+        billed_impressions: count('billed_impressions'),
+      });
     }
     if (days.length === 0) throw apiError('VALIDATION_ERROR', 'The import holds no lines.');
     const ids = [...new Set(days.map((d) => d.program_id))];
     const known = new Set<string>();
-    for (let i = 0; i < ids.length; i += METRIC_BATCH) for (const id of await this.store().existingPrograms(ids.slice(i, i + METRIC_BATCH))) known.add(id);
+    for (let i = 0; i < ids.length; i += METRIC_BATCH)
+      for (const id of await this.store().existingPrograms(ids.slice(i, i + METRIC_BATCH))) known.add(id);
     const unknown = days.find((d) => !known.has(d.program_id));
-    if (unknown) throw apiError('VALIDATION_ERROR', `No such program ${unknown.program_id}; nothing was imported.`, { field: 'program_id' });
+    if (unknown)
+      throw apiError('VALIDATION_ERROR', `No such program ${unknown.program_id}; nothing was imported.`, { field: 'program_id' });
     for (let i = 0; i < days.length; i += METRIC_BATCH) {
       const batch = days.slice(i, i + METRIC_BATCH);
       await this.database.transact((trx) => this.advertising.store(trx).saveDays(batch));
@@ -233,6 +279,20 @@ export class AdvertisingOperator {
   }
 }
 
-function promotionView(p: { code: string; program_types: string; min_budget: number | null; max_budget: number | null; months: number; active: number }) {
-  return { code: p.code, program_types: storedStrings(p.program_types), min_budget: p.min_budget, max_budget: p.max_budget, months: p.months, active: p.active === 1 };
+function promotionView(p: {
+  code: string;
+  program_types: string;
+  min_budget: number | null;
+  max_budget: number | null;
+  months: number;
+  active: number;
+}) {
+  return {
+    code: p.code,
+    program_types: storedStrings(p.program_types),
+    min_budget: p.min_budget,
+    max_budget: p.max_budget,
+    months: p.months,
+    active: p.active === 1,
+  };
 }

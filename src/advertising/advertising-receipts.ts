@@ -13,12 +13,25 @@ import type { KeyErrors, Rejection } from './advertising-judge.js';
  */
 
 export type Entry = { status: 'COMPLETED' | 'PROCESSING' | 'REJECTED'; requested_value: unknown; error?: Rejection };
-export type BusinessResult = { status: 'COMPLETED' | 'REJECTED'; identifier_type: 'BUSINESS' | 'PROGRAM'; identifier: string; [key: string]: unknown };
+export type BusinessResult = {
+  status: 'COMPLETED' | 'REJECTED';
+  identifier_type: 'BUSINESS' | 'PROGRAM';
+  identifier: string;
+  [key: string]: unknown;
+};
 
 const PARENT_WAS_REJECTED: Rejection = { code: 'PARENT_WAS_REJECTED', message: 'Another part of the request failed.' };
 
-/** The keys of program_added (spec; docs/contract/advertising.md §8.4), each made into an entry by `entry`; currency, ad_categories and promotion_code when sent. */
-export function addedKeys(request: CreateRequest, startDate: string, programId: string | null, entry: (key: string, value: unknown) => Entry) {
+/**
+ * The keys of program_added (spec; docs/contract/advertising.md §8.4), each made into an entry by
+ * `entry`; currency, ad_categories and promotion_code when sent.
+ */
+export function addedKeys(
+  request: CreateRequest,
+  startDate: string,
+  programId: string | null,
+  entry: (key: string, value: unknown) => Entry,
+) {
   const added: Record<string, Entry> = {
     start: entry('start', startDate),
     end: entry('end', request.end ?? null),
@@ -53,7 +66,9 @@ export function modifiedKeys(request: EditRequest, entry: (key: string, value: u
 export function entries(errors: KeyErrors) {
   const rejected = Object.keys(errors).length > 0;
   return (key: string, value: unknown): Entry =>
-    rejected ? { status: 'REJECTED', requested_value: value, error: errors[key] ?? PARENT_WAS_REJECTED } : { status: 'COMPLETED', requested_value: value };
+    rejected
+      ? { status: 'REJECTED', requested_value: value, error: errors[key] ?? PARENT_WAS_REJECTED }
+      : { status: 'COMPLETED', requested_value: value };
 }
 
 /** Whether a business result holds a refusal: refused whole, or any key REJECTED. */
@@ -62,7 +77,9 @@ export function hasRejection(result: BusinessResult): boolean {
   const updates = result.update_results as Record<string, Record<string, Entry> | Entry> | undefined;
   if (!updates) return false;
   return Object.values(updates).some((value) =>
-    'status' in value && typeof value.status === 'string' ? value.status === 'REJECTED' : Object.values(value as Record<string, Entry>).some((e) => e.status === 'REJECTED'),
+    'status' in value && typeof value.status === 'string'
+      ? value.status === 'REJECTED'
+      : Object.values(value as Record<string, Entry>).some((e) => e.status === 'REJECTED'),
   );
 }
 
@@ -70,11 +87,21 @@ export function hasRejection(result: BusinessResult): boolean {
 function processingResult(job: AdJob) {
   const processing = (_key: string, value: unknown): Entry => ({ status: 'PROCESSING', requested_value: value });
   if (job.kind === 'end') {
-    return { status: 'PROCESSING', identifier_type: 'PROGRAM', identifier: job.program_id, update_results: { program_ended: processing('program_ended', job.program_id) } };
+    return {
+      status: 'PROCESSING',
+      identifier_type: 'PROGRAM',
+      identifier: job.program_id,
+      update_results: { program_ended: processing('program_ended', job.program_id) },
+    };
   }
   if (job.kind === 'edit') {
     const edit = JSON.parse(job.request) as EditRequest;
-    return { status: 'PROCESSING', identifier_type: 'PROGRAM', identifier: job.program_id, update_results: { program_modified: modifiedKeys(edit, processing) } };
+    return {
+      status: 'PROCESSING',
+      identifier_type: 'PROGRAM',
+      identifier: job.program_id,
+      update_results: { program_modified: modifiedKeys(edit, processing) },
+    };
   }
   const request = JSON.parse(job.request) as CreateRequest;
   const added = addedKeys(request, request.start ?? localDate(job.created_at, PACIFIC), null, processing);

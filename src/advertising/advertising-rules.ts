@@ -16,7 +16,10 @@ export const PACIFIC = 'America/Los_Angeles';
 /** CPC limits (spec, Limits): budget in cents per month, bid in cents. */
 export const MIN_BUDGET = 2500;
 export const MIN_BID = 50;
-/** Promotion codes are for new advertisers: none of the business's programs ran in this many days (docs/contract/advertising.md §8.9: six months). */
+/**
+ * Promotion codes are for new advertisers: none of the business's programs ran in this many days
+ * (docs/contract/advertising.md §8.9: six months).
+ */
 export const NEW_ADVERTISER_DAYS = 183;
 
 /** 00:00 Pacific of a date. */
@@ -59,7 +62,8 @@ export const cents = (raw: string | undefined) => (raw !== undefined && /^\d{1,1
  * before it started is invalidated (docs/contract/advertising.md §8.3): later calls with it fail the same way.
  */
 export function ownedProgram(program: AdProgram | undefined, partnerId: string): AdProgram {
-  if (!program || program.partner_id !== partnerId || program.state === 'CANCELED') throw apiError('NOT_FOUND', 'Not Found: no such program');
+  if (!program || program.partner_id !== partnerId || program.state === 'CANCELED')
+    throw apiError('NOT_FOUND', 'Not Found: no such program');
   return program;
 }
 
@@ -106,10 +110,14 @@ export function programView(program: AdProgram, totals: ProgramTotals | undefine
 }
 
 /** The advertising webhook types: opt-in, sent to the partner that owns the job or program. */
-export const AD_EVENT_TYPES = { programUpdated: 'ADVERTISING_PROGRAM_UPDATED_EVENT', jobCompleted: 'ADVERTISING_JOB_COMPLETED_EVENT' } as const;
+export const AD_EVENT_TYPES = {
+  programUpdated: 'ADVERTISING_PROGRAM_UPDATED_EVENT',
+  jobCompleted: 'ADVERTISING_JOB_COMPLETED_EVENT',
+} as const;
 
 /** What happened to a program, as the ADVERTISING_PROGRAM_UPDATED_EVENT says. */
-export type ProgramChange = 'CREATED' | 'MODIFIED' | 'ENDED' | 'CANCELED' | 'EXPIRED' | 'PAUSED' | 'RESUMED' | 'BUDGET_CHANGED' | 'FEATURES_CHANGED';
+export type ProgramChange =
+  'CREATED' | 'MODIFIED' | 'ENDED' | 'CANCELED' | 'EXPIRED' | 'PAUSED' | 'RESUMED' | 'BUDGET_CHANGED' | 'FEATURES_CHANGED';
 
 /** The event of a program change, for the partner that owns the program. */
 export function programEvent(program: AdProgram, change: ProgramChange, now: number, jobId?: string): DomainEvent {

@@ -100,7 +100,13 @@ export class AdvertisingStore {
 
   /** Every program of a business (any partner, any state), newest first. */
   programsOfBusiness(businessId: string) {
-    return this.db.selectFrom('ad_programs').selectAll().where('business_id', '=', businessId).orderBy('created_at', 'desc').orderBy('id').execute();
+    return this.db
+      .selectFrom('ad_programs')
+      .selectAll()
+      .where('business_id', '=', businessId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .execute();
   }
 
   /** A partner's visible programs (not canceled) of some businesses, oldest first. */
@@ -158,7 +164,12 @@ export class AdvertisingStore {
     const result = await this.db
       .insertInto('ad_programs')
       .values(program)
-      .onConflict((oc) => oc.columns(['business_id', 'program_type']).where(sql<boolean>`state = 'ACTIVE' and parent_program_id is null`).doNothing())
+      .onConflict((oc) =>
+        oc
+          .columns(['business_id', 'program_type'])
+          .where(sql<boolean>`state = 'ACTIVE' and parent_program_id is null`)
+          .doNothing(),
+      )
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
@@ -282,7 +293,9 @@ export class AdvertisingStore {
         .insertInto('ad_program_days')
         .values(day)
         .onConflict((oc) =>
-          oc.columns(['program_id', 'day']).doUpdateSet({ spend: day.spend, billed_clicks: day.billed_clicks, billed_impressions: day.billed_impressions }),
+          oc
+            .columns(['program_id', 'day'])
+            .doUpdateSet({ spend: day.spend, billed_clicks: day.billed_clicks, billed_impressions: day.billed_impressions }),
         )
         .execute();
     }
@@ -310,7 +323,11 @@ export class AdvertisingStore {
       .where('program_id', 'in', programIds);
     if (fromDay) query = query.where('day', '>=', fromDay);
     for (const row of await query.groupBy('program_id').execute()) {
-      out.set(row.program_id, { spend: Number(row.spend), billed_clicks: Number(row.billed_clicks), billed_impressions: Number(row.billed_impressions) });
+      out.set(row.program_id, {
+        spend: Number(row.spend),
+        billed_clicks: Number(row.billed_clicks),
+        billed_impressions: Number(row.billed_impressions),
+      });
     }
     return out;
   }
@@ -318,7 +335,11 @@ export class AdvertisingStore {
   // ---- program features (docs/contract/advertising.md §8.8) ------------------------------------------------------------
 
   features(programId: string) {
-    return this.db.selectFrom('ad_program_features').select(['feature_type', 'value', 'updated_at']).where('program_id', '=', programId).execute();
+    return this.db
+      .selectFrom('ad_program_features')
+      .select(['feature_type', 'value', 'updated_at'])
+      .where('program_id', '=', programId)
+      .execute();
   }
 
   /** The feature types set on each of `programIds` (the listings' active_features). */
@@ -347,7 +368,11 @@ export class AdvertisingStore {
   /** Removes the features; answers how many were set. */
   async deleteFeatures(programId: string, featureTypes: string[]): Promise<number> {
     if (featureTypes.length === 0) return 0;
-    const result = await this.db.deleteFrom('ad_program_features').where('program_id', '=', programId).where('feature_type', 'in', featureTypes).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('ad_program_features')
+      .where('program_id', '=', programId)
+      .where('feature_type', 'in', featureTypes)
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

@@ -180,10 +180,15 @@ export const advertisingOperatorMigration: PbsMigration = {
     await db.schema.alterTable('ad_programs').addColumn('promotion_code', 'text').execute();
     await db.schema.alterTable('ad_programs').addColumn('future_budget', 'bigint').execute();
     await db.schema.alterTable('ad_programs').addColumn('future_budget_date', 'text').execute();
-    await db.schema.alterTable('ad_jobs').addColumn('held', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('ad_jobs')
+      .addColumn('held', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     // A promo program runs beside its parent, of the same type: only parents are one per type.
     await db.schema.dropIndex('ad_programs_one_active').execute();
-    await sql`create unique index ad_programs_one_active on ad_programs (business_id, program_type) where state = 'ACTIVE' and parent_program_id is null`.execute(db);
+    await sql`create unique index ad_programs_one_active on ad_programs (business_id, program_type) where state = 'ACTIVE' and parent_program_id is null`.execute(
+      db,
+    );
     await db.schema.createIndex('ad_programs_business').on('ad_programs').columns(['business_id', 'created_at']).execute();
     await db.schema.createIndex('ad_programs_parent').on('ad_programs').column('parent_program_id').execute();
     await db.schema

@@ -72,7 +72,10 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
           ...partner,
           docs: {
             body: { type: 'object', properties: { features: featureList } },
-            querystring: { type: 'object', properties: { features: { type: 'string', description: 'comma-separated types, instead of a body' } } },
+            querystring: {
+              type: 'object',
+              properties: { features: { type: 'string', description: 'comma-separated types, instead of a body' } },
+            },
           },
         },
         schema: {
@@ -111,7 +114,11 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
                   items: {
                     type: 'object',
                     required: ['feature_type', 'value', 'updated_at'],
-                    properties: { feature_type: { type: 'string' }, value: { type: 'object', additionalProperties: true }, updated_at: { type: 'string' } },
+                    properties: {
+                      feature_type: { type: 'string' },
+                      value: { type: 'object', additionalProperties: true },
+                      updated_at: { type: 'string' },
+                    },
                   },
                 },
               },

@@ -6,7 +6,14 @@ import { answerWithinChange, type PendingIdempotency } from '../platform/idempot
 import { toIsoOffset } from '../platform/clock.js';
 import { ownedProgram, programEvent, programStatus } from './advertising-rules.js';
 import { AdvertisingStore, type AdProgram } from './advertising-store.js';
-import { defaultFeature, FEATURES_BY_PROGRAM, featureTypesFor, readFeature, type FeatureType, type FeatureValue } from './program-features.js';
+import {
+  defaultFeature,
+  FEATURES_BY_PROGRAM,
+  featureTypesFor,
+  readFeature,
+  type FeatureType,
+  type FeatureValue,
+} from './program-features.js';
 
 /** At most this many feature types in one request: there are 14. */
 const MAX_TYPES_PER_REQUEST = 20;
@@ -39,11 +46,20 @@ export class ProgramFeatureService {
     const program = await this.ownProgram(partnerId, programId);
     const sent = featuresOf(body);
     if (typeof sent !== 'object' || sent === null || Array.isArray(sent) || Object.keys(sent).length === 0) {
-      throw apiError('INVALID_REQUEST', 'features must be an object of feature types to their fields, e.g. {"features": {"AD_GOAL": {"ad_goal": "CALLS"}}}', { field: 'features' });
+      throw apiError(
+        'INVALID_REQUEST',
+        'features must be an object of feature types to their fields, e.g. {"features": {"AD_GOAL": {"ad_goal": "CALLS"}}}',
+        { field: 'features' },
+      );
     }
     const entries = Object.entries(sent as Record<string, unknown>);
-    if (entries.length > MAX_TYPES_PER_REQUEST) throw apiError('INVALID_REQUEST', `At most ${MAX_TYPES_PER_REQUEST} feature types per request.`, { field: 'features' });
-    const types = featureTypesFor(program.program_type, entries.map(([type]) => type), 'features');
+    if (entries.length > MAX_TYPES_PER_REQUEST)
+      throw apiError('INVALID_REQUEST', `At most ${MAX_TYPES_PER_REQUEST} feature types per request.`, { field: 'features' });
+    const types = featureTypesFor(
+      program.program_type,
+      entries.map(([type]) => type),
+      'features',
+    );
     this.refuseEnded(program);
     return this.change(program, types, pending, async (store, current, now) => {
       for (const [i, type] of types.entries()) {
@@ -58,7 +74,9 @@ export class ProgramFeatureService {
     const program = await this.ownProgram(partnerId, programId);
     const named = featureListOf(body, query);
     if (named.length === 0 || named.length > MAX_TYPES_PER_REQUEST) {
-      throw apiError('INVALID_REQUEST', `features must list 1 to ${MAX_TYPES_PER_REQUEST} feature types, e.g. {"features": ["AD_GOAL"]}`, { field: 'features' });
+      throw apiError('INVALID_REQUEST', `features must list 1 to ${MAX_TYPES_PER_REQUEST} feature types, e.g. {"features": ["AD_GOAL"]}`, {
+        field: 'features',
+      });
     }
     const types = featureTypesFor(program.program_type, named, 'features');
     this.refuseEnded(program);
@@ -77,7 +95,11 @@ export class ProgramFeatureService {
       partner_id: program.partner_id,
       program_type: program.program_type,
       available_features: FEATURES_BY_PROGRAM[program.program_type],
-      set: rows.map((r) => ({ feature_type: r.feature_type, value: JSON.parse(r.value) as FeatureValue, updated_at: toIsoOffset(Number(r.updated_at)) })),
+      set: rows.map((r) => ({
+        feature_type: r.feature_type,
+        value: JSON.parse(r.value) as FeatureValue,
+        updated_at: toIsoOffset(Number(r.updated_at)),
+      })),
     };
   }
 
@@ -95,7 +117,10 @@ export class ProgramFeatureService {
       await write(store, parsed(await store.features(program.id)), now);
       const view = this.view(program, await store.features(program.id));
       const event = programEvent(program, 'FEATURES_CHANGED', now);
-      await recordEvent(trx, this.database.dialect, { ...event, payload: { ...(event.payload as object), feature_types: types, active_features: view.active } });
+      await recordEvent(trx, this.database.dialect, {
+        ...event,
+        payload: { ...(event.payload as object), feature_types: types, active_features: view.active },
+      });
       await answerWithinChange(trx, pending, 200, { features: view.features });
       return view;
     });
@@ -106,12 +131,14 @@ export class ProgramFeatureService {
   private view(program: AdProgram, rows: Array<{ feature_type: string; value: string }>) {
     const set = parsed(rows);
     const features: Record<string, FeatureValue> = {};
-    for (const type of FEATURES_BY_PROGRAM[program.program_type]) features[type] = set.get(type) ?? defaultFeature(type, program.business_id);
+    for (const type of FEATURES_BY_PROGRAM[program.program_type])
+      features[type] = set.get(type) ?? defaultFeature(type, program.business_id);
     return { features, active: [...set.keys()].sort() };
   }
 
   private refuseEnded(program: AdProgram) {
-    if (programStatus(program, this.clock.now()) === 'INACTIVE') throw apiError('CONFLICT', 'The program has ended: its features can no longer change.');
+    if (programStatus(program, this.clock.now()) === 'INACTIVE')
+      throw apiError('CONFLICT', 'The program has ended: its features can no longer change.');
   }
 
   private async ownProgram(partnerId: string, programId: string): Promise<AdProgram> {
@@ -132,6 +159,14 @@ function featureListOf(body: unknown, query: Record<string, unknown>): string[] 
   const fromBody = featuresOf(body);
   const raw = fromBody !== undefined ? fromBody : query.features;
   const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : raw === undefined ? [] : [raw];
-  if (!list.every((item) => typeof item === 'string')) throw apiError('INVALID_REQUEST', 'features must be a list of feature type names', { field: 'features' });
-  return [...new Set((list as string[]).flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean))];
+  if (!list.every((item) => typeof item === 'string'))
+    throw apiError('INVALID_REQUEST', 'features must be a list of feature type names', { field: 'features' });
+  return [
+    ...new Set(
+      (list as string[])
+        .flatMap((item) => item.split(','))
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
 }

@@ -11,11 +11,13 @@ import type { TaskRunner } from '../platform/tasks/task-runner.js';
 import { AdvertisingJobs, APPLY_AD_JOB } from './advertising-jobs.js';
 import { ProgramListings } from './advertising-listings.js';
 import { AdvertisingOperator } from './advertising-operator.js';
+import { AdvertisingSchedule } from './advertising-schedule.js';
 import { JobStatus } from './advertising-receipts.js';
-import { advertisingFeaturesMigration, advertisingMigration, advertisingOperatorMigration, PROGRAM_TYPES } from './advertising-tables.js';
+import { advertisingFeaturesMigration, advertisingMigration, advertisingOperatorMigration } from './advertising-tables.js';
 import { programFeatureRoutes } from './feature-routes.js';
 import { ProgramFeatureService } from './feature-service.js';
 import { advertisingCommand } from '../commands/advertising.js';
+import { createQueryDocs, editQueryDocs, jobId, programParams, programView, receipt } from './schemas.js';
 
 const tags = ['advertising'];
 const security = [{ basicAuth: [] }];
@@ -24,72 +26,6 @@ const partner = (business: PartnerRouteConfig['business']) => ({
 });
 const ownProgram = { unscoped: "acts on the caller's own program; another partner's answers like an unknown id" };
 const ownJob = { unscoped: "reads the caller's own job; another partner's answers like an unknown id" };
-const jobId = { type: 'object', required: ['job_id'], properties: { job_id: { type: 'string' } } } as const;
-const entry = { type: 'object', additionalProperties: true, properties: { status: { type: 'string' }, requested_value: {} } } as const;
-const receipt = {
-  type: 'object',
-  required: ['status', 'created_at', 'completed_at', 'business_results'],
-  properties: {
-    status: { type: 'string', enum: ['PROCESSING', 'COMPLETED'] },
-    created_at: { type: 'string' },
-    completed_at: { type: ['string', 'null'] },
-    business_results: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: true,
-        properties: {
-          status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'REJECTED'] },
-          identifier_type: { type: 'string', enum: ['BUSINESS', 'PROGRAM'] },
-          identifier: { type: 'string' },
-          update_results: {
-            type: 'object',
-            properties: {
-              program_added: { type: 'object', additionalProperties: entry },
-              program_modified: { type: 'object', additionalProperties: entry },
-              program_ended: entry,
-            },
-          },
-          error: { type: 'object', properties: { message: { type: 'string' }, code: { type: 'string' } } },
-        },
-      },
-    },
-  },
-} as const;
-/** Typed for the document; the service checks the values (its codes: 400, or the receipt). */
-const createQueryDocs = {
-  type: 'object',
-  required: ['business_id', 'program_name'],
-  properties: {
-    business_id: { type: 'string', description: 'a business linked to the caller' },
-    program_name: { type: 'string', enum: [...PROGRAM_TYPES] },
-    promotion_code: { type: 'string' },
-    start: { type: 'string', format: 'date', description: 'starts 00:00 Pacific; absent: now' },
-    end: { type: 'string', format: 'date', description: 'ends 23:59 Pacific; absent: until ended' },
-    budget: { type: 'integer', minimum: 2500, description: 'CPC: monthly budget in cents' },
-    currency: { type: 'string', pattern: '^[A-Z]{3}$', default: 'USD' },
-    is_autobid: { type: 'boolean', description: 'CPC: required' },
-    max_bid: { type: 'integer', minimum: 50, description: 'cents; required when is_autobid is false' },
-    pacing_method: { type: 'string', enum: ['paced', 'unpaced'] },
-    fee_period: { type: 'string', enum: ['CALENDAR_MONTH', 'ROLLING_MONTH'], default: 'CALENDAR_MONTH' },
-    ad_categories: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
-
-const editQueryDocs = {
-  type: 'object',
-  properties: {
-    start: { type: 'string', format: 'date', description: 'only before the program has started, and not before today' },
-    end: { type: 'string', format: 'date', description: 'not in the past; the program ends 23:59 Pacific of it' },
-    budget: { type: 'integer', minimum: 2500, description: 'cents' },
-    future_budget_date: { type: 'string', format: 'date', description: 'schedules the budget change' },
-    max_bid: { type: 'integer', minimum: 50, description: 'cents; only for a program bidding with max_bid' },
-    pacing_method: { type: 'string', enum: ['paced', 'unpaced'] },
-    ad_categories: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
-const programParams = { type: 'object', required: ['program_id'], properties: { program_id: { type: 'string', maxLength: 64 } } } as const;
-
 /** Parameters come in the query string (spec); a form body is read too, the query string winning. */
 const FORM = ['application/x-www-form-urlencoded'];
 
@@ -97,48 +33,12 @@ function parametersOf(request: FastifyRequest): Record<string, unknown> {
   return { ...(isRecord(request.body) ? request.body : {}), ...(isRecord(request.query) ? request.query : {}) };
 }
 
-/** A program as the listings show it (docs/contract/advertising.md §8.7). */
-const programView = {
-  type: 'object',
-  additionalProperties: true,
-  properties: {
-    program_type: { type: 'string' },
-    program_id: { type: 'string' },
-    start_date: { type: 'string' },
-    end_date: { type: ['string', 'null'] },
-    program_status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
-    program_pause_status: { type: 'string', enum: ['PAUSED', 'NOT_PAUSED'] },
-    program_metrics: {
-      type: 'object',
-      properties: {
-        budget: { type: ['integer', 'null'] },
-        currency: { type: 'string' },
-        is_autobid: { type: ['boolean', 'null'] },
-        max_bid: { type: ['integer', 'null'] },
-        billed_impressions: { type: 'integer' },
-        billed_clicks: { type: 'integer' },
-        ad_cost: { type: 'integer', description: 'recorded spend, cents' },
-        fee_period: { type: 'string', enum: ['Calendar Month', 'Rolling Month'] },
-      },
-    },
-    future_budget_changes: {
-      type: 'array',
-      items: { type: 'object', properties: { new_budget: { type: 'integer' }, start_date: { type: 'string' }, old_budget: { type: ['integer', 'null'] } } },
-    },
-    page_upgrade_info: {
-      type: 'object',
-      description: 'a page upgrade’s price (facts: {monthly_rate, cost}); left out, as pbs prices no page upgrades',
-      properties: { monthly_rate: { type: 'number' }, cost: { type: 'number' } },
-    },
-    active_features: { type: 'array', items: { type: 'string' } },
-    available_features: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
 const MAX_LISTED_IDS = 200;
 
 /** The advertising family's services, one per use case (docs/advertising.md). */
 export interface AdvertisingServices {
   jobs: AdvertisingJobs;
+  schedule: AdvertisingSchedule;
   status: JobStatus;
   listings: ProgramListings;
   operator: AdvertisingOperator;
@@ -157,6 +57,7 @@ export function advertisingServices(
   const jobs: AdvertisingJobs = new AdvertisingJobs(database, clock, tasks, businesses, status, options);
   return {
     jobs,
+    schedule: new AdvertisingSchedule(database, clock, options.onEventsCommitted),
     status,
     listings: new ProgramListings(store, clock, businesses),
     operator: new AdvertisingOperator(database, clock, tasks, businesses, jobs, options.onEventsCommitted),
@@ -168,15 +69,21 @@ export function advertisingServices(
  * Advertising (spec part 2; docs/contract/advertising.md §8): create, edit and end programs through jobs, poll a
  * job's receipt, pause and resume CPC programs, list programs; and the operator's side.
  */
-export function advertisingModule({ jobs, status, listings, operator, features }: AdvertisingServices): ApiModule {
+export function advertisingModule({ jobs, schedule, status, listings, operator, features }: AdvertisingServices): ApiModule {
   return {
     name: 'advertising',
-    tags: [{ name: 'advertising', description: 'Advertising reseller API (Basic: data-ingestion credentials): programs through asynchronous jobs, listings, program features' }],
+    tags: [
+      {
+        name: 'advertising',
+        description:
+          'Advertising reseller API (Basic: data-ingestion credentials): programs through asynchronous jobs, listings, program features',
+      },
+    ],
     commands: { advertising: (args, flags) => advertisingCommand({ operator, features }, args, flags) },
     migrations: [advertisingMigration, advertisingOperatorMigration, advertisingFeaturesMigration],
     registerTasks: (tasks) => {
       tasks.register(APPLY_AD_JOB, (payload) => jobs.apply(payload.job_id));
-      tasks.schedule({ name: 'advertising.end-of-day', everyMs: 60_000, run: () => jobs.runSchedule() });
+      tasks.schedule({ name: 'advertising.end-of-day', everyMs: 60_000, run: () => schedule.runSchedule() });
     },
     routes: async (fastify: FastifyInstance) => {
       const app = typedRoutes(fastify);
@@ -193,7 +100,10 @@ export function advertisingModule({ jobs, status, listings, operator, features }
             params: { type: 'object', required: ['business_ids'], properties: { business_ids: { type: 'string', maxLength: 200 * 201 } } },
             querystring: {
               type: 'object',
-              properties: { start: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 }, limit: { type: 'integer', minimum: 0, maximum: 40, default: 20 } },
+              properties: {
+                start: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+                limit: { type: 'integer', minimum: 0, maximum: 40, default: 20 },
+              },
             },
             response: {
               200: {
@@ -220,7 +130,10 @@ export function advertisingModule({ jobs, status, listings, operator, features }
           },
         },
         async (request) => {
-          const ids = request.params.business_ids.split(',').map((id) => id.trim()).filter(Boolean);
+          const ids = request.params.business_ids
+            .split(',')
+            .map((id) => id.trim())
+            .filter(Boolean);
           return listings.byBusiness(principalOf(request), ids, request.query);
         },
       );
@@ -238,8 +151,12 @@ export function advertisingModule({ jobs, status, listings, operator, features }
           },
         },
         async (request) => {
-          const ids = request.params.program_ids.split(',').map((id) => id.trim()).filter(Boolean);
-          if (ids.length === 0 || ids.length > MAX_LISTED_IDS) throw apiError('INVALID_REQUEST', `program_ids must list 1 to ${MAX_LISTED_IDS} ids`, { field: 'program_ids' });
+          const ids = request.params.program_ids
+            .split(',')
+            .map((id) => id.trim())
+            .filter(Boolean);
+          if (ids.length === 0 || ids.length > MAX_LISTED_IDS)
+            throw apiError('INVALID_REQUEST', `program_ids must list 1 to ${MAX_LISTED_IDS} ids`, { field: 'program_ids' });
           return listings.byId(principalOf(request), ids, request.query.start);
         },
       );
@@ -267,7 +184,16 @@ export function advertisingModule({ jobs, status, listings, operator, features }
                   total: { type: 'integer' },
                   limit: { type: 'integer' },
                   offset: { type: 'integer' },
-                  payment_programs: { type: 'array', items: { ...programView, properties: { ...programView.properties, businesses: { type: 'array', items: { type: 'object', additionalProperties: true } } } } },
+                  payment_programs: {
+                    type: 'array',
+                    items: {
+                      ...programView,
+                      properties: {
+                        ...programView.properties,
+                        businesses: { type: 'array', items: { type: 'object', additionalProperties: true } },
+                      },
+                    },
+                  },
                 },
               },
             },
@@ -304,8 +230,7 @@ export function advertisingModule({ jobs, status, listings, operator, features }
             response: { 200: jobId, 400: { $ref: 'ErrorResponse#' }, 404: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) =>
-          jobs.edit(principalOf(request), request.params.program_id, parametersOf(request), request.idempotency),
+        async (request) => jobs.edit(principalOf(request), request.params.program_id, parametersOf(request), request.idempotency),
       );
       for (const [action, paused] of [
         ['pause', true],
@@ -320,7 +245,12 @@ export function advertisingModule({ jobs, status, listings, operator, features }
               security,
               summary: `${paused ? 'Pause' : 'Resume'} a running CPC program (202, empty body)`,
               params: programParams,
-              response: { 202: { description: 'Accepted: empty body', type: 'null' }, 400: { $ref: 'ErrorResponse#' }, 404: { $ref: 'ErrorResponse#' }, 409: { $ref: 'ErrorResponse#' } },
+              response: {
+                202: { description: 'Accepted: empty body', type: 'null' },
+                400: { $ref: 'ErrorResponse#' },
+                404: { $ref: 'ErrorResponse#' },
+                409: { $ref: 'ErrorResponse#' },
+              },
             },
           },
           async (request, reply) => {

@@ -67,7 +67,9 @@ const MAX_LICENSES = 10;
 const MAX_PROJECTS = 50;
 const AD_GOALS = ['DEFAULT', 'CALLS', 'WEBSITE_CLICKS'];
 const US_STATES = new Set(
-  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR'.split(' '),
+  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR'.split(
+    ' ',
+  ),
 );
 
 /** What a feature reads as before anything is set (GET shows every feature a program may have). */
@@ -118,7 +120,8 @@ class Fields {
     private readonly where: string,
     allowed: string[],
   ) {
-    for (const key of Object.keys(value)) if (!allowed.includes(key)) bad(`${where}.${key}`, `not a field of this feature (fields: ${allowed.join(', ')})`);
+    for (const key of Object.keys(value))
+      if (!allowed.includes(key)) bad(`${where}.${key}`, `not a field of this feature (fields: ${allowed.join(', ')})`);
   }
 
   has(key: string): boolean {
@@ -135,7 +138,8 @@ class Fields {
   text(key: string, max: number, nullable = true): string | null {
     const v = this.value[key] ?? null;
     if (v === null && nullable) return null;
-    if (typeof v !== 'string' || v.trim() === '' || v.length > max) bad(`${this.where}.${key}`, `must be text of 1 to ${max} characters${nullable ? ' or null' : ''}`);
+    if (typeof v !== 'string' || v.trim() === '' || v.length > max)
+      bad(`${this.where}.${key}`, `must be text of 1 to ${max} characters${nullable ? ' or null' : ''}`);
     return v;
   }
 
@@ -155,7 +159,8 @@ class Fields {
   texts(key: string, max: number, maxLength: number): string[] {
     const list = this.list(key, max);
     list.forEach((item, i) => {
-      if (typeof item !== 'string' || item.trim() === '' || item.length > maxLength) bad(`${this.where}.${key}[${i}]`, `must be text of 1 to ${maxLength} characters`);
+      if (typeof item !== 'string' || item.trim() === '' || item.length > maxLength)
+        bad(`${this.where}.${key}[${i}]`, `must be text of 1 to ${maxLength} characters`);
     });
     return [...new Set(list as string[])];
   }
@@ -178,7 +183,12 @@ export function isUsLocation(text: string): boolean {
 }
 
 /** The one business entry a per-business feature lists: the program's business (a program has one). */
-function businessEntries(fields: Fields, where: string, businessId: string, read: (entry: Fields, at: string) => FeatureValue): FeatureValue[] {
+function businessEntries(
+  fields: Fields,
+  where: string,
+  businessId: string,
+  read: (entry: Fields, at: string) => FeatureValue,
+): FeatureValue[] {
   const list = fields.list('businesses', 1);
   return list.map((entry, i) => {
     const at = `${where}.businesses[${i}]`;
@@ -217,7 +227,10 @@ export function readFeature(type: FeatureType, sent: unknown, current: FeatureVa
       return {
         businesses: businessEntries(f, where, businessId, (entry, at) => {
           const locations = entry.texts('locations', MAX_CUSTOM_LOCATIONS, 100);
-          locations.forEach((l, i) => isUsLocation(l) || bad(`${at}.locations[${i}]`, 'must be a US ZIP code (94103) or a city with its state (San Francisco, CA)'));
+          locations.forEach(
+            (l, i) =>
+              isUsLocation(l) || bad(`${at}.locations[${i}]`, 'must be a US ZIP code (94103) or a city with its state (San Francisco, CA)'),
+          );
           return { locations };
         }),
       };
@@ -234,7 +247,8 @@ export function readFeature(type: FeatureType, sent: unknown, current: FeatureVa
         businesses: f.has('businesses')
           ? businessEntries(f, where, businessId, (entry, at) => {
               const phone = entry.text('metered_phone_number', 16);
-              if (phone !== null && !/^\+[1-9]\d{6,14}$/.test(phone)) bad(`${at}.metered_phone_number`, 'must be a phone number in E.164 form (+14155550123), or null');
+              if (phone !== null && !/^\+[1-9]\d{6,14}$/.test(phone))
+                bad(`${at}.metered_phone_number`, 'must be a phone number in E.164 form (+14155550123), or null');
               return { metered_phone_number: phone };
             })
           : current.businesses,
@@ -243,7 +257,11 @@ export function readFeature(type: FeatureType, sent: unknown, current: FeatureVa
     case 'BUSINESS_HIGHLIGHTS': {
       const f = new Fields(sent, where, ['active_business_highlights', 'available_business_highlights']);
       const active = f.texts('active_business_highlights', MAX_ACTIVE_HIGHLIGHTS, 40);
-      active.forEach((h, i) => (BUSINESS_HIGHLIGHTS as readonly string[]).includes(h) || bad(`${where}.active_business_highlights[${i}]`, `must be one of ${BUSINESS_HIGHLIGHTS.join(', ')}`));
+      active.forEach(
+        (h, i) =>
+          (BUSINESS_HIGHLIGHTS as readonly string[]).includes(h) ||
+          bad(`${where}.active_business_highlights[${i}]`, `must be one of ${BUSINESS_HIGHLIGHTS.join(', ')}`),
+      );
       return { active_business_highlights: active, available_business_highlights: [...BUSINESS_HIGHLIGHTS] };
     }
     case 'VERIFIED_LICENSE': {
@@ -306,7 +324,8 @@ export function readFeature(type: FeatureType, sent: unknown, current: FeatureVa
 export function featureTypesFor(programType: ProgramType, names: string[], where: string): FeatureType[] {
   const allowed = FEATURES_BY_PROGRAM[programType];
   return names.map((name) => {
-    if (!(FEATURE_TYPES as readonly string[]).includes(name)) bad(`${where}.${name}`, `not a feature type (types: ${FEATURE_TYPES.join(', ')})`);
+    if (!(FEATURE_TYPES as readonly string[]).includes(name))
+      bad(`${where}.${name}`, `not a feature type (types: ${FEATURE_TYPES.join(', ')})`);
     if (!allowed.includes(name as FeatureType)) {
       bad(`${where}.${name}`, `a ${programType} program cannot have this feature (it may have: ${allowed.join(', ') || 'none'})`);
     }

@@ -42,7 +42,10 @@ export function businessAdminRoutes(service: BusinessService) {
 
     app.get(
       '/admin/v1/businesses/:business_id',
-      { config: adminConfig, schema: { tags, security, summary: 'Show a business (id or alias)', params: idParam, response: { 200: businessSchema } } },
+      {
+        config: adminConfig,
+        schema: { tags, security, summary: 'Show a business (id or alias)', params: idParam, response: { 200: businessSchema } },
+      },
       async (request) => service.get(request.params.business_id),
     );
 
@@ -59,7 +62,13 @@ export function businessAdminRoutes(service: BusinessService) {
       '/admin/v1/businesses/:business_id',
       {
         config: adminConfig,
-        schema: { tags, security, summary: 'Create or replace the business with this id', params: idParam, body: { $ref: 'BusinessInput#' } },
+        schema: {
+          tags,
+          security,
+          summary: 'Create or replace the business with this id',
+          params: idParam,
+          body: { $ref: 'BusinessInput#' },
+        },
       },
       async (request, reply) => {
         const body = { ...(isRecord(request.body) ? request.body : {}), id: request.params.business_id };

@@ -43,13 +43,18 @@ function invalid(field: string, description: string): never {
   throw apiError('VALIDATION_ERROR', description, { field, instance: null });
 }
 
-function text(query: Record<string, unknown>, field: string, { required = false, min = 0, max }: { required?: boolean; min?: number; max: number }): string | undefined {
+function text(
+  query: Record<string, unknown>,
+  field: string,
+  { required = false, min = 0, max }: { required?: boolean; min?: number; max: number },
+): string | undefined {
   const value = single(query[field]);
   if (value === undefined) {
     if (required) invalid(field, `${field} is required`);
     return undefined;
   }
-  if (value.length < min || value.length > max) invalid(field, min > 0 ? `${field} must be ${min} to ${max} characters` : `${field} must be at most ${max} characters`);
+  if (value.length < min || value.length > max)
+    invalid(field, min > 0 ? `${field} must be ${min} to ${max} characters` : `${field} must be at most ${max} characters`);
   return value;
 }
 
@@ -70,15 +75,18 @@ export function parseMatchQuery(query: Record<string, unknown>): MatchQuery {
   const country = text(query, 'country', { required: true, min: 2, max: 2 })!;
   if (!/^[A-Z]{2}$/.test(country)) invalid('country', 'country must be an ISO 3166-1 alpha-2 code in capitals, e.g. US');
   const businessId = text(query, 'yelp_business_id', { max: 22 });
-  if (businessId !== undefined && !/^[A-Za-z0-9_-]{22}$/.test(businessId)) invalid('yelp_business_id', 'yelp_business_id must be a 22-character business id');
+  if (businessId !== undefined && !/^[A-Za-z0-9_-]{22}$/.test(businessId))
+    invalid('yelp_business_id', 'yelp_business_id must be a 22-character business id');
   const rawLimit = single(query.limit);
   const limit = rawLimit === undefined || rawLimit === '' ? 3 : Number(rawLimit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10) invalid('limit', `The supplied limit: ${rawLimit} is invalid (1 to 10).`);
   const threshold = single(query.match_threshold) ?? 'default';
-  if (!(MATCH_THRESHOLDS as readonly string[]).includes(threshold)) invalid('match_threshold', 'match_threshold must be none, default or strict');
+  if (!(MATCH_THRESHOLDS as readonly string[]).includes(threshold))
+    invalid('match_threshold', 'match_threshold must be none, default or strict');
   const latitude = coordinate(query, 'latitude', 90);
   const longitude = coordinate(query, 'longitude', 180);
-  if ((latitude === undefined) !== (longitude === undefined)) invalid(latitude === undefined ? 'latitude' : 'longitude', 'latitude and longitude go together');
+  if ((latitude === undefined) !== (longitude === undefined))
+    invalid(latitude === undefined ? 'latitude' : 'longitude', 'latitude and longitude go together');
   return {
     name,
     address1,
@@ -140,10 +148,29 @@ export function nameSimilarity(a: string, b: string): number {
 }
 
 const STREET_WORDS: Record<string, string> = {
-  street: 'st', avenue: 'ave', av: 'ave', boulevard: 'blvd', road: 'rd', drive: 'dr', lane: 'ln', place: 'pl', court: 'ct', square: 'sq',
-  highway: 'hwy', parkway: 'pkwy', suite: 'ste', north: 'n', south: 's', east: 'e', west: 'w',
+  street: 'st',
+  avenue: 'ave',
+  av: 'ave',
+  boulevard: 'blvd',
+  road: 'rd',
+  drive: 'dr',
+  lane: 'ln',
+  place: 'pl',
+  court: 'ct',
+  square: 'sq',
+  highway: 'hwy',
+  parkway: 'pkwy',
+  suite: 'ste',
+  north: 'n',
+  south: 's',
+  east: 'e',
+  west: 'w',
 };
-const streetWords = (address: string) => foldText(address).split(' ').filter(Boolean).map((w) => STREET_WORDS[w] ?? w);
+const streetWords = (address: string) =>
+  foldText(address)
+    .split(' ')
+    .filter(Boolean)
+    .map((w) => STREET_WORDS[w] ?? w);
 
 /**
  * How an address line compares: `exact` when equal once folded and abbreviated ("1 Market
@@ -167,7 +194,8 @@ const samePostalCode = (a: string, b: string) => a.replace(/\s+/g, '').toUpperCa
 
 function metres(lat1: number, lon1: number, lat2: number, lon2: number): number {
   const rad = Math.PI / 180;
-  const h = Math.sin(((lat2 - lat1) * rad) / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(((lon2 - lon1) * rad) / 2) ** 2;
+  const h =
+    Math.sin(((lat2 - lat1) * rad) / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(((lon2 - lon1) * rad) / 2) ** 2;
   return 2 * 6_371_008.8 * Math.asin(Math.sqrt(h));
 }
 

@@ -85,14 +85,16 @@ export class BusinessService {
         const wanted = new Set(parsed.map((p) => p.business.alias));
         const owners = await store.aliasOwners([...wanted]);
         // This batch's aliases were all looked up at once; a suffixed one (alias-2) is asked for alone.
-        const ownerOf = async (alias: string) => aliases.get(alias) ?? (wanted.has(alias) ? owners.get(alias) : await store.aliasOwner(alias));
+        const ownerOf = async (alias: string) =>
+          aliases.get(alias) ?? (wanted.has(alias) ? owners.get(alias) : await store.aliasOwner(alias));
         const stagedAt = Date.now();
         const lines: BusinessImportLinesTable[] = [];
         for (const p of parsed) {
           const b = p.business;
           const owner = await ownerOf(b.alias);
           if (owner !== undefined && owner !== b.id) {
-            if (p.explicitAlias) throw apiError('CONFLICT', `${p.where}: alias ${b.alias} belongs to business ${owner}`, { field: 'alias' });
+            if (p.explicitAlias)
+              throw apiError('CONFLICT', `${p.where}: alias ${b.alias} belongs to business ${owner}`, { field: 'alias' });
             b.alias = await freeAlias(b.alias, ownerOf, b.id);
           }
           aliases.set(b.alias, b.id);
@@ -108,7 +110,8 @@ export class BusinessService {
       await this.database.transact(async (trx) => {
         const seq = await nextCatalogSequence(trx);
         const now = this.clock.now();
-        for (let from = 0; from < lastLine; from += APPLY_CHUNK) await this.store(trx).applyStaged(importId, from, from + APPLY_CHUNK, now, seq);
+        for (let from = 0; from < lastLine; from += APPLY_CHUNK)
+          await this.store(trx).applyStaged(importId, from, from + APPLY_CHUNK, now, seq);
         await this.store(trx).unstage(importId, Date.now() - STALE_STAGING_MS);
       });
       await store.analyze(this.database.dialect);
@@ -117,7 +120,8 @@ export class BusinessService {
       return { imported: staged, created, updated: staged - created };
     } catch (error) {
       await store.unstage(importId, Date.now() - STALE_STAGING_MS).catch(() => {});
-      if (isUniqueViolation(error)) throw apiError('CONFLICT', 'Another change took an alias this import gives out; nothing was imported. Try again.');
+      if (isUniqueViolation(error))
+        throw apiError('CONFLICT', 'Another change took an alias this import gives out; nothing was imported. Try again.');
       throw error;
     }
   }

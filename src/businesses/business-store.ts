@@ -27,8 +27,23 @@ export function businessColumns(b: Business): Omit<BusinessesTable, 'created_at'
 }
 
 /** Columns an import's upsert replaces (everything but the id and when it was created). */
-const REPLACED = ['alias', 'name', 'city', 'state', 'zip_code', 'country', 'latitude', 'longitude', 'rating', 'review_count', 'price', 'is_closed', 'timezone', 'record', 'phone'] as const;
-
+const REPLACED = [
+  'alias',
+  'name',
+  'city',
+  'state',
+  'zip_code',
+  'country',
+  'latitude',
+  'longitude',
+  'rating',
+  'review_count',
+  'price',
+  'is_closed',
+  'timezone',
+  'record',
+  'phone',
+] as const;
 
 export interface BusinessRef {
   id: string;
@@ -93,7 +108,11 @@ export class BusinessStore {
   async aliasOwners(aliases: string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     for (let i = 0; i < aliases.length; i += 500) {
-      const rows = await this.db.selectFrom('businesses').select(['id', 'alias']).where('alias', 'in', aliases.slice(i, i + 500)).execute();
+      const rows = await this.db
+        .selectFrom('businesses')
+        .select(['id', 'alias'])
+        .where('alias', 'in', aliases.slice(i, i + 500))
+        .execute();
       for (const r of rows) out.set(r.alias, r.id);
     }
     return out;
@@ -103,7 +122,11 @@ export class BusinessStore {
 
   async stage(lines: BusinessImportLinesTable[]): Promise<void> {
     // A statement's parameters are limited (SQLite: 32,766): 18 columns × 500 rows stays below.
-    for (let i = 0; i < lines.length; i += 500) await this.db.insertInto('business_import_lines').values(lines.slice(i, i + 500)).execute();
+    for (let i = 0; i < lines.length; i += 500)
+      await this.db
+        .insertInto('business_import_lines')
+        .values(lines.slice(i, i + 500))
+        .execute();
   }
 
   /** Staged lines of an import whose business does not exist yet. */
@@ -127,7 +150,11 @@ export class BusinessStore {
           .selectFrom('business_import_lines')
           .select(['id', ...REPLACED])
           // Typed, or PostgreSQL reads the parameters as text.
-          .select([sql<number>`cast(${now} as bigint)`.as('created_at'), sql<number>`cast(${now} as bigint)`.as('updated_at'), sql<number>`cast(${seq} as bigint)`.as('catalog_seq')])
+          .select([
+            sql<number>`cast(${now} as bigint)`.as('created_at'),
+            sql<number>`cast(${now} as bigint)`.as('updated_at'),
+            sql<number>`cast(${seq} as bigint)`.as('catalog_seq'),
+          ])
           .where('import_id', '=', importId)
           .where('line', '>', from)
           .where('line', '<=', to),
@@ -153,7 +180,10 @@ export class BusinessStore {
 
   /** Forgets an import's staged lines, and any left behind by an import that never finished. */
   async unstage(importId: string, staleBefore: number): Promise<void> {
-    await this.db.deleteFrom('business_import_lines').where((eb) => eb.or([eb('import_id', '=', importId), eb('staged_at', '<', staleBefore)])).execute();
+    await this.db
+      .deleteFrom('business_import_lines')
+      .where((eb) => eb.or([eb('import_id', '=', importId), eb('staged_at', '<', staleBefore)]))
+      .execute();
   }
 
   async findByIdOrAlias(idOrAlias: string): Promise<Business | undefined> {
@@ -201,13 +231,20 @@ export class BusinessStore {
   /** Each given business id that exists → its country code. */
   /** The ids of the businesses in these countries (ISO codes, any case), as a subquery. */
   idsInCountries(countries: readonly string[]) {
-    return this.db.selectFrom('businesses').select('id').where(sql<string>`upper(country)`, 'in', [...countries]);
+    return this.db
+      .selectFrom('businesses')
+      .select('id')
+      .where(sql<string>`upper(country)`, 'in', [...countries]);
   }
 
   async countries(ids: string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     for (let i = 0; i < ids.length; i += 1000) {
-      const rows = await this.db.selectFrom('businesses').select(['id', 'country']).where('id', 'in', ids.slice(i, i + 1000)).execute();
+      const rows = await this.db
+        .selectFrom('businesses')
+        .select(['id', 'country'])
+        .where('id', 'in', ids.slice(i, i + 1000))
+        .execute();
       for (const r of rows) out.set(r.id, r.country);
     }
     return out;
@@ -216,7 +253,11 @@ export class BusinessStore {
   async records(ids: string[]): Promise<Map<string, Business>> {
     const out = new Map<string, Business>();
     for (let i = 0; i < ids.length; i += 500) {
-      const rows = await this.db.selectFrom('businesses').select(['id', 'record']).where('id', 'in', ids.slice(i, i + 500)).execute();
+      const rows = await this.db
+        .selectFrom('businesses')
+        .select(['id', 'record'])
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
       for (const r of rows) out.set(r.id, fromRecord(r.record));
     }
     return out;
@@ -231,7 +272,10 @@ export class BusinessStore {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('businesses').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('businesses')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 }

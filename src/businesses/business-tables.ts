@@ -99,14 +99,23 @@ const STAGED_COLUMNS: Array<[string, 'text' | 'integer' | 'double precision', bo
 export const catalogSequenceMigration: PbsMigration = {
   name: '0009_businesses_catalog_sequence',
   async up(db, dialect) {
-    await db.schema.alterTable('businesses').addColumn('catalog_seq', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-    await db.schema.alterTable('businesses').addColumn('phone', 'text', (c) => c.notNull().defaultTo('')).execute();
+    await db.schema
+      .alterTable('businesses')
+      .addColumn('catalog_seq', 'bigint', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .alterTable('businesses')
+      .addColumn('phone', 'text', (c) => c.notNull().defaultTo(''))
+      .execute();
     const phone = dialect === 'postgres' ? sql`record::json->>'phone'` : sql`json_extract(record, '$.phone')`;
     await sql`update businesses set phone = coalesce(${phone}, '')`.execute(db);
     await db.schema.createIndex('businesses_catalog_seq').on('businesses').columns(['catalog_seq', 'id']).execute();
     await sql`create index businesses_city_lookup on businesses (lower(city), country)`.execute(db);
     // The columns of `businesses` as they are now, less its times, plus where each line stands.
-    let staging = db.schema.createTable('business_import_lines').addColumn('import_id', 'text', (c) => c.notNull()).addColumn('line', 'integer', (c) => c.notNull());
+    let staging = db.schema
+      .createTable('business_import_lines')
+      .addColumn('import_id', 'text', (c) => c.notNull())
+      .addColumn('line', 'integer', (c) => c.notNull());
     for (const [name, type, nullable] of STAGED_COLUMNS) staging = staging.addColumn(name, type, (c) => (nullable ? c : c.notNull()));
     await staging
       .addColumn('staged_at', 'bigint', (c) => c.notNull())

@@ -33,7 +33,12 @@ const matchQueryDocs = {
     phone: text(32, 'phone number (compared by its last ten digits)', 1),
     yelp_business_id: { type: 'string', minLength: 22, maxLength: 22, description: 'a business id you already have: a hint' },
     limit: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
-    match_threshold: { type: 'string', enum: MATCH_THRESHOLDS, default: 'default', description: 'how sure a match must be (docs/business-match.md)' },
+    match_threshold: {
+      type: 'string',
+      enum: MATCH_THRESHOLDS,
+      default: 'default',
+      description: 'how sure a match must be (docs/business-match.md)',
+    },
   },
 } as const;
 

@@ -1,4 +1,7 @@
-/** JSON schemas of the public business record (docs/contract/search.md §2.2), for the routes that answer with it and the OpenAPI document. */
+/**
+ * JSON schemas of the public business record (docs/contract/search.md §2.2), for the routes that
+ * answer with it and the OpenAPI document.
+ */
 
 export const locationSchema = {
   type: 'object',

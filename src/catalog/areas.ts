@@ -44,7 +44,12 @@ export class AreaRegistry {
   }
 
   city(city: string, state: string, country: string): number {
-    return this.intern('city', `city:${city}|${state}`, `${city}, ${state}`, [city, `${city} ${state}`, `${city} ${state} ${country}`, `${city} ${country}`]);
+    return this.intern('city', `city:${city}|${state}`, `${city}, ${state}`, [
+      city,
+      `${city} ${state}`,
+      `${city} ${state} ${country}`,
+      `${city} ${country}`,
+    ]);
   }
 
   zip(zip: string, city: string, state: string): number {

@@ -45,7 +45,12 @@ export interface CatalogBusiness {
 export interface CatalogSources {
   /** The last catalogue sequence number given out. */
   sequence(): Promise<number>;
-  businesses(after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number): Promise<Array<{ seq: number; business: Business }>>;
+  businesses(
+    after: number,
+    upTo: number,
+    cursor: { seq: number; id: string } | undefined,
+    limit: number,
+  ): Promise<Array<{ seq: number; business: Business }>>;
   inventories(after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number): Promise<InventoryRow[]>;
 }
 
@@ -216,14 +221,14 @@ export class Catalog {
     const upTo = await this.sources.sequence();
     if (upTo > this.seq || this.seq < 0) {
       const after = this.seq;
-      for (let cursor: { seq: number; id: string } | undefined; ; ) {
+      for (let cursor: { seq: number; id: string } | undefined; ;) {
         const page = await this.sources.businesses(after, upTo, cursor, PAGE);
         for (const row of page) this.applyBusiness(row.business);
         if (page.length < PAGE) break;
         const last = page[page.length - 1];
         cursor = { seq: last.seq, id: last.business.id };
       }
-      for (let cursor: { seq: number; id: string } | undefined; ; ) {
+      for (let cursor: { seq: number; id: string } | undefined; ;) {
         const page = await this.sources.inventories(after, upTo, cursor, PAGE);
         for (const row of page) this.applyInventory(row);
         if (page.length < PAGE) break;
@@ -275,7 +280,12 @@ export class Catalog {
     entry.revision++;
     entry.hours = weeklyIntervals(business.hours);
     // An Italian restaurant is also a restaurant: searches match a category's ancestors too.
-    entry.categories = intern.value([...new Set([...business.categories.map((cat) => cat.alias), ...business.categories.flatMap((cat) => ancestorsOf(cat.alias).map((a) => a.alias))])]);
+    entry.categories = intern.value([
+      ...new Set([
+        ...business.categories.map((cat) => cat.alias),
+        ...business.categories.flatMap((cat) => ancestorsOf(cat.alias).map((a) => a.alias)),
+      ]),
+    ]);
     entry.attributes = intern.value(Object.keys(business.attributes).filter((k) => Boolean(business.attributes[k])));
     entry.terms = termsOf(business, (word) => intern.string(word));
     entry.nameKey = queryWords(business.name)
@@ -341,7 +351,8 @@ export class Catalog {
     const oldAreas = old?.areas.filter((id) => id >= 0) ?? [];
     const newAreas = now.areas.filter((id) => id >= 0);
     for (const id of oldAreas) this.areas.leave(id, o, old!, !newAreas.includes(id));
-    for (const id of newAreas) this.areas.join(id, o, now, !oldAreas.includes(id) || old!.quality !== now.quality || old!.searchable !== now.searchable);
+    for (const id of newAreas)
+      this.areas.join(id, o, now, !oldAreas.includes(id) || old!.quality !== now.quality || old!.searchable !== now.searchable);
     if (old?.searchable) this.grid.remove(o, old.latitude, old.longitude);
     if (now.searchable) this.grid.add(o, now.latitude, now.longitude);
   }

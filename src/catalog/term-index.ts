@@ -135,7 +135,8 @@ export class TermIndex {
 
   /** Index words that begin with `prefix`, from the sorted vocabulary. */
   private *startingWith(prefix: string): Generator<string> {
-    if (this.sorted?.version !== this.vocabularyVersion) this.sorted = { version: this.vocabularyVersion, words: [...this.postings.keys()].sort() };
+    if (this.sorted?.version !== this.vocabularyVersion)
+      this.sorted = { version: this.vocabularyVersion, words: [...this.postings.keys()].sort() };
     const words = this.sorted.words;
     let lo = 0;
     let hi = words.length;

@@ -3,7 +3,11 @@ import type { AdvertisingServices } from '../advertising/module.js';
 import { need, optionalBool, optionalInt, UsageError } from './args.js';
 
 /** `pbs advertising …`: the operator's side of advertising: programs, jobs, flags, category policy, promotions, recorded metrics. */
-export async function advertisingCommand(advertising: Pick<AdvertisingServices, 'operator' | 'features'>, args: string[], flags: Record<string, string>): Promise<unknown> {
+export async function advertisingCommand(
+  advertising: Pick<AdvertisingServices, 'operator' | 'features'>,
+  args: string[],
+  flags: Record<string, string>,
+): Promise<unknown> {
   const { operator, features } = advertising;
   const [sub, a, b] = args;
   const page = { limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 };

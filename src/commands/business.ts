@@ -4,7 +4,11 @@ import type { ReservationOperator } from '../reservations/reservation-operator.j
 import { importProgress, need, optionalInt, UsageError } from './args.js';
 
 /** `pbs business …`: the catalogue and its reservation settings, imports streamed from files with progress. */
-export async function businessCommand(services: { businesses: BusinessService; reservations: ReservationOperator }, args: string[], flags: Record<string, string>): Promise<unknown> {
+export async function businessCommand(
+  services: { businesses: BusinessService; reservations: ReservationOperator },
+  args: string[],
+  flags: Record<string, string>,
+): Promise<unknown> {
   const { businesses, reservations } = services;
   const [sub, a] = args;
   switch (sub) {
@@ -13,7 +17,11 @@ export async function businessCommand(services: { businesses: BusinessService; r
     case 'import':
       return businesses.importJsonLines(fs.createReadStream(need(a, 'JSON lines file')), importProgress('businesses'));
     case 'list':
-      return businesses.list({ city: flags.city, limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 });
+      return businesses.list({
+        city: flags.city,
+        limit: optionalInt(flags.limit, '--limit') ?? 50,
+        offset: optionalInt(flags.offset, '--offset') ?? 0,
+      });
     case 'show':
       return businesses.get(need(a, 'business id'));
     case 'reservation-settings': {

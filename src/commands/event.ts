@@ -10,7 +10,8 @@ export async function eventCommand(hooks: WebhookService, args: string[], flags:
       return hooks.emitLead(id, { lead_id: flags['lead-id'] });
     case 'license': {
       const status = flags.status ?? 'VERIFIED';
-      if (status !== 'VERIFIED' && status !== 'REJECTED' && status !== 'PENDING') throw new UsageError('--status must be VERIFIED, REJECTED or PENDING');
+      if (status !== 'VERIFIED' && status !== 'REJECTED' && status !== 'PENDING')
+        throw new UsageError('--status must be VERIFIED, REJECTED or PENDING');
       return hooks.emitLicense(id, {
         license_verification_status: status,
         license_verification_failure_reason: flags.reason,

@@ -4,12 +4,19 @@ import type { PartnerService } from '../partners/partner-service.js';
 import { need, optionalInt, UsageError } from './args.js';
 
 /** `pbs partner …`: partners, their credentials and business links. */
-export async function partnerCommand(services: { partners: PartnerService; credentials: CredentialService }, args: string[], flags: Record<string, string>): Promise<unknown> {
+export async function partnerCommand(
+  services: { partners: PartnerService; credentials: CredentialService },
+  args: string[],
+  flags: Record<string, string>,
+): Promise<unknown> {
   const { partners, credentials } = services;
   const [sub, a, b, c] = args;
   switch (sub) {
     case 'create':
-      return partners.create({ name: need(flags.name, '--name'), interfaces: flags.interfaces ? flags.interfaces.split(',').map((s) => s.trim()) : [] });
+      return partners.create({
+        name: need(flags.name, '--name'),
+        interfaces: flags.interfaces ? flags.interfaces.split(',').map((s) => s.trim()) : [],
+      });
     case 'list':
       return partners.list(optionalInt(flags.limit, '--limit') ?? 100, optionalInt(flags.offset, '--offset') ?? 0);
     case 'show':
@@ -31,7 +38,8 @@ export async function partnerCommand(services: { partners: PartnerService; crede
       switch (a) {
         case 'issue': {
           const kind = need(flags.kind, '--kind');
-          if (kind !== 'api_key' && kind !== 'basic' && kind !== 'oauth_client') throw new UsageError('--kind must be api_key, basic or oauth_client');
+          if (kind !== 'api_key' && kind !== 'basic' && kind !== 'oauth_client')
+            throw new UsageError('--kind must be api_key, basic or oauth_client');
           return credentials.issue(need(b, 'partner id'), { kind, label: flags.label, username: flags.username });
         }
         case 'list':
@@ -50,7 +58,11 @@ export async function partnerCommand(services: { partners: PartnerService; crede
       await partners.unlink(need(a, 'partner id'), need(b, 'business id'));
       return { unlinked: b };
     case 'links':
-      return partners.listLinks(need(a, 'partner id'), optionalInt(flags.limit, '--limit') ?? 1000, optionalInt(flags.offset, '--offset') ?? 0);
+      return partners.listLinks(
+        need(a, 'partner id'),
+        optionalInt(flags.limit, '--limit') ?? 1000,
+        optionalInt(flags.offset, '--offset') ?? 0,
+      );
     case 'import-links':
       return partners.importLinksCsv(need(a, 'partner id'), fs.readFileSync(need(b, 'CSV file'), 'utf8'));
     default:

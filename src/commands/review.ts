@@ -5,7 +5,14 @@ import { need, optionalInt, UsageError } from './args.js';
 /** `pbs review …`: private reviews: add, edit, list, respond, import. */
 export async function reviewCommand(reviews: ReviewService, args: string[], flags: Record<string, string>): Promise<unknown> {
   const [sub, a] = args;
-  const user = flags.user === undefined ? undefined : { name: flags.user, ...(flags['user-id'] ? { id: flags['user-id'] } : {}), ...(flags['user-image'] ? { image_url: flags['user-image'] } : {}) };
+  const user =
+    flags.user === undefined
+      ? undefined
+      : {
+          name: flags.user,
+          ...(flags['user-id'] ? { id: flags['user-id'] } : {}),
+          ...(flags['user-image'] ? { image_url: flags['user-image'] } : {}),
+        };
   const rating = optionalInt(flags.rating, '--rating');
   const text = flags.text === undefined ? {} : { text: flags.text, ...(flags.locale ? { locale: flags.locale } : {}) };
   switch (sub) {
@@ -18,7 +25,12 @@ export async function reviewCommand(reviews: ReviewService, args: string[], flag
         ...(flags.time ? { time_created: flags.time } : {}),
       });
     case 'edit':
-      return reviews.edit(need(a, 'review id'), { ...(rating !== undefined ? { rating } : {}), ...text, ...(user ? { user } : {}), ...(flags.time ? { time_created: flags.time } : {}) });
+      return reviews.edit(need(a, 'review id'), {
+        ...(rating !== undefined ? { rating } : {}),
+        ...text,
+        ...(user ? { user } : {}),
+        ...(flags.time ? { time_created: flags.time } : {}),
+      });
     case 'remove':
       await reviews.remove(need(a, 'review id'));
       return { removed: a };
@@ -29,7 +41,11 @@ export async function reviewCommand(reviews: ReviewService, args: string[], flag
     case 'respond':
       return reviews.respond(need(a, 'review id'), {
         text: need(flags.text, '--text'),
-        business_user: { name: need(flags.name, '--name'), role: need(flags.role, '--role'), ...(flags.photo ? { photo_url: flags.photo } : {}) },
+        business_user: {
+          name: need(flags.name, '--name'),
+          role: need(flags.role, '--role'),
+          ...(flags.photo ? { photo_url: flags.photo } : {}),
+        },
         ...(flags.time ? { time_created: flags.time } : {}),
       });
     case 'unrespond':

@@ -9,13 +9,20 @@ export async function waitlistCommand(waitlist: WaitlistRestaurantSide, args: st
     case 'show':
       return waitlist.config(need(a, 'business id'));
     case 'configure':
-      return waitlist.setConfig(need(a, 'business id'), JSON.parse(fs.readFileSync(need(b, 'JSON file'), 'utf8')) as Record<string, unknown>);
+      return waitlist.setConfig(
+        need(a, 'business id'),
+        JSON.parse(fs.readFileSync(need(b, 'JSON file'), 'utf8')) as Record<string, unknown>,
+      );
     case 'open':
       return waitlist.setOpen(need(a, 'business id'), true);
     case 'close':
       return waitlist.setOpen(need(a, 'business id'), false, flags.reason);
     case 'walk-in':
-      return waitlist.addWalkIn(need(a, 'business id'), { party_size: optionalInt(need(flags['party-size'], '--party-size'), '--party-size'), name: flags.name, phone: flags.phone });
+      return waitlist.addWalkIn(need(a, 'business id'), {
+        party_size: optionalInt(need(flags['party-size'], '--party-size'), '--party-size'),
+        name: flags.name,
+        phone: flags.phone,
+      });
     case 'queue':
       return waitlist.queue(need(a, 'business id'));
     case 'notify':

@@ -37,7 +37,18 @@ export const demoCities: City[] = [
     longitude: -122.4194,
     areaCode: '415',
     zipCodes: ['94102', '94103', '94107', '94109', '94110', '94111', '94114', '94117', '94122', '94133'],
-    streets: ['Valencia St', 'Mission St', 'Market St', 'Grant Ave', 'Hayes St', 'Divisadero St', 'Irving St', 'Columbus Ave', 'Fillmore St', 'Polk St'],
+    streets: [
+      'Valencia St',
+      'Mission St',
+      'Market St',
+      'Grant Ave',
+      'Hayes St',
+      'Divisadero St',
+      'Irving St',
+      'Columbus Ave',
+      'Fillmore St',
+      'Polk St',
+    ],
   },
   {
     name: 'Toronto',
@@ -48,7 +59,18 @@ export const demoCities: City[] = [
     longitude: -79.3832,
     areaCode: '416',
     zipCodes: ['M5V 2T6', 'M5T 1R5', 'M6J 1J2', 'M4Y 1R5', 'M5A 1J7', 'M6G 1L5', 'M5R 2E3', 'M4M 1H1', 'M6K 1X9', 'M5S 2M8'],
-    streets: ['Queen St W', 'King St W', 'Ossington Ave', 'Dundas St W', 'College St', 'Spadina Ave', 'Yonge St', 'Bloor St W', 'Danforth Ave', 'Front St E'],
+    streets: [
+      'Queen St W',
+      'King St W',
+      'Ossington Ave',
+      'Dundas St W',
+      'College St',
+      'Spadina Ave',
+      'Yonge St',
+      'Bloor St W',
+      'Danforth Ave',
+      'Front St E',
+    ],
   },
 ];
 
@@ -74,7 +96,28 @@ const extraCategories = [
   { alias: 'breakfast_brunch', title: 'Breakfast & Brunch' },
   { alias: 'desserts', title: 'Desserts' },
 ];
-const adjectives = ['Golden', 'Little', 'Blue', 'Red', 'Olive', 'Copper', 'Salt', 'Fig', 'Ember', 'Harbor', 'Juniper', 'Saffron', 'Maple', 'Cedar', 'Lantern', 'Velvet', 'Wild', 'North', 'Sunny', 'Silver'];
+const adjectives = [
+  'Golden',
+  'Little',
+  'Blue',
+  'Red',
+  'Olive',
+  'Copper',
+  'Salt',
+  'Fig',
+  'Ember',
+  'Harbor',
+  'Juniper',
+  'Saffron',
+  'Maple',
+  'Cedar',
+  'Lantern',
+  'Velvet',
+  'Wild',
+  'North',
+  'Sunny',
+  'Silver',
+];
 
 function pick<T>(random: () => number, list: readonly T[]): T {
   return list[Math.floor(random() * list.length)];
@@ -205,7 +248,12 @@ export function demoReservationSettings(business: { hours: BusinessHours[] }, ra
     ],
     credit_card: { min_party: random() < 0.25 ? 7 : null, dates: [] },
     cancellation: { policy: 'Please cancel at least 2 hours ahead.', cutoff_minutes: 120 },
-    notes: pick(random, ['', 'Patio seating is first come, first served.', 'Ask for the chef’s counter.', 'Parking in the garage next door.']),
+    notes: pick(random, [
+      '',
+      'Patio seating is first come, first served.',
+      'Ask for the chef’s counter.',
+      'Parking in the garage next door.',
+    ]),
     is_editable: false,
   };
 }

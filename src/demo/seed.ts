@@ -47,7 +47,10 @@ export interface SeedServices {
 }
 
 const REVIEW_TEXTS: Record<number, string[]> = {
-  5: ['Wonderful evening: the tasting menu was superb and the staff remembered our names.', 'Best meal we have had this year. Book ahead for the window seats.'],
+  5: [
+    'Wonderful evening: the tasting menu was superb and the staff remembered our names.',
+    'Best meal we have had this year. Book ahead for the window seats.',
+  ],
   4: ['Lovely food and a warm room; the desserts are the highlight.', 'Great cocktails, friendly service, a little loud on weekends.'],
   3: ['Good, not great. The mains were generous but under-seasoned.', 'Fine for a quick dinner; the wait for a table was long.'],
   2: ['The soup arrived cold and we waited 40 minutes for the mains.'],
@@ -70,7 +73,14 @@ function demoReviews(businesses: Array<{ id: string }>, now: number): string[] {
         text: pick(REVIEW_TEXTS[rating]),
         user: { name: user },
         time_created: new Date(now - (n * 20 + Math.floor(random() * 15) + 1) * 86_400_000).toISOString(),
-        ...(n === 0 ? { public_response: { text: `Thank you, ${user.split(' ')[0]}! We hope to see you again soon.`, business_user: { name: 'The owner', role: 'OWNER' } } } : {}),
+        ...(n === 0
+          ? {
+              public_response: {
+                text: `Thank you, ${user.split(' ')[0]}! We hope to see you again soon.`,
+                business_user: { name: 'The owner', role: 'OWNER' },
+              },
+            }
+          : {}),
       });
     }),
   );
@@ -122,7 +132,8 @@ export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResu
   await services.businesses.importJsonLines(businesses.map((b) => JSON.stringify(b)).join('\n'));
   const random = seededRandom(7);
   for (const b of businesses) {
-    if (b.transactions.includes('restaurant_reservation')) await services.reservations.operator.setSettings(b.id, demoReservationSettings(b, random));
+    if (b.transactions.includes('restaurant_reservation'))
+      await services.reservations.operator.setSettings(b.id, demoReservationSettings(b, random));
   }
   const now = Date.now();
   await services.reviews.importJsonLines(demoReviews(businesses, now).join('\n'), { notify: false });

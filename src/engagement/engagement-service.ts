@@ -105,19 +105,30 @@ export class EngagementService {
     const parts = this.parts.peekAll(rangeKey, businessIds);
     const missing = businessIds.filter((_, i) => parts[i] === undefined);
     if (missing.length > 0) {
-      const loaded = await this.partLoads.load(missing, (id) => `${rangeKey}|${id}`, async (ids) => {
-        const version = this.parts.version;
-        const byBusiness = new Map<string, ScoreRow[]>(ids.map((id) => [id, []]));
-        if (range) for (const r of await this.store().scoresOf(ids)) if (r.week_start >= range.from && r.week_start <= range.to) byBusiness.get(r.business_id)!.push(r);
-        return ids.map((id) => {
-          const part = JSON.stringify({
-            business_id: id,
-            metrics: byBusiness.get(id)!.map((r) => ({ start_of_week_date: r.week_start, engagement_metric: r.engagement_metric, intent_metric: r.intent_metric, transaction_metric: r.transaction_metric })),
+      const loaded = await this.partLoads.load(
+        missing,
+        (id) => `${rangeKey}|${id}`,
+        async (ids) => {
+          const version = this.parts.version;
+          const byBusiness = new Map<string, ScoreRow[]>(ids.map((id) => [id, []]));
+          if (range)
+            for (const r of await this.store().scoresOf(ids))
+              if (r.week_start >= range.from && r.week_start <= range.to) byBusiness.get(r.business_id)!.push(r);
+          return ids.map((id) => {
+            const part = JSON.stringify({
+              business_id: id,
+              metrics: byBusiness.get(id)!.map((r) => ({
+                start_of_week_date: r.week_start,
+                engagement_metric: r.engagement_metric,
+                intent_metric: r.intent_metric,
+                transaction_metric: r.transaction_metric,
+              })),
+            });
+            this.parts.keep(version, rangeKey, id, part);
+            return part;
           });
-          this.parts.keep(version, rangeKey, id, part);
-          return part;
-        });
-      });
+        },
+      );
       let j = 0;
       for (let i = 0; i < parts.length; i++) if (parts[i] === undefined) parts[i] = loaded[j++];
     }
@@ -128,7 +139,11 @@ export class EngagementService {
   private readonly ranges = new Map<string, { from: string; to: string } | undefined>();
 
   /** The weeks asked for, as their Mondays; undefined when nothing is scored and no range was given. */
-  private rangeOf(start: string | undefined, end: string | undefined, latest: string | undefined): { from: string; to: string } | undefined {
+  private rangeOf(
+    start: string | undefined,
+    end: string | undefined,
+    latest: string | undefined,
+  ): { from: string; to: string } | undefined {
     const key = `${start ?? ''}|${end ?? ''}|${latest ?? ''}`;
     if (this.ranges.has(key)) return this.ranges.get(key);
     const date = (value: string | undefined, field: string) => {
@@ -138,10 +153,11 @@ export class EngagementService {
     };
     const from = date(start, 'date_range_start');
     const to = date(end, 'date_range_end');
-    if (from !== undefined && to !== undefined && from > to) throw invalid('date_range_start', 'date_range_start must not be after date_range_end');
+    if (from !== undefined && to !== undefined && from > to)
+      throw invalid('date_range_start', 'date_range_start must not be after date_range_end');
     let range: { from: string; to: string } | undefined;
     if (latest !== undefined || from !== undefined || to !== undefined) {
-      const last = to ?? (from !== undefined && latest !== undefined && latest < from ? from : latest ?? from!);
+      const last = to ?? (from !== undefined && latest !== undefined && latest < from ? from : (latest ?? from!));
       const first = from ?? (latest !== undefined && latest < last ? latest : last);
       if (daysBetween(first, last) / 7 >= MAX_RANGE_WEEKS) throw invalid('date_range_end', `At most ${MAX_RANGE_WEEKS} weeks per request`);
       range = { from: first, to: last };
@@ -166,16 +182,21 @@ export class EngagementService {
     const maxLines = options.maxLines ?? MAX_ACTIVITY_LINES;
     const now = this.clock.now();
     const parsed: Array<{ business: string; row: ActivityRow; where: string }> = [];
-    for (const { value, where } of jsonLines(text, maxLines)) parsed.push({ business: businessOf(value, where), row: activityRow(value, where, now), where });
+    for (const { value, where } of jsonLines(text, maxLines))
+      parsed.push({ business: businessOf(value, where), row: activityRow(value, where, now), where });
     if (parsed.length === 0) throw apiError('VALIDATION_ERROR', 'The load holds no lines.');
     const resolved = await this.businesses.resolveIds([...new Set(parsed.map((p) => p.business))]);
     const seen = new Set<string>();
     for (const p of parsed) {
       const id = resolved.get(p.business);
-      if (id === undefined) throw apiError('VALIDATION_ERROR', `${p.where}: no such business ${p.business}; nothing was loaded.`, { field: 'business_id' });
+      if (id === undefined)
+        throw apiError('VALIDATION_ERROR', `${p.where}: no such business ${p.business}; nothing was loaded.`, { field: 'business_id' });
       p.row.business_id = id;
       const key = `${p.row.week_start}|${id}`;
-      if (seen.has(key)) throw apiError('VALIDATION_ERROR', `${p.where}: business ${id} appears twice for the week of ${p.row.week_start}`, { field: 'week' });
+      if (seen.has(key))
+        throw apiError('VALIDATION_ERROR', `${p.where}: business ${id} appears twice for the week of ${p.row.week_start}`, {
+          field: 'week',
+        });
       seen.add(key);
     }
     const weeks = [...new Set(parsed.map((p) => p.row.week_start))].sort();
@@ -203,7 +224,8 @@ export class EngagementService {
       const store = this.store(trx);
       const row = await store.lockWeek(week);
       if (!row) throw apiError('NOT_FOUND', `No activity loaded for the week of ${week}`);
-      if (row.scored_version === row.data_version && row.scored_at !== null) return { week, businesses_scored: row.businesses_scored, scored: true };
+      if (row.scored_version === row.data_version && row.scored_at !== null)
+        return { week, businesses_scored: row.businesses_scored, scored: true };
       const scored = await store.scoreInPlace(week, this.businesses.idsInCountries(NORTH_AMERICA));
       await store.markScored(week, row.data_version, this.clock.now(), scored);
       // Every range and the latest week may have changed: '' forgets everything kept.
@@ -253,7 +275,9 @@ export class EngagementService {
         return {
           week: a.week_start,
           activity: activityOf(a),
-          scores: s ? { engagement_metric: s.engagement_metric, intent_metric: s.intent_metric, transaction_metric: s.transaction_metric } : null,
+          scores: s
+            ? { engagement_metric: s.engagement_metric, intent_metric: s.intent_metric, transaction_metric: s.transaction_metric }
+            : null,
         };
       }),
     };
@@ -273,22 +297,26 @@ function activityOf(row: ActivityRow): Activity {
 
 function businessOf(value: Record<string, unknown>, where: string): string {
   const id = value.business_id;
-  if (typeof id !== 'string' || id === '' || id.length > 200) throw apiError('VALIDATION_ERROR', `${where}: business_id is required`, { field: 'business_id' });
+  if (typeof id !== 'string' || id === '' || id.length > 200)
+    throw apiError('VALIDATION_ERROR', `${where}: business_id is required`, { field: 'business_id' });
   return id;
 }
 
 const KNOWN_FIELDS = new Set<string>(['business_id', 'week', 'start_of_week_date', ...ACTIVITY_FIELDS]);
 
 function activityRow(value: Record<string, unknown>, where: string, now: number): ActivityRow {
-  for (const key of Object.keys(value)) if (!KNOWN_FIELDS.has(key)) throw apiError('VALIDATION_ERROR', `${where}: unknown field ${key.slice(0, 40)}`, { field: key.slice(0, 40) });
+  for (const key of Object.keys(value))
+    if (!KNOWN_FIELDS.has(key))
+      throw apiError('VALIDATION_ERROR', `${where}: unknown field ${key.slice(0, 40)}`, { field: key.slice(0, 40) });
   const week = value.week ?? value.start_of_week_date;
-  if (typeof week !== 'string' || !parseDate(week)) throw apiError('VALIDATION_ERROR', `${where}: week must be a date, YYYY-MM-DD`, { field: 'week' });
+  if (typeof week !== 'string' || !parseDate(week))
+    throw apiError('VALIDATION_ERROR', `${where}: week must be a date, YYYY-MM-DD`, { field: 'week' });
   const row = { week_start: mondayOf(week), business_id: '', updated_at: now } as ActivityRow;
   for (const field of ACTIVITY_FIELDS) {
     const n = value[field] ?? 0;
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > MAX_COUNT) throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number from 0 to 10^12`, { field });
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > MAX_COUNT)
+      throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number from 0 to 10^12`, { field });
     row[field] = n;
   }
   return row;
 }
-

@@ -66,7 +66,11 @@ export class EngagementStore {
    */
   async scoreInPlace(week: string, population: Expression<{ id: string }>): Promise<number> {
     await this.db.deleteFrom('engagement_scores').where('week_start', '=', week).execute();
-    const weighted = (fields: readonly ActivityField[]) => sql.join(fields.map((f) => sql`${sql.lit(WEIGHTS[f])} * ${sql.ref(`a.${f}`)}`), sql` + `);
+    const weighted = (fields: readonly ActivityField[]) =>
+      sql.join(
+        fields.map((f) => sql`${sql.lit(WEIGHTS[f])} * ${sql.ref(`a.${f}`)}`),
+        sql` + `,
+      );
     const level = (levels: number, column: string) => sql`1 + (${sql.lit(levels)} * (rank() over (order by ${sql.ref(column)}) - 1)) / n`;
     const result = await sql`
       insert into engagement_scores (business_id, week_start, engagement_metric, intent_metric, transaction_metric)
@@ -84,18 +88,31 @@ export class EngagementStore {
   }
 
   async markScored(week: string, version: number, now: number, businesses: number): Promise<void> {
-    await this.db.updateTable('engagement_weeks').set({ scored_version: version, scored_at: now, businesses_scored: businesses }).where('week_start', '=', week).execute();
+    await this.db
+      .updateTable('engagement_weeks')
+      .set({ scored_version: version, scored_at: now, businesses_scored: businesses })
+      .where('week_start', '=', week)
+      .execute();
   }
 
   /** Weeks loaded since their last scoring. */
   async dirtyWeeks(): Promise<string[]> {
-    const rows = await this.db.selectFrom('engagement_weeks').select('week_start').whereRef('scored_version', '<', 'data_version').orderBy('week_start').execute();
+    const rows = await this.db
+      .selectFrom('engagement_weeks')
+      .select('week_start')
+      .whereRef('scored_version', '<', 'data_version')
+      .orderBy('week_start')
+      .execute();
     return rows.map((r) => r.week_start);
   }
 
   /** The most recent week with scores, if any. */
   async latestScoredWeek(): Promise<string | undefined> {
-    const row = await this.db.selectFrom('engagement_weeks').select((eb) => eb.fn.max('week_start').as('week')).where('scored_at', 'is not', null).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('engagement_weeks')
+      .select((eb) => eb.fn.max('week_start').as('week'))
+      .where('scored_at', 'is not', null)
+      .executeTakeFirst();
     return row?.week ?? undefined;
   }
 
@@ -106,7 +123,13 @@ export class EngagementStore {
   /** Every week's scores of these businesses, by business then week. */
   scoresOf(businessIds: string[]): Promise<ScoreRow[]> {
     if (businessIds.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('engagement_scores').selectAll().where('business_id', 'in', businessIds).orderBy('business_id').orderBy('week_start').execute();
+    return this.db
+      .selectFrom('engagement_scores')
+      .selectAll()
+      .where('business_id', 'in', businessIds)
+      .orderBy('business_id')
+      .orderBy('week_start')
+      .execute();
   }
 
   activityOf(businessId: string) {

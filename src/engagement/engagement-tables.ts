@@ -49,8 +49,21 @@ declare module '../platform/db/database.js' {
 export const engagementMigration: PbsMigration = {
   name: '0800_engagement',
   async up(db) {
-    let activity = db.schema.createTable('engagement_activity').addColumn('week_start', 'text', (c) => c.notNull()).addColumn('business_id', 'text', (c) => c.notNull());
-    for (const column of ['page_views', 'website_clicks', 'bookmarks', 'calls_and_messages', 'direction_clicks', 'reviews_and_photos', 'check_ins', 'transactions', 'updated_at']) {
+    let activity = db.schema
+      .createTable('engagement_activity')
+      .addColumn('week_start', 'text', (c) => c.notNull())
+      .addColumn('business_id', 'text', (c) => c.notNull());
+    for (const column of [
+      'page_views',
+      'website_clicks',
+      'bookmarks',
+      'calls_and_messages',
+      'direction_clicks',
+      'reviews_and_photos',
+      'check_ins',
+      'transactions',
+      'updated_at',
+    ]) {
       activity = activity.addColumn(column, 'bigint', (c) => c.notNull());
     }
     await activity.addPrimaryKeyConstraint('engagement_activity_pk', ['week_start', 'business_id']).execute();

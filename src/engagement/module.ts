@@ -9,7 +9,11 @@ import { engagementCommand } from '../commands/engagement.js';
 /** At most 20 businesses per request (spec "Limits"). */
 export const MAX_ENGAGEMENT_BUSINESSES = 20;
 
-const partner: PartnerRouteConfig = { interface: 'engagement', scheme: 'bearer', business: { queryList: 'business_ids', max: MAX_ENGAGEMENT_BUSINESSES } };
+const partner: PartnerRouteConfig = {
+  interface: 'engagement',
+  scheme: 'bearer',
+  business: { queryList: 'business_ids', max: MAX_ENGAGEMENT_BUSINESSES },
+};
 const date = { type: 'string', format: 'date' } as const;
 const metricsQuery = {
   type: 'object',
@@ -22,14 +26,25 @@ const metricsQuery = {
       description: 'Business ids or aliases, comma-separated or repeated, at most 20',
     },
     date_range_start: { ...date, description: 'First week wanted (any day of it); default: the most recent scored week' },
-    date_range_end: { ...date, description: `Last week wanted (any day of it); default: the most recent scored week; at most ${MAX_RANGE_WEEKS} weeks in all` },
+    date_range_end: {
+      ...date,
+      description: `Last week wanted (any day of it); default: the most recent scored week; at most ${MAX_RANGE_WEEKS} weeks in all`,
+    },
   },
 } as const;
 const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
-const weekParams = { type: 'object', required: ['week'], properties: { week: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } } } as const;
-const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
+const weekParams = {
+  type: 'object',
+  required: ['week'],
+  properties: { week: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } },
+} as const;
+const businessParams = {
+  type: 'object',
+  required: ['business_id'],
+  properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
 
 /**
  * Engagement metrics (spec part 5; docs/contract/reviews-and-engagement.md §7.2; docs/engagement.md): the partner read, and the
@@ -38,7 +53,12 @@ const businessParams = { type: 'object', required: ['business_id'], properties: 
 export function engagementModule(service: EngagementService): ApiModule {
   return {
     name: 'engagement',
-    tags: [{ name: 'engagement metrics', description: 'Weekly engagement, intent and transaction scores of linked businesses (Bearer API key or OAuth access token)' }],
+    tags: [
+      {
+        name: 'engagement metrics',
+        description: 'Weekly engagement, intent and transaction scores of linked businesses (Bearer API key or OAuth access token)',
+      },
+    ],
     commands: { engagement: (args, flags) => engagementCommand(service, args, flags) },
     migrations: [engagementMigration],
     registerTasks: (tasks) => service.registerTasks(tasks),
@@ -51,7 +71,8 @@ export function engagementModule(service: EngagementService): ApiModule {
           schema: {
             tags: ['engagement metrics'],
             security: [{ bearerAuth: [] }],
-            summary: 'Weekly engagement, intent and transaction scores of up to 20 linked businesses, relative to all North American businesses',
+            summary:
+              'Weekly engagement, intent and transaction scores of up to 20 linked businesses, relative to all North American businesses',
             description:
               'Weeks start on Monday. A business without scores in the range answers an empty `metrics` list; an unknown id is 404 NOT_FOUND, one not linked to the caller 403 AUTHORIZATION_ERROR; 21 ids or more are 400 INVALID_REQUEST.',
             querystring: { type: 'object', additionalProperties: true, properties: {} },
@@ -108,7 +129,8 @@ export function engagementModule(service: EngagementService): ApiModule {
           schema: {
             tags: adminTags,
             security: adminSecurity,
-            summary: "Load businesses' weekly activity (JSON lines; every line is checked before any is stored); the weeks touched are scored again",
+            summary:
+              "Load businesses' weekly activity (JSON lines; every line is checked before any is stored); the weeks touched are scored again",
             description:
               'Body: application/x-ndjson, one {"business_id" (id or alias), "week" (YYYY-MM-DD, any day of the week), "page_views", "website_clicks", "bookmarks", "calls_and_messages", "direction_clicks", "reviews_and_photos", "check_ins", "transactions"} per line (counts default to 0), at most 100,000 lines; a (business, week) given again replaces its figures.',
           },
@@ -132,7 +154,12 @@ export function engagementModule(service: EngagementService): ApiModule {
         '/admin/v1/engagement/weeks/:week/score',
         {
           config: admin,
-          schema: { tags: adminTags, security: adminSecurity, summary: 'Score the week holding this date now (when its data changed since its last scoring)', params: weekParams },
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: 'Score the week holding this date now (when its data changed since its last scoring)',
+            params: weekParams,
+          },
         },
         async (request) => service.scoreWeekOf(request.params.week),
       );

@@ -10,7 +10,9 @@ import type { FastifyInstance } from 'fastify';
  */
 export function consoleDirectory(): string | undefined {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  return [path.resolve(here, '../console'), path.resolve(here, '../../dist/console')].find((dir) => fs.existsSync(path.join(dir, 'index.html')));
+  return [path.resolve(here, '../console'), path.resolve(here, '../../dist/console')].find((dir) =>
+    fs.existsSync(path.join(dir, 'index.html')),
+  );
 }
 
 /**
@@ -23,13 +25,19 @@ export function consoleRoutes(directory = consoleDirectory()) {
   return async (app: FastifyInstance) => {
     if (!directory) {
       app.get('/console/*', { schema: { hide: true } }, async (_request, reply) =>
-        reply.code(503).type('text/plain; charset=utf-8').send('The operator console is not built: run `npm run build` (npm ci and npm start do).\n'),
+        reply
+          .code(503)
+          .type('text/plain; charset=utf-8')
+          .send('The operator console is not built: run `npm run build` (npm ci and npm start do).\n'),
       );
       return;
     }
     const headers = (res: { setHeader(name: string, value: string): unknown }) => {
       // The console loads only its own files and talks only to this server.
-      res.setHeader('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+      res.setHeader(
+        'content-security-policy',
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      );
       res.setHeader('x-content-type-options', 'nosniff');
       res.setHeader('referrer-policy', 'no-referrer');
     };

@@ -19,7 +19,13 @@ export function systemRoutes(ctx: PlatformContext, state: { ready: () => boolean
 
     app.get(
       '/readyz',
-      { schema: { tags: system, summary: 'Readiness: database reachable and migrated', response: { 200: healthBody, 503: { $ref: 'ErrorResponse#' } } } },
+      {
+        schema: {
+          tags: system,
+          summary: 'Readiness: database reachable and migrated',
+          response: { 200: healthBody, 503: { $ref: 'ErrorResponse#' } },
+        },
+      },
       async () => {
         if (!state.ready()) throw apiError('SERVICE_UNAVAILABLE', 'pbs is starting or shutting down');
         try {
@@ -34,16 +40,20 @@ export function systemRoutes(ctx: PlatformContext, state: { ready: () => boolean
     // With PBS_METRICS_TOKEN set, scrapers present it as a bearer token; unset, /metrics is open
     // (for a network where only the scraper reaches it).
     const metricsTokenHash = ctx.config.metricsToken ? sha256Hex(ctx.config.metricsToken) : undefined;
-    app.get('/metrics', { schema: { tags: system, summary: 'Prometheus metrics (a bearer token when PBS_METRICS_TOKEN is set)' } }, async (request, reply) => {
-      if (metricsTokenHash) {
-        const header = request.headers.authorization;
-        if (!header) throw apiError('TOKEN_MISSING');
-        const token = /^Bearer (.+)$/i.exec(header)?.[1];
-        if (!token || !secretMatches(token, metricsTokenHash)) throw apiError('TOKEN_INVALID');
-      }
-      reply.type(ctx.metrics.registry.contentType);
-      return ctx.metrics.registry.metrics();
-    });
+    app.get(
+      '/metrics',
+      { schema: { tags: system, summary: 'Prometheus metrics (a bearer token when PBS_METRICS_TOKEN is set)' } },
+      async (request, reply) => {
+        if (metricsTokenHash) {
+          const header = request.headers.authorization;
+          if (!header) throw apiError('TOKEN_MISSING');
+          const token = /^Bearer (.+)$/i.exec(header)?.[1];
+          if (!token || !secretMatches(token, metricsTokenHash)) throw apiError('TOKEN_INVALID');
+        }
+        reply.type(ctx.metrics.registry.contentType);
+        return ctx.metrics.registry.metrics();
+      },
+    );
   };
 }
 
@@ -111,7 +121,8 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
         const body = (request.body ?? {}) as { time?: string; frozen?: boolean; reset?: boolean };
         // Checked before anything moves: a refused time leaves the clock as it was.
         const at = body.time === undefined ? undefined : Date.parse(body.time);
-        if (at !== undefined && Number.isNaN(at)) throw apiError('VALIDATION_ERROR', `time is not a date-time: ${body.time}`, { field: 'time' });
+        if (at !== undefined && Number.isNaN(at))
+          throw apiError('VALIDATION_ERROR', `time is not a date-time: ${body.time}`, { field: 'time' });
         if (at !== undefined) checkClockTime(at);
         if (body.reset) clock.reset();
         if (body.frozen === true) clock.freeze();
@@ -134,7 +145,11 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
             type: 'object',
             additionalProperties: false,
             // At most a year a move (and the clock refuses a time it cannot represent).
-            properties: { seconds: { type: 'number', minimum: 0, maximum: 366 * 86400 }, minutes: { type: 'number', minimum: 0, maximum: 366 * 1440 }, hours: { type: 'number', minimum: 0, maximum: 366 * 24 } },
+            properties: {
+              seconds: { type: 'number', minimum: 0, maximum: 366 * 86400 },
+              minutes: { type: 'number', minimum: 0, maximum: 366 * 1440 },
+              hours: { type: 'number', minimum: 0, maximum: 366 * 24 },
+            },
           },
         },
       },
@@ -169,11 +184,15 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     );
 
     const taskParams = { type: 'object', required: ['task_id'], properties: { task_id: { type: 'string', maxLength: 64 } } } as const;
-    app.get('/admin/v1/tasks/:task_id', { config, schema: { tags, security, summary: 'Show a task', params: taskParams } }, async (request) => {
-      const task = await ctx.tasks.get(request.params.task_id);
-      if (!task) throw apiError('NOT_FOUND', 'Task not found');
-      return taskView(task);
-    });
+    app.get(
+      '/admin/v1/tasks/:task_id',
+      { config, schema: { tags, security, summary: 'Show a task', params: taskParams } },
+      async (request) => {
+        const task = await ctx.tasks.get(request.params.task_id);
+        if (!task) throw apiError('NOT_FOUND', 'Task not found');
+        return taskView(task);
+      },
+    );
 
     app.post(
       '/admin/v1/tasks/:task_id/retry',

@@ -222,7 +222,10 @@ export class CredentialService implements CredentialVerifier {
     return this.principalFor(row.partner_id, row.id, 'basic');
   }
 
-  private secretAccepted(row: Pick<CredentialRow, 'secret_hash' | 'previous_secret_hash' | 'previous_expires_at'>, secret: string): boolean {
+  private secretAccepted(
+    row: Pick<CredentialRow, 'secret_hash' | 'previous_secret_hash' | 'previous_expires_at'>,
+    secret: string,
+  ): boolean {
     const current = secretMatches(secret, row.secret_hash);
     const previous =
       row.previous_secret_hash !== null &&
@@ -316,7 +319,6 @@ export class CredentialService implements CredentialVerifier {
       }
     }
   }
-
 }
 
 const DUMMY_ROW = { secret_hash: sha256Hex('pbs-no-such-user'), previous_secret_hash: null, previous_expires_at: null };

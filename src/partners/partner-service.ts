@@ -1,7 +1,13 @@
 import { BatchLoader } from '../platform/batch-loader.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
-import { partnerInterfaces, isPartnerInterface, type BusinessLinks, type LinkCheck, type PartnerInterface } from '../platform/auth/principal.js';
+import {
+  partnerInterfaces,
+  isPartnerInterface,
+  type BusinessLinks,
+  type LinkCheck,
+  type PartnerInterface,
+} from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import { toFlag, fromFlag, type Database, type DbOrTx } from '../platform/db/database.js';
@@ -113,7 +119,12 @@ export class PartnerService implements BusinessLinks {
       total,
       limit,
       offset,
-      partners: rows.map((r) => toView(r, grants.filter((g) => g.partner_id === r.id))),
+      partners: rows.map((r) =>
+        toView(
+          r,
+          grants.filter((g) => g.partner_id === r.id),
+        ),
+      ),
     };
   }
 
@@ -145,7 +156,12 @@ export class PartnerService implements BusinessLinks {
     this.forgetLinks();
     const business = await this.businesses.requireRef(businessIdOrAlias);
     await this.database.transact(async (trx) => {
-      await this.store(trx).linkBusiness({ partner_id: partnerId, business_id: business.id, comment: comment ?? null, created_at: this.clock.now() });
+      await this.store(trx).linkBusiness({
+        partner_id: partnerId,
+        business_id: business.id,
+        comment: comment ?? null,
+        created_at: this.clock.now(),
+      });
       await this.changes?.publish(trx, LINKS_TOPIC, partnerId);
     });
     return { partner_id: partnerId, business_id: business.id, comment: comment ?? null };
@@ -209,22 +225,26 @@ export class PartnerService implements BusinessLinks {
     });
     const missing = idsOrAliases.filter((_, i) => outcomes[i] === undefined);
     if (missing.length > 0) {
-      const loaded = await this.linkLoads.load(missing, (id) => `${partnerId}\u0000${id}`, async (ids) => {
-        const generation = this.linkGeneration;
-        const answer = await this.checkNow(partnerId, ids);
-        // Forgotten when any link changes (here, or elsewhere through the change feed) and when a
-        // business changes here, so kept longer than credentials; an alias that moves to another
-        // business in another process maps to its old (linked) business for at most this long.
-        const keepMs = this.changes ? Math.max(this.linkCacheMs, LINK_CONFIRMED_MS) : this.linkCacheMs;
-        const at = Date.now();
-        const unlinked = new Set(answer.unlinked);
-        return ids.map((id) => {
-          const businessId = answer.resolved.get(id);
-          const linked = businessId !== undefined && !unlinked.has(id);
-          if (linked && generation === this.linkGeneration) this.confirm(partnerId, id, businessId, at + keepMs);
-          return { businessId, linked };
-        });
-      });
+      const loaded = await this.linkLoads.load(
+        missing,
+        (id) => `${partnerId}\u0000${id}`,
+        async (ids) => {
+          const generation = this.linkGeneration;
+          const answer = await this.checkNow(partnerId, ids);
+          // Forgotten when any link changes (here, or elsewhere through the change feed) and when a
+          // business changes here, so kept longer than credentials; an alias that moves to another
+          // business in another process maps to its old (linked) business for at most this long.
+          const keepMs = this.changes ? Math.max(this.linkCacheMs, LINK_CONFIRMED_MS) : this.linkCacheMs;
+          const at = Date.now();
+          const unlinked = new Set(answer.unlinked);
+          return ids.map((id) => {
+            const businessId = answer.resolved.get(id);
+            const linked = businessId !== undefined && !unlinked.has(id);
+            if (linked && generation === this.linkGeneration) this.confirm(partnerId, id, businessId, at + keepMs);
+            return { businessId, linked };
+          });
+        },
+      );
       let j = 0;
       for (let i = 0; i < outcomes.length; i++) if (outcomes[i] === undefined) outcomes[i] = loaded[j++];
     }
@@ -362,4 +382,3 @@ function toView(row: PartnerRow, grants: InterfaceRow[]): PartnerView {
     interfaces,
   };
 }
-

@@ -20,7 +20,10 @@ export class PartnerStore {
   }
 
   async listPartners(limit: number, offset: number) {
-    const total = await this.db.selectFrom('partners').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const total = await this.db
+      .selectFrom('partners')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const rows = await this.db.selectFrom('partners').selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute();
     return { total: Number(total.n), rows };
   }
@@ -73,8 +76,19 @@ export class PartnerStore {
     return this.db.updateTable('credentials').set(change).where('id', '=', id).executeTakeFirst();
   }
 
-  insertToken(row: { id: string; credential_id: string; partner_id: string; token_hash: string; issued_for_secret: string; created_at: number; expires_at: number }) {
-    return this.db.insertInto('oauth_tokens').values({ ...row, revoked_at: null }).execute();
+  insertToken(row: {
+    id: string;
+    credential_id: string;
+    partner_id: string;
+    token_hash: string;
+    issued_for_secret: string;
+    created_at: number;
+    expires_at: number;
+  }) {
+    return this.db
+      .insertInto('oauth_tokens')
+      .values({ ...row, revoked_at: null })
+      .execute();
   }
 
   /** A live token issued for the client's current secret. */
@@ -135,7 +149,11 @@ export class PartnerStore {
   }
 
   unlinkBusiness(partnerId: string, businessId: string) {
-    return this.db.deleteFrom('partner_businesses').where('partner_id', '=', partnerId).where('business_id', '=', businessId).executeTakeFirst();
+    return this.db
+      .deleteFrom('partner_businesses')
+      .where('partner_id', '=', partnerId)
+      .where('business_id', '=', businessId)
+      .executeTakeFirst();
   }
 
   async isLinked(partnerId: string, businessId: string): Promise<boolean> {

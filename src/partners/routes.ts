@@ -22,7 +22,6 @@ const paging = pagingQuerySchema({ defaultLimit: 50, maxLimit: 1000 });
 /** A partner's own limits: bounded, so no number reaches the database that it cannot hold. */
 const nullableLimit = { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000_000 } as const;
 
-
 /** Operator API for partners, their interface grants, credentials and business links. */
 export function partnerAdminRoutes(partners: PartnerService, credentials: CredentialService) {
   return async (fastify: FastifyInstance) => {
@@ -49,13 +48,19 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
       async (request, reply) => reply.code(201).send(await partners.create(request.body)),
     );
 
-    app.get('/admin/v1/partners', { config, schema: { tags, security, summary: 'List partners', querystring: paging } }, async (request) => {
-      const q = request.query;
-      return partners.list(q.limit, q.offset);
-    });
+    app.get(
+      '/admin/v1/partners',
+      { config, schema: { tags, security, summary: 'List partners', querystring: paging } },
+      async (request) => {
+        const q = request.query;
+        return partners.list(q.limit, q.offset);
+      },
+    );
 
-    app.get('/admin/v1/partners/:partner_id', { config, schema: { tags, security, summary: 'Show a partner', params: partnerParams } }, async (request) =>
-      partners.get(request.params.partner_id),
+    app.get(
+      '/admin/v1/partners/:partner_id',
+      { config, schema: { tags, security, summary: 'Show a partner', params: partnerParams } },
+      async (request) => partners.get(request.params.partner_id),
     );
 
     for (const [action, status] of [
@@ -64,7 +69,10 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     ] as const) {
       app.post(
         `/admin/v1/partners/:partner_id/${action}`,
-        { config, schema: { tags, security, summary: `${action === 'disable' ? 'Disable' : 'Re-enable'} a partner`, params: partnerParams } },
+        {
+          config,
+          schema: { tags, security, summary: `${action === 'disable' ? 'Disable' : 'Re-enable'} a partner`, params: partnerParams },
+        },
         async (request) => partners.setStatus(request.params.partner_id, status),
       );
     }
@@ -91,7 +99,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
       },
       async (request) => {
         const p = request.params;
-        return partners.setInterface(p.partner_id, p.interface, (request.body ?? {}));
+        return partners.setInterface(p.partner_id, p.interface, request.body ?? {});
       },
     );
 
@@ -186,7 +194,11 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
           security,
           summary: 'Link a business to a partner',
           params: linkParams,
-          body: { type: ['object', 'null'], additionalProperties: false, properties: { comment: { type: ['string', 'null'], maxLength: 1000 } } },
+          body: {
+            type: ['object', 'null'],
+            additionalProperties: false,
+            properties: { comment: { type: ['string', 'null'], maxLength: 1000 } },
+          },
         },
       },
       async (request) => {

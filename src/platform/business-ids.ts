@@ -20,8 +20,16 @@ export function parseBusinessIdList(body: unknown, field: string, max: number): 
 
 /** A path parameter's comma-separated business ids: 1 to `max` of them, duplicates dropped, order kept. */
 export function parseBusinessIdParam(value: string | undefined, field: string, max: number): string[] {
-  const ids = [...new Set((value ?? '').split(',').map((id) => id.trim()).filter(Boolean))];
-  if (ids.length === 0 || ids.some((id) => id.length > MAX_BUSINESS_ID_LENGTH)) throw apiError('VALIDATION_ERROR', `${field} must list business ids, comma-separated`, { field });
+  const ids = [
+    ...new Set(
+      (value ?? '')
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (ids.length === 0 || ids.some((id) => id.length > MAX_BUSINESS_ID_LENGTH))
+    throw apiError('VALIDATION_ERROR', `${field} must list business ids, comma-separated`, { field });
   if (ids.length > max) throw apiError('VALIDATION_ERROR', `At most ${max} business ids`, { field });
   return ids;
 }

@@ -33,7 +33,8 @@ const RECORD = new RawStatement(CHANGE_LOG_INSERT);
  * The statement that records a change (`payload`, an SQL expression) when `condition` holds, for
  * writers that fold it into a statement of their own.
  */
-export const changeLogInsertWhen = (payload: string, condition: string) => `insert into change_log (payload) select ${payload} where ${condition}`;
+export const changeLogInsertWhen = (payload: string, condition: string) =>
+  `insert into change_log (payload) select ${payload} where ${condition}`;
 const HORIZON = new RawStatement<{ xmin: number }>('select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin');
 /**
  * The rows of every transaction that was not yet finished at the last read, and the new horizon,

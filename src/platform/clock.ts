@@ -29,7 +29,11 @@ export const CLOCK_RANGE = { from: 0, to: Date.UTC(9000, 0, 1) };
 /** 400 VALIDATION_ERROR when the clock cannot be moved to `atMs` (outside CLOCK_RANGE, or no number). */
 export function checkClockTime(atMs: number): void {
   if (atMs >= CLOCK_RANGE.from && atMs <= CLOCK_RANGE.to) return;
-  throw apiError('VALIDATION_ERROR', `The clock stays between ${toIso(CLOCK_RANGE.from)} and ${toIso(CLOCK_RANGE.to)}; it cannot go to ${Number.isFinite(atMs) ? toIso(atMs) : String(atMs)}.`, { field: null });
+  throw apiError(
+    'VALIDATION_ERROR',
+    `The clock stays between ${toIso(CLOCK_RANGE.from)} and ${toIso(CLOCK_RANGE.to)}; it cannot go to ${Number.isFinite(atMs) ? toIso(atMs) : String(atMs)}.`,
+    { field: null },
+  );
 }
 
 /**

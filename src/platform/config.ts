@@ -150,9 +150,13 @@ function addressOrRange(entry: string): boolean {
 function trustProxy(raw: string | undefined): Config['trustProxy'] {
   if (raw === undefined || raw.trim() === '' || /^(0|false|no|off)$/i.test(raw.trim())) return false;
   if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const entry of entries) {
-    if (!addressOrRange(entry)) throw new ConfigError(`PBS_TRUST_PROXY must be a number of hops or comma-separated addresses and CIDR ranges, got "${entry}"`);
+    if (!addressOrRange(entry))
+      throw new ConfigError(`PBS_TRUST_PROXY must be a number of hops or comma-separated addresses and CIDR ranges, got "${entry}"`);
   }
   return entries;
 }
@@ -168,7 +172,8 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
   const merged: Env = { ...env };
   // Before background work was called tasks its settings were PBS_JOBS*; those names still work.
   for (const suffix of ['', '_POLL_MS', '_BATCH', '_LEASE_MS']) {
-    if (merged[`PBS_TASKS${suffix}`] === undefined && merged[`PBS_JOBS${suffix}`] !== undefined) merged[`PBS_TASKS${suffix}`] = merged[`PBS_JOBS${suffix}`];
+    if (merged[`PBS_TASKS${suffix}`] === undefined && merged[`PBS_JOBS${suffix}`] !== undefined)
+      merged[`PBS_TASKS${suffix}`] = merged[`PBS_JOBS${suffix}`];
   }
   const flagToEnv: Record<string, string> = {
     port: 'PORT',
@@ -189,7 +194,8 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
   const processes = int(merged, 'PBS_PROCESSES', 1, 1);
   if (processes > 64) throw new ConfigError(`PBS_PROCESSES must be at most 64, got ${processes}`);
   const tasksEnabled = bool(merged, 'PBS_TASKS', true);
-  if (role === 'worker' && !tasksEnabled) throw new ConfigError('PBS_ROLE=worker runs background work: it cannot be combined with PBS_TASKS=0');
+  if (role === 'worker' && !tasksEnabled)
+    throw new ConfigError('PBS_ROLE=worker runs background work: it cannot be combined with PBS_TASKS=0');
   const port = int(merged, 'PORT', 8080);
   const host = merged.HOST || '0.0.0.0';
   const dataDir = path.resolve(merged.PBS_DATA_DIR || './data');
@@ -201,11 +207,15 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
   const sandbox = bool(merged, 'PBS_SANDBOX', true);
   // Production keeps no secret it could derive tokens from in the database (see SecretKeys).
   if (!sandbox && !merged.PBS_SECRET_KEY) {
-    throw new ConfigError('PBS_SANDBOX=0 needs PBS_SECRET_KEY (32+ random characters, e.g. `openssl rand -base64 48`); see docs/security.md');
+    throw new ConfigError(
+      'PBS_SANDBOX=0 needs PBS_SECRET_KEY (32+ random characters, e.g. `openssl rand -base64 48`); see docs/security.md',
+    );
   }
   // A guessable operator token is the whole operator API; the sandbox generates a random one.
   if (!sandbox && merged.PBS_ADMIN_TOKEN && merged.PBS_ADMIN_TOKEN.length < 32) {
-    throw new ConfigError('PBS_ADMIN_TOKEN must be at least 32 characters in production (e.g. `openssl rand -base64 32`); see docs/security.md');
+    throw new ConfigError(
+      'PBS_ADMIN_TOKEN must be at least 32 characters in production (e.g. `openssl rand -base64 32`); see docs/security.md',
+    );
   }
   return {
     port,

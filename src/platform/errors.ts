@@ -37,7 +37,8 @@ export const errorCatalogue = {
   },
   ACCESS_LIMIT_REACHED: {
     status: 429,
-    description: 'You have reached the daily request limit for this API key. It resets at midnight UTC; ask the platform operator for a higher limit.',
+    description:
+      'You have reached the daily request limit for this API key. It resets at midnight UTC; ask the platform operator for a higher limit.',
   },
   INTERNAL_ERROR: { status: 500, description: 'Something went wrong internally, please try again later.' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'Service Unavailable' },

@@ -61,7 +61,10 @@ export class EventRelay {
       return;
     }
     this.pumping = this.runDue()
-      .then(() => undefined, (error: unknown) => this.options.onError?.(error))
+      .then(
+        () => undefined,
+        (error: unknown) => this.options.onError?.(error),
+      )
       .finally(() => {
         this.pumping = undefined;
         if (this.again) {
@@ -96,7 +99,11 @@ export class EventRelay {
       await trx
         .updateTable('domain_events')
         .set({ relayed_at: this.clock.now() })
-        .where('id', 'in', rows.map((r) => r.id))
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
         .execute();
       return rows.length;
     });

@@ -53,8 +53,16 @@ export const eventRelayMigration: PbsMigration = {
   name: '0007_domain_events_relay',
   async up(db) {
     await db.schema.alterTable('domain_events').addColumn('relayed_at', 'bigint').execute();
-    await db.updateTable('domain_events').set({ relayed_at: sql`occurred_at` }).execute();
-    await db.schema.createIndex('domain_events_unrelayed').on('domain_events').columns(['occurred_at', 'id']).where(sql.ref('relayed_at'), 'is', null).execute();
+    await db
+      .updateTable('domain_events')
+      .set({ relayed_at: sql`occurred_at` })
+      .execute();
+    await db.schema
+      .createIndex('domain_events_unrelayed')
+      .on('domain_events')
+      .columns(['occurred_at', 'id'])
+      .where(sql.ref('relayed_at'), 'is', null)
+      .execute();
   },
 };
 

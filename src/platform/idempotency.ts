@@ -28,13 +28,23 @@ export const JSON_UTF8 = 'application/json; charset=utf-8';
  * Writers that commit in one PostgreSQL statement fold the same update into it (see the
  * reservation store) with `idempotencyParameters`.
  */
-export async function answerWithinChange(db: DbOrTx, pending: PendingIdempotency | undefined, statusCode: number, body: unknown): Promise<void> {
+export async function answerWithinChange(
+  db: DbOrTx,
+  pending: PendingIdempotency | undefined,
+  statusCode: number,
+  body: unknown,
+): Promise<void> {
   if (!pending) return;
   // `undefined`: an answer without a body (e.g. 202 with an empty body).
   const empty = body === undefined;
   await db
     .updateTable('idempotency_keys')
-    .set({ state: 'completed', status_code: statusCode, content_type: empty ? null : JSON_UTF8, response_body: empty ? '' : JSON.stringify(body) })
+    .set({
+      state: 'completed',
+      status_code: statusCode,
+      content_type: empty ? null : JSON_UTF8,
+      response_body: empty ? '' : JSON.stringify(body),
+    })
     .where('partner_id', '=', pending.partnerId)
     .where('key', '=', pending.key)
     // Only a key still in progress: the request's own onSend may not store over it, nor it over that.

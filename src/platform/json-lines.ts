@@ -13,7 +13,8 @@ export function* jsonLines(text: string, maxLines: number): Generator<{ value: R
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
     if (line === '') continue;
-    if (++count > maxLines) throw apiError('PAYLOAD_TOO_LARGE', `At most ${maxLines} lines per import; send more in batches (or use the CLI).`);
+    if (++count > maxLines)
+      throw apiError('PAYLOAD_TOO_LARGE', `At most ${maxLines} lines per import; send more in batches (or use the CLI).`);
     yield parseLine(line, `line ${i + 1}`);
   }
 }
@@ -28,7 +29,8 @@ function parseLine(line: string, where: string): { value: Record<string, unknown
   } catch {
     throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
   return { value: value as Record<string, unknown>, where };
 }
 
@@ -75,7 +77,8 @@ export async function* jsonLineBatches(
     const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
     const lines = text.split('\n');
     rest = lines.pop()!;
-    if (rest.length > MAX_STREAMED_LINE_BYTES) throw apiError('PAYLOAD_TOO_LARGE', `line ${number + 1} is longer than ${MAX_STREAMED_LINE_BYTES} bytes`);
+    if (rest.length > MAX_STREAMED_LINE_BYTES)
+      throw apiError('PAYLOAD_TOO_LARGE', `line ${number + 1} is longer than ${MAX_STREAMED_LINE_BYTES} bytes`);
     for (const line of lines) {
       take(line);
       if (batch.length >= options.batchSize) {

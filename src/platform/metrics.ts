@@ -40,29 +40,41 @@ export class HttpMetrics {
       for (const [route, byMethod] of this.series) for (const [method, s] of byMethod) visit(method, route, s);
     };
     registry.registerMetric(
-      scrapedMetric('pbs_http_requests_total', 'HTTP requests answered, by route pattern and status', 'counter', () => {
-        const values: Value[] = [];
-        each((method, route, s) => {
-          for (const [status, value] of s.byStatus) values.push({ value, labels: { method, route, status: String(status) } });
-        });
-        return values;
-      }, () => this.reset()),
+      scrapedMetric(
+        'pbs_http_requests_total',
+        'HTTP requests answered, by route pattern and status',
+        'counter',
+        () => {
+          const values: Value[] = [];
+          each((method, route, s) => {
+            for (const [status, value] of s.byStatus) values.push({ value, labels: { method, route, status: String(status) } });
+          });
+          return values;
+        },
+        () => this.reset(),
+      ),
     );
     registry.registerMetric(
-      scrapedMetric('pbs_http_request_duration_seconds', 'Time to answer HTTP requests', 'histogram', () => {
-        const values: Value[] = [];
-        each((method, route, s) => {
-          let cumulative = 0;
-          DURATION_BUCKETS.forEach((le, i) => {
-            cumulative += s.buckets[i];
-            values.push({ value: cumulative, labels: { le, method, route }, metricName: 'pbs_http_request_duration_seconds_bucket' });
+      scrapedMetric(
+        'pbs_http_request_duration_seconds',
+        'Time to answer HTTP requests',
+        'histogram',
+        () => {
+          const values: Value[] = [];
+          each((method, route, s) => {
+            let cumulative = 0;
+            DURATION_BUCKETS.forEach((le, i) => {
+              cumulative += s.buckets[i];
+              values.push({ value: cumulative, labels: { le, method, route }, metricName: 'pbs_http_request_duration_seconds_bucket' });
+            });
+            values.push({ value: s.count, labels: { le: '+Inf', method, route }, metricName: 'pbs_http_request_duration_seconds_bucket' });
+            values.push({ value: s.sum, labels: { method, route }, metricName: 'pbs_http_request_duration_seconds_sum' });
+            values.push({ value: s.count, labels: { method, route }, metricName: 'pbs_http_request_duration_seconds_count' });
           });
-          values.push({ value: s.count, labels: { le: '+Inf', method, route }, metricName: 'pbs_http_request_duration_seconds_bucket' });
-          values.push({ value: s.sum, labels: { method, route }, metricName: 'pbs_http_request_duration_seconds_sum' });
-          values.push({ value: s.count, labels: { method, route }, metricName: 'pbs_http_request_duration_seconds_count' });
-        });
-        return values;
-      }, () => this.reset()),
+          return values;
+        },
+        () => this.reset(),
+      ),
     );
   }
 
@@ -96,7 +108,12 @@ export class Metrics {
     if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'pbs_' });
     if (options.role) {
       // Several processes answer behind one address (docs/scaling.md): which one a scrape reached.
-      const info = new Gauge({ name: 'pbs_process_info', help: 'This process: its pid and role', labelNames: ['pid', 'role'], registers: [this.registry] });
+      const info = new Gauge({
+        name: 'pbs_process_info',
+        help: 'This process: its pid and role',
+        labelNames: ['pid', 'role'],
+        registers: [this.registry],
+      });
       info.set({ pid: String(process.pid), role: options.role }, 1);
     }
     this.http.register(this.registry);

@@ -34,7 +34,8 @@ export function parsePage(query: Record<string, unknown>, limits: { defaultLimit
     const raw = single(query[name]);
     if (raw === undefined || raw === '') return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw apiError('VALIDATION_ERROR', `The supplied ${name}: ${raw} is invalid.`, { field: name });
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw apiError('VALIDATION_ERROR', `The supplied ${name}: ${raw} is invalid.`, { field: name });
     return n;
   };
   return { limit: read('limit', limits.defaultLimit, limits.minLimit, limits.maxLimit), offset: read('offset', 0, 0, MAX_OFFSET) };

@@ -34,6 +34,7 @@ export function bodyObject(body: unknown): Record<string, unknown> {
  */
 export function storedStrings(json: string): string[] {
   const value: unknown = JSON.parse(json);
-  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) throw new Error(`a stored list of strings is not one: ${json.slice(0, 80)}`);
+  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string'))
+    throw new Error(`a stored list of strings is not one: ${json.slice(0, 80)}`);
   return value;
 }

@@ -23,8 +23,13 @@ export class SecretKeys {
   async key(purpose: string): Promise<Buffer> {
     const hit = this.derived.get(purpose);
     if (hit) return hit;
-    this.root ??= this.configured !== undefined ? Promise.resolve(this.configured) : new SettingsStore(this.db).setIfAbsent('sandbox_secret_key', randomBase62(64));
-    const key = createHmac('sha256', await this.root).update(`pbs:${purpose}`).digest();
+    this.root ??=
+      this.configured !== undefined
+        ? Promise.resolve(this.configured)
+        : new SettingsStore(this.db).setIfAbsent('sandbox_secret_key', randomBase62(64));
+    const key = createHmac('sha256', await this.root)
+      .update(`pbs:${purpose}`)
+      .digest();
     this.derived.set(purpose, key);
     return key;
   }

@@ -87,7 +87,8 @@ function dateProblem(ctx: SlotContext, date: string): SlotProblem | undefined {
   return undefined;
 }
 
-const inWindows = (windows: Array<[number, number]>, minutes: number) => windows.some(([first, last]) => first <= minutes && minutes <= last);
+const inWindows = (windows: Array<[number, number]>, minutes: number) =>
+  windows.some(([first, last]) => first <= minutes && minutes <= last);
 
 /** Checks a local date and minute against the restaurant's calendar, hours, horizon and notice. */
 export function slotProblem(ctx: SlotContext, date: string, minutes: number): SlotProblem | undefined {
@@ -114,7 +115,10 @@ export function heldSlotRefusal(ctx: SlotContext, date: string, minutes: number,
   const problem = slotProblem({ ...ctx, now: ctx.now - holdMs }, date, minutes);
   if (problem === 'closed' || problem === 'outside_hours' || problem === 'too_soon' || problem === 'off_grid') {
     const what = problem === 'closed' ? 'calendar closed that date' : problem === 'too_soon' ? 'notice changed' : 'hours changed';
-    return apiError('RESERVATION_SLOT_NO_LONGER_AVAILABLE', `${date} ${formatHHMM(minutes)} is no longer offered: the restaurant's ${what} after the hold.`);
+    return apiError(
+      'RESERVATION_SLOT_NO_LONGER_AVAILABLE',
+      `${date} ${formatHHMM(minutes)} is no longer offered: the restaurant's ${what} after the hold.`,
+    );
   }
   return undefined;
 }
@@ -123,7 +127,13 @@ export function heldSlotRefusal(ctx: SlotContext, date: string, minutes: number,
  * The table a party would get at [startAt, endAt): the smallest fitting table that is free,
  * so large tables stay available for large parties.
  */
-export function freeTable(tables: InventoryTable[], occupied: Occupied[], covers: number, startAt: number, endAt: number): InventoryTable | undefined {
+export function freeTable(
+  tables: InventoryTable[],
+  occupied: Occupied[],
+  covers: number,
+  startAt: number,
+  endAt: number,
+): InventoryTable | undefined {
   for (const table of tables) {
     if (covers < table.min_party || covers > table.max_party) continue;
     const taken = occupied.some((o) => o.table_id === table.id && o.start_at < endAt && o.end_at > startAt);
@@ -163,7 +173,14 @@ export function dayContext(now: number, timeZone: string, date: string): DayCont
   let d = days.get(date);
   if (!d) {
     if (days.size > 5_000) days.clear();
-    d = { date, dayNumber: daysBetween('1970-01-01', date), weekday: memoWeekday(date), toUtc: localDay(date, timeZone), today: '', ahead: 0 };
+    d = {
+      date,
+      dayNumber: daysBetween('1970-01-01', date),
+      weekday: memoWeekday(date),
+      toUtc: localDay(date, timeZone),
+      today: '',
+      ahead: 0,
+    };
     days.set(date, d);
   }
   const today = localDate(now, timeZone);
@@ -209,7 +226,14 @@ export function isOpen(slots: OpenSlots, q: number): boolean {
  * with time (booking horizon, notice period) do not (see `bookableRange`), so the result stays
  * valid as time passes.
  */
-export function daySlots(day: DayContext, settings: ReservationSettings, tables: InventoryTable[], bookings: Booking[], covers: number, now: number): DaySlots {
+export function daySlots(
+  day: DayContext,
+  settings: ReservationSettings,
+  tables: InventoryTable[],
+  bookings: Booking[],
+  covers: number,
+  now: number,
+): DaySlots {
   const slots: DaySlots = { open0: 0, open1: 0, open2: 0, creditCardRequired: false, computedAt: now, validUntil: Infinity };
   if (!settings.accepts_reservations || covers < settings.party_size.min || covers > settings.party_size.max) return slots;
   const compiled = compile(settings);
@@ -231,7 +255,8 @@ export function daySlots(day: DayContext, settings: ReservationSettings, tables:
   if (occupied.length === 0) {
     // Nothing booked: every slot of the seating windows is open if any table fits the party
     // (most restaurants on most days; a metro's search computes thousands of these).
-    if (tables.some((t) => covers >= t.min_party && covers <= t.max_party)) [slots.open0, slots.open1, slots.open2] = compiled.windowSlots[day.weekday];
+    if (tables.some((t) => covers >= t.min_party && covers <= t.max_party))
+      [slots.open0, slots.open1, slots.open2] = compiled.windowSlots[day.weekday];
     return slots;
   }
   const words = [0, 0, 0];
@@ -273,7 +298,14 @@ export function bookableRange(day: DayContext, settings: ReservationSettings, fr
 }
 
 /** The start minutes of the open slots a guest can book now within [fromMinutes, toMinutes], at most `limit` of them. */
-export function bookableMinutes(day: DayContext, slots: OpenSlots, settings: ReservationSettings, fromMinutes: number, toMinutes: number, limit = DAY_SLOTS): number[] {
+export function bookableMinutes(
+  day: DayContext,
+  slots: OpenSlots,
+  settings: ReservationSettings,
+  fromMinutes: number,
+  toMinutes: number,
+  limit = DAY_SLOTS,
+): number[] {
   const [first, end] = bookableRange(day, settings, fromMinutes, toMinutes);
   const out: number[] = [];
   for (let q = first; q < end && out.length < limit; q++) if (isOpen(slots, q)) out.push(q * SLOT_MINUTES);

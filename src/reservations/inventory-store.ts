@@ -20,13 +20,27 @@ export class InventoryStore {
 
   /** Saves one restaurant's settings and tables, stamped with catalogue sequence number `seq`. */
   async saveSettings(businessId: string, settings: ReservationSettings, tableIds: (name: string) => string, now: number, seq: number) {
-    const row = { business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), updated_at: now, catalog_seq: seq };
+    const row = {
+      business_id: businessId,
+      accepts_reservations: settings.accepts_reservations ? 1 : 0,
+      settings: JSON.stringify(settings),
+      updated_at: now,
+      catalog_seq: seq,
+    };
     await this.db
       .insertInto('restaurant_settings')
       .values(row)
-      .onConflict((oc) => oc.column('business_id').doUpdateSet({ accepts_reservations: row.accepts_reservations, settings: row.settings, updated_at: now, catalog_seq: seq }))
+      .onConflict((oc) =>
+        oc
+          .column('business_id')
+          .doUpdateSet({ accepts_reservations: row.accepts_reservations, settings: row.settings, updated_at: now, catalog_seq: seq }),
+      )
       .execute();
-    await this.db.insertInto('booking_versions').values({ business_id: businessId, version: 0 }).onConflict((oc) => oc.column('business_id').doNothing()).execute();
+    await this.db
+      .insertInto('booking_versions')
+      .values({ business_id: businessId, version: 0 })
+      .onConflict((oc) => oc.column('business_id').doNothing())
+      .execute();
     await this.db.updateTable('restaurant_tables').set({ active: 0 }).where('business_id', '=', businessId).execute();
     for (const t of settings.tables) {
       await this.db
@@ -55,7 +69,11 @@ export class InventoryStore {
       const found = await this.db
         .selectFrom('restaurant_tables')
         .select(['id', 'business_id', 'name', 'min_party', 'max_party'])
-        .where('business_id', 'in', rows.slice(i, i + 500).map((r) => r.business_id))
+        .where(
+          'business_id',
+          'in',
+          rows.slice(i, i + 500).map((r) => r.business_id),
+        )
         .where('active', '=', 1)
         .orderBy('max_party')
         .orderBy('name')
@@ -67,14 +85,27 @@ export class InventoryStore {
         else tables.set(businessId, [table]);
       }
     }
-    return rows.map((r) => ({ seq: Number(r.catalog_seq), businessId: r.business_id, settings: internSettings(JSON.parse(r.settings) as Settings), tables: tables.get(r.business_id) ?? [] }));
+    return rows.map((r) => ({
+      seq: Number(r.catalog_seq),
+      businessId: r.business_id,
+      settings: internSettings(JSON.parse(r.settings) as Settings),
+      tables: tables.get(r.business_id) ?? [],
+    }));
   }
 
   // ---- streamed imports ----------------------------------------------------------------------
 
   async stage(settings: SettingsImportLinesTable[], tables: TableImportLinesTable[]): Promise<void> {
-    for (let i = 0; i < settings.length; i += 1000) await this.db.insertInto('settings_import_lines').values(settings.slice(i, i + 1000)).execute();
-    for (let i = 0; i < tables.length; i += 2000) await this.db.insertInto('table_import_lines').values(tables.slice(i, i + 2000)).execute();
+    for (let i = 0; i < settings.length; i += 1000)
+      await this.db
+        .insertInto('settings_import_lines')
+        .values(settings.slice(i, i + 1000))
+        .execute();
+    for (let i = 0; i < tables.length; i += 2000)
+      await this.db
+        .insertInto('table_import_lines')
+        .values(tables.slice(i, i + 2000))
+        .execute();
   }
 
   /** Moves an import's staged settings and tables into place; tables it does not name take no new parties. */
@@ -102,7 +133,12 @@ export class InventoryStore {
     await this.db
       .insertInto('booking_versions')
       .columns(['business_id', 'version'])
-      .expression((eb) => eb.selectFrom('settings_import_lines').select(['business_id', sql<number>`cast(0 as bigint)`.as('version')]).where('import_id', '=', importId))
+      .expression((eb) =>
+        eb
+          .selectFrom('settings_import_lines')
+          .select(['business_id', sql<number>`cast(0 as bigint)`.as('version')])
+          .where('import_id', '=', importId),
+      )
       .onConflict((oc) => oc.column('business_id').doNothing())
       .execute();
     await this.db
@@ -120,7 +156,9 @@ export class InventoryStore {
           .where('import_id', '=', importId),
       )
       .onConflict((oc) =>
-        oc.columns(['business_id', 'name']).doUpdateSet((eb) => ({ min_party: eb.ref('excluded.min_party'), max_party: eb.ref('excluded.max_party'), active: 1 })),
+        oc
+          .columns(['business_id', 'name'])
+          .doUpdateSet((eb) => ({ min_party: eb.ref('excluded.min_party'), max_party: eb.ref('excluded.max_party'), active: 1 })),
       )
       .execute();
   }
@@ -133,11 +171,20 @@ export class InventoryStore {
   /** Forgets an import's staged lines, and any left behind by an import that never finished. */
   async unstage(importId: string, staleBefore: number): Promise<void> {
     await this.db.deleteFrom('table_import_lines').where('import_id', '=', importId).execute();
-    await this.db.deleteFrom('settings_import_lines').where((eb) => eb.or([eb('import_id', '=', importId), eb('staged_at', '<', staleBefore)])).execute();
+    await this.db
+      .deleteFrom('settings_import_lines')
+      .where((eb) => eb.or([eb('import_id', '=', importId), eb('staged_at', '<', staleBefore)]))
+      .execute();
     // Tables of imports that never finished: those whose settings lines are gone.
     await this.db
       .deleteFrom('table_import_lines')
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('settings_import_lines as s').select('s.import_id').whereRef('s.import_id', '=', 'table_import_lines.import_id'))))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('settings_import_lines as s').select('s.import_id').whereRef('s.import_id', '=', 'table_import_lines.import_id'),
+          ),
+        ),
+      )
       .execute();
   }
 }

@@ -59,8 +59,15 @@ export type InventoryTable = Pick<TableRow, 'id' | 'name' | 'min_party' | 'max_p
 export const inventorySequenceMigration: PbsMigration = {
   name: '0104_restaurant_settings_catalog_sequence',
   async up(db) {
-    await db.schema.alterTable('restaurant_settings').addColumn('catalog_seq', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-    await db.schema.createIndex('restaurant_settings_catalog_seq').on('restaurant_settings').columns(['catalog_seq', 'business_id']).execute();
+    await db.schema
+      .alterTable('restaurant_settings')
+      .addColumn('catalog_seq', 'bigint', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .createIndex('restaurant_settings_catalog_seq')
+      .on('restaurant_settings')
+      .columns(['catalog_seq', 'business_id'])
+      .execute();
     await db.schema.createIndex('restaurant_tables_business').on('restaurant_tables').columns(['business_id', 'active']).execute();
     await db.schema
       .createTable('settings_import_lines')

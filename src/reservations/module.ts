@@ -2,7 +2,12 @@ import type { ApiModule } from '../platform/module.js';
 import type { SecretKeys } from '../platform/secret-keys.js';
 import { inventorySequenceMigration } from './inventory-tables.js';
 import { reservationPages } from './page-routes.js';
-import { bookingVersionsMigration, reservationsCreatedIndexMigration, dropStartTimeIndexesMigration, reservationsMigration } from './reservation-tables.js';
+import {
+  bookingVersionsMigration,
+  reservationsCreatedIndexMigration,
+  dropStartTimeIndexesMigration,
+  reservationsMigration,
+} from './reservation-tables.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
@@ -38,8 +43,19 @@ export function reservationServices(
 export function reservationsModule({ bookings: service, operator }: ReservationServices, keys: SecretKeys): ApiModule {
   return {
     name: 'reservations',
-    tags: [{ name: 'reservations', description: 'Reservation partner API (Bearer API key): search with availability, openings, holds, reservations' }],
-    migrations: [reservationsMigration, dropStartTimeIndexesMigration, bookingVersionsMigration, reservationsCreatedIndexMigration, inventorySequenceMigration],
+    tags: [
+      {
+        name: 'reservations',
+        description: 'Reservation partner API (Bearer API key): search with availability, openings, holds, reservations',
+      },
+    ],
+    migrations: [
+      reservationsMigration,
+      dropStartTimeIndexesMigration,
+      bookingVersionsMigration,
+      reservationsCreatedIndexMigration,
+      inventorySequenceMigration,
+    ],
     routes: async (app) => {
       await app.register(reservationRoutes(service));
       await app.register(reservationAdminRoutes(operator, service));

@@ -8,7 +8,10 @@ import { SLOT_MINUTES } from './inventory.js';
  * by commas: the same bytes for every restaurant, so a run of consecutive open slots is one copy
  * of a part of it (slot q is the bytes [SLOT_START[q], SLOT_END[q]) of ALL_SLOTS).
  */
-const ALL_SLOTS_TEXT = Array.from({ length: DAY_SLOTS }, (_, q) => `{"time":"${formatHHMM(q * SLOT_MINUTES)}","credit_card_required":false}`);
+const ALL_SLOTS_TEXT = Array.from(
+  { length: DAY_SLOTS },
+  (_, q) => `{"time":"${formatHHMM(q * SLOT_MINUTES)}","credit_card_required":false}`,
+);
 const ALL_SLOTS = Buffer.from(ALL_SLOTS_TEXT.join(','));
 const SLOT_START = new Uint32Array(DAY_SLOTS);
 const SLOT_END = new Uint32Array(DAY_SLOTS);
@@ -20,7 +23,9 @@ for (let q = 0, at = 0; q < DAY_SLOTS; at += ALL_SLOTS_TEXT[q].length + 1, q++) 
 const runs: Array<Buffer | undefined> = new Array(DAY_SLOTS * DAY_SLOTS);
 const run = (first: number, last: number) => (runs[first * DAY_SLOTS + last] ??= ALL_SLOTS.subarray(SLOT_START[first], SLOT_END[last]));
 
-const [OPENINGS_START, COMMA, DAY_END, TIMES_END, OBJECT_END] = ['{"reservation_times":[', ',', ']}', ']', '}'].map((text) => Buffer.from(text));
+const [OPENINGS_START, COMMA, DAY_END, TIMES_END, OBJECT_END] = ['{"reservation_times":[', ',', ']}', ']', '}'].map((text) =>
+  Buffer.from(text),
+);
 
 /** By date: `{"date":"…","times":[` to open a body's first day, and with a comma before it for the others. */
 const dayHeads = new Map<string, { first: Buffer; next: Buffer }>();
@@ -56,7 +61,7 @@ export class OpeningsJson {
     const w = this.writer;
     w.bytes(dayHead(date, this.days++ === 0));
     let comma = false;
-    for (let q = first; q < end; ) {
+    for (let q = first; q < end;) {
       if (!isOpen(slots, q)) {
         q++;
         continue;

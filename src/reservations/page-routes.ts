@@ -66,7 +66,9 @@ export function reservationPages(service: ReservationService, keys: SecretKeys) 
    * form on another site that merely knows (or guesses) the URL.
    */
   const formToken = async (reservationId: string) =>
-    createHmac('sha256', await keys.key('confirmation-page-forms')).update(reservationId).digest('base64url');
+    createHmac('sha256', await keys.key('confirmation-page-forms'))
+      .update(reservationId)
+      .digest('base64url');
   const tokenMatches = async (reservationId: string, given: unknown) => {
     const expected = Buffer.from(await formToken(reservationId));
     const got = Buffer.from(typeof given === 'string' ? given : '');
@@ -86,7 +88,11 @@ export function reservationPages(service: ReservationService, keys: SecretKeys) 
     const slotPage = {
       schema: {
         hide: true,
-        params: { type: 'object', required: ['alias', 'date', 'time', 'covers'], properties: { alias: text, date: text, time: text, covers: text } },
+        params: {
+          type: 'object',
+          required: ['alias', 'date', 'time', 'covers'],
+          properties: { alias: text, date: text, time: text, covers: text },
+        },
       },
     } as const;
 
@@ -116,20 +122,24 @@ export function reservationPages(service: ReservationService, keys: SecretKeys) 
       );
     });
 
-    app.post('/reservations/:alias/confirmed/:reservation_id/cancel', { schema: { ...reservationPage.schema, consumes: ['application/x-www-form-urlencoded'] }, bodyLimit: PAGE_BODY_LIMIT }, async (request, reply) => {
-      const { alias, reservation_id } = request.params;
-      const back = `/reservations/${encodeURIComponent(alias)}/confirmed/${encodeURIComponent(reservation_id)}`;
-      const token = isRecord(request.body) ? request.body.token : undefined;
-      if (!(await tokenMatches(reservation_id, token))) return reply.redirect(`${back}?notice=expired_form`, 303);
-      try {
-        await service.cancelFromConfirmationPage(reservation_id);
-        return reply.redirect(back, 303);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        if (error.code === 'NOT_FOUND') return page(reply, 404, 'Reservation not found', '<h1>Reservation not found</h1>');
-        return reply.redirect(`${back}?notice=${noticeFor(error)}`, 303);
-      }
-    });
+    app.post(
+      '/reservations/:alias/confirmed/:reservation_id/cancel',
+      { schema: { ...reservationPage.schema, consumes: ['application/x-www-form-urlencoded'] }, bodyLimit: PAGE_BODY_LIMIT },
+      async (request, reply) => {
+        const { alias, reservation_id } = request.params;
+        const back = `/reservations/${encodeURIComponent(alias)}/confirmed/${encodeURIComponent(reservation_id)}`;
+        const token = isRecord(request.body) ? request.body.token : undefined;
+        if (!(await tokenMatches(reservation_id, token))) return reply.redirect(`${back}?notice=expired_form`, 303);
+        try {
+          await service.cancelFromConfirmationPage(reservation_id);
+          return reply.redirect(back, 303);
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          if (error.code === 'NOT_FOUND') return page(reply, 404, 'Reservation not found', '<h1>Reservation not found</h1>');
+          return reply.redirect(`${back}?notice=${noticeFor(error)}`, 303);
+        }
+      },
+    );
 
     for (const kind of ['reserve', 'checkout'] as const) {
       app.get(`/reservations/:alias/${kind}/:date/:time/:covers`, slotPage, async (request, reply) => {

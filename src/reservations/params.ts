@@ -22,7 +22,8 @@ export function parseDateTimeCovers(
   const rawCovers = single(source[names.covers]);
   if (rawDate === undefined) throw apiError(badRequest, `Missing parameter: ${names.date}`, { field: names.date });
   if (rawTime === undefined) throw apiError(badRequest, `Missing parameter: ${names.time}`, { field: names.time });
-  if (rawCovers === undefined || rawCovers.trim() === '') throw apiError(badRequest, `Missing parameter: ${names.covers}`, { field: names.covers });
+  if (rawCovers === undefined || rawCovers.trim() === '')
+    throw apiError(badRequest, `Missing parameter: ${names.covers}`, { field: names.covers });
   const date = parseDate(rawDate);
   if (!date) {
     throw apiError('DATE_TIME_VALIDATION_ERROR', 'Invalid format, expected format is %Y-%m-%d', { field: names.date, instance: rawDate });
@@ -46,7 +47,8 @@ const NUMBER_TEXT = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 export function parseCovers(raw: string, field: string, badRequest: ErrorCode): number {
   const text = raw.trim();
   const n = Number(text);
-  if (!NUMBER_TEXT.test(text) || Number.isNaN(n)) throw apiError(badRequest, `${field} must be a whole number, got "${raw}"`, { field, instance: raw });
+  if (!NUMBER_TEXT.test(text) || Number.isNaN(n))
+    throw apiError(badRequest, `${field} must be a whole number, got "${raw}"`, { field, instance: raw });
   const instance = Number.isSafeInteger(n) ? n : text;
   if (n < 1) throw apiError('TOO_SMALL_VALIDATION_ERROR', `Number too small: ${instance}`, { field, instance });
   if (n > 10) throw apiError('TOO_LARGE_VALIDATION_ERROR', `Number too big: ${instance}`, { field, instance });
@@ -64,7 +66,10 @@ export function parseBoolean(raw: string | undefined, field: string, fallback: b
 /** Holds and reservations take a form body only; query parameters are refused (docs/contract/reservations.md §3.1). */
 export function requireFormBody(query: unknown, body: unknown, contentType: string | undefined): Record<string, unknown> {
   if (query && typeof query === 'object' && Object.keys(query).length > 0) {
-    throw apiError('INVALID_RESERVATION_PARAMETER', 'Query parameters are not accepted; send the parameters as form data (application/x-www-form-urlencoded).');
+    throw apiError(
+      'INVALID_RESERVATION_PARAMETER',
+      'Query parameters are not accepted; send the parameters as form data (application/x-www-form-urlencoded).',
+    );
   }
   if (body === undefined) return {};
   if (!contentType?.startsWith('application/x-www-form-urlencoded') || typeof body !== 'object' || body === null) {
@@ -100,13 +105,17 @@ export function reservationForm(form: Record<string, unknown>) {
     email: requiredText(form, 'email', 254),
     unique_id: requiredText(form, 'unique_id', 300),
   };
-  if (!/^[^@\s]+@[^@\s]+$/.test(guest.email)) throw apiError('INVALID_RESERVATION_PARAMETER', `Invalid email: ${guest.email}`, { field: 'email' });
+  if (!/^[^@\s]+@[^@\s]+$/.test(guest.email))
+    throw apiError('INVALID_RESERVATION_PARAMETER', `Invalid email: ${guest.email}`, { field: 'email' });
   if (!isPhoneNumber(guest.phone)) {
-    throw apiError('INVALID_RESERVATION_PARAMETER', `phone must be a phone number such as +14155550123 (E.164), got "${guest.phone}"`, { field: 'phone' });
+    throw apiError('INVALID_RESERVATION_PARAMETER', `phone must be a phone number such as +14155550123 (E.164), got "${guest.phone}"`, {
+      field: 'phone',
+    });
   }
   const holdId = requiredText(form, 'hold_id', 100);
   const notes = single(form.notes) ?? null;
-  if (notes !== null && notes.length > 1000) throw apiError('INVALID_RESERVATION_PARAMETER', 'notes is longer than 1000 characters', { field: 'notes' });
+  if (notes !== null && notes.length > 1000)
+    throw apiError('INVALID_RESERVATION_PARAMETER', 'notes is longer than 1000 characters', { field: 'notes' });
   if (!HOLD_ID.test(holdId)) throw apiError('INVALID_HOLD_ID', `Hold id is not valid: ${holdId}`, { field: 'hold_id' });
   return { guest, holdId, notes };
 }

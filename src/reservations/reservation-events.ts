@@ -30,7 +30,16 @@ export function reservationCreated(r: ReservationFactsForEvent & { partner_id: s
     businessId: r.business_id,
     partnerId: r.partner_id,
     at,
-    payload: { event_type: type, event_id: newId(), reservation_id: r.id, date: r.date, time: r.time, covers: r.covers, unique_id: r.unique_id, status: 'ACTIVE' },
+    payload: {
+      event_type: type,
+      event_id: newId(),
+      reservation_id: r.id,
+      date: r.date,
+      time: r.time,
+      covers: r.covers,
+      unique_id: r.unique_id,
+      status: 'ACTIVE',
+    },
   };
 }
 

@@ -13,7 +13,17 @@ import { bookableRange, dayContext, heldSlotRefusal, slotProblem, type SlotConte
 import { creditCardRequired, turnMinutes, type ReservationSettings } from './inventory.js';
 import { BOOKINGS_TOPIC, type OccupancyIndex } from './occupancy.js';
 import { OpeningsJson } from './openings-json.js';
-import { dateTimeProblem, isReservationId, parseCovers, parseDateTimeCovers, parseOpeningsQuery, requiredText, reservationForm, single, type OpeningsQuery } from './params.js';
+import {
+  dateTimeProblem,
+  isReservationId,
+  parseCovers,
+  parseDateTimeCovers,
+  parseOpeningsQuery,
+  requiredText,
+  reservationForm,
+  single,
+  type OpeningsQuery,
+} from './params.js';
 import { reservationCanceled, reservationCreated, type CancelSource } from './reservation-events.js';
 import { ReservationLinks } from './reservation-links.js';
 import { holdUsable } from './reservation-statements.js';
@@ -37,7 +47,6 @@ export interface ReservationOptions {
 
 /** Assembles openings bodies (one at a time: rendering is synchronous). */
 const openingsJson = new OpeningsJson();
-
 
 /** The rules of reservations: openings, holds, reservations, status and cancellation. */
 export class ReservationService {
@@ -98,7 +107,11 @@ export class ReservationService {
 
   /** `pending`: the request's Idempotency-Key, answered in the booking's own write. */
   async hold(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>, pending?: PendingIdempotency) {
-    const { date, minutes, time, covers } = parseDateTimeCovers(form, { date: 'date', time: 'time', covers: 'covers' }, 'INVALID_RESERVATION_PARAMETER');
+    const { date, minutes, time, covers } = parseDateTimeCovers(
+      form,
+      { date: 'date', time: 'time', covers: 'covers' },
+      'INVALID_RESERVATION_PARAMETER',
+    );
     const uniqueId = requiredText(form, 'unique_id', 300);
     const r = await this.restaurant(businessIdOrAlias);
     const { min, max } = r.settings.party_size;
@@ -140,7 +153,19 @@ export class ReservationService {
       r.businessId,
       (store, notice) =>
         store.placeHold(
-          { id, business_id: r.businessId, partner_id: partnerId, unique_id: uniqueId, date, time, covers, start_at: startAt, end_at: endAt, expires_at: expiresAt, created_at: now },
+          {
+            id,
+            business_id: r.businessId,
+            partner_id: partnerId,
+            unique_id: uniqueId,
+            date,
+            time,
+            covers,
+            start_at: startAt,
+            end_at: endAt,
+            expires_at: expiresAt,
+            created_at: now,
+          },
           fittingTables(r, covers),
           notice,
           { pending, body: answer },
@@ -158,7 +183,11 @@ export class ReservationService {
 
   /** `pending`: the request's Idempotency-Key, answered in the booking's own write. */
   async reserve(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>, pending?: PendingIdempotency) {
-    const { date, minutes, time, covers } = parseDateTimeCovers(form, { date: 'date', time: 'time', covers: 'covers' }, 'INVALID_RESERVATION_PARAMETER');
+    const { date, minutes, time, covers } = parseDateTimeCovers(
+      form,
+      { date: 'date', time: 'time', covers: 'covers' },
+      'INVALID_RESERVATION_PARAMETER',
+    );
     if (minutes % 15 !== 0) throw apiError('INVALID_RESERVATION_PARAMETER', `Minutes must be 0, 15, 30 or 45: ${time}`, { field: 'time' });
     const { guest, holdId, notes } = reservationForm(form);
 
@@ -171,7 +200,10 @@ export class ReservationService {
     const problem = slotProblem(ctx, date, minutes);
     if (problem === 'past') throw apiError('INVALID_RESERVATION_PARAMETER', `The date is in the past: ${date} ${time}`);
     if (problem === 'too_far') {
-      throw apiError('INVALID_RESERVATION_PARAMETER', `The date is beyond the restaurant's ${r.settings.max_future_days} maximum future days`);
+      throw apiError(
+        'INVALID_RESERVATION_PARAMETER',
+        `The date is beyond the restaurant's ${r.settings.max_future_days} maximum future days`,
+      );
     }
 
     const startAt = localDay(date, r.business.timezone)(minutes);
@@ -196,7 +228,13 @@ export class ReservationService {
           answer: { pending, body: answer },
         }),
       ({ hold, duplicates, tableId }) => {
-        if (!hold || hold.status !== 'active' || hold.business_id !== r.businessId || hold.partner_id !== partnerId || hold.expires_at <= now) {
+        if (
+          !hold ||
+          hold.status !== 'active' ||
+          hold.business_id !== r.businessId ||
+          hold.partner_id !== partnerId ||
+          hold.expires_at <= now
+        ) {
           throw apiError('HOLD_NOT_FOUND', `No valid hold ${holdId}: it never existed or has expired`);
         }
         if (!holdUsable(hold, request, now)) {
@@ -244,7 +282,9 @@ export class ReservationService {
     await this.cancelRow(row, 'CONFIRMATION_PAGE');
   }
 
-  async findForPage(reservationId: string): Promise<{ reservation: ReservationRow; business: BusinessRef; settings: ReservationSettings } | undefined> {
+  async findForPage(
+    reservationId: string,
+  ): Promise<{ reservation: ReservationRow; business: BusinessRef; settings: ReservationSettings } | undefined> {
     if (!isReservationId(reservationId)) return undefined;
     const reservation = await this.store().findReservation(reservationId);
     if (!reservation) return undefined;
@@ -266,7 +306,10 @@ export class ReservationService {
     if (by === 'guest') {
       if (now >= row.start_at) throw apiError('RESERVATION_CANCEL_CONFLICT', 'The reservation has already started');
       if (now > row.start_at - r.settings.cancellation.cutoff_minutes * 60_000) {
-        throw apiError('RESERVATION_CANCEL_CONFLICT', `Cancellation is only possible up to ${r.settings.cancellation.cutoff_minutes} minutes before the reservation`);
+        throw apiError(
+          'RESERVATION_CANCEL_CONFLICT',
+          `Cancellation is only possible up to ${r.settings.cancellation.cutoff_minutes} minutes before the reservation`,
+        );
       }
     }
     await this.database.transact(async (trx) => {
@@ -320,7 +363,8 @@ export class ReservationService {
   /** Another partner's reservation answers exactly like an unknown id. */
   private async ownReservation(partnerId: string, reservationId: string, status: 400 | 404): Promise<ReservationRow> {
     const row = isReservationId(reservationId) ? await this.store().findReservation(reservationId) : undefined;
-    if (!row || row.partner_id !== partnerId) throw apiError('INVALID_RESERVATION_ID', `Reservation id is not valid: ${reservationId}`, { status });
+    if (!row || row.partner_id !== partnerId)
+      throw apiError('INVALID_RESERVATION_ID', `Reservation id is not valid: ${reservationId}`, { status });
     return row;
   }
 
@@ -336,7 +380,4 @@ export class ReservationService {
   private slotContext(r: Restaurant): SlotContext {
     return { settings: r.settings, timezone: r.business.timezone, now: this.clock.now() };
   }
-
 }
-
-

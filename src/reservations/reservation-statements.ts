@@ -19,13 +19,22 @@ const LIVE_BOOKINGS = `select id, business_id, table_id, start_at, end_at, expir
    union all
    select id, business_id, table_id, start_at, end_at, null from reservations
      where status = 'active' and start_at > ? and end_at > ?{AND}`;
-export const LIVE_BOOKINGS_ALL = new RawStatement<Booking & { business_id: string; expires_at: number | null }>(LIVE_BOOKINGS.replaceAll('{AND}', ''));
-export const LIVE_BOOKINGS_OF = new RawStatement<Booking & { business_id: string; expires_at: number | null }>(LIVE_BOOKINGS.replaceAll('{AND}', ' and business_id = ?'));
+export const LIVE_BOOKINGS_ALL = new RawStatement<Booking & { business_id: string; expires_at: number | null }>(
+  LIVE_BOOKINGS.replaceAll('{AND}', ''),
+);
+export const LIVE_BOOKINGS_OF = new RawStatement<Booking & { business_id: string; expires_at: number | null }>(
+  LIVE_BOOKINGS.replaceAll('{AND}', ' and business_id = ?'),
+);
 
-const HOLD_COLUMNS = 'id, business_id, partner_id, table_id, unique_id, date, time, covers, start_at, end_at, expires_at, status, created_at';
+const HOLD_COLUMNS =
+  'id, business_id, partner_id, table_id, unique_id, date, time, covers, start_at, end_at, expires_at, status, created_at';
 const RESERVATION_COLUMNS = `id, business_id, partner_id, table_id, hold_id, unique_id, date, time, covers, start_at, end_at,
      first_name, last_name, phone, email, notes, status, canceled_by, created_at, canceled_at`;
-const placeholders = (columns: string) => columns.split(',').map(() => '?').join(', ');
+const placeholders = (columns: string) =>
+  columns
+    .split(',')
+    .map(() => '?')
+    .join(', ');
 
 // SQLite books inside a transaction that runs alone (GroupCommit): it reads what the booking
 // depends on, decides and writes, in a few statements without round trips.
@@ -65,7 +74,9 @@ export const RELEASE_GUEST_HOLDS = new RawStatement(
   `update holds set status = 'released' where business_id = ? and partner_id = ? and unique_id = ? and status = 'active'`,
 );
 export const CONSUME_HOLD = new RawStatement(`update holds set status = 'consumed' where id = ? and status = 'active'`);
-export const INSERT_RESERVATION = new RawStatement(`insert into reservations (${RESERVATION_COLUMNS}) values (${placeholders(RESERVATION_COLUMNS)})`);
+export const INSERT_RESERVATION = new RawStatement(
+  `insert into reservations (${RESERVATION_COLUMNS}) values (${placeholders(RESERVATION_COLUMNS)})`,
+);
 
 // PostgreSQL books in one statement, outside a transaction: a round trip is most of a booking's
 // cost there. Its reads share the statement's snapshot, and it writes only if the restaurant's
@@ -102,8 +113,21 @@ const BUMP_IF_SEEN = (condition: string) => `
    )`;
 
 type AnswerParams = keyof ReturnType<typeof idempotencyParameters>;
-type HoldParams = 'business_id' | 'unique_id' | 'start_at' | 'end_at' | 'now' | 'hold_id' | 'candidates' | 'partner_id' | 'date' | 'time'
-  | 'covers' | 'expires_at' | 'notice' | AnswerParams;
+type HoldParams =
+  | 'business_id'
+  | 'unique_id'
+  | 'start_at'
+  | 'end_at'
+  | 'now'
+  | 'hold_id'
+  | 'candidates'
+  | 'partner_id'
+  | 'date'
+  | 'time'
+  | 'covers'
+  | 'expires_at'
+  | 'notice'
+  | AnswerParams;
 export const PLACE_HOLD = new PostgresStatement<{ table_id: string | null; won: number; released: string[] }, HoldParams>(
   `with seen as (select version from booking_versions where business_id = :business_id),
    ${occupiedAndChosen({ start: 'cast(:start_at as bigint)', end: 'cast(:end_at as bigint)', preferred: 'null', otherThan: 'not (partner_id = :partner_id and unique_id = :unique_id)' })},
@@ -123,10 +147,25 @@ export const PLACE_HOLD = new PostgresStatement<{ table_id: string | null; won: 
    select (select id from chosen) as table_id, (select count(*) from bumped) as won, array(select id from released) as released`,
 );
 
-type ReserveParams = Exclude<HoldParams, 'start_at' | 'end_at' | 'expires_at'> | 'reservation_id' | 'settings_refuse' | 'dup_from' | 'dup_to'
-  | 'first_name' | 'last_name' | 'phone' | 'email' | 'notes' | 'event_id' | 'event_type' | 'event_payload';
+type ReserveParams =
+  | Exclude<HoldParams, 'start_at' | 'end_at' | 'expires_at'>
+  | 'reservation_id'
+  | 'settings_refuse'
+  | 'dup_from'
+  | 'dup_to'
+  | 'first_name'
+  | 'last_name'
+  | 'phone'
+  | 'email'
+  | 'notes'
+  | 'event_id'
+  | 'event_type'
+  | 'event_payload';
 /** The hold's own window is the slot: `start_at`/`end_at` come from the hold row (`h`). */
-export const RESERVE = new PostgresStatement<Partial<Omit<HoldRow, 'created_at'>> & { duplicates: number; chosen_table: string | null; won: number }, ReserveParams>(
+export const RESERVE = new PostgresStatement<
+  Partial<Omit<HoldRow, 'created_at'>> & { duplicates: number; chosen_table: string | null; won: number },
+  ReserveParams
+>(
   `with seen as (select version from booking_versions where business_id = :business_id),
    h as (select * from holds where id = :hold_id),
    usable as (
@@ -170,19 +209,35 @@ export const LOCK_BOOKINGS = new RawStatement(
 /** True when a hold can be turned into the reservation `expected` describes (PostgreSQL: `usable` in RESERVE). */
 export function holdUsable(hold: Omit<HoldRow, 'created_at'> | undefined, expected: ReservationRequest, now: number): boolean {
   return (
-    hold !== undefined && hold.status === 'active' && hold.business_id === expected.business_id && hold.partner_id === expected.partner_id &&
-    hold.expires_at > now && hold.date === expected.date && hold.time === expected.time && hold.covers === expected.covers &&
+    hold !== undefined &&
+    hold.status === 'active' &&
+    hold.business_id === expected.business_id &&
+    hold.partner_id === expected.partner_id &&
+    hold.expires_at > now &&
+    hold.date === expected.date &&
+    hold.time === expected.time &&
+    hold.covers === expected.covers &&
     hold.unique_id === expected.unique_id
   );
 }
 
 /** The first of `candidates` (the held table first, if it is one) that no booking in `occupied` takes. */
-export function chooseTable(candidates: readonly string[], occupied: ReadonlyArray<{ table_id: string }>, preferred?: string): string | undefined {
+export function chooseTable(
+  candidates: readonly string[],
+  occupied: ReadonlyArray<{ table_id: string }>,
+  preferred?: string,
+): string | undefined {
   const taken = new Set(occupied.map((o) => o.table_id));
   if (preferred !== undefined && candidates.includes(preferred) && !taken.has(preferred)) return preferred;
   return candidates.find((id) => !taken.has(id));
 }
 
-
 export const withLapse = (rows: Array<Booking & { business_id: string; expires_at: number | null }>) =>
-  rows.map((r) => ({ id: r.id, business_id: r.business_id, table_id: r.table_id, start_at: r.start_at, end_at: r.end_at, expires_at: r.expires_at ?? Infinity }));
+  rows.map((r) => ({
+    id: r.id,
+    business_id: r.business_id,
+    table_id: r.table_id,
+    start_at: r.start_at,
+    end_at: r.end_at,
+    expires_at: r.expires_at ?? Infinity,
+  }));

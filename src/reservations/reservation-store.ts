@@ -5,7 +5,23 @@ import { answerWithinChange, idempotencyParameters, type PendingIdempotency } fr
 import { newId } from '../platform/ids.js';
 import type { ReservationSettings } from './inventory.js';
 import type { InventoryTable } from './inventory-tables.js';
-import { CONSUME_HOLD, EARLIEST_OVERLAP_MS, HOLD_SNAPSHOT, INSERT_HOLD, INSERT_RESERVATION, LIVE_BOOKINGS_ALL, LIVE_BOOKINGS_OF, LOCK_BOOKINGS, PLACE_HOLD, RELEASE_GUEST_HOLDS, RESERVATION_SNAPSHOT, RESERVE, chooseTable, holdUsable, withLapse } from './reservation-statements.js';
+import {
+  CONSUME_HOLD,
+  EARLIEST_OVERLAP_MS,
+  HOLD_SNAPSHOT,
+  INSERT_HOLD,
+  INSERT_RESERVATION,
+  LIVE_BOOKINGS_ALL,
+  LIVE_BOOKINGS_OF,
+  LOCK_BOOKINGS,
+  PLACE_HOLD,
+  RELEASE_GUEST_HOLDS,
+  RESERVATION_SNAPSHOT,
+  RESERVE,
+  chooseTable,
+  holdUsable,
+  withLapse,
+} from './reservation-statements.js';
 import type { HoldRow, ReservationRow } from './reservation-tables.js';
 
 /** The answer a booking gives when it is written, stored with it for its Idempotency-Key (if any). */
@@ -112,27 +128,68 @@ export class ReservationStore {
    * On PostgreSQL `won` is false, and nothing was written, also when another booking of the
    * restaurant came between its read and write.
    */
-  async placeHold(hold: Omit<HoldRow, 'table_id' | 'status'>, candidates: string[], notice: string, answer: BookingAnswer): Promise<HoldOutcome> {
+  async placeHold(
+    hold: Omit<HoldRow, 'table_id' | 'status'>,
+    candidates: string[],
+    notice: string,
+    answer: BookingAnswer,
+  ): Promise<HoldOutcome> {
     if (this.dialect === 'postgres') {
       const [row] = await PLACE_HOLD.rows(this.db, {
-        business_id: hold.business_id, unique_id: hold.unique_id, start_at: hold.start_at, end_at: hold.end_at, now: hold.created_at,
-        hold_id: hold.id, candidates, partner_id: hold.partner_id, date: hold.date, time: hold.time,
-        covers: hold.covers, expires_at: hold.expires_at, notice, ...idempotencyParameters(answer.pending, 200, answer.body),
+        business_id: hold.business_id,
+        unique_id: hold.unique_id,
+        start_at: hold.start_at,
+        end_at: hold.end_at,
+        now: hold.created_at,
+        hold_id: hold.id,
+        candidates,
+        partner_id: hold.partner_id,
+        date: hold.date,
+        time: hold.time,
+        covers: hold.covers,
+        expires_at: hold.expires_at,
+        notice,
+        ...idempotencyParameters(answer.pending, 200, answer.body),
       });
       return { tableId: row.table_id ?? undefined, released: row.released, won: row.won > 0 };
     }
     const earliest = hold.start_at - EARLIEST_OVERLAP_MS;
     const rows = await HOLD_SNAPSHOT.rows(this.db, this.dialect, [
-      hold.business_id, earliest, hold.end_at, hold.start_at, hold.created_at, hold.partner_id, hold.unique_id,
-      hold.business_id, earliest, hold.end_at, hold.start_at,
-      hold.business_id, hold.partner_id, hold.unique_id,
+      hold.business_id,
+      earliest,
+      hold.end_at,
+      hold.start_at,
+      hold.created_at,
+      hold.partner_id,
+      hold.unique_id,
+      hold.business_id,
+      earliest,
+      hold.end_at,
+      hold.start_at,
+      hold.business_id,
+      hold.partner_id,
+      hold.unique_id,
     ]);
-    const tableId = chooseTable(candidates, rows.filter((r) => r.kind === 'occupied'));
+    const tableId = chooseTable(
+      candidates,
+      rows.filter((r) => r.kind === 'occupied'),
+    );
     if (tableId === undefined) return { tableId, released: [], won: false };
     await RELEASE_GUEST_HOLDS.run(this.db, this.dialect, [hold.business_id, hold.partner_id, hold.unique_id]);
     await INSERT_HOLD.run(this.db, this.dialect, [
-      hold.id, hold.business_id, hold.partner_id, tableId, hold.unique_id, hold.date, hold.time, hold.covers,
-      hold.start_at, hold.end_at, hold.expires_at, 'active', hold.created_at,
+      hold.id,
+      hold.business_id,
+      hold.partner_id,
+      tableId,
+      hold.unique_id,
+      hold.date,
+      hold.time,
+      hold.covers,
+      hold.start_at,
+      hold.end_at,
+      hold.expires_at,
+      'active',
+      hold.created_at,
     ]);
     await answerWithinChange(this.db, answer.pending, 200, answer.body);
     return { tableId, released: rows.filter((r) => r.kind === 'mine').map((r) => r.id), won: true };
@@ -149,17 +206,46 @@ export class ReservationStore {
     const { reservation: r } = input;
     if (this.dialect === 'postgres') {
       const [{ duplicates, chosen_table, won, ...hold }] = await RESERVE.rows(this.db, {
-        business_id: input.business_id, unique_id: input.unique_id, now: input.now, hold_id: input.hold_id, candidates: input.candidates,
-        partner_id: input.partner_id, date: input.date, time: input.time, covers: input.covers, notice: input.notice, reservation_id: r.id,
-        settings_refuse: input.settingsRefuse ? 1 : 0, dup_from: input.duplicateWindow[0], dup_to: input.duplicateWindow[1],
-        first_name: r.first_name, last_name: r.last_name, phone: r.phone, email: r.email, notes: r.notes,
-        event_id: newId(), event_type: input.event.type, event_payload: JSON.stringify(input.event.payload),
+        business_id: input.business_id,
+        unique_id: input.unique_id,
+        now: input.now,
+        hold_id: input.hold_id,
+        candidates: input.candidates,
+        partner_id: input.partner_id,
+        date: input.date,
+        time: input.time,
+        covers: input.covers,
+        notice: input.notice,
+        reservation_id: r.id,
+        settings_refuse: input.settingsRefuse ? 1 : 0,
+        dup_from: input.duplicateWindow[0],
+        dup_to: input.duplicateWindow[1],
+        first_name: r.first_name,
+        last_name: r.last_name,
+        phone: r.phone,
+        email: r.email,
+        notes: r.notes,
+        event_id: newId(),
+        event_type: input.event.type,
+        event_payload: JSON.stringify(input.event.payload),
         ...idempotencyParameters(input.answer.pending, 200, input.answer.body),
       });
-      return { hold: hold.id ? (hold as Omit<HoldRow, 'created_at'>) : undefined, duplicates, tableId: chosen_table ?? undefined, won: won > 0 };
+      return {
+        hold: hold.id ? (hold as Omit<HoldRow, 'created_at'>) : undefined,
+        duplicates,
+        tableId: chosen_table ?? undefined,
+        won: won > 0,
+      };
     }
     const rows = await RESERVATION_SNAPSHOT.rows(this.db, this.dialect, [
-      input.hold_id, input.business_id, input.now, input.business_id, input.business_id, input.partner_id, input.unique_id, ...input.duplicateWindow,
+      input.hold_id,
+      input.business_id,
+      input.now,
+      input.business_id,
+      input.business_id,
+      input.partner_id,
+      input.unique_id,
+      ...input.duplicateWindow,
     ]);
     const facts: ReservationFacts = { hold: undefined, duplicates: 0, tableId: undefined, won: false };
     const occupied: Array<{ table_id: string }> = [];
@@ -173,8 +259,26 @@ export class ReservationStore {
     if (!holdUsable(hold, input, input.now) || input.settingsRefuse || facts.duplicates > 0 || facts.tableId === undefined) return facts;
     if ((await CONSUME_HOLD.run(this.db, this.dialect, [input.hold_id])) !== 1) return facts;
     await INSERT_RESERVATION.run(this.db, this.dialect, [
-      r.id, input.business_id, input.partner_id, facts.tableId, input.hold_id, input.unique_id, input.date, input.time, input.covers,
-      hold!.start_at, hold!.end_at, r.first_name, r.last_name, r.phone, r.email, r.notes, 'active', null, input.now, null,
+      r.id,
+      input.business_id,
+      input.partner_id,
+      facts.tableId,
+      input.hold_id,
+      input.unique_id,
+      input.date,
+      input.time,
+      input.covers,
+      hold!.start_at,
+      hold!.end_at,
+      r.first_name,
+      r.last_name,
+      r.phone,
+      r.email,
+      r.notes,
+      'active',
+      null,
+      input.now,
+      null,
     ]);
     await recordEvent(this.db, this.dialect, input.event);
     await answerWithinChange(this.db, input.answer.pending, 200, input.answer.body);
@@ -192,7 +296,21 @@ export class ReservationStore {
       this.db
         .selectFrom('reservations as r')
         .leftJoin('restaurant_tables as t', 't.id', 'r.table_id')
-        .select(['r.id', 'r.partner_id', 'r.time', 'r.covers', 'r.first_name', 'r.last_name', 'r.phone', 'r.email', 'r.notes', 'r.status', 'r.canceled_by', 'r.created_at', 't.name as table_name'])
+        .select([
+          'r.id',
+          'r.partner_id',
+          'r.time',
+          'r.covers',
+          'r.first_name',
+          'r.last_name',
+          'r.phone',
+          'r.email',
+          'r.notes',
+          'r.status',
+          'r.canceled_by',
+          'r.created_at',
+          't.name as table_name',
+        ])
         .where('r.business_id', '=', businessId)
         .where('r.date', '=', date)
         .orderBy('r.time')
@@ -217,7 +335,11 @@ export class ReservationStore {
     const day = sql<number>`created_at / 86400000`;
     const rows = await this.db
       .selectFrom('reservations')
-      .select([day.as('day'), (eb) => eb.fn.countAll<number>().as('made'), sql<number>`sum(case when status = 'canceled' then 1 else 0 end)`.as('canceled')])
+      .select([
+        day.as('day'),
+        (eb) => eb.fn.countAll<number>().as('made'),
+        sql<number>`sum(case when status = 'canceled' then 1 else 0 end)`.as('canceled'),
+      ])
       .where('created_at', '>=', since)
       .groupBy(day)
       .execute();

@@ -10,12 +10,12 @@ export interface Restaurant extends RestaurantModel {
   inventory: RestaurantInventory;
 }
 
-
 /** The restaurant of a catalogue entry, or the error a partner gets for it. */
 export function restaurantOf(entry: CatalogBusiness | undefined, idOrAlias: string, { requireReservable = true } = {}): Restaurant {
   if (!entry) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${idOrAlias}`);
   if (!entry.reservation) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
-  if (requireReservable && (!entry.reservation.settings.accepts_reservations || entry.isClosed)) throw apiError('DOES_NOT_TAKE_RESERVATIONS');
+  if (requireReservable && (!entry.reservation.settings.accepts_reservations || entry.isClosed))
+    throw apiError('DOES_NOT_TAKE_RESERVATIONS');
   return {
     businessId: entry.id,
     settings: entry.reservation.settings,

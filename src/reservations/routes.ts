@@ -14,10 +14,18 @@ import { reservationSettingsSchema } from './inventory.js';
  * partner's reservation answers like an unknown id.
  */
 const partner = {
-  partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'books any reservable restaurant (docs/contract/reservations.md §3.1)' } },
+  partner: {
+    interface: 'reservations',
+    scheme: 'bearer',
+    business: { unscoped: 'books any reservable restaurant (docs/contract/reservations.md §3.1)' },
+  },
 } as const;
 const ownReservation = {
-  partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: "acts on the caller's own reservation; another partner's answers like an unknown id" } },
+  partner: {
+    interface: 'reservations',
+    scheme: 'bearer',
+    business: { unscoped: "acts on the caller's own reservation; another partner's answers like an unknown id" },
+  },
 } as const;
 const tags = ['reservations'];
 const security = [{ bearerAuth: [] }];
@@ -50,7 +58,16 @@ const openingsResponse = {
 } as const;
 const holdResponse = {
   type: 'object',
-  required: ['hold_id', 'expires_at', 'credit_card_hold', 'is_editable', 'last_cancellation_date', 'cancellation_policy', 'notes', 'reserve_url'],
+  required: [
+    'hold_id',
+    'expires_at',
+    'credit_card_hold',
+    'is_editable',
+    'last_cancellation_date',
+    'cancellation_policy',
+    'notes',
+    'reserve_url',
+  ],
   properties: {
     hold_id: { type: ['string', 'null'] },
     expires_at: { type: 'number' },
@@ -100,14 +117,28 @@ function documentedQuery(fields: Record<string, string>) {
 const HHMM = '^([01][0-9]|2[0-3]):[0-5][0-9]$';
 const date = { type: 'string', format: 'date', description: 'YYYY-MM-DD (%Y-%m-%d); else DATE_TIME_VALIDATION_ERROR' } as const;
 const time = { type: 'string', pattern: HHMM, description: 'HH:MM, 24-hour (%H:%M); else DATE_TIME_VALIDATION_ERROR' } as const;
-const covers = { type: 'integer', minimum: 1, maximum: 10, description: 'party size; below 1 TOO_SMALL_VALIDATION_ERROR, above 10 TOO_LARGE_VALIDATION_ERROR' } as const;
-const uniqueId = { type: 'string', minLength: 1, maxLength: 300, description: "the user's device or account id; the same for repeated holds" } as const;
+const covers = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 10,
+  description: 'party size; below 1 TOO_SMALL_VALIDATION_ERROR, above 10 TOO_LARGE_VALIDATION_ERROR',
+} as const;
+const uniqueId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 300,
+  description: "the user's device or account id; the same for repeated holds",
+} as const;
 const openingsQueryDocs = {
   type: 'object',
   required: ['date', 'time', 'covers'],
   properties: { date, time, covers, get_covers_range: { type: 'boolean', description: 'true: include covers_range' } },
 } as const;
-const holdBodyDocs = { type: 'object', required: ['date', 'time', 'covers', 'unique_id'], properties: { date, time, covers, unique_id: uniqueId } } as const;
+const holdBodyDocs = {
+  type: 'object',
+  required: ['date', 'time', 'covers', 'unique_id'],
+  properties: { date, time, covers, unique_id: uniqueId },
+} as const;
 const reservationBodyDocs = {
   type: 'object',
   required: ['date', 'time', 'covers', 'first_name', 'last_name', 'phone', 'email', 'unique_id', 'hold_id'],
@@ -168,7 +199,12 @@ export function reservationRoutes(service: ReservationService) {
           summary: 'Hold a slot for 5 minutes (form body only)',
           params: businessParams,
           consumes: ['application/x-www-form-urlencoded'],
-          body: documented({ date: 'YYYY-MM-DD', time: 'HH:MM', covers: 'party size 1–10', unique_id: 'device or user id (same for repeated holds)' }),
+          body: documented({
+            date: 'YYYY-MM-DD',
+            time: 'HH:MM',
+            covers: 'party size 1–10',
+            unique_id: 'device or user id (same for repeated holds)',
+          }),
           response: { 200: holdResponse, ...errors },
         },
       },
@@ -222,8 +258,7 @@ export function reservationRoutes(service: ReservationService) {
           response: { 200: statusResponse, ...errors },
         },
       },
-      async (request) =>
-        service.status(principalOf(request).partnerId, request.params.reservation_id, request.query),
+      async (request) => service.status(principalOf(request).partnerId, request.params.reservation_id, request.query),
     );
 
     app.post(
@@ -253,7 +288,10 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
     const adminSecurity = [{ adminToken: [] }];
     app.get(
       '/admin/v1/businesses/:business_id/reservation-settings',
-      { config, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's reservation inventory", params: businessParams } },
+      {
+        config,
+        schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's reservation inventory", params: businessParams },
+      },
       async (request) => service.getSettings(request.params.business_id),
     );
     app.put(
@@ -313,7 +351,15 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
     );
     app.post(
       '/admin/v1/reservations/:reservation_id/cancel',
-      { config, schema: { tags: adminTags, security: adminSecurity, summary: 'Cancel a reservation on behalf of the restaurant', params: reservationParams } },
+      {
+        config,
+        schema: {
+          tags: adminTags,
+          security: adminSecurity,
+          summary: 'Cancel a reservation on behalf of the restaurant',
+          params: reservationParams,
+        },
+      },
       async (request) => {
         const row = await bookings.cancelByRestaurant(request.params.reservation_id);
         return { reservation_id: row.id, status: row.status, canceled_by: row.canceled_by };

@@ -42,8 +42,12 @@ export async function importSettings(
       const tableLines: TableImportLinesTable[] = [];
       batch.forEach(({ value, where }, i) => {
         const businessId = resolved.get(given[i]);
-        if (!businessId) throw apiError('VALIDATION_ERROR', `${where}: unknown business_id ${String(value.business_id).slice(0, 100)}`, { field: 'business_id' });
-        if (seen.has(businessId)) throw apiError('VALIDATION_ERROR', `${where}: business ${businessId} appears twice`, { field: 'business_id' });
+        if (!businessId)
+          throw apiError('VALIDATION_ERROR', `${where}: unknown business_id ${String(value.business_id).slice(0, 100)}`, {
+            field: 'business_id',
+          });
+        if (seen.has(businessId))
+          throw apiError('VALIDATION_ERROR', `${where}: business ${businessId} appears twice`, { field: 'business_id' });
         seen.add(businessId);
         let settings: ReservationSettings;
         try {
@@ -53,8 +57,24 @@ export async function importSettings(
           throw error;
         }
         const line = Number(where.slice(5));
-        settingsLines.push({ import_id: importId, line, business_id: businessId, accepts_reservations: settings.accepts_reservations ? 1 : 0, settings: JSON.stringify(settings), staged_at: stagedAt });
-        for (const t of settings.tables) tableLines.push({ import_id: importId, line, id: newId(), business_id: businessId, name: t.name, min_party: t.min_party, max_party: t.max_party });
+        settingsLines.push({
+          import_id: importId,
+          line,
+          business_id: businessId,
+          accepts_reservations: settings.accepts_reservations ? 1 : 0,
+          settings: JSON.stringify(settings),
+          staged_at: stagedAt,
+        });
+        for (const t of settings.tables)
+          tableLines.push({
+            import_id: importId,
+            line,
+            id: newId(),
+            business_id: businessId,
+            name: t.name,
+            min_party: t.min_party,
+            max_party: t.max_party,
+          });
       });
       await database.transact((trx) => new InventoryStore(trx).stage(settingsLines, tableLines));
       staged += settingsLines.length;

@@ -2,10 +2,48 @@ import { apiError } from '../platform/errors.js';
 
 /** The 42 supported locales (docs/contract/reviews-and-engagement.md §7.4), `{language}_{COUNTRY}`. */
 export const SUPPORTED_LOCALES = [
-  'cs_CZ', 'da_DK', 'de_AT', 'de_CH', 'de_DE', 'en_AU', 'en_BE', 'en_CA', 'en_CH', 'en_GB', 'en_HK', 'en_IE', 'en_MY',
-  'en_NZ', 'en_PH', 'en_SG', 'en_US', 'es_AR', 'es_CL', 'es_ES', 'es_MX', 'fi_FI', 'fil_PH', 'fr_BE', 'fr_CA', 'fr_CH',
-  'fr_FR', 'it_CH', 'it_IT', 'ja_JP', 'ms_MY', 'nb_NO', 'nl_BE', 'nl_NL', 'pl_PL', 'pt_BR', 'pt_PT', 'sv_FI', 'sv_SE',
-  'tr_TR', 'zh_HK', 'zh_TW',
+  'cs_CZ',
+  'da_DK',
+  'de_AT',
+  'de_CH',
+  'de_DE',
+  'en_AU',
+  'en_BE',
+  'en_CA',
+  'en_CH',
+  'en_GB',
+  'en_HK',
+  'en_IE',
+  'en_MY',
+  'en_NZ',
+  'en_PH',
+  'en_SG',
+  'en_US',
+  'es_AR',
+  'es_CL',
+  'es_ES',
+  'es_MX',
+  'fi_FI',
+  'fil_PH',
+  'fr_BE',
+  'fr_CA',
+  'fr_CH',
+  'fr_FR',
+  'it_CH',
+  'it_IT',
+  'ja_JP',
+  'ms_MY',
+  'nb_NO',
+  'nl_BE',
+  'nl_NL',
+  'pl_PL',
+  'pt_BR',
+  'pt_PT',
+  'sv_FI',
+  'sv_SE',
+  'tr_TR',
+  'zh_HK',
+  'zh_TW',
 ] as const;
 export type Locale = (typeof SUPPORTED_LOCALES)[number];
 
@@ -16,8 +54,25 @@ export const DEFAULT_LOCALE: Locale = 'en_US';
 
 /** A bare language in Accept-Language (`fr`) → the locale it means. */
 const LANGUAGE_DEFAULTS: Record<string, Locale> = {
-  cs: 'cs_CZ', da: 'da_DK', de: 'de_DE', en: 'en_US', es: 'es_ES', fi: 'fi_FI', fil: 'fil_PH', fr: 'fr_FR', it: 'it_IT',
-  ja: 'ja_JP', ms: 'ms_MY', nb: 'nb_NO', no: 'nb_NO', nl: 'nl_NL', pl: 'pl_PL', pt: 'pt_BR', sv: 'sv_SE', tr: 'tr_TR', zh: 'zh_TW',
+  cs: 'cs_CZ',
+  da: 'da_DK',
+  de: 'de_DE',
+  en: 'en_US',
+  es: 'es_ES',
+  fi: 'fi_FI',
+  fil: 'fil_PH',
+  fr: 'fr_FR',
+  it: 'it_IT',
+  ja: 'ja_JP',
+  ms: 'ms_MY',
+  nb: 'nb_NO',
+  no: 'nb_NO',
+  nl: 'nl_NL',
+  pl: 'pl_PL',
+  pt: 'pt_BR',
+  sv: 'sv_SE',
+  tr: 'tr_TR',
+  zh: 'zh_TW',
 };
 
 export function isSupportedLocale(value: string): value is Locale {
@@ -69,7 +124,10 @@ export function localeFromAcceptLanguage(header: string | undefined): Locale | u
 export function requestLocale(localeParam: string | undefined, acceptLanguage: string | undefined): Locale {
   if (localeParam !== undefined && localeParam !== '') {
     if (!isSupportedLocale(localeParam)) {
-      throw apiError('VALIDATION_ERROR', `The supplied locale: ${localeParam.slice(0, 40)} is not supported.`, { field: 'locale', instance: localeParam.slice(0, 40) });
+      throw apiError('VALIDATION_ERROR', `The supplied locale: ${localeParam.slice(0, 40)} is not supported.`, {
+        field: 'locale',
+        instance: localeParam.slice(0, 40),
+      });
     }
     return localeParam;
   }

@@ -10,8 +10,16 @@ import { reviewsMigration } from './review-tables.js';
 import { reviewCommand } from '../commands/review.js';
 
 const partner: PartnerRouteConfig = { interface: 'private_reviews', scheme: 'bearer', business: { param: 'business_id' } };
-const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
-const reviewParams = { type: 'object', required: ['review_id'], properties: { review_id: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+const businessParams = {
+  type: 'object',
+  required: ['business_id'],
+  properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+const reviewParams = {
+  type: 'object',
+  required: ['review_id'],
+  properties: { review_id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
 const partnerReview = {
   type: 'object',
   required: ['id', 'rating', 'text', 'time_created', 'url', 'user', 'public_response'],
@@ -21,7 +29,14 @@ const partnerReview = {
     text: { type: 'string' },
     time_created: { type: 'string', description: '`YYYY-MM-DD HH:MM:SS`, Pacific time' },
     url: { type: 'string' },
-    user: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string', description: 'First name and last initial' }, image_url: { type: 'string' } } },
+    user: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        name: { type: 'string', description: 'First name and last initial' },
+        image_url: { type: 'string' },
+      },
+    },
     public_response: {
       type: ['object', 'null'],
       properties: {
@@ -29,7 +44,11 @@ const partnerReview = {
         time_created: { type: 'string', description: 'ISO 8601 with the Pacific offset' },
         business_user: {
           type: 'object',
-          properties: { name: { type: 'string' }, role: { type: 'string', enum: ['OWNER', 'MANAGER', 'CUSTOMER_SERVICE', 'EMPLOYEE'] }, photo_url: { type: 'string' } },
+          properties: {
+            name: { type: 'string' },
+            role: { type: 'string', enum: ['OWNER', 'MANAGER', 'CUSTOMER_SERVICE', 'EMPLOYEE'] },
+            photo_url: { type: 'string' },
+          },
         },
       },
     },
@@ -42,7 +61,10 @@ const pageQuery = {
     locale: { type: 'string', enum: [...SUPPORTED_LOCALES], description: 'Wins over Accept-Language; default en_US' },
     limit: { type: 'integer', minimum: REVIEW_PAGE.minLimit, maximum: REVIEW_PAGE.maxLimit, default: REVIEW_PAGE.defaultLimit },
     offset: { type: 'integer', minimum: 0, default: 0 },
-    nested: { type: 'boolean', description: 'true: the list as {"reviews": {"review": […]}} (the published sample); default from PBS_REVIEWS_NESTED (false)' },
+    nested: {
+      type: 'boolean',
+      description: 'true: the list as {"reviews": {"review": […]}} (the published sample); default from PBS_REVIEWS_NESTED (false)',
+    },
     business_ids: { type: 'string', description: 'Listed by the original interface; the path names the business, so it is ignored' },
   },
 } as const;
@@ -59,7 +81,13 @@ const adminSecurity = [{ adminToken: [] }];
 export function reviewsModule(service: ReviewService): ApiModule {
   return {
     name: 'reviews',
-    tags: [{ name: 'private reviews', description: "A linked business's reviews in full, by locale, with the owner's public response (Bearer API key or OAuth access token)" }],
+    tags: [
+      {
+        name: 'private reviews',
+        description:
+          "A linked business's reviews in full, by locale, with the owner's public response (Bearer API key or OAuth access token)",
+      },
+    ],
     commands: { review: (args, flags) => reviewCommand(service, args, flags) },
     migrations: [reviewsMigration],
     routes: async (fastify) => {
@@ -193,7 +221,10 @@ export function reviewsModule(service: ReviewService): ApiModule {
       );
       app.delete(
         '/admin/v1/reviews/:review_id/public-response',
-        { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "Remove the owner's public response", params: reviewParams } },
+        {
+          config: admin,
+          schema: { tags: adminTags, security: adminSecurity, summary: "Remove the owner's public response", params: reviewParams },
+        },
         async (request) => service.removeResponse(request.params.review_id),
       );
     },

@@ -10,7 +10,11 @@ export const REVIEW_TIME_ZONE = 'America/Los_Angeles';
 
 export const MAX_REVIEW_TEXT = 20_000;
 const ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
-const timeInput = { type: 'string', maxLength: 40, description: 'ISO 8601 with an offset (or Z), or `YYYY-MM-DD HH:MM:SS` in Pacific time; default now' } as const;
+const timeInput = {
+  type: 'string',
+  maxLength: 40,
+  description: 'ISO 8601 with an offset (or Z), or `YYYY-MM-DD HH:MM:SS` in Pacific time; default now',
+} as const;
 
 const userSchema = {
   type: 'object',
@@ -70,7 +74,11 @@ export const reviewInputSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['rating', 'text', 'user'],
-  properties: { id: { type: 'string', pattern: ID_PATTERN }, ...reviewFields, public_response: { anyOf: [{ type: 'null' }, publicResponseSchema] } },
+  properties: {
+    id: { type: 'string', pattern: ID_PATTERN },
+    ...reviewFields,
+    public_response: { anyOf: [{ type: 'null' }, publicResponseSchema] },
+  },
 } as const;
 
 /** An edit: the fields given replace the review's (texts per language). */
@@ -130,7 +138,10 @@ export function parseReviewTime(value: string, field: string): number {
 
 /** `CUSTOMER SERVICE`, `customer-service` … → CUSTOMER_SERVICE; anything else is refused. */
 export function normalizeRole(value: string): ResponseRole {
-  const role = value.trim().toUpperCase().replace(/[\s-]+/g, '_');
+  const role = value
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_');
   if (!(RESPONSE_ROLES as readonly string[]).includes(role)) {
     throw apiError('VALIDATION_ERROR', `role must be one of ${RESPONSE_ROLES.join(', ')}`, { field: 'business_user.role' });
   }
@@ -147,7 +158,12 @@ function texts(text: NonNullable<ReviewFields['text']>, locale: string | undefin
   for (const [loc, value] of entries) {
     if (!isSupportedLocale(loc)) throw apiError('VALIDATION_ERROR', `${loc} is not a supported locale`, { field: 'text' });
     const language = languageOf(loc);
-    if (byLanguage.has(language)) throw apiError('VALIDATION_ERROR', `Two texts in one language (${byLanguage.get(language)!.locale} and ${loc}); give one per language`, { field: 'text' });
+    if (byLanguage.has(language))
+      throw apiError(
+        'VALIDATION_ERROR',
+        `Two texts in one language (${byLanguage.get(language)!.locale} and ${loc}); give one per language`,
+        { field: 'text' },
+      );
     byLanguage.set(language, { locale: loc, language, text: value });
   }
   return [...byLanguage.values()];
@@ -169,13 +185,15 @@ function draftOf(value: ReviewFields, now: number): ReviewDraft {
   if (typeof value.id === 'string') draft.id = value.id;
   if (value.rating !== undefined) draft.rating = value.rating;
   if (value.text !== undefined) draft.texts = texts(value.text, value.locale);
-  else if (value.locale !== undefined) throw apiError('VALIDATION_ERROR', 'locale names the locale of text; give text with it', { field: 'locale' });
+  else if (value.locale !== undefined)
+    throw apiError('VALIDATION_ERROR', 'locale names the locale of text; give text with it', { field: 'locale' });
   if (value.user !== undefined) {
     const user = value.user;
     draft.user = { id: user.id, name: user.name.trim(), image_url: user.image_url ?? '' };
   }
   if (typeof value.time_created === 'string') draft.time = parseReviewTime(value.time_created, 'time_created');
-  if (value.public_response !== undefined) draft.publicResponse = value.public_response === null ? null : responseDraft(value.public_response, now);
+  if (value.public_response !== undefined)
+    draft.publicResponse = value.public_response === null ? null : responseDraft(value.public_response, now);
   return draft;
 }
 

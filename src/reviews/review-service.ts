@@ -1,14 +1,12 @@
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
 import type { Clock } from '../platform/clock.js';
-import { toIsoOffset } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { isUniqueViolation } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { newId, sha256Hex } from '../platform/ids.js';
 import { jsonLines } from '../platform/json-lines.js';
-import { localDateTime, localIsoOffset } from '../platform/local-time.js';
 import { parsePage, type Page } from '../platform/paging.js';
 import { single } from '../platform/query.js';
 import { ReadCache } from '../platform/read-cache.js';
@@ -17,12 +15,12 @@ import {
   importLineDraft,
   newReviewDraft,
   publicResponseDraft,
-  REVIEW_TIME_ZONE,
   reviewEditDraft,
   type ResponseDraft,
   type ReviewDraft,
 } from './review-input.js';
-import { ReviewStore, type Review, type ReviewInLanguage, type ReviewText } from './review-store.js';
+import { ReviewStore, type Review, type ReviewText } from './review-store.js';
+import { groupTexts, operatorView, partnerView, responseColumns } from './review-views.js';
 
 /** Lines one import takes through the operator API (the CLI sends any number, in batches). */
 export const MAX_IMPORT_LINES = 20_000;
@@ -38,13 +36,6 @@ export interface ReviewServiceOptions {
   /** Answer the list as `reviews.review` unless a request says `nested=false`. */
   nestedByDefault: boolean;
   onEventsCommitted?: () => void;
-}
-
-/** "Jane Doe" → "Jane D." (spec: first name and first initial of the last name). */
-export function displayName(name: string): string {
-  const parts = name.trim().split(/\s+/);
-  if (parts.length < 2) return parts[0] ?? '';
-  return `${parts[0]} ${parts[parts.length - 1][0].toUpperCase()}.`;
 }
 
 /**
@@ -78,19 +69,29 @@ export class ReviewService {
    * written or translated in), newest first, paged, with the total. Answers the JSON text: pages
    * are kept serialized, so a hot page costs a lookup.
    */
-  async partnerPage(businessId: string, query: Record<string, unknown>, acceptLanguage: string | undefined): Promise<{ locale: string; json: string }> {
+  async partnerPage(
+    businessId: string,
+    query: Record<string, unknown>,
+    acceptLanguage: string | undefined,
+  ): Promise<{ locale: string; json: string }> {
     const locale = requestLocale(single(query.locale), acceptLanguage);
     const page = parsePage(query, REVIEW_PAGE);
     const nested = nestedFlag(query.nested, this.options.nestedByDefault);
     const language = languageOf(locale);
-    const json = await this.pages.get(businessId, `${language}|${page.limit}|${page.offset}|${nested}`, async () => JSON.stringify(await this.loadPage(businessId, language, page, nested)));
+    const json = await this.pages.get(businessId, `${language}|${page.limit}|${page.offset}|${nested}`, async () =>
+      JSON.stringify(await this.loadPage(businessId, language, page, nested)),
+    );
     return { locale, json };
   }
 
   private async loadPage(businessId: string, language: string, page: Page, nested: boolean) {
     const store = this.store();
     const business = await this.businesses.requireRef(businessId);
-    const [rows, total, languages] = await Promise.all([store.page(business.id, language, page.limit, page.offset), store.countInLanguage(business.id, language), store.languages(business.id)]);
+    const [rows, total, languages] = await Promise.all([
+      store.page(business.id, language, page.limit, page.offset),
+      store.countInLanguage(business.id, language),
+      store.languages(business.id),
+    ]);
     const base = `${this.options.publicUrl}/biz/${encodeURIComponent(business.alias)}`;
     const reviews = rows.map((r) => partnerView(r, base));
     return { reviews: nested ? { review: reviews } : reviews, total, possible_languages: languages };
@@ -197,7 +198,8 @@ export class ReviewService {
       const parsed = importLineDraft(value, now, where);
       // Without an id a line names a new review; its id is fixed now so a retried import repeats it.
       parsed.draft.id ??= `r${sha256Hex(JSON.stringify(value)).slice(0, 21)}`;
-      if (ids.has(parsed.draft.id)) throw apiError('VALIDATION_ERROR', `${where}: review ${parsed.draft.id} appears twice`, { field: 'id' });
+      if (ids.has(parsed.draft.id))
+        throw apiError('VALIDATION_ERROR', `${where}: review ${parsed.draft.id} appears twice`, { field: 'id' });
       ids.add(parsed.draft.id);
       lines.push(parsed);
     }
@@ -216,7 +218,10 @@ export class ReviewService {
           const business = resolved.get(businessId)!;
           const current = existing.get(draft.id!);
           if (current && current.business_id !== business) {
-            throw apiError('CONFLICT', `Review ${draft.id} belongs to business ${current.business_id}; lines before this batch were imported.`);
+            throw apiError(
+              'CONFLICT',
+              `Review ${draft.id} belongs to business ${current.business_id}; lines before this batch were imported.`,
+            );
           }
           if (current) await this.replace(trx, current, draft, options.notify ?? true);
           else {
@@ -273,8 +278,12 @@ export class ReviewService {
     await store.clearTexts(current.id);
     const updated = await this.apply(trx, current, { ...draft, publicResponse: draft.publicResponse ?? null }, false);
     const after = await store.texts([current.id]);
-    const contentChanged = updated.rating !== current.rating || JSON.stringify(before.map(textKey)) !== JSON.stringify(after.map(textKey)) || updated.time_created !== current.time_created;
-    if (notify && contentChanged) await this.event(trx, current.business_id, { event_type: 'REVIEW_EDITED_EVENT', review_id: current.id, user_id: current.user_id });
+    const contentChanged =
+      updated.rating !== current.rating ||
+      JSON.stringify(before.map(textKey)) !== JSON.stringify(after.map(textKey)) ||
+      updated.time_created !== current.time_created;
+    if (notify && contentChanged)
+      await this.event(trx, current.business_id, { event_type: 'REVIEW_EDITED_EVENT', review_id: current.id, user_id: current.user_id });
     return updated;
   }
 
@@ -292,16 +301,24 @@ export class ReviewService {
     const updated = { ...current, ...change };
     if (draft.texts) {
       await store.putTexts(updated, draft.texts);
-      if (!(await store.texts([current.id])).some((t) => t.locale === updated.locale)) change.locale = updated.locale = draft.texts[0].locale;
+      if (!(await store.texts([current.id])).some((t) => t.locale === updated.locale))
+        change.locale = updated.locale = draft.texts[0].locale;
     }
     await store.update(current.id, change);
     if (change.time_created !== undefined) await store.retimeTexts(current.id, change.time_created);
-    if (notify) await this.event(trx, current.business_id, { event_type: 'REVIEW_EDITED_EVENT', review_id: current.id, user_id: updated.user_id });
+    if (notify)
+      await this.event(trx, current.business_id, { event_type: 'REVIEW_EDITED_EVENT', review_id: current.id, user_id: updated.user_id });
     return updated;
   }
 
   private event(trx: DbOrTx, businessId: string, payload: { event_type: string; [field: string]: unknown }) {
-    return recordEvent(trx, this.database.dialect, { type: payload.event_type, businessId, partnerId: null, payload, at: this.clock.now() });
+    return recordEvent(trx, this.database.dialect, {
+      type: payload.event_type,
+      businessId,
+      partnerId: null,
+      payload,
+      at: this.clock.now(),
+    });
   }
 
   private committed(businessId: string) {
@@ -324,61 +341,3 @@ function nestedFlag(value: unknown, fallback: boolean): boolean {
 
 const reviewNotFound = (id: string) => apiError('NOT_FOUND', `No review ${id}`);
 const textKey = (t: ReviewText) => `${t.language}|${t.locale}|${t.text}`;
-
-function groupTexts(texts: ReviewText[]): Map<string, ReviewText[]> {
-  const byReview = new Map<string, ReviewText[]>();
-  for (const t of texts) {
-    const list = byReview.get(t.review_id);
-    if (list) list.push(t);
-    else byReview.set(t.review_id, [t]);
-  }
-  return byReview;
-}
-
-function responseColumns(response: ResponseDraft | null) {
-  return {
-    response_text: response?.text ?? null,
-    response_time: response?.time ?? null,
-    response_user_name: response?.userName ?? null,
-    response_role: response?.role ?? null,
-    response_photo_url: response?.photoUrl ?? null,
-  };
-}
-
-function publicResponse(r: Review, timeOf: (ms: number) => string) {
-  if (r.response_text === null) return null;
-  return {
-    text: r.response_text,
-    time_created: timeOf(Number(r.response_time)),
-    business_user: { name: r.response_user_name ?? '', role: r.response_role ?? 'OWNER', photo_url: r.response_photo_url ?? '' },
-  };
-}
-
-/** A review as partners read it (spec "Private review"; docs/contract/reviews-and-engagement.md §7.1). */
-function partnerView(r: ReviewInLanguage, businessUrl: string) {
-  return {
-    id: r.id,
-    rating: r.rating,
-    text: r.text,
-    time_created: localDateTime(Number(r.time_created), REVIEW_TIME_ZONE),
-    url: `${businessUrl}?hrid=${encodeURIComponent(r.id)}`,
-    user: { id: r.user_id, name: displayName(r.user_name), image_url: r.user_image_url },
-    public_response: publicResponse(r, (ms) => localIsoOffset(ms, REVIEW_TIME_ZONE)),
-  };
-}
-
-/** A review as the operator loaded it: every text, full names, times in UTC. */
-function operatorView(r: Review, texts: ReviewText[]) {
-  return {
-    id: r.id,
-    business_id: r.business_id,
-    rating: r.rating,
-    locale: r.locale,
-    text: Object.fromEntries(texts.map((t) => [t.locale, t.text])),
-    user: { id: r.user_id, name: r.user_name, image_url: r.user_image_url },
-    time_created: toIsoOffset(Number(r.time_created)),
-    public_response: publicResponse(r, toIsoOffset),
-    created_at: toIsoOffset(Number(r.created_at)),
-    updated_at: toIsoOffset(Number(r.updated_at)),
-  };
-}

@@ -39,15 +39,31 @@ export class ReviewStore {
 
   texts(reviewIds: string[]) {
     if (reviewIds.length === 0) return Promise.resolve([] as ReviewText[]);
-    return this.db.selectFrom('review_texts').selectAll().where('review_id', 'in', reviewIds).orderBy('review_id').orderBy('language').execute();
+    return this.db
+      .selectFrom('review_texts')
+      .selectAll()
+      .where('review_id', 'in', reviewIds)
+      .orderBy('review_id')
+      .orderBy('language')
+      .execute();
   }
 
   /** Writes a review's texts: the languages given are replaced or added, the others kept. */
-  async putTexts(review: { id: string; business_id: string; time_created: number }, texts: Array<{ locale: string; language: string; text: string }>): Promise<void> {
+  async putTexts(
+    review: { id: string; business_id: string; time_created: number },
+    texts: Array<{ locale: string; language: string; text: string }>,
+  ): Promise<void> {
     for (const t of texts) {
       await this.db
         .insertInto('review_texts')
-        .values({ review_id: review.id, business_id: review.business_id, language: t.language, locale: t.locale, time_created: review.time_created, text: t.text })
+        .values({
+          review_id: review.id,
+          business_id: review.business_id,
+          language: t.language,
+          locale: t.locale,
+          time_created: review.time_created,
+          text: t.text,
+        })
         .onConflict((oc) => oc.columns(['review_id', 'language']).doUpdateSet({ locale: t.locale, text: t.text }))
         .execute();
     }
@@ -90,7 +106,13 @@ export class ReviewStore {
 
   /** The languages a business's reviews are written in. */
   async languages(businessId: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('review_texts').select('language').distinct().where('business_id', '=', businessId).orderBy('language').execute();
+    const rows = await this.db
+      .selectFrom('review_texts')
+      .select('language')
+      .distinct()
+      .where('business_id', '=', businessId)
+      .orderBy('language')
+      .execute();
     return rows.map((r) => r.language);
   }
 

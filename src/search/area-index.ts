@@ -154,19 +154,34 @@ export class AreaIndex {
   private matching(query: AreaQuery): Uint32Array {
     const bits = this.scratch;
     bits.set(this.filter('all', () => true));
-    if (query.generic) andInto(bits, this.filter('generic', (o) => this.catalog.businesses[o].terms.has(GENERIC_TOKEN)));
+    if (query.generic)
+      andInto(
+        bits,
+        this.filter('generic', (o) => this.catalog.businesses[o].terms.has(GENERIC_TOKEN)),
+      );
     if (query.categories.length > 0) {
       const any = new Uint32Array(this.words);
-      for (const alias of query.categories) orInto(any, this.filter(`category:${alias}`, (o) => this.catalog.businesses[o].categories.includes(alias)));
+      for (const alias of query.categories)
+        orInto(
+          any,
+          this.filter(`category:${alias}`, (o) => this.catalog.businesses[o].categories.includes(alias)),
+        );
       andInto(bits, any);
     }
     if (query.prices.length > 0) {
       const any = new Uint32Array(this.words);
-      for (const level of query.prices) orInto(any, this.filter(`price:${level}`, (o) => this.catalog.columns.priceLevel[o] === level));
+      for (const level of query.prices)
+        orInto(
+          any,
+          this.filter(`price:${level}`, (o) => this.catalog.columns.priceLevel[o] === level),
+        );
       andInto(bits, any);
     }
     for (const name of query.attributes) {
-      const test = name === 'reservation' ? (o: number) => (this.catalog.columns.flags[o] & RESERVABLE) !== 0 : (o: number) => this.catalog.businesses[o].attributes.includes(name);
+      const test =
+        name === 'reservation'
+          ? (o: number) => (this.catalog.columns.flags[o] & RESERVABLE) !== 0
+          : (o: number) => this.catalog.businesses[o].attributes.includes(name);
       andInto(bits, this.filter(`attribute:${name}`, test));
     }
     if (query.availability) andInto(bits, this.available(query.availability, query.now));
@@ -246,7 +261,10 @@ export class AreaIndex {
         for (let w = 0; w < words; w++) out[w] |= slots[base + w] & allowed[w];
       }
     }
-    andInto(out, this.filter(`horizon:${day.ahead}`, (o) => this.catalog.columns.maxFutureDays[o] >= day.ahead));
+    andInto(
+      out,
+      this.filter(`horizon:${day.ahead}`, (o) => this.catalog.columns.maxFutureDays[o] >= day.ahead),
+    );
     return out;
   }
 

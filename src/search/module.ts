@@ -62,7 +62,10 @@ const searchResponse = {
   properties: {
     businesses: { type: 'array', items: searchBusinessSchema },
     total: { type: 'integer' },
-    region: { type: 'object', properties: { center: { type: 'object', properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } } } },
+    region: {
+      type: 'object',
+      properties: { center: { type: 'object', properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } } },
+    },
   },
 } as const;
 
@@ -86,7 +89,10 @@ export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: 
             security: [{ bearerAuth: [] }],
             summary: 'Search businesses; with reservation_date/time/covers, adds data.reservation_openings (±30 minutes)',
             // Documented without constraints: the service gives each bad value the spec's code.
-            querystring: { ...openObject, properties: Object.fromEntries(Object.entries(params).map(([k, description]) => [k, { description }])) },
+            querystring: {
+              ...openObject,
+              properties: Object.fromEntries(Object.entries(params).map(([k, description]) => [k, { description }])),
+            },
             response: { 200: searchResponse, 400: { $ref: 'ErrorResponse#' } },
           },
         },

@@ -16,7 +16,8 @@ export interface RecordParts {
 
 function partsOf(b: Business, revision: number): RecordParts {
   const head = JSON.stringify(publicFields(b));
-  const hours = (open: boolean) => Buffer.from(`,"business_hours":${JSON.stringify(b.hours.map((h) => ({ hours_type: h.hours_type, open: h.open, is_open_now: open })))}`);
+  const hours = (open: boolean) =>
+    Buffer.from(`,"business_hours":${JSON.stringify(b.hours.map((h) => ({ hours_type: h.hours_type, open: h.open, is_open_now: open })))}`);
   return { revision, head: Buffer.from(`${head.slice(0, -1)},"distance":`), hoursOpen: hours(true), hoursClosed: hours(false) };
 }
 

@@ -69,7 +69,8 @@ export function parseSearchParams(query: Query): SearchParams {
   const radius = number(query, 'radius', 0, MAX_RADIUS_M, true);
   const limit = number(query, 'limit', 0, 50, true) ?? 20;
   const offset = number(query, 'offset', 0, Number.MAX_SAFE_INTEGER, true) ?? 0;
-  if (offset + limit > RESULT_CAP) invalid('offset', `Too many results requested: limit + offset must be at most ${RESULT_CAP}.`, offset + limit);
+  if (offset + limit > RESULT_CAP)
+    invalid('offset', `Too many results requested: limit + offset must be at most ${RESULT_CAP}.`, offset + limit);
   const sortBy = single(query.sort_by) ?? 'best_match';
   if (!(SORTS as readonly string[]).includes(sortBy)) invalid('sort_by', `sort_by must be one of ${SORTS.join(', ')}`, sortBy);
   const locale = single(query.locale);
@@ -84,8 +85,10 @@ export function parseSearchParams(query: Query): SearchParams {
   const openNow = parseBoolean(single(query.open_now), 'open_now', false);
   const openAt = number(query, 'open_at', 0, 4102444800, true);
   if (openNow && openAt !== undefined) invalid('open_at', 'open_now and open_at cannot be used together');
-  if (location !== undefined && (location.length < 1 || location.length > 250)) invalid('location', 'location must be 1 to 250 characters', location);
-  if (location === undefined && (latitude === undefined || longitude === undefined)) invalid('location', 'Please specify a location or a latitude and longitude');
+  if (location !== undefined && (location.length < 1 || location.length > 250))
+    invalid('location', 'location must be 1 to 250 characters', location);
+  if (location === undefined && (latitude === undefined || longitude === undefined))
+    invalid('location', 'Please specify a location or a latitude and longitude');
   return {
     location,
     latitude,
@@ -108,6 +111,15 @@ export function parseSearchParams(query: Query): SearchParams {
 function reservationWindow(query: Query): ReservationWindow | undefined {
   const given = ['reservation_date', 'reservation_time', 'reservation_covers'].filter((n) => single(query[n]) !== undefined);
   if (given.length === 0) return undefined;
-  const parsed = parseDateTimeCovers(query, { date: 'reservation_date', time: 'reservation_time', covers: 'reservation_covers' }, 'VALIDATION_ERROR');
-  return { date: parsed.date, minutes: parsed.minutes, covers: parsed.covers, matchesPartySize: parseBoolean(single(query.matches_party_size_param), 'matches_party_size_param', true) };
+  const parsed = parseDateTimeCovers(
+    query,
+    { date: 'reservation_date', time: 'reservation_time', covers: 'reservation_covers' },
+    'VALIDATION_ERROR',
+  );
+  return {
+    date: parsed.date,
+    minutes: parsed.minutes,
+    covers: parsed.covers,
+    matchesPartySize: parseBoolean(single(query.matches_party_size_param), 'matches_party_size_param', true),
+  };
 }

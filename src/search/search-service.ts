@@ -73,8 +73,17 @@ export class SearchService {
     // A word found nowhere in the catalogue is left out ("cozy italian" is "italian"), unless no word is found.
     const matches = params.words.map((w) => this.catalog.terms.match(w));
     const words = params.words.filter((_, i) => matches[i].size > 0);
-    if (params.words.length > 0 && words.length === 0) return this.render({ params, words, matches, center, area, now: this.clock.now(), days: new Map() }, [], 0);
-    const request: Request = { params, words, matches: matches.filter((m) => m.size > 0), center, area, now: this.clock.now(), days: new Map() };
+    if (params.words.length > 0 && words.length === 0)
+      return this.render({ params, words, matches, center, area, now: this.clock.now(), days: new Map() }, [], 0);
+    const request: Request = {
+      params,
+      words,
+      matches: matches.filter((m) => m.size > 0),
+      center,
+      area,
+      now: this.clock.now(),
+      days: new Map(),
+    };
     if (this.fastPathApplies(request)) {
       const { hits, total, index } = this.fromAreaIndex(request);
       const r = params.reservation;
@@ -85,7 +94,13 @@ export class SearchService {
             const slots = index.openSlots(hit.ordinal, r.date, r.covers);
             if (!slots || !entry.reservation) return this.openingsOf(request, entry);
             const day = this.dayFor(request, entry.timezone, r.date);
-            return bookableMinutes(day, slots, entry.reservation.settings, r.minutes - SEARCH_OPENINGS_WINDOW, r.minutes + SEARCH_OPENINGS_WINDOW);
+            return bookableMinutes(
+              day,
+              slots,
+              entry.reservation.settings,
+              r.minutes - SEARCH_OPENINGS_WINDOW,
+              r.minutes + SEARCH_OPENINGS_WINDOW,
+            );
           }
         : undefined;
       return this.render(request, hits.slice(params.offset), total, openings);
@@ -96,7 +111,8 @@ export class SearchService {
 
   /** A named area, at most one word of its own besides generic ones, best-match order, filters every member shares the meaning of. */
   private fastPathApplies({ params, area, words }: Request): boolean {
-    if (!area || params.radius !== undefined || params.sortBy !== 'best_match' || params.openNow || params.openAt !== undefined) return false;
+    if (!area || params.radius !== undefined || params.sortBy !== 'best_match' || params.openNow || params.openAt !== undefined)
+      return false;
     if (words.filter((w) => !w.generic).length > 1) return false;
     return !params.reservation?.matchesPartySize || this.catalog.areas.timezoneOf(area) !== undefined;
   }
@@ -117,7 +133,9 @@ export class SearchService {
       now,
     });
     // A generic word scores 1 wherever it matches (term-index.ts), as in the general path.
-    const hits = index.page(tiers, params.offset + params.limit).map((h) => ({ ordinal: index.members[h.position], relevance: h.relevance + generic, distance: NaN }));
+    const hits = index
+      .page(tiers, params.offset + params.limit)
+      .map((h) => ({ ordinal: index.members[h.position], relevance: h.relevance + generic, distance: NaN }));
     return { hits: this.sorted(request, hits, params.offset + params.limit), total, index };
   }
 
@@ -154,7 +172,11 @@ export class SearchService {
     for (let i = 0; i < matches.length; i++) if (!words[i].generic && (driver < 0 || matches[i].size < matches[driver].size)) driver = i;
     if (driver < 0 && generic && area === undefined) driver = matches.findIndex((_, i) => words[i].generic);
     const candidates: Iterable<number> =
-      driver >= 0 ? matches[driver].ordinals : area !== undefined ? area.members : this.catalog.grid.around(center.latitude, center.longitude, maxDistance);
+      driver >= 0
+        ? matches[driver].ordinals
+        : area !== undefined
+          ? area.members
+          : this.catalog.grid.around(center.latitude, center.longitude, maxDistance);
     const others = matches.map((m, i) => (i === driver ? undefined : m.dense(c.capacity)));
     const driverScores = driver >= 0 ? matches[driver].scores : undefined;
 
@@ -184,7 +206,11 @@ export class SearchService {
       const entry = businesses[o];
       if (params.categories.length > 0 && !params.categories.some((alias) => entry.categories.includes(alias))) continue;
       if (params.prices.length > 0 && !params.prices.includes(c.priceLevel[o])) continue;
-      if (params.attributes.length > 0 && !params.attributes.every((a) => (a === 'reservation' ? (c.flags[o] & RESERVABLE) !== 0 : entry.attributes.includes(a)))) continue;
+      if (
+        params.attributes.length > 0 &&
+        !params.attributes.every((a) => (a === 'reservation' ? (c.flags[o] & RESERVABLE) !== 0 : entry.attributes.includes(a)))
+      )
+        continue;
       if (openInstant !== undefined && !isOpenDuring(entry.hours, entry.timezone, openInstant)) continue;
       let distance = NaN;
       if (maxDistance !== Infinity) {
@@ -240,10 +266,16 @@ export class SearchService {
       const p = parts[i];
       if (!p) return;
       const entry = entries[i];
-      const distance = Number.isNaN(hit.distance) ? distanceMeters(request.center, c.latitude[hit.ordinal], c.longitude[hit.ordinal]) : hit.distance;
+      const distance = Number.isNaN(hit.distance)
+        ? distanceMeters(request.center, c.latitude[hit.ordinal], c.longitude[hit.ordinal])
+        : hit.distance;
       if (!first) pieces.push(',');
       first = false;
-      pieces.push(p.head, String(Math.round(distance * 10) / 10), isOpenDuring(entry.hours, entry.timezone, request.now) ? p.hoursOpen : p.hoursClosed);
+      pieces.push(
+        p.head,
+        String(Math.round(distance * 10) / 10),
+        isOpenDuring(entry.hours, entry.timezone, request.now) ? p.hoursOpen : p.hoursClosed,
+      );
       if (request.params.reservation) {
         const minutes = openings ? openings(hit) : this.openingsOf(request, entry);
         pieces.push(`,"data":{"reservation_openings":[${minutes.map((m) => `"${formatHHMM(m)}"`).join(',')}]}}`);
@@ -273,7 +305,11 @@ type Compare = (a: Hit, b: Hit) => number;
 const comparators: Record<SearchParams['sortBy'], (catalog: Catalog, center: { latitude: number; longitude: number }) => Compare> = {
   best_match: (catalog, center) => {
     const q = catalog.columns.quality;
-    return (a, b) => b.relevance - a.relevance || q[b.ordinal] - q[a.ordinal] || distanceOf(catalog, center, a) - distanceOf(catalog, center, b) || byId(catalog, a, b);
+    return (a, b) =>
+      b.relevance - a.relevance ||
+      q[b.ordinal] - q[a.ordinal] ||
+      distanceOf(catalog, center, a) - distanceOf(catalog, center, b) ||
+      byId(catalog, a, b);
   },
   rating: (catalog) => {
     const { rating, reviewCount } = catalog.columns;
@@ -291,7 +327,8 @@ function byId(catalog: Catalog, a: Hit, b: Hit): number {
 }
 
 function distanceOf(catalog: Catalog, center: { latitude: number; longitude: number }, hit: Hit): number {
-  if (Number.isNaN(hit.distance)) hit.distance = distanceMeters(center, catalog.columns.latitude[hit.ordinal], catalog.columns.longitude[hit.ordinal]);
+  if (Number.isNaN(hit.distance))
+    hit.distance = distanceMeters(center, catalog.columns.latitude[hit.ordinal], catalog.columns.longitude[hit.ordinal]);
   return hit.distance;
 }
 

@@ -26,7 +26,11 @@ const changeBody = {
   },
 } as const;
 const idsBody = (max: number) =>
-  ({ type: 'object', required: ['business_ids'], properties: { business_ids: { type: 'array', items: { type: 'string' }, description: `1 to ${max} business ids` } } }) as const;
+  ({
+    type: 'object',
+    required: ['business_ids'],
+    properties: { business_ids: { type: 'array', items: { type: 'string' }, description: `1 to ${max} business ids` } },
+  }) as const;
 const listResponse = (withType: boolean) => ({
   type: 'object',
   properties: {
@@ -64,7 +68,9 @@ const listingQueryDocs = {
 export function subscriptionsModule(service: SubscriptionService): ApiModule {
   return {
     name: 'subscriptions',
-    tags: [{ name: 'subscriptions', description: 'Business subscriptions, the replaced webhook allow-list, deprecated listing management' }],
+    tags: [
+      { name: 'subscriptions', description: 'Business subscriptions, the replaced webhook allow-list, deprecated listing management' },
+    ],
     migrations: [subscriptionsMigration, subscriptionLinksMigration],
     registerTasks: (tasks) => tasks.register(APPLY_TASK, (payload) => service.apply(payload.request_id)),
     routes: async (fastify: FastifyInstance) => {
@@ -108,7 +114,8 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
             body: changeBody,
             response: { 202: empty, ...errors },
           },
-          handler: async (request, reply) => reply.code(202).send(await service.request(principalOf(request), action, request.body, request.idempotency)),
+          handler: async (request, reply) =>
+            reply.code(202).send(await service.request(principalOf(request), action, request.body, request.idempotency)),
         });
       }
       for (const [path, action] of [
@@ -152,7 +159,10 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
             tags,
             security: basic,
             summary: 'Deprecated: LISTING_MANAGEMENT subscriptions',
-            querystring: { ...openObject, properties: { limit: { description: '1–10000, default 50' }, offset: { description: 'default 0' } } },
+            querystring: {
+              ...openObject,
+              properties: { limit: { description: '1–10000, default 50' }, offset: { description: 'default 0' } },
+            },
             response: { 200: listResponse(false), ...errors },
           },
         },

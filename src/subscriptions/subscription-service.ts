@@ -57,7 +57,9 @@ export class SubscriptionService {
   private requireType(principal: Principal, raw: unknown): SubscriptionType {
     const type = (single(raw) ?? '') as SubscriptionType;
     if (!subscriptionTypes.includes(type)) {
-      throw apiError('VALIDATION_ERROR', `subscription_type must be one of ${subscriptionTypes.join(', ')}`, { field: 'subscription_type' });
+      throw apiError('VALIDATION_ERROR', `subscription_type must be one of ${subscriptionTypes.join(', ')}`, {
+        field: 'subscription_type',
+      });
     }
     if (!principal.interfaces[interfaceOfType[type]]?.enabled) {
       throw apiError('PARTNER_ENDPOINT_DISABLED', `This client is not enabled for ${type} subscriptions.`);
@@ -67,7 +69,12 @@ export class SubscriptionService {
 
   private async page(partnerId: string, type: SubscriptionType, limit: number, offset: number) {
     const { total, rows } = await this.store().page(partnerId, type, limit, offset);
-    return { total, limit, offset, subscriptions: rows.map((r) => ({ business_id: r.business_id, subscribed_at: toIsoOffset(r.subscribed_at) })) };
+    return {
+      total,
+      limit,
+      offset,
+      subscriptions: rows.map((r) => ({ business_id: r.business_id, subscribed_at: toIsoOffset(r.subscribed_at) })),
+    };
   }
 
   // ---- business subscriptions (v3) -----------------------------------------------------------
@@ -80,7 +87,12 @@ export class SubscriptionService {
   }
 
   /** Records the request and its task in one transaction; the change itself happens in the task. */
-  async request(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown, pending?: PendingIdempotency): Promise<Record<string, never>> {
+  async request(
+    principal: Principal,
+    action: 'subscribe' | 'unsubscribe',
+    body: unknown,
+    pending?: PendingIdempotency,
+  ): Promise<Record<string, never>> {
     const rawTypes = (body as { subscription_types?: unknown } | undefined)?.subscription_types;
     if (!Array.isArray(rawTypes) || rawTypes.length === 0) {
       throw apiError('VALIDATION_ERROR', 'subscription_types must be a non-empty list', { field: 'subscription_types' });
@@ -190,7 +202,19 @@ export class SubscriptionService {
     return this.page(principal.partnerId, 'LISTING_MANAGEMENT', limit, offset);
   }
 
-  async listingManagementChange(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown, pending?: PendingIdempotency): Promise<Record<string, never>> {
-    return this.changeNow(principal.partnerId, 'LISTING_MANAGEMENT', action, businessIdList(body, MAX_IDS.listingManagement), pending, async () => ({}));
+  async listingManagementChange(
+    principal: Principal,
+    action: 'subscribe' | 'unsubscribe',
+    body: unknown,
+    pending?: PendingIdempotency,
+  ): Promise<Record<string, never>> {
+    return this.changeNow(
+      principal.partnerId,
+      'LISTING_MANAGEMENT',
+      action,
+      businessIdList(body, MAX_IDS.listingManagement),
+      pending,
+      async () => ({}),
+    );
   }
 }

@@ -11,7 +11,13 @@ export class SubscriptionStore {
     const rows =
       limit === 0
         ? []
-        : await base.select(['business_id', 'subscribed_at']).orderBy('subscribed_at').orderBy('business_id').limit(limit).offset(offset).execute();
+        : await base
+            .select(['business_id', 'subscribed_at'])
+            .orderBy('subscribed_at')
+            .orderBy('business_id')
+            .limit(limit)
+            .offset(offset)
+            .execute();
     return { total: Number(total.n), rows };
   }
 

@@ -69,7 +69,11 @@ export const subscriptionsMigration: PbsMigration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('completed_at', 'bigint')
       .execute();
-    await db.schema.createIndex('subscription_requests_partner').on('subscription_requests').columns(['partner_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('subscription_requests_partner')
+      .on('subscription_requests')
+      .columns(['partner_id', 'created_at'])
+      .execute();
   },
 };
 

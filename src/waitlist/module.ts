@@ -15,63 +15,15 @@ import { WaitlistPartnerSide } from './waitlist-partner.js';
 import { WaitlistRestaurantSide } from './waitlist-restaurant.js';
 import { waitlistMigration } from './waitlist-tables.js';
 import { waitlistCommand } from '../commands/waitlist.js';
+import { businessParams, estimateSchema, joinBody, onMyWayBody, visitParams, visitSchema } from './schemas.js';
 
-const partner = (business: PartnerRouteConfig['business']) => ({ partner: { interface: 'waitlist', scheme: 'bearer', business } as PartnerRouteConfig });
+const partner = (business: PartnerRouteConfig['business']) => ({
+  partner: { interface: 'waitlist', scheme: 'bearer', business } as PartnerRouteConfig,
+});
 const partnerConfig = partner({ unscoped: 'lists the businesses linked to the caller' });
 const ownVisit = partner({ unscoped: "acts on the caller's own visit; another partner's answers like an unknown id" });
 const tags = ['waitlist'];
 const security = [{ bearerAuth: [] }];
-const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
-const visitParams = { type: 'object', required: ['visit_id'], properties: { visit_id: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
-const estimateSchema = {
-  type: 'object',
-  properties: { est_wait: { type: 'integer' }, min_wait: { type: 'integer' }, max_wait: { type: 'integer' }, wait_range: { type: 'string' } },
-} as const;
-const party = {
-  phone: { type: 'string', description: 'E.164, e.g. +14155550123' },
-  party_size: { type: 'integer', minimum: 1 },
-  name: { type: 'string', maxLength: 100 },
-  party_notes: { type: 'string', maxLength: 500 },
-} as const;
-/** Typed for the document; the service checks the values (400 VALIDATION_ERROR, or the 422 codes of docs/contract/waitlist.md §4.2). */
-const joinBody = {
-  type: 'object',
-  required: ['phone', 'party_size', 'name'],
-  properties: { ...party, seating_area_preference: { type: 'string', maxLength: 40 }, idempotency_token: { type: 'string', maxLength: 128 } },
-} as const;
-const onMyWayBody = {
-  type: 'object',
-  required: ['phone', 'party_size', 'name', 'arrival_range_min', 'arrival_range_max'],
-  properties: { ...party, arrival_range_min: { type: 'integer', minimum: 0, maximum: 30 }, arrival_range_max: { type: 'integer', minimum: 0, maximum: 30 } },
-} as const;
-const unixSeconds = { type: ['integer', 'null'], description: 'Unix seconds' } as const;
-const visitSchema = {
-  type: 'object',
-  properties: {
-    visit_id: { type: 'string' },
-    business_id: { type: 'string' },
-    visit_type: { type: 'string', enum: ['WAITLIST', 'ON_MY_WAY'] },
-    state: { type: 'string', enum: ['WAITING', 'NOTIFIED', 'ON_MY_WAY', 'SEATED', 'CANCELED', 'NO_SHOW', 'EXPIRED'] },
-    party_size: { type: 'integer' },
-    name: { type: 'string' },
-    phone: { type: ['string', 'null'] },
-    seating_area_preference: { type: 'string' },
-    party_notes: { type: 'string' },
-    queue_time: unixSeconds,
-    arrive_by_time: unixSeconds,
-    expected_seating_time_min: unixSeconds,
-    expected_seating_time_max: unixSeconds,
-    parties_ahead: { type: 'integer' },
-    arrival_range_min: { type: ['integer', 'null'] },
-    arrival_range_max: { type: ['integer', 'null'] },
-    arrived_time: unixSeconds,
-    notified_time: unixSeconds,
-    seated_time: unixSeconds,
-    canceled_time: unixSeconds,
-    no_show_time: unixSeconds,
-    expired_time: unixSeconds,
-  },
-} as const;
 const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
@@ -84,7 +36,13 @@ export interface WaitlistServices {
   pace: WaitlistPace;
 }
 
-export function waitlistServices(database: Database, clock: Clock, businesses: BusinessDirectory, changes: ChangeFeed, options: WaitlistOptions): WaitlistServices {
+export function waitlistServices(
+  database: Database,
+  clock: Clock,
+  businesses: BusinessDirectory,
+  changes: ChangeFeed,
+  options: WaitlistOptions,
+): WaitlistServices {
   const lines = new WaitlistLines(database, clock, businesses, changes, options);
   return { lines, partner: new WaitlistPartnerSide(lines), restaurant: new WaitlistRestaurantSide(lines), pace: new WaitlistPace(lines) };
 }
@@ -98,7 +56,9 @@ export function waitlistServices(database: Database, clock: Clock, businesses: B
 export function waitlistModule(partners: PartnerService, { partner: service, restaurant, pace }: WaitlistServices): ApiModule {
   return {
     name: 'waitlist',
-    tags: [{ name: 'waitlist', description: "Waitlist partner API (Bearer API key): a restaurant's line, estimates, joins, on-my-way visits" }],
+    tags: [
+      { name: 'waitlist', description: "Waitlist partner API (Bearer API key): a restaurant's line, estimates, joins, on-my-way visits" },
+    ],
     commands: { waitlist: (args, flags) => waitlistCommand(restaurant, args, flags) },
     migrations: [waitlistMigration],
     registerTasks: (tasks) => {
@@ -122,8 +82,14 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
                 properties: {
                   business_id: { type: 'string' },
                   state: { type: 'string', enum: ['OPEN', 'ON_MY_WAY', 'CLOSED'] },
-                  closed_reason: { type: 'string', enum: ['resto_closed', 'waitlist_closed', 'no_current_wait', 'special_event', 'remote_entry_disabled'] },
-                  wait_estimates: { type: 'object', properties: { '1-2': estimateSchema, '3-4': estimateSchema, '5-6': estimateSchema, '7+': estimateSchema } },
+                  closed_reason: {
+                    type: 'string',
+                    enum: ['resto_closed', 'waitlist_closed', 'no_current_wait', 'special_event', 'remote_entry_disabled'],
+                  },
+                  wait_estimates: {
+                    type: 'object',
+                    properties: { '1-2': estimateSchema, '3-4': estimateSchema, '5-6': estimateSchema, '7+': estimateSchema },
+                  },
                 },
               },
             },
@@ -181,7 +147,10 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.join(principalOf(request), request.business!.id, bodyObject(request.body), request.idempotency)),
+        async (request, reply) =>
+          reply
+            .code(201)
+            .send(await service.join(principalOf(request), request.business!.id, bodyObject(request.body), request.idempotency)),
       );
       app.post(
         '/v3/businesses/:business_id/waitlist/on-my-way',
@@ -193,13 +162,19 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             summary: 'Announce a party on its way (the restaurant must be open with no wait; at most 9 at once)',
             params: businessParams,
             response: {
-              201: { type: 'object', properties: { visit_id: { type: 'string' }, party_size: { type: 'integer' }, arrive_by_time: { type: 'integer' } } },
+              201: {
+                type: 'object',
+                properties: { visit_id: { type: 'string' }, party_size: { type: 'integer' }, arrive_by_time: { type: 'integer' } },
+              },
               409: { $ref: 'ErrorResponse#' },
               422: { $ref: 'ErrorResponse#' },
             },
           },
         },
-        async (request, reply) => reply.code(201).send(await service.onMyWay(principalOf(request), request.business!.id, bodyObject(request.body), request.idempotency)),
+        async (request, reply) =>
+          reply
+            .code(201)
+            .send(await service.onMyWay(principalOf(request), request.business!.id, bodyObject(request.body), request.idempotency)),
       );
       app.get(
         '/v3/visits/:visit_id',
@@ -236,7 +211,15 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
       // The restaurant side, for the operator.
       app.get(
         '/admin/v1/businesses/:business_id/waitlist',
-        { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's waitlist configuration and open/closed switch", params: businessParams } },
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: "A restaurant's waitlist configuration and open/closed switch",
+            params: businessParams,
+          },
+        },
         async (request) => restaurant.config(request.params.business_id),
       );
       app.put(
@@ -246,7 +229,8 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
           schema: {
             tags: adminTags,
             security: adminSecurity,
-            summary: 'Configure a waitlist (fields given replace the current ones): hours, join radius, party size, seating areas, remote entry, on-my-way, seating pace',
+            summary:
+              'Configure a waitlist (fields given replace the current ones): hours, join radius, party size, seating areas, remote entry, on-my-way, seating pace',
             params: businessParams,
             body: waitlistConfigSchema,
           },
@@ -261,13 +245,15 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             schema: {
               tags: adminTags,
               security: adminSecurity,
-              summary: action === 'open' ? 'Open the waitlist (it follows its hours again)' : 'Close the waitlist, with reason waitlist_closed (default) or special_event',
+              summary:
+                action === 'open'
+                  ? 'Open the waitlist (it follows its hours again)'
+                  : 'Close the waitlist, with reason waitlist_closed (default) or special_event',
               params: businessParams,
               body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: { type: 'string', maxLength: 40 } } },
             },
           },
-          async (request) =>
-            restaurant.setOpen(request.params.business_id, action === 'open', request.body?.reason),
+          async (request) => restaurant.setOpen(request.params.business_id, action === 'open', request.body?.reason),
         );
       }
       app.post(
@@ -279,14 +265,31 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             security: adminSecurity,
             summary: 'Add a party at the door to the line (the first party of a line comes this way)',
             params: businessParams,
-            body: { type: 'object', additionalProperties: false, required: ['party_size'], properties: { party_size: { type: 'integer', minimum: 1, maximum: 100 }, name: { type: 'string', maxLength: 100 }, phone: { type: 'string', maxLength: 20 } } },
+            body: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['party_size'],
+              properties: {
+                party_size: { type: 'integer', minimum: 1, maximum: 100 },
+                name: { type: 'string', maxLength: 100 },
+                phone: { type: 'string', maxLength: 20 },
+              },
+            },
           },
         },
         async (request, reply) => reply.code(201).send(await restaurant.addWalkIn(request.params.business_id, bodyObject(request.body))),
       );
       app.get(
         '/admin/v1/businesses/:business_id/waitlist/queue',
-        { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's active visits in line order", params: businessParams } },
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: "A restaurant's active visits in line order",
+            params: businessParams,
+          },
+        },
         async (request) => restaurant.queue(request.params.business_id),
       );
       for (const action of ['notify', 'seat', 'no-show', 'arrive'] as const) {

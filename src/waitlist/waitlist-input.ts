@@ -31,7 +31,8 @@ export interface PartyInput {
 
 /** A party size: a whole number from 1 to MAX_PARTY_SIZE. */
 export function partySize(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) return invalid('party_size', 'party_size must be a whole number of at least 1');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    return invalid('party_size', 'party_size must be a whole number of at least 1');
   if (value > MAX_PARTY_SIZE) invalid('party_size', `party_size is at most ${MAX_PARTY_SIZE}`);
   return value;
 }
@@ -42,7 +43,8 @@ export function party(body: Record<string, unknown>): PartyInput {
   const notes = body.party_notes ?? '';
   if (typeof phone !== 'string' || !E164.test(phone)) return invalid('phone', 'phone must be an E.164 number such as +14155550123');
   // The size's form before the name, its cap after: the order of the original's messages.
-  if (typeof party_size !== 'number' || !Number.isInteger(party_size) || party_size < 1) invalid('party_size', 'party_size must be a whole number of at least 1');
+  if (typeof party_size !== 'number' || !Number.isInteger(party_size) || party_size < 1)
+    invalid('party_size', 'party_size must be a whole number of at least 1');
   if (typeof name !== 'string' || name.trim() === '') return invalid('name', 'name is required');
   if (name.length > MAX_NAME) invalid('name', `name is longer than ${MAX_NAME} characters`);
   const size = partySize(party_size);
@@ -56,7 +58,8 @@ export function joinFields(body: Record<string, unknown>): { preference: string;
   const preference = body.seating_area_preference ?? '';
   if (typeof preference !== 'string') return invalid('seating_area_preference', 'seating_area_preference must be text');
   const token = body.idempotency_token;
-  if (token !== undefined && (typeof token !== 'string' || token === '' || token.length > 128)) return invalid('idempotency_token', 'idempotency_token must be 1 to 128 characters');
+  if (token !== undefined && (typeof token !== 'string' || token === '' || token.length > 128))
+    return invalid('idempotency_token', 'idempotency_token must be 1 to 128 characters');
   return { preference, token };
 }
 
@@ -66,7 +69,15 @@ export function arrivalRange(body: Record<string, unknown>): { min: number; max:
   const max = body.arrival_range_max;
   if (min === undefined) invalid('arrival_range_min', 'arrival_range_min is required');
   if (max === undefined) invalid('arrival_range_max', 'arrival_range_max is required');
-  if (typeof min !== 'number' || typeof max !== 'number' || !Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min || max > MAX_ARRIVAL_MINUTES) {
+  if (
+    typeof min !== 'number' ||
+    typeof max !== 'number' ||
+    !Number.isInteger(min) ||
+    !Number.isInteger(max) ||
+    min < 0 ||
+    max < min ||
+    max > MAX_ARRIVAL_MINUTES
+  ) {
     throw apiError('INVALID_ETA', `arrival_range_min and arrival_range_max are whole minutes, 0 ≤ min ≤ max ≤ ${MAX_ARRIVAL_MINUTES}.`);
   }
   return { min, max };
@@ -83,5 +94,6 @@ export function walkIn(body: Record<string, unknown>): PartyInput & { hasPhone: 
 
 /** PARTY_SIZE_TOO_LARGE: the restaurant's own limit (its configuration), below the schema's cap. */
 export function refuseTooLarge(input: PartyInput, config: WaitlistConfig): void {
-  if (input.party_size > config.max_party_size) throw apiError('PARTY_SIZE_TOO_LARGE', `This waitlist takes parties of up to ${config.max_party_size}.`);
+  if (input.party_size > config.max_party_size)
+    throw apiError('PARTY_SIZE_TOO_LARGE', `This waitlist takes parties of up to ${config.max_party_size}.`);
 }

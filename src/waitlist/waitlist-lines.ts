@@ -78,7 +78,15 @@ export class WaitlistLines {
 
   /** A restaurant's row before the operator configured anything. */
   defaults(businessId: string, now: number): WaitlistRestaurant {
-    return { business_id: businessId, config: JSON.stringify(DEFAULT_CONFIG), manual_state: 'OPEN', closed_reason: null, next_position: 1, advanced_at: now, updated_at: now };
+    return {
+      business_id: businessId,
+      config: JSON.stringify(DEFAULT_CONFIG),
+      manual_state: 'OPEN',
+      closed_reason: null,
+      next_position: 1,
+      advanced_at: now,
+      updated_at: now,
+    };
   }
 
   /** The restaurant's row and configuration (the defaults when the operator set none). */
@@ -141,7 +149,10 @@ export class WaitlistLines {
     };
   }
 
-  /** A visit as partners and the restaurant side read it: the join fields, the state, a time per reached state, parties ahead and the current estimate. */
+  /**
+   * A visit as partners and the restaurant side read it: the join fields, the state, a time per
+   * reached state, parties ahead and the current estimate.
+   */
   async describe(visit: Visit) {
     let ahead = 0;
     let expected = { min: visit.expected_min, max: visit.expected_max };
@@ -190,7 +201,8 @@ export class WaitlistLines {
         const store = this.store(trx);
         const visit = await store.lockVisit(visitId);
         if (!visit) throw apiError('NOT_FOUND', 'Not Found: no such visit');
-        if ((TERMINAL_STATES as readonly string[]).includes(visit.state)) throw apiError('VISIT_ALREADY_IN_TERMINAL_STATE', `The visit is already ${visit.state}.`);
+        if ((TERMINAL_STATES as readonly string[]).includes(visit.state))
+          throw apiError('VISIT_ALREADY_IN_TERMINAL_STATE', `The visit is already ${visit.state}.`);
         const change = { state, updated_at: now, ...stateTime(state, now) };
         if (!from.includes(visit.state) || !(await store.moveVisit(visit.id, from, change))) {
           throw apiError('CONFLICT', `A ${visit.state} visit cannot become ${state}.`);

@@ -44,7 +44,8 @@ export class WaitlistPace {
       }
     };
     for (const visit of visits) {
-      if (visit.state === 'ON_MY_WAY' && visit.arrive_by_time !== null && visit.arrive_by_time + ON_MY_WAY_GRACE_MS <= now) await record(visit, ['ON_MY_WAY'], 'EXPIRED', now);
+      if (visit.state === 'ON_MY_WAY' && visit.arrive_by_time !== null && visit.arrive_by_time + ON_MY_WAY_GRACE_MS <= now)
+        await record(visit, ['ON_MY_WAY'], 'EXPIRED', now);
     }
     const interval = config.pace.interval_minutes * 60_000;
     const running = config.auto_advance && (state.state === 'OPEN' || state.state === 'ON_MY_WAY');
@@ -55,10 +56,13 @@ export class WaitlistPace {
       for (let k = 1; k <= steps; k++) {
         const at = row.advanced_at + k * interval;
         for (const visit of visits) {
-          if (visit.state === 'NOTIFIED' && visit.notified_at !== null && visit.notified_at <= at - interval) await record(visit, ['NOTIFIED'], 'SEATED', at);
+          if (visit.state === 'NOTIFIED' && visit.notified_at !== null && visit.notified_at <= at - interval)
+            await record(visit, ['NOTIFIED'], 'SEATED', at);
         }
         for (const bucket of BUCKETS) {
-          const next = visits.filter((v) => v.state === 'WAITING' && v.bucket === bucket).slice(0, config.pace.parties_per_interval[bucket]);
+          const next = visits
+            .filter((v) => v.state === 'WAITING' && v.bucket === bucket)
+            .slice(0, config.pace.parties_per_interval[bucket]);
           for (const visit of next) await record(visit, ['WAITING'], 'NOTIFIED', at);
         }
       }

@@ -40,7 +40,12 @@ export class WaitlistPartnerSide {
   async info(businessId: string) {
     const business = await this.lines.businesses.requireRef(businessId);
     const { config } = await this.lines.restaurant(business.id);
-    return { join_radius: config.join_radius, join_radius_unit: config.join_radius_unit, max_party_size: config.max_party_size, seating_areas: config.seating_areas };
+    return {
+      join_radius: config.join_radius,
+      join_radius_unit: config.join_radius_unit,
+      max_party_size: config.max_party_size,
+      seating_areas: config.seating_areas,
+    };
   }
 
   /**
@@ -63,9 +68,13 @@ export class WaitlistPartnerSide {
       refuseClosed(state);
       refuseTooLarge(input, config);
       if (preference !== '' && !Object.hasOwn(config.seating_areas, preference)) {
-        throw apiError('INVALID_SEATING_PREFERENCE', `seating_area_preference must be one of: ${Object.keys(config.seating_areas).join(', ') || '(none offered)'}`);
+        throw apiError(
+          'INVALID_SEATING_PREFERENCE',
+          `seating_area_preference must be one of: ${Object.keys(config.seating_areas).join(', ') || '(none offered)'}`,
+        );
       }
-      if (state.state !== 'OPEN') throw apiError('CURRENTLY_NO_WAIT', 'The restaurant has no wait: come in, or announce an on-my-way visit.');
+      if (state.state !== 'OPEN')
+        throw apiError('CURRENTLY_NO_WAIT', 'The restaurant has no wait: come in, or announce an on-my-way visit.');
       await refuseTaken(store, input.phone, business.id);
       const bucket = bucketOf(input.party_size);
       const e = estimate(config.pace, bucket, waiting[bucket], total > 0);
@@ -149,14 +158,16 @@ export class WaitlistPartnerSide {
 /** Closed for any reason → RESTAURANT_NOT_OPEN, except remote entry disabled → REMOTE_ENTRY_DENIED. */
 function refuseClosed(state: ReturnType<typeof waitlistState>) {
   if (state.state !== 'CLOSED' || state.closed_reason === 'no_current_wait') return;
-  if (state.closed_reason === 'remote_entry_disabled') throw apiError('REMOTE_ENTRY_DENIED', 'This restaurant does not take remote entries.');
+  if (state.closed_reason === 'remote_entry_disabled')
+    throw apiError('REMOTE_ENTRY_DENIED', 'This restaurant does not take remote entries.');
   throw apiError('RESTAURANT_NOT_OPEN', `The waitlist is closed (${state.closed_reason}).`);
 }
 
 /** ALREADY_IN_LINE for an active visit of the phone here; SCHEDULE_CONFLICT for one elsewhere. */
 async function refuseTaken(store: WaitlistStore, phone: string, businessId: string, lostRace = false) {
   const active = await store.activeVisitsOfPhone(phone);
-  if (lostRace || active.some((v) => v.business_id === businessId)) throw apiError('ALREADY_IN_LINE', 'This phone number already has a visit in line here.');
+  if (lostRace || active.some((v) => v.business_id === businessId))
+    throw apiError('ALREADY_IN_LINE', 'This phone number already has a visit in line here.');
   if (active.length > 0) throw apiError('SCHEDULE_CONFLICT', 'This phone number is already in line at another restaurant.');
 }
 

@@ -49,7 +49,11 @@ export class WaitlistRestaurantSide {
     const now = lines.clock.now();
     await lines.store().ensureRestaurant(lines.defaults(business.id, now));
     await lines.database.transact(async (trx) => {
-      await lines.store(trx).updateRestaurant(business.id, { manual_state: open ? 'OPEN' : 'CLOSED', closed_reason: open ? null : (reason ?? 'waitlist_closed'), updated_at: now });
+      await lines.store(trx).updateRestaurant(business.id, {
+        manual_state: open ? 'OPEN' : 'CLOSED',
+        closed_reason: open ? null : (reason ?? 'waitlist_closed'),
+        updated_at: now,
+      });
       await lines.publish(trx, business.id);
     });
     lines.forget(business.id);
@@ -66,7 +70,11 @@ export class WaitlistRestaurantSide {
       const store = lines.store(trx);
       const { position } = await store.takePosition(lines.defaults(business.id, now));
       await restartPaceIfIdle(store, business.id, now);
-      const party: Visit = { ...lines.newVisit(null, business.id, 'WALK_IN', 'WAITING', input, now), phone: input.hasPhone ? input.phone : null, position };
+      const party: Visit = {
+        ...lines.newVisit(null, business.id, 'WALK_IN', 'WAITING', input, now),
+        phone: input.hasPhone ? input.phone : null,
+        position,
+      };
       if (!(await store.insertVisit(party))) throw apiError('ALREADY_IN_LINE', 'This phone number already has a visit in line here.');
       await lines.publish(trx, business.id);
       return party;
@@ -104,7 +112,8 @@ export class WaitlistRestaurantSide {
       await restartPaceIfIdle(store, visit.business_id, now);
       const change = { state: 'WAITING' as const, position, arrived_at: now, updated_at: now };
       if (!(await store.moveVisit(visit.id, ['ON_MY_WAY'], change))) throw apiError('CONFLICT', 'The visit is no longer on its way.');
-      if (visit.partner_id !== null) await recordEvent(trx, lines.database.dialect, lines.visitEvent({ ...visit, ...change }, 'ARRIVED', now));
+      if (visit.partner_id !== null)
+        await recordEvent(trx, lines.database.dialect, lines.visitEvent({ ...visit, ...change }, 'ARRIVED', now));
       await lines.publish(trx, visit.business_id);
     });
     lines.forget(visit.business_id);

@@ -92,7 +92,11 @@ const invalidConfig = (field: string, message: string): never => {
 export function mergeConfig(current: WaitlistConfig, body: Record<string, unknown>): WaitlistConfig {
   const input = validateConfig(body);
   const next: WaitlistConfig = { ...current, pace: { ...current.pace, parties_per_interval: { ...current.pace.parties_per_interval } } };
-  if (input.hours !== undefined) next.hours = input.hours === null ? null : input.hours.map((h) => ({ hours_type: 'REGULAR', open: h.open.map((o) => ({ ...o, is_overnight: o.is_overnight ?? false })) }));
+  if (input.hours !== undefined)
+    next.hours =
+      input.hours === null
+        ? null
+        : input.hours.map((h) => ({ hours_type: 'REGULAR', open: h.open.map((o) => ({ ...o, is_overnight: o.is_overnight ?? false })) }));
   if (input.join_radius !== undefined) next.join_radius = input.join_radius;
   if (input.join_radius_unit !== undefined) next.join_radius_unit = input.join_radius_unit;
   if (input.max_party_size !== undefined) next.max_party_size = input.max_party_size;
@@ -100,7 +104,8 @@ export function mergeConfig(current: WaitlistConfig, body: Record<string, unknow
   for (const flag of ['remote_entry', 'on_my_way', 'auto_advance'] as const) next[flag] = input[flag] ?? next[flag];
   if (input.pace?.interval_minutes !== undefined) next.pace.interval_minutes = input.pace.interval_minutes;
   if (input.pace?.parties_per_interval !== undefined) Object.assign(next.pace.parties_per_interval, input.pace.parties_per_interval);
-  if (!BUCKETS.some((b) => next.pace.parties_per_interval[b] > 0)) invalidConfig('pace', 'The pace must seat at least one party per interval.');
+  if (!BUCKETS.some((b) => next.pace.parties_per_interval[b] > 0))
+    invalidConfig('pace', 'The pace must seat at least one party per interval.');
   return next;
 }
 
@@ -141,7 +146,12 @@ export const waitlistConfigSchema = {
     join_radius: { type: 'number', exclusiveMinimum: 0, maximum: 100 },
     join_radius_unit: { type: 'string', enum: ['MILES', 'KILOMETERS'] },
     max_party_size: { type: 'integer', minimum: 1, maximum: 100 },
-    seating_areas: { type: 'object', maxProperties: 20, propertyNames: { pattern: '^[a-z0-9_]{1,40}$' }, additionalProperties: { type: 'string', minLength: 1, maxLength: 80 } },
+    seating_areas: {
+      type: 'object',
+      maxProperties: 20,
+      propertyNames: { pattern: '^[a-z0-9_]{1,40}$' },
+      additionalProperties: { type: 'string', minLength: 1, maxLength: 80 },
+    },
     remote_entry: { type: 'boolean' },
     on_my_way: { type: 'boolean' },
     auto_advance: { type: 'boolean' },
@@ -150,7 +160,10 @@ export const waitlistConfigSchema = {
       additionalProperties: false,
       properties: {
         interval_minutes: { type: 'integer', minimum: 1, maximum: 240 },
-        from_reservations: { type: 'boolean', description: "true: parties_per_interval from the restaurant's reservation tables and turn times" },
+        from_reservations: {
+          type: 'boolean',
+          description: "true: parties_per_interval from the restaurant's reservation tables and turn times",
+        },
         parties_per_interval: {
           type: 'object',
           additionalProperties: false,

@@ -78,12 +78,22 @@ export class WaitlistStore {
   }
 
   visitByToken(partnerId: string, token: string) {
-    return this.db.selectFrom('waitlist_visits').selectAll().where('partner_id', '=', partnerId).where('idempotency_token', '=', token).executeTakeFirst();
+    return this.db
+      .selectFrom('waitlist_visits')
+      .selectAll()
+      .where('partner_id', '=', partnerId)
+      .where('idempotency_token', '=', token)
+      .executeTakeFirst();
   }
 
   /** Active visits of a phone, at any restaurant. */
   activeVisitsOfPhone(phone: string) {
-    return this.db.selectFrom('waitlist_visits').selectAll().where('phone', '=', phone).where('state', 'in', [...ACTIVE_STATES]).execute();
+    return this.db
+      .selectFrom('waitlist_visits')
+      .selectAll()
+      .where('phone', '=', phone)
+      .where('state', 'in', [...ACTIVE_STATES])
+      .execute();
   }
 
   /** A restaurant's active visits, in line order (on-my-way visits, without a place, last). */

@@ -107,11 +107,19 @@ export const waitlistMigration: PbsMigration = {
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute();
     // One active visit per phone and restaurant: concurrent joins with one phone cannot both win.
-    await sql`create unique index waitlist_visits_one_active on waitlist_visits (business_id, phone) where state in ('WAITING', 'NOTIFIED', 'ON_MY_WAY')`.execute(db);
+    await sql`create unique index waitlist_visits_one_active on waitlist_visits (business_id, phone) where state in ('WAITING', 'NOTIFIED', 'ON_MY_WAY')`.execute(
+      db,
+    );
     // The same idempotency token of a partner names one visit.
-    await sql`create unique index waitlist_visits_token on waitlist_visits (partner_id, idempotency_token) where idempotency_token is not null`.execute(db);
+    await sql`create unique index waitlist_visits_token on waitlist_visits (partner_id, idempotency_token) where idempotency_token is not null`.execute(
+      db,
+    );
     // Counts per bucket and "parties ahead" read the index alone.
-    await db.schema.createIndex('waitlist_visits_queue').on('waitlist_visits').columns(['business_id', 'state', 'bucket', 'position']).execute();
+    await db.schema
+      .createIndex('waitlist_visits_queue')
+      .on('waitlist_visits')
+      .columns(['business_id', 'state', 'bucket', 'position'])
+      .execute();
     await db.schema.createIndex('waitlist_visits_phone').on('waitlist_visits').columns(['phone', 'state']).execute();
     await db.schema.createIndex('waitlist_visits_updated').on('waitlist_visits').columns(['state', 'updated_at']).execute();
   },

@@ -116,7 +116,11 @@ type Resolve = (host: string) => Promise<Array<{ address: string; family: number
 const systemResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
 
 /** Resolves the URL's host and checks every address; answers the reason when refused. */
-export async function checkWebhookUrl(rawUrl: string, policy: AddressPolicy, resolve: Resolve = systemResolve): Promise<string | undefined> {
+export async function checkWebhookUrl(
+  rawUrl: string,
+  policy: AddressPolicy,
+  resolve: Resolve = systemResolve,
+): Promise<string | undefined> {
   const parsed = parseWebhookUrl(rawUrl, policy);
   if ('refused' in parsed) return parsed.refused;
   if (net.isIP(parsed.host)) return undefined;

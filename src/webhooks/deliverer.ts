@@ -268,7 +268,15 @@ export class WebhookDeliverer {
         const givingUp = next > d.give_up_at;
         await this.write(async (trx) => {
           await this.store.recordAttempt(trx, d, outcome, after);
-          if (givingUp) await this.store.settle(trx, d, 'failed', outcome.statusCode, `gave up after ${this.config.retryWindowHours} hours: ${error}`, after);
+          if (givingUp)
+            await this.store.settle(
+              trx,
+              d,
+              'failed',
+              outcome.statusCode,
+              `gave up after ${this.config.retryWindowHours} hours: ${error}`,
+              after,
+            );
           else {
             await this.store.retryAt(trx, d, next, outcome.statusCode, error);
           }
@@ -302,7 +310,8 @@ export class WebhookDeliverer {
   ): Promise<Outcome> {
     const started = performance.now();
     const check = this.checkUrl(endpoint.url);
-    if (check.refused !== undefined) return { statusCode: null, error: `url refused: ${check.refused}`, excerpt: null, retryAfterMs: null, latencyMs: 0 };
+    if (check.refused !== undefined)
+      return { statusCode: null, error: `url refused: ${check.refused}`, excerpt: null, retryAfterMs: null, latencyMs: 0 };
     const timestamp = Math.floor(now / 1000);
     const signatures = [sign(endpoint.secret, messageId, timestamp, body)];
     if (endpoint.previous_secret && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now) {
@@ -328,7 +337,8 @@ export class WebhookDeliverer {
         statusCode: answer.statusCode,
         error: null,
         excerpt: answer.excerpt || null,
-        retryAfterMs: answer.statusCode === 429 || answer.statusCode === 503 ? retryAfterMs(answer.headers['retry-after'], Date.now()) : null,
+        retryAfterMs:
+          answer.statusCode === 429 || answer.statusCode === 503 ? retryAfterMs(answer.headers['retry-after'], Date.now()) : null,
         latencyMs: performance.now() - started,
       };
     } catch (error) {
@@ -370,5 +380,4 @@ export class WebhookDeliverer {
     }
     this.flushing = undefined;
   }
-
 }

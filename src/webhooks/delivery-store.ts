@@ -63,7 +63,14 @@ export class DeliveryStore {
    * unlocked or with a lapsed lease at `wall`; `excluded` partners are left out.
    */
   async claim(limit: number, now: number, wall: number, lease: number, excluded: string[]): Promise<Delivery[]> {
-    if (excluded.length === 0) return (this.dialect === 'postgres' ? CLAIM_POSTGRES : CLAIM_SQLITE).rows(this.db, this.dialect, [this.workerId, lease, now, wall, limit]);
+    if (excluded.length === 0)
+      return (this.dialect === 'postgres' ? CLAIM_POSTGRES : CLAIM_SQLITE).rows(this.db, this.dialect, [
+        this.workerId,
+        lease,
+        now,
+        wall,
+        limit,
+      ]);
     // Built per call: the list varies.
     const exclude = sql`and partner_id not in (${sql.join(excluded)})`;
     const lock = this.dialect === 'postgres' ? sql`for update skip locked` : sql``;
@@ -91,7 +98,14 @@ export class DeliveryStore {
     await INSERT_ATTEMPT.run(trx, this.dialect, [newId(), d.id, at, o.statusCode, Math.round(o.latencyMs * 100) / 100, o.error, o.excerpt]);
   }
 
-  async settle(trx: Tx, d: Delivery, status: 'delivered' | 'failed', statusCode: number | null, error: string | null, now: number): Promise<void> {
+  async settle(
+    trx: Tx,
+    d: Delivery,
+    status: 'delivered' | 'failed',
+    statusCode: number | null,
+    error: string | null,
+    now: number,
+  ): Promise<void> {
     await SETTLE.run(trx, this.dialect, [status, statusCode, error, now, d.id, this.workerId]);
   }
 
@@ -107,6 +121,10 @@ export class DeliveryStore {
 
   /** The partner's endpoint answered 410 Gone: nothing more is sent to it until the operator registers it again. */
   async markGone(trx: Tx, partnerId: string, at: number): Promise<void> {
-    await trx.updateTable('webhook_endpoints').set({ status: 'gone', status_reason: 'answered 410 Gone', updated_at: at }).where('partner_id', '=', partnerId).execute();
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ status: 'gone', status_reason: 'answered 410 Gone', updated_at: at })
+      .where('partner_id', '=', partnerId)
+      .execute();
   }
 }

@@ -42,7 +42,11 @@ export async function listenForWebhooks(options: ListenOptions): Promise<{ url: 
       const id = String(req.headers['webhook-id'] ?? '');
       const timestamp = Number(req.headers['webhook-timestamp']);
       const signature = String(req.headers['webhook-signature'] ?? '');
-      const verdict = !options.secret ? 'signature not checked (no --secret)' : verifySignature(options.secret, id, timestamp, body, signature) ? 'signature ok' : 'SIGNATURE DOES NOT MATCH';
+      const verdict = !options.secret
+        ? 'signature not checked (no --secret)'
+        : verifySignature(options.secret, id, timestamp, body, signature)
+          ? 'signature ok'
+          : 'SIGNATURE DOES NOT MATCH';
       let summary = body;
       try {
         const parsed = JSON.parse(body) as { data?: { id?: string; updates?: Array<{ event_type?: string }> } };

@@ -16,7 +16,10 @@ const businessParams = { type: 'object', required: ['business_id'], properties: 
 export function webhooksModule(service: WebhookService): ApiModule {
   return {
     name: 'webhooks',
-    commands: { webhook: (args, flags) => webhookCommand(service, args, flags), event: (args, flags) => eventCommand(service, args, flags) },
+    commands: {
+      webhook: (args, flags) => webhookCommand(service, args, flags),
+      event: (args, flags) => eventCommand(service, args, flags),
+    },
     migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration],
     routes: async (fastify: FastifyInstance) => {
       const app = typedRoutes(fastify);
@@ -43,16 +46,30 @@ export function webhooksModule(service: WebhookService): ApiModule {
         },
         async (request) => service.setEndpoint(request.params.partner_id, request.body),
       );
-      app.get('/admin/v1/partners/:partner_id/webhook', { config, schema: { tags, security, summary: 'A partner’s webhook endpoint, state and signing secret', params: partnerParams } }, async (request) =>
-        service.getEndpoint(request.params.partner_id),
+      app.get(
+        '/admin/v1/partners/:partner_id/webhook',
+        { config, schema: { tags, security, summary: 'A partner’s webhook endpoint, state and signing secret', params: partnerParams } },
+        async (request) => service.getEndpoint(request.params.partner_id),
       );
-      app.delete('/admin/v1/partners/:partner_id/webhook', { config, schema: { tags, security, summary: 'Remove a partner’s webhook endpoint', params: partnerParams } }, async (request, reply) => {
-        await service.removeEndpoint(request.params.partner_id);
-        return reply.code(204).send();
-      });
+      app.delete(
+        '/admin/v1/partners/:partner_id/webhook',
+        { config, schema: { tags, security, summary: 'Remove a partner’s webhook endpoint', params: partnerParams } },
+        async (request, reply) => {
+          await service.removeEndpoint(request.params.partner_id);
+          return reply.code(204).send();
+        },
+      );
       app.post(
         '/admin/v1/partners/:partner_id/webhook/verify',
-        { config, schema: { tags, security, summary: 'Verify the endpoint now: GET url?verification=…, must echo it within the timeout', params: partnerParams } },
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Verify the endpoint now: GET url?verification=…, must echo it within the timeout',
+            params: partnerParams,
+          },
+        },
         async (request) => service.verify(request.params.partner_id),
       );
       app.post(
@@ -99,7 +116,15 @@ export function webhooksModule(service: WebhookService): ApiModule {
       );
       app.post(
         '/admin/v1/webhook-deliveries/:delivery_id/redeliver',
-        { config, schema: { tags, security, summary: 'Send a delivered or failed message again', params: { type: 'object', required: ['delivery_id'], properties: { delivery_id: { type: 'string' } } } } },
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Send a delivered or failed message again',
+            params: { type: 'object', required: ['delivery_id'], properties: { delivery_id: { type: 'string' } } },
+          },
+        },
         async (request) => service.redeliver(request.params.delivery_id),
       );
       app.post(
@@ -114,7 +139,11 @@ export function webhooksModule(service: WebhookService): ApiModule {
               type: 'object',
               additionalProperties: false,
               required: ['from', 'to'],
-              properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' }, partner_id: { type: 'string' } },
+              properties: {
+                from: { type: 'string', format: 'date-time' },
+                to: { type: 'string', format: 'date-time' },
+                partner_id: { type: 'string' },
+              },
             },
           },
         },
@@ -139,13 +168,18 @@ export function webhooksModule(service: WebhookService): ApiModule {
               additionalProperties: false,
               properties: {
                 lead_id: { type: 'string', minLength: 1 },
-                event_type: { type: 'string', enum: ['NEW_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT'] },
+                event_type: {
+                  type: 'string',
+                  enum: ['NEW_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT'],
+                },
               },
             },
           },
         },
         async (request, reply) =>
-          reply.code(201).send(await service.emitLead(request.params.business_id, (request.body ?? {}) as Parameters<WebhookService['emitLead']>[1])),
+          reply
+            .code(201)
+            .send(await service.emitLead(request.params.business_id, (request.body ?? {}) as Parameters<WebhookService['emitLead']>[1])),
       );
       app.post(
         '/admin/v1/businesses/:business_id/events/license-verifications',
@@ -162,7 +196,10 @@ export function webhooksModule(service: WebhookService): ApiModule {
               required: ['license_verification_status', 'license_number'],
               properties: {
                 license_verification_status: { type: 'string', enum: ['VERIFIED', 'REJECTED', 'PENDING'] },
-                license_verification_failure_reason: { type: 'string', enum: ['NOT_FOUND', 'NAME_MATCH_FAILURE', 'SECONDARY_MATCH_FAILURE', 'INACTIVE', 'REJECT'] },
+                license_verification_failure_reason: {
+                  type: 'string',
+                  enum: ['NOT_FOUND', 'NAME_MATCH_FAILURE', 'SECONDARY_MATCH_FAILURE', 'INACTIVE', 'REJECT'],
+                },
                 license_number: { type: 'string' },
                 license_expiry_date: { type: ['string', 'null'], format: 'date' },
                 license_trade: { type: ['string', 'null'] },
@@ -171,8 +208,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             },
           },
         },
-        async (request, reply) =>
-          reply.code(201).send(await service.emitLicense(request.params.business_id, request.body)),
+        async (request, reply) => reply.code(201).send(await service.emitLicense(request.params.business_id, request.body)),
       );
       app.post(
         '/admin/v1/businesses/:business_id/events/ingestion-jobs',
@@ -187,12 +223,14 @@ export function webhooksModule(service: WebhookService): ApiModule {
               type: 'object',
               additionalProperties: false,
               required: ['job_id', 'status'],
-              properties: { job_id: { type: 'string', minLength: 1 }, status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'APPLIED', 'REJECTED'] } },
+              properties: {
+                job_id: { type: 'string', minLength: 1 },
+                status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'APPLIED', 'REJECTED'] },
+              },
             },
           },
         },
-        async (request, reply) =>
-          reply.code(201).send(await service.emitIngestion(request.params.business_id, request.body)),
+        async (request, reply) => reply.code(201).send(await service.emitIngestion(request.params.business_id, request.body)),
       );
     },
   };

@@ -18,7 +18,9 @@ export type LeadEventType = 'NEW_EVENT' | 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT' |
 export function leadUpdate(input: { lead_id?: string; event_type?: LeadEventType }, now: number): WebhookUpdate {
   const type = input.event_type ?? 'NEW_EVENT';
   const lead_id = input.lead_id ?? newId();
-  return type === 'NEW_EVENT' ? { event_type: type, event_id: randomUUID(), lead_id, interaction_time: toIsoOffset(now) } : { event_type: type, lead_id };
+  return type === 'NEW_EVENT'
+    ? { event_type: type, event_id: randomUUID(), lead_id, interaction_time: toIsoOffset(now) }
+    : { event_type: type, lead_id };
 }
 
 export interface LicenseInput {
@@ -35,7 +37,9 @@ export function licenseUpdate(input: LicenseInput): WebhookUpdate {
   return {
     event_type: 'VERIFIED_LICENSE_UPDATE_EVENT',
     license_verification_status: input.license_verification_status,
-    ...(input.license_verification_status === 'REJECTED' ? { license_verification_failure_reason: input.license_verification_failure_reason ?? 'REJECT' } : {}),
+    ...(input.license_verification_status === 'REJECTED'
+      ? { license_verification_failure_reason: input.license_verification_failure_reason ?? 'REJECT' }
+      : {}),
     license_number: input.license_number,
     license_expiry_date: input.license_expiry_date ?? null,
     license_trade: input.license_trade ?? null,

@@ -9,7 +9,12 @@ export class DeadlineError extends Error {
 /** How a failed outbound request is described in an endpoint's state or an attempt record. */
 export function describeRequestFailure(error: unknown, timeoutMs: number): string {
   const e = error as { name?: string; code?: string; message?: string };
-  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    e.name === 'TimeoutError' ||
+    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e.code === 'UND_ERR_BODY_TIMEOUT' ||
+    e.code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return `no answer within ${timeoutMs / 1000} seconds`;
   }
   if (e.code === 'EADDRREFUSED') return `url refused: ${e.message}`;
@@ -128,7 +133,10 @@ export class OriginPools {
   private readonly pools = new Map<string, { pool: Pool; usedAt: number }>();
   private sweptAt = 0;
 
-  constructor(private readonly options: Pool.Options, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly options: Pool.Options,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The pool for `origin` (an URL's `origin`). */
   for(origin: string): Pool {

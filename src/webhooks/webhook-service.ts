@@ -98,7 +98,8 @@ export class WebhookService {
     if (refused) throw apiError('VALIDATION_ERROR', `url refused: ${refused}`, { field: 'url' });
     const types = input.event_types ?? [...defaultEventTypes];
     for (const t of types) {
-      if (!(webhookEventTypes as readonly string[]).includes(t)) throw apiError('VALIDATION_ERROR', `Unknown event type ${t}`, { field: 'event_types' });
+      if (!(webhookEventTypes as readonly string[]).includes(t))
+        throw apiError('VALIDATION_ERROR', `Unknown event type ${t}`, { field: 'event_types' });
     }
     const now = this.clock.now();
     const existing = await this.endpointRow(partnerId);
@@ -139,7 +140,12 @@ export class WebhookService {
     const row = await this.endpointRow(partnerId);
     if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
     const now = this.clock.now();
-    await this.store().updateEndpoint(partnerId, { secret: newWebhookSecret(), previous_secret: row.secret, previous_secret_until: now + ROTATION_GRACE_MS, updated_at: now });
+    await this.store().updateEndpoint(partnerId, {
+      secret: newWebhookSecret(),
+      previous_secret: row.secret,
+      previous_secret_until: now + ROTATION_GRACE_MS,
+      updated_at: now,
+    });
     return this.getEndpoint(partnerId);
   }
 
@@ -150,12 +156,17 @@ export class WebhookService {
   async verify(partnerId: string) {
     const row = await this.endpointRow(partnerId);
     if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
-    const challenge = randomBytes(24).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 24);
+    const challenge = randomBytes(24)
+      .toString('base64')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, 24);
     const failure = await this.challenge(row.url, challenge);
     const now = this.clock.now();
     await this.store().updateEndpoint(
       partnerId,
-      failure ? { status: 'failed', status_reason: failure, verified_at: null, updated_at: now } : { status: 'verified', status_reason: null, verified_at: now, updated_at: now },
+      failure
+        ? { status: 'failed', status_reason: failure, verified_at: null, updated_at: now }
+        : { status: 'verified', status_reason: null, verified_at: now, updated_at: now },
     );
     return this.getEndpoint(partnerId);
   }
@@ -278,7 +289,13 @@ export class WebhookService {
       finished_at: r.finished_at === null ? null : toIso(r.finished_at),
       attempts_log: attempts
         .filter((a) => a.delivery_id === r.id)
-        .map((a) => ({ at: toIso(a.attempted_at), status_code: a.status_code, latency_ms: a.latency_ms, error: a.error, response_excerpt: a.response_excerpt })),
+        .map((a) => ({
+          at: toIso(a.attempted_at),
+          status_code: a.status_code,
+          latency_ms: a.latency_ms,
+          error: a.error,
+          response_excerpt: a.response_excerpt,
+        })),
     }));
   }
 

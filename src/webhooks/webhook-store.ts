@@ -5,7 +5,14 @@ import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookMessagesTabl
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
 /** The columns a delivery starts over with (a redelivery): pending now, a fresh window, unlocked. */
-const startOver = (now: number, giveUpAt: number) => ({ status: 'pending' as const, next_attempt_at: now, give_up_at: giveUpAt, finished_at: null, locked_by: null, locked_until: null });
+const startOver = (now: number, giveUpAt: number) => ({
+  status: 'pending' as const,
+  next_attempt_at: now,
+  give_up_at: giveUpAt,
+  finished_at: null,
+  locked_by: null,
+  locked_until: null,
+});
 
 /**
  * The SQL of webhook endpoints, messages and the operator's view of deliveries. What the
@@ -35,7 +42,12 @@ export class WebhookStore {
   /** The verified endpoints of these partners, with the event types each receives. */
   verifiedEndpointsOf(partnerIds: string[]): Promise<Array<Pick<EndpointRow, 'partner_id' | 'event_types'>>> {
     if (partnerIds.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('webhook_endpoints').select(['partner_id', 'event_types']).where('partner_id', 'in', partnerIds).where('status', '=', 'verified').execute();
+    return this.db
+      .selectFrom('webhook_endpoints')
+      .select(['partner_id', 'event_types'])
+      .where('partner_id', 'in', partnerIds)
+      .where('status', '=', 'verified')
+      .execute();
   }
 
   /** A message and its deliveries, written by the relay in its transaction. */
@@ -49,12 +61,35 @@ export class WebhookStore {
     let q = this.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_messages as m', 'm.id', 'd.message_id')
-      .select(['d.id', 'd.message_id', 'd.partner_id', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.give_up_at', 'd.last_status_code', 'd.last_error', 'd.created_at', 'd.finished_at', 'm.event_type', 'm.business_id']);
+      .select([
+        'd.id',
+        'd.message_id',
+        'd.partner_id',
+        'd.status',
+        'd.attempts',
+        'd.next_attempt_at',
+        'd.give_up_at',
+        'd.last_status_code',
+        'd.last_error',
+        'd.created_at',
+        'd.finished_at',
+        'm.event_type',
+        'm.business_id',
+      ]);
     if (filter.partnerId) q = q.where('d.partner_id', '=', filter.partnerId);
     if (filter.status) q = q.where('d.status', '=', filter.status as 'pending');
     const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id').limit(filter.limit).execute();
     const attempts = rows.length
-      ? await this.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', rows.map((r) => r.id)).orderBy('attempted_at').execute()
+      ? await this.db
+          .selectFrom('webhook_attempts')
+          .selectAll()
+          .where(
+            'delivery_id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .orderBy('attempted_at')
+          .execute()
       : [];
     return { rows, attempts };
   }
@@ -77,7 +112,12 @@ export class WebhookStore {
 
   /** Starts a finished delivery over: 'redelivered', 'pending' (still under way), or 'unknown'. */
   async redeliver(deliveryId: string, now: number, giveUpAt: number): Promise<'redelivered' | 'pending' | 'unknown'> {
-    const result = await this.db.updateTable('webhook_deliveries').set(startOver(now, giveUpAt)).where('id', '=', deliveryId).where('status', '!=', 'pending').executeTakeFirst();
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set(startOver(now, giveUpAt))
+      .where('id', '=', deliveryId)
+      .where('status', '!=', 'pending')
+      .executeTakeFirst();
     if (Number(result.numUpdatedRows) > 0) return 'redelivered';
     const exists = await this.db.selectFrom('webhook_deliveries').select('id').where('id', '=', deliveryId).executeTakeFirst();
     return exists ? 'pending' : 'unknown';
@@ -85,7 +125,12 @@ export class WebhookStore {
 
   /** Starts over every failed delivery created in [from, to) (optionally of one partner); how many. */
   async redeliverFailed(from: number, to: number, partnerId: string | undefined, now: number, giveUpAt: number): Promise<number> {
-    let q = this.db.updateTable('webhook_deliveries').set(startOver(now, giveUpAt)).where('status', '=', 'failed').where('created_at', '>=', from).where('created_at', '<', to);
+    let q = this.db
+      .updateTable('webhook_deliveries')
+      .set(startOver(now, giveUpAt))
+      .where('status', '=', 'failed')
+      .where('created_at', '>=', from)
+      .where('created_at', '<', to);
     if (partnerId) q = q.where('partner_id', '=', partnerId);
     const result = await q.executeTakeFirst();
     return Number(result.numUpdatedRows);

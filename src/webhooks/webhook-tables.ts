@@ -18,7 +18,10 @@ export const optInEventTypes = [
   'WAITLIST_VISIT_UPDATED_EVENT',
 ] as const;
 
-/** The update types pbs sends; an endpoint receives the ones enabled for it. The spec's kinds (docs/contract/webhooks.md §6.3) are on by default. */
+/**
+ * The update types pbs sends; an endpoint receives the ones enabled for it. The spec's kinds
+ * (docs/contract/webhooks.md §6.3) are on by default.
+ */
 export const webhookEventTypes = [
   'NEW_REVIEW_EVENT',
   'REVIEW_EDITED_EVENT',
@@ -40,7 +43,13 @@ export const defaultEventTypes = webhookEventTypes.filter((t) => !(optInEventTyp
  * ISO time with microseconds, leads seconds with `+00:00`; reservations follow the leads.
  */
 export function envelopeTimeStyle(type: string): 'offset' | 'naive' {
-  return type === 'NEW_EVENT' || type.startsWith('CONSUMER_PHONE_NUMBER') || type.startsWith('RESERVATION_') || type.startsWith('ADVERTISING_') || type.startsWith('WAITLIST_') ? 'offset' : 'naive';
+  return type === 'NEW_EVENT' ||
+    type.startsWith('CONSUMER_PHONE_NUMBER') ||
+    type.startsWith('RESERVATION_') ||
+    type.startsWith('ADVERTISING_') ||
+    type.startsWith('WAITLIST_')
+    ? 'offset'
+    : 'naive';
 }
 
 export type EndpointStatus = 'unverified' | 'verified' | 'failed' | 'gone';

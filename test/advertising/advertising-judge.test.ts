@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CreateRequest, EditRequest } from '../../src/advertising/advertising-input.js';
-import { judgeCreate, judgeEdit, judgeEnd, type BusinessFacts, type CreateFacts, type EditFacts } from '../../src/advertising/advertising-judge.js';
+import {
+  judgeCreate,
+  judgeEdit,
+  judgeEnd,
+  type BusinessFacts,
+  type CreateFacts,
+  type EditFacts,
+} from '../../src/advertising/advertising-judge.js';
 import type { AdProgram, AdPromotion } from '../../src/advertising/advertising-store.js';
 
 // The judge of advertising jobs, without a database: one case per job error code (docs/advertising.md).
@@ -70,7 +77,16 @@ const cpcCreate = (change: Partial<CreateRequest> = {}): CreateRequest => ({
 });
 
 function create(request: Partial<CreateRequest>, facts: Partial<CreateFacts> = {}) {
-  return judgeCreate({ request: cpcCreate(request), partnerId: 'me', now: NOW, business: business(), programs: [], declined: [], promotion: undefined, ...facts });
+  return judgeCreate({
+    request: cpcCreate(request),
+    partnerId: 'me',
+    now: NOW,
+    business: business(),
+    programs: [],
+    declined: [],
+    promotion: undefined,
+    ...facts,
+  });
 }
 
 /** The one code of a create's verdict: its refusal, or the error of `key`. */
@@ -81,7 +97,16 @@ function createCode(key: string | null, request: Partial<CreateRequest>, facts: 
 }
 
 function editCode(key: string | null, request: Omit<EditRequest, 'program_id'>, facts: Partial<EditFacts> = {}) {
-  const verdict = judgeEdit({ request: { program_id: 'P1', ...request }, program: program(), now: NOW, business: business(), spentThisPeriod: 0, promotions: [], declined: [], ...facts });
+  const verdict = judgeEdit({
+    request: { program_id: 'P1', ...request },
+    program: program(),
+    now: NOW,
+    business: business(),
+    spentThisPeriod: 0,
+    promotions: [],
+    declined: [],
+    ...facts,
+  });
   if (verdict.refusal) return verdict.refusal.code;
   return key === null ? undefined : verdict.errors[key]?.code;
 }
@@ -97,7 +122,9 @@ describe('the advertising judge: creates', () => {
 
   it('refuses a closed business or one removed from search whole', () => {
     expect(createCode(null, {}, { business: business({ closed: true }) })).toBe('BUSINESS_NOT_ACTIVE');
-    expect(createCode(null, {}, { business: business({ removedFromSearch: true }) })).toBe('PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH');
+    expect(createCode(null, {}, { business: business({ removedFromSearch: true }) })).toBe(
+      'PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH',
+    );
   });
 
   it('refuses dates in the past', () => {
@@ -110,7 +137,9 @@ describe('the advertising judge: creates', () => {
   });
 
   it('keeps the currency of the running programs', () => {
-    expect(createCode('currency', { program_name: 'EP', currency: 'CAD' }, { programs: [program({ currency: 'USD' })] })).toBe('CURRENCY_MISMATCH');
+    expect(createCode('currency', { program_name: 'EP', currency: 'CAD' }, { programs: [program({ currency: 'USD' })] })).toBe(
+      'CURRENCY_MISMATCH',
+    );
     const settled = create({ program_name: 'EP' }, { programs: [program({ currency: 'CAD' })] });
     expect(!settled.refusal && settled.currency).toBe('CAD');
   });
@@ -129,22 +158,33 @@ describe('the advertising judge: creates', () => {
 
   it('needs categories and specialties for CPC', () => {
     expect(createCode('program_name', {}, { business: business({ categories: [] }) })).toBe('NO_CATEGORIES');
-    expect(create({}, { business: business({ specialties: ' ' }) })).toMatchObject({ errors: { program_name: { code: 'INVALID_OR_MISSING_KEY' } } });
+    expect(create({}, { business: business({ specialties: ' ' }) })).toMatchObject({
+      errors: { program_name: { code: 'INVALID_OR_MISSING_KEY' } },
+    });
   });
 
   it('checks the ad categories against the business and the operator policy', () => {
     expect(createCode('ad_categories', { ad_categories: ['sushi'] })).toBe('INVALID_OR_MISSING_KEY');
-    expect(createCode('ad_categories', { ad_categories: ['pizza'] }, { declined: [{ category: 'pizza', reason: 'policy' }] })).toBe('UNSUPPORTED_CATEGORIES');
+    expect(createCode('ad_categories', { ad_categories: ['pizza'] }, { declined: [{ category: 'pizza', reason: 'policy' }] })).toBe(
+      'UNSUPPORTED_CATEGORIES',
+    );
     // None named: refused only when every category of the business is declined.
     expect(createCode('program_name', {}, { declined: [{ category: 'pizza', reason: 'policy' }] })).toBeUndefined();
-    const all = [{ category: 'pizza', reason: 'policy' }, { category: 'italian', reason: 'policy' }];
+    const all = [
+      { category: 'pizza', reason: 'policy' },
+      { category: 'italian', reason: 'policy' },
+    ];
     expect(createCode('program_name', {}, { declined: all })).toBe('UNSUPPORTED_CATEGORIES');
   });
 
   it('refuses the same type running, the exclusive sibling, and a start on the last day of an ended one', () => {
     expect(createCode('program_name', {}, { programs: [program()] })).toBe('PROGRAM_ALREADY_REQUESTED');
-    expect(createCode('program_name', {}, { programs: [program({ partner_id: 'other' })] })).toBe('PROGRAM_ALREADY_RUNNING_BY_ANOTHER_PROVIDER');
-    expect(createCode('program_name', { program_name: 'BP' }, { programs: [program({ program_type: 'EP' })] })).toBe('CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM');
+    expect(createCode('program_name', {}, { programs: [program({ partner_id: 'other' })] })).toBe(
+      'PROGRAM_ALREADY_RUNNING_BY_ANOTHER_PROVIDER',
+    );
+    expect(createCode('program_name', { program_name: 'BP' }, { programs: [program({ program_type: 'EP' })] })).toBe(
+      'CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM',
+    );
     const endedToday = program({ state: 'ENDED', ended_at: NOW - 60_000 });
     expect(createCode('program_name', {}, { programs: [endedToday] })).toBe('CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM');
     expect(createCode('program_name', { start: '2026-06-16' }, { programs: [endedToday] })).toBeUndefined();
@@ -157,7 +197,9 @@ describe('the advertising judge: creates', () => {
     expect(createCode('promotion_code', { ...withCode, program_name: 'EP' }, { promotion: promotion() })).toBe('INVALID_OR_MISSING_KEY');
     const lastMonth = program({ state: 'ENDED', ended_at: NOW - 30 * DAY, program_type: 'EP' });
     expect(createCode('promotion_code', withCode, { promotion: promotion(), programs: [lastMonth] })).toBe('INVALID_OR_MISSING_KEY');
-    expect(createCode('budget', { ...withCode, budget: '200000', max_bid: '100' }, { promotion: promotion() })).toBe('CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS');
+    expect(createCode('budget', { ...withCode, budget: '200000', max_bid: '100' }, { promotion: promotion() })).toBe(
+      'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS',
+    );
     const fine = create(withCode, { promotion: promotion() });
     expect(!fine.refusal && fine.promotionMonths).toBe(6);
   });
@@ -166,7 +208,9 @@ describe('the advertising judge: creates', () => {
 describe('the advertising judge: edits and ends', () => {
   it('refuses whole: a closed business, one removed from search, an ended program', () => {
     expect(editCode(null, { budget: '60000' }, { business: business({ closed: true }) })).toBe('PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS');
-    expect(editCode(null, { budget: '60000' }, { business: business({ removedFromSearch: true }) })).toBe('PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH');
+    expect(editCode(null, { budget: '60000' }, { business: business({ removedFromSearch: true }) })).toBe(
+      'PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH',
+    );
     expect(editCode(null, { budget: '60000' }, { program: program({ state: 'ENDED', ended_at: NOW - DAY }) })).toBe('PROGRAM_HAS_EXPIRED');
   });
 
@@ -189,7 +233,9 @@ describe('the advertising judge: edits and ends', () => {
     expect(editCode('start', { start: '2026-07-01' })).toBe('COULD_NOT_MODIFY_PROGRAM');
     expect(editCode('fee_period', { fee_period: 'ROLLING_MONTH' })).toBe('COULD_NOT_MODIFY_PROGRAM');
     expect(editCode('max_bid', { max_bid: '100' }, { program: program({ is_autobid: 1 }) })).toBe('COULD_NOT_MODIFY_PROGRAM');
-    expect(editCode('pacing_method', { pacing_method: 'unpaced' }, { program: program({ is_autobid: 1 }) })).toBe('COULD_NOT_MODIFY_PROGRAM');
+    expect(editCode('pacing_method', { pacing_method: 'unpaced' }, { program: program({ is_autobid: 1 }) })).toBe(
+      'COULD_NOT_MODIFY_PROGRAM',
+    );
     expect(editCode('end', { end: '2026-06-14' })).toBe('COULD_NOT_MODIFY_PROGRAM');
     const future = program({ start_at: NOW + 10 * DAY, start_date: '2026-06-25' });
     expect(editCode('start', { start: '2026-06-01' }, { program: future })).toBe('CANNOT_ADD_PROGRAM_IN_PAST');
@@ -198,7 +244,9 @@ describe('the advertising judge: edits and ends', () => {
   it('judges a bid against the budget, the currency and the categories', () => {
     expect(editCode('max_bid', { max_bid: '40000' })).toBe('BID_TOO_HIGH_FOR_BUDGET');
     expect(editCode('currency', { currency: 'EUR' })).toBe('CURRENCY_MISMATCH');
-    expect(editCode('ad_categories', { ad_categories: ['pizza'] }, { declined: [{ category: 'pizza', reason: 'policy' }] })).toBe('UNSUPPORTED_CATEGORIES');
+    expect(editCode('ad_categories', { ad_categories: ['pizza'] }, { declined: [{ category: 'pizza', reason: 'policy' }] })).toBe(
+      'UNSUPPORTED_CATEGORIES',
+    );
     expect(editCode('ad_categories', { ad_categories: ['sushi'] })).toBe('INVALID_OR_MISSING_KEY');
     expect(editCode(null, { budget: '60000', max_bid: '200', end: '2026-12-31' })).toBeUndefined();
   });

@@ -19,13 +19,17 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     h = await startPbs(dialect, { env: { PBS_AD_JOB_DELAY_MS: '2000' } });
     p = await createPartner(h.url, ['advertising', 'webhooks'], 'Reseller');
     other = await createPartner(h.url, ['advertising'], 'Other Reseller');
-    for (const q of [p, other]) await admin(h.url, 'PUT', `/admin/v1/partners/${q.partner.id}/interfaces/advertising`, { json: { per_second: 100000 } });
+    for (const q of [p, other])
+      await admin(h.url, 'PUT', `/admin/v1/partners/${q.partner.id}/interfaces/advertising`, { json: { per_second: 100000 } });
   });
   afterAll(() => h.close());
 
   const business = async (overrides: Record<string, unknown> = {}, alsoOther = false) => {
-    const id = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Operated ${++n}`, specialties: 'Handmade pasta', ...overrides }) })).body
-      .id as string;
+    const id = (
+      await admin(h.url, 'POST', '/admin/v1/businesses', {
+        json: sampleBusiness({ name: `Operated ${++n}`, specialties: 'Handmade pasta', ...overrides }),
+      })
+    ).body.id as string;
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${id}`);
     if (alsoOther) await admin(h.url, 'PUT', `/admin/v1/partners/${other.partner.id}/businesses/${id}`);
     return id;
@@ -67,9 +71,14 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
 
   it('rejects new programs of a business restricted from advertising', async () => {
     const biz = await business();
-    const flags = await admin(h.url, 'PUT', `/admin/v1/advertising/businesses/${biz}/flags`, { json: { restricted_from_advertising: true } });
+    const flags = await admin(h.url, 'PUT', `/admin/v1/advertising/businesses/${biz}/flags`, {
+      json: { restricted_from_advertising: true },
+    });
     expect(flags.body).toEqual({ business_id: biz, removed_from_search: false, restricted_from_advertising: true });
-    expect(rejection(await created({ business_id: biz, program_name: 'BP' }))).toMatchObject({ key: 'program_name', code: 'BUSINESS_RESTRICTED_FROM_ADVERTISING' });
+    expect(rejection(await created({ business_id: biz, program_name: 'BP' }))).toMatchObject({
+      key: 'program_name',
+      code: 'BUSINESS_RESTRICTED_FROM_ADVERTISING',
+    });
     await admin(h.url, 'PUT', `/admin/v1/advertising/businesses/${biz}/flags`, { json: { restricted_from_advertising: false } });
     programOf(await created({ business_id: biz, program_name: 'BP' }));
   });
@@ -85,46 +94,81 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
       identifier: biz,
       error: { code: 'PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH', message: expect.any(String) },
     });
-    expect(await edited(id, { end: '2031-06-30' })).toMatchObject({ status: 'REJECTED', error: { code: 'PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH' } });
+    expect(await edited(id, { end: '2031-06-30' })).toMatchObject({
+      status: 'REJECTED',
+      error: { code: 'PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH' },
+    });
     expect(await ended(id)).toMatchObject({ status: 'REJECTED', error: { code: 'PROGRAM_HAS_EXPIRED' } });
   });
 
   it('rejects edits and ends of the programs of a business that closed', async () => {
     const biz = await business();
     const id = programOf(await created({ business_id: biz, program_name: 'RCA' }));
-    const closed = await admin(h.url, 'PUT', `/admin/v1/businesses/${biz}`, { json: sampleBusiness({ name: 'Closed now', specialties: 'Handmade pasta', is_closed: true }) });
+    const closed = await admin(h.url, 'PUT', `/admin/v1/businesses/${biz}`, {
+      json: sampleBusiness({ name: 'Closed now', specialties: 'Handmade pasta', is_closed: true }),
+    });
     expect(closed.status, closed.text).toBeLessThan(300);
-    expect(await edited(id, { end: '2031-06-30' })).toMatchObject({ status: 'REJECTED', error: { code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS' } });
+    expect(await edited(id, { end: '2031-06-30' })).toMatchObject({
+      status: 'REJECTED',
+      error: { code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS' },
+    });
     expect(await ended(id)).toMatchObject({ status: 'REJECTED', error: { code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS' } });
   });
 
   it('needs specialties and categories the policy accepts for CPC; ad_categories must be the business’s', async () => {
     const noSpecialties = await business({ specialties: '' });
-    expect(rejection(await created({ business_id: noSpecialties, ...cpc }))).toMatchObject({ key: 'program_name', code: 'INVALID_OR_MISSING_KEY' });
+    expect(rejection(await created({ business_id: noSpecialties, ...cpc }))).toMatchObject({
+      key: 'program_name',
+      code: 'INVALID_OR_MISSING_KEY',
+    });
 
-    const biz = await business({ categories: [{ alias: 'cannabis_clinics', title: 'Cannabis Clinics' }, { alias: 'pizza', title: 'Pizza' }] });
-    expect(rejection(await created({ business_id: biz, ...cpc, ad_categories: 'tacos' }))).toMatchObject({ key: 'ad_categories', code: 'INVALID_OR_MISSING_KEY' });
+    const biz = await business({
+      categories: [
+        { alias: 'cannabis_clinics', title: 'Cannabis Clinics' },
+        { alias: 'pizza', title: 'Pizza' },
+      ],
+    });
+    expect(rejection(await created({ business_id: biz, ...cpc, ad_categories: 'tacos' }))).toMatchObject({
+      key: 'ad_categories',
+      code: 'INVALID_OR_MISSING_KEY',
+    });
     await admin(h.url, 'PUT', '/admin/v1/advertising/category-policy/cannabis_clinics', { json: { reason: 'regulated' } });
-    expect((await admin(h.url, 'GET', '/admin/v1/advertising/category-policy')).body.declined).toContainEqual({ category: 'cannabis_clinics', reason: 'regulated' });
+    expect((await admin(h.url, 'GET', '/admin/v1/advertising/category-policy')).body.declined).toContainEqual({
+      category: 'cannabis_clinics',
+      reason: 'regulated',
+    });
     // Repeated keys and comma lists alike.
     const declined = rejection(await created({ business_id: biz, ...cpc, ad_categories: ['pizza', 'cannabis_clinics'] }));
     expect(declined).toMatchObject({ key: 'ad_categories', code: 'UNSUPPORTED_CATEGORIES' });
     expect(declined.message).toContain('regulated');
     const onlyDeclined = await business({ categories: [{ alias: 'cannabis_clinics', title: 'Cannabis Clinics' }] });
-    expect(rejection(await created({ business_id: onlyDeclined, ...cpc }))).toMatchObject({ key: 'program_name', code: 'UNSUPPORTED_CATEGORIES' });
+    expect(rejection(await created({ business_id: onlyDeclined, ...cpc }))).toMatchObject({
+      key: 'program_name',
+      code: 'UNSUPPORTED_CATEGORIES',
+    });
     // The allowed category alone is fine; and so is the business once the policy allows it again.
     const id = programOf(await created({ business_id: biz, ...cpc, ad_categories: 'pizza' }));
-    expect(rejection(await edited(id, { ad_categories: 'pizza,cannabis_clinics' }))).toMatchObject({ key: 'ad_categories', code: 'UNSUPPORTED_CATEGORIES' });
+    expect(rejection(await edited(id, { ad_categories: 'pizza,cannabis_clinics' }))).toMatchObject({
+      key: 'ad_categories',
+      code: 'UNSUPPORTED_CATEGORIES',
+    });
     await admin(h.url, 'DELETE', '/admin/v1/advertising/category-policy/cannabis_clinics');
-    expect((await edited(id, { ad_categories: 'pizza,cannabis_clinics' })).update_results.program_modified.ad_categories.status).toBe('COMPLETED');
+    expect((await edited(id, { ad_categories: 'pizza,cannabis_clinics' })).update_results.program_modified.ad_categories.status).toBe(
+      'COMPLETED',
+    );
   });
 
   it('keeps Branded and Enhanced Profile apart, and asks for a later start after a program ended', async () => {
     const biz = await business({}, true);
     const bp = programOf(await created({ business_id: biz, program_name: 'BP' }));
-    expect(rejection(await created({ business_id: biz, program_name: 'EP' }, other))).toMatchObject({ key: 'program_name', code: 'CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM' });
+    expect(rejection(await created({ business_id: biz, program_name: 'EP' }, other))).toMatchObject({
+      key: 'program_name',
+      code: 'CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM',
+    });
     await ended(bp);
-    expect(rejection(await created({ business_id: biz, program_name: 'BP', start: '2031-05-05' }))).toMatchObject({ code: 'CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM' });
+    expect(rejection(await created({ business_id: biz, program_name: 'BP', start: '2031-05-05' }))).toMatchObject({
+      code: 'CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM',
+    });
     programOf(await created({ business_id: biz, program_name: 'EP' }, other));
   });
 
@@ -163,7 +207,12 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     });
     expect(bad.status).toBe(400);
     expect((await info(id)).body.programs[0].program_metrics.ad_cost).toBe(4000);
-    for (const body of ['{', JSON.stringify({ program_id: id, date: '2031-5-6' }), JSON.stringify({ program_id: id, date: '2031-05-06', spend: -1 }), '']) {
+    for (const body of [
+      '{',
+      JSON.stringify({ program_id: id, date: '2031-5-6' }),
+      JSON.stringify({ program_id: id, date: '2031-05-06', spend: -1 }),
+      '',
+    ]) {
       const r = await admin(h.url, 'POST', '/admin/v1/advertising/metrics', { body, headers: { 'content-type': 'application/x-ndjson' } });
       expect(r.status, body).toBe(400);
     }
@@ -172,7 +221,10 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
   it('keeps a business in one currency', async () => {
     const biz = await business();
     const id = programOf(await created({ business_id: biz, ...cpc, currency: 'CAD' }));
-    expect(rejection(await created({ business_id: biz, program_name: 'BP', currency: 'USD' }))).toMatchObject({ key: 'currency', code: 'CURRENCY_MISMATCH' });
+    expect(rejection(await created({ business_id: biz, program_name: 'BP', currency: 'USD' }))).toMatchObject({
+      key: 'currency',
+      code: 'CURRENCY_MISMATCH',
+    });
     expect(rejection(await edited(id, { currency: 'USD' }))).toMatchObject({ key: 'currency', code: 'CURRENCY_MISMATCH' });
     // Without a currency a new program takes the business's.
     const bp = programOf(await created({ business_id: biz, program_name: 'BP' }));
@@ -189,11 +241,18 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
   });
 
   it('applies operator promotions: a valid code adds the separate promo program, an invalid one rejects the program', async () => {
-    const saved = await admin(h.url, 'PUT', '/admin/v1/advertising/promotions/SPRING31', { json: { program_types: ['CPC'], min_budget: 10000, max_budget: 50000, months: 6 } });
+    const saved = await admin(h.url, 'PUT', '/admin/v1/advertising/promotions/SPRING31', {
+      json: { program_types: ['CPC'], min_budget: 10000, max_budget: 50000, months: 6 },
+    });
     expect(saved.body).toEqual({ code: 'SPRING31', program_types: ['CPC'], min_budget: 10000, max_budget: 50000, months: 6, active: true });
     const biz = await business();
-    expect(rejection(await created({ business_id: biz, ...cpc, promotion_code: 'WINTER99' }))).toMatchObject({ key: 'promotion_code', code: 'INVALID_OR_MISSING_KEY' });
-    expect(rejection(await created({ business_id: biz, program_name: 'BP', promotion_code: 'SPRING31' }))).toMatchObject({ key: 'promotion_code' });
+    expect(rejection(await created({ business_id: biz, ...cpc, promotion_code: 'WINTER99' }))).toMatchObject({
+      key: 'promotion_code',
+      code: 'INVALID_OR_MISSING_KEY',
+    });
+    expect(rejection(await created({ business_id: biz, program_name: 'BP', promotion_code: 'SPRING31' }))).toMatchObject({
+      key: 'promotion_code',
+    });
     expect(rejection(await created({ business_id: biz, ...cpc, budget: '60000', promotion_code: 'SPRING31' }))).toMatchObject({
       key: 'budget',
       code: 'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS',
@@ -205,12 +264,24 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     expect(listed.programs).toHaveLength(2);
     const promo = listed.programs.find((x: any) => x.program_id !== id);
     // Same start; the last day of the month six months on (docs/contract/advertising.md §8.9).
-    expect(promo).toMatchObject({ program_type: 'CPC', start_date: '2031-05-10', end_date: '2031-11-30', parent_program_id: id, promotion_code: 'SPRING31' });
-    expect(rejection(await edited(id, { budget: '60000' }))).toMatchObject({ key: 'budget', code: 'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS' });
+    expect(promo).toMatchObject({
+      program_type: 'CPC',
+      start_date: '2031-05-10',
+      end_date: '2031-11-30',
+      parent_program_id: id,
+      promotion_code: 'SPRING31',
+    });
+    expect(rejection(await edited(id, { budget: '60000' }))).toMatchObject({
+      key: 'budget',
+      code: 'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS',
+    });
     expect(rejection(await edited(promo.program_id, { end: '2031-12-31' }))).toMatchObject({ code: 'COULD_NOT_MODIFY_PROGRAM' });
     // Only for new advertisers: this business advertised (its program runs).
     await admin(h.url, 'PUT', '/admin/v1/advertising/promotions/SPRING31', { json: { program_types: ['CPC', 'BP'] } });
-    expect(rejection(await created({ business_id: biz, program_name: 'BP', promotion_code: 'SPRING31' }))).toMatchObject({ key: 'promotion_code', code: 'INVALID_OR_MISSING_KEY' });
+    expect(rejection(await created({ business_id: biz, program_name: 'BP', promotion_code: 'SPRING31' }))).toMatchObject({
+      key: 'promotion_code',
+      code: 'INVALID_OR_MISSING_KEY',
+    });
     // Ending the parent before it starts cancels both: the ids leave the listings and answer 404.
     await ended(id);
     expect((await call(h.url, 'GET', `/v1/programs/list/${biz}`, as(p))).body.businesses[0].programs).toEqual([]);
@@ -221,10 +292,19 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
   it('schedules a budget change with future_budget_date and applies it on that date (pbs clock)', async () => {
     const biz = await business();
     const id = programOf(await created({ business_id: biz, ...cpc }));
-    expect(rejection(await edited(id, { future_budget_date: '2031-06-01' }))).toMatchObject({ key: 'future_budget_date', code: 'INVALID_OR_MISSING_KEY' });
-    expect(rejection(await edited(id, { budget: '30000', future_budget_date: '2031-05-05' }))).toMatchObject({ key: 'future_budget_date', code: 'CANNOT_ADD_PROGRAM_IN_PAST' });
+    expect(rejection(await edited(id, { future_budget_date: '2031-06-01' }))).toMatchObject({
+      key: 'future_budget_date',
+      code: 'INVALID_OR_MISSING_KEY',
+    });
+    expect(rejection(await edited(id, { budget: '30000', future_budget_date: '2031-05-05' }))).toMatchObject({
+      key: 'future_budget_date',
+      code: 'CANNOT_ADD_PROGRAM_IN_PAST',
+    });
     const scheduled = await edited(id, { budget: '30000', future_budget_date: '2031-06-01' });
-    expect(scheduled.update_results.program_modified).toMatchObject({ budget: { status: 'COMPLETED', requested_value: 30000 }, future_budget_date: { status: 'COMPLETED' } });
+    expect(scheduled.update_results.program_modified).toMatchObject({
+      budget: { status: 'COMPLETED', requested_value: 30000 },
+      future_budget_date: { status: 'COMPLETED' },
+    });
     let view = (await info(id)).body.programs[0];
     expect(view.program_metrics.budget).toBe(20000);
     expect(view.future_budget_changes).toEqual([{ new_budget: 30000, start_date: '2031-06-01', old_budget: 20000 }]);
@@ -244,7 +324,13 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     const list = await call(h.url, 'GET', `/v1/programs/list/${biz}`, as(p));
     expect(list.status, list.text).toBe(200);
     expect(list.body.businesses).toEqual([
-      expect.objectContaining({ yelp_business_id: biz, destination_yelp_business_id: null, advertiser_status: 'CURRENT_ADVERTISER', partner_business_id: null, total: 2 }),
+      expect.objectContaining({
+        yelp_business_id: biz,
+        destination_yelp_business_id: null,
+        advertiser_status: 'CURRENT_ADVERTISER',
+        partner_business_id: null,
+        total: 2,
+      }),
     ]);
     expect(list.body.businesses[0].programs.map((x: any) => x.program_id)).toEqual([mine, future]);
     expect(list.body.businesses[0].programs[0]).toEqual({
@@ -254,7 +340,16 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
       end_date: '2031-05-20',
       program_status: 'ACTIVE',
       program_pause_status: 'NOT_PAUSED',
-      program_metrics: { budget: null, currency: 'USD', is_autobid: null, max_bid: null, billed_impressions: 0, billed_clicks: 0, ad_cost: 0, fee_period: 'Calendar Month' },
+      program_metrics: {
+        budget: null,
+        currency: 'USD',
+        is_autobid: null,
+        max_bid: null,
+        billed_impressions: 0,
+        billed_clicks: 0,
+        ad_cost: 0,
+        fee_period: 'Calendar Month',
+      },
       future_budget_changes: [],
       active_features: [],
       available_features: ['LINK_TRACKING', 'CALL_TRACKING'],
@@ -279,7 +374,9 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
     expect((await call(h.url, 'GET', `/v1/programs/list/${biz},${stranger}`, as(p))).status).toBe(403);
     // The account listing, by status.
     const account = async (status: string) =>
-      (await call(h.url, 'GET', `/programs/v1?program_status=${status}&limit=40`, as(p))).body.payment_programs.map((x: any) => x.program_id) as string[];
+      (await call(h.url, 'GET', `/programs/v1?program_status=${status}&limit=40`, as(p))).body.payment_programs.map(
+        (x: any) => x.program_id,
+      ) as string[];
     expect(await account('CURRENT')).toContain(mine);
     expect(await account('CURRENT')).not.toContain(future);
     expect(await account('FUTURE')).toEqual(expect.arrayContaining([future]));
@@ -297,7 +394,9 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
 
   it('holds jobs for the sandbox: PROCESSING (202) until released or completed by the operator', async () => {
     const biz = await business();
-    expect((await admin(h.url, 'PUT', '/admin/v1/advertising/settings', { json: { hold_new_jobs: true } })).body).toEqual({ hold_new_jobs: true });
+    expect((await admin(h.url, 'PUT', '/admin/v1/advertising/settings', { json: { hold_new_jobs: true } })).body).toEqual({
+      hold_new_jobs: true,
+    });
     const a = (await call(h.url, 'POST', `/v1/reseller/program/create?business_id=${biz}&program_name=BP`, as(p))).body.job_id;
     const b = (await call(h.url, 'POST', `/v1/reseller/program/create?business_id=${biz}&program_name=LOGO`, as(p))).body.job_id;
     await admin(h.url, 'PUT', '/admin/v1/advertising/settings', { json: { hold_new_jobs: false } });
@@ -371,9 +470,18 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
 
   it('imports metrics in batches, reporting progress (as the CLI prints it)', async () => {
     const id = programOf(await created({ business_id: await business(), program_name: 'BP' }));
-    const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ program_id: id, date: `2031-${String(1 + Math.floor(i / 28) % 12).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`, billed_clicks: 1 }));
+    const lines = Array.from({ length: 2500 }, (_, i) =>
+      JSON.stringify({
+        program_id: id,
+        date: `2031-${String(1 + (Math.floor(i / 28) % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`,
+        billed_clicks: 1,
+      }),
+    );
     const progress: Array<[number, number]> = [];
-    const result = await h.pbs.services.advertising.operator.importMetrics(lines.join('\n'), { maxLines: 5000, onProgress: (done, total) => progress.push([done, total]) });
+    const result = await h.pbs.services.advertising.operator.importMetrics(lines.join('\n'), {
+      maxLines: 5000,
+      onProgress: (done, total) => progress.push([done, total]),
+    });
     expect(result).toEqual({ imported: 2500 });
     expect(progress).toEqual([
       [1000, 2500],

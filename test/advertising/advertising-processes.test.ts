@@ -42,10 +42,26 @@ describe('advertising jobs across two processes on postgres', () => {
   it(`applies ${JOBS} jobs submitted to both processes exactly once`, async () => {
     const base = servers[0].url;
     const partner = await createPartner(base, ['advertising'], 'Busy Reseller');
-    const lines = Array.from({ length: BUSINESSES }, (_, i) => JSON.stringify(sampleBusiness({ id: `ads-biz-${i}`, name: `Ads ${i}`, specialties: 'Noodles' })));
-    expect((await admin(base, 'POST', '/admin/v1/businesses/import', { body: lines.join('\n'), headers: { 'content-type': 'application/x-ndjson' } })).status).toBe(200);
+    const lines = Array.from({ length: BUSINESSES }, (_, i) =>
+      JSON.stringify(sampleBusiness({ id: `ads-biz-${i}`, name: `Ads ${i}`, specialties: 'Noodles' })),
+    );
+    expect(
+      (
+        await admin(base, 'POST', '/admin/v1/businesses/import', {
+          body: lines.join('\n'),
+          headers: { 'content-type': 'application/x-ndjson' },
+        })
+      ).status,
+    ).toBe(200);
     const csv = Array.from({ length: BUSINESSES }, (_, i) => `ads-biz-${i}`).join('\n');
-    expect((await admin(base, 'POST', `/admin/v1/partners/${partner.partner.id}/businesses/import`, { body: csv, headers: { 'content-type': 'text/csv' } })).status).toBe(200);
+    expect(
+      (
+        await admin(base, 'POST', `/admin/v1/partners/${partner.partner.id}/businesses/import`, {
+          body: csv,
+          headers: { 'content-type': 'text/csv' },
+        })
+      ).status,
+    ).toBe(200);
 
     const basic = { basic: [partner.basic.username, partner.basic.password] as [string, string] };
     const params = (i: number) => {
@@ -67,7 +83,16 @@ describe('advertising jobs across two processes on postgres', () => {
 
     // Wait (without timing anything) until no job is PROCESSING.
     await eventually(
-      async () => Number((await pg.database.db.selectFrom('ad_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'PROCESSING').executeTakeFirstOrThrow()).n),
+      async () =>
+        Number(
+          (
+            await pg.database.db
+              .selectFrom('ad_jobs')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('status', '=', 'PROCESSING')
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
       (open) => open === 0,
       'every job to complete',
       100,
@@ -82,7 +107,11 @@ describe('advertising jobs across two processes on postgres', () => {
     const programs = await pg.database.db.selectFrom('ad_programs').select(['business_id', 'program_type']).execute();
     expect(programs).toHaveLength(JOBS);
     expect(new Set(programs.map((p) => `${p.business_id}/${p.program_type}`)).size).toBe(JOBS);
-    const events = await pg.database.db.selectFrom('domain_events').select('type').where('type', '=', 'ADVERTISING_JOB_COMPLETED_EVENT').execute();
+    const events = await pg.database.db
+      .selectFrom('domain_events')
+      .select('type')
+      .where('type', '=', 'ADVERTISING_JOB_COMPLETED_EVENT')
+      .execute();
     expect(events).toHaveLength(JOBS);
     // Each task ran once, and both processes took part.
     const tasks = await pg.database.db.selectFrom('tasks').select(['state', 'attempts']).where('type', '=', 'advertising.apply').execute();
@@ -91,7 +120,9 @@ describe('advertising jobs across two processes on postgres', () => {
     const applied = await Promise.all(
       servers.map(async (s) => {
         const text = (await call(s.url, 'GET', '/metrics')).text;
-        const line = text.split('\n').find((l) => l.startsWith('pbs_tasks_total{') && l.includes('type="advertising.apply"') && l.includes('outcome="succeeded"'));
+        const line = text
+          .split('\n')
+          .find((l) => l.startsWith('pbs_tasks_total{') && l.includes('type="advertising.apply"') && l.includes('outcome="succeeded"'));
         return Number(line?.split(' ').at(-1) ?? 0);
       }),
     );

@@ -15,19 +15,25 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     h = await startPbs(dialect, { env: { PBS_AD_JOB_DELAY_MS: '2000' } });
     p = await createPartner(h.url, ['advertising'], 'Reseller');
     other = await createPartner(h.url, ['advertising'], 'Other Reseller');
-    for (const q of [p, other]) await admin(h.url, 'PUT', `/admin/v1/partners/${q.partner.id}/interfaces/advertising`, { json: { per_second: 100000 } });
+    for (const q of [p, other])
+      await admin(h.url, 'PUT', `/admin/v1/partners/${q.partner.id}/interfaces/advertising`, { json: { per_second: 100000 } });
   });
   afterAll(() => h.close());
 
   /** A business linked to the partner (and to `other` when asked). */
   const business = async (overrides: Record<string, unknown> = {}, alsoOther = false) => {
-    const id = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Advertised ${++n}`, specialties: 'Wood-fired pizza since 1990', ...overrides }) })).body.id as string;
+    const id = (
+      await admin(h.url, 'POST', '/admin/v1/businesses', {
+        json: sampleBusiness({ name: `Advertised ${++n}`, specialties: 'Wood-fired pizza since 1990', ...overrides }),
+      })
+    ).body.id as string;
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${id}`);
     if (alsoOther) await admin(h.url, 'PUT', `/admin/v1/partners/${other.partner.id}/businesses/${id}`);
     return id;
   };
   const as = (q: typeof p) => ({ basic: [q.basic.username, q.basic.password] as [string, string] });
-  const create = (params: Record<string, string>, q = p) => call(h.url, 'POST', `/v1/reseller/program/create?${new URLSearchParams(params)}`, as(q));
+  const create = (params: Record<string, string>, q = p) =>
+    call(h.url, 'POST', `/v1/reseller/program/create?${new URLSearchParams(params)}`, as(q));
   const status = (jobId: string, q = p) => call(h.url, 'GET', `/v1/reseller/status/${jobId}`, as(q));
   /** Lets the processing delay pass on the pbs clock and runs the due jobs. */
   const process = async () => {
@@ -54,7 +60,14 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     expect(pending.body).toMatchObject({
       status: 'PROCESSING',
       completed_at: null,
-      business_results: [{ status: 'PROCESSING', identifier_type: 'BUSINESS', identifier: biz, update_results: { program_added: { program_name: { status: 'PROCESSING', requested_value: 'BP' } } } }],
+      business_results: [
+        {
+          status: 'PROCESSING',
+          identifier_type: 'BUSINESS',
+          identifier: biz,
+          update_results: { program_added: { program_name: { status: 'PROCESSING', requested_value: 'BP' } } },
+        },
+      ],
     });
     const startedAt = pending.body.created_at;
     await process();
@@ -87,7 +100,15 @@ describe.each(dialects)('advertising on %s', (dialect) => {
 
   it('adds is_autobid, max_bid and budget for CPC (docs/contract/advertising.md §8.4), from the query string or a form body', async () => {
     const biz = await business();
-    const receipt = await receiptOf({ business_id: biz, program_name: 'CPC', start: '2031-08-01', end: '2031-08-31', budget: '20000', is_autobid: 'false', max_bid: '500' });
+    const receipt = await receiptOf({
+      business_id: biz,
+      program_name: 'CPC',
+      start: '2031-08-01',
+      end: '2031-08-31',
+      budget: '20000',
+      is_autobid: 'false',
+      max_bid: '500',
+    });
     // docs/contract/advertising.md §8.4's creation receipt, key by key (plus svc_business_id, the spec's name).
     expect(receipt.business_results).toEqual([
       {
@@ -111,7 +132,10 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     ]);
     expect(Object.keys(receipt)).toEqual(['status', 'created_at', 'completed_at', 'business_results']);
     const formBiz = await business();
-    const byForm = await call(h.url, 'POST', '/v1/reseller/program/create', { ...as(p), form: { business_id: formBiz, program_name: 'EP' } });
+    const byForm = await call(h.url, 'POST', '/v1/reseller/program/create', {
+      ...as(p),
+      form: { business_id: formBiz, program_name: 'EP' },
+    });
     expect(byForm.status, byForm.text).toBe(200);
   });
 
@@ -142,21 +166,31 @@ describe.each(dialects)('advertising on %s', (dialect) => {
 
   it('rejects CPC for a business without categories, and a closed business as a whole', async () => {
     const bare = await business({ categories: [] });
-    const noCategories = (await receiptOf({ business_id: bare, program_name: 'CPC', budget: '20000', is_autobid: 'true' })).business_results[0];
+    const noCategories = (await receiptOf({ business_id: bare, program_name: 'CPC', budget: '20000', is_autobid: 'true' }))
+      .business_results[0];
     expect(noCategories.update_results.program_added.program_name.error.code).toBe('NO_CATEGORIES');
     const closed = await business({ is_closed: true });
     const result = (await receiptOf({ business_id: closed, program_name: 'BP' })).business_results[0];
-    expect(result).toEqual({ status: 'REJECTED', identifier_type: 'BUSINESS', identifier: closed, error: { message: expect.any(String), code: 'BUSINESS_NOT_ACTIVE' } });
+    expect(result).toEqual({
+      status: 'REJECTED',
+      identifier_type: 'BUSINESS',
+      identifier: closed,
+      error: { message: expect.any(String), code: 'BUSINESS_NOT_ACTIVE' },
+    });
   });
 
   it('allows one active program of a type per business: the same partner again, or another provider, is rejected', async () => {
     const biz = await business({}, true);
-    expect((await receiptOf({ business_id: biz, program_name: 'BP' })).business_results[0].update_results.program_added.program_id.status).toBe('COMPLETED');
+    expect(
+      (await receiptOf({ business_id: biz, program_name: 'BP' })).business_results[0].update_results.program_added.program_id.status,
+    ).toBe('COMPLETED');
     const again = (await receiptOf({ business_id: biz, program_name: 'BP' })).business_results[0];
     expect(again.update_results.program_added.program_name.error.code).toBe('PROGRAM_ALREADY_REQUESTED');
     const byOther = (await receiptOf({ business_id: biz, program_name: 'BP' }, other)).business_results[0];
     expect(byOther.update_results.program_added.program_name.error.code).toBe('PROGRAM_ALREADY_RUNNING_BY_ANOTHER_PROVIDER');
-    expect((await receiptOf({ business_id: biz, program_name: 'LOGO' })).business_results[0].update_results.program_added.program_id.status).toBe('COMPLETED');
+    expect(
+      (await receiptOf({ business_id: biz, program_name: 'LOGO' })).business_results[0].update_results.program_added.program_id.status,
+    ).toBe('COMPLETED');
   });
 
   it('applies 200 concurrent creates for one business and type exactly once', async () => {
@@ -177,18 +211,30 @@ describe.each(dialects)('advertising on %s', (dialect) => {
 
   it('ends a program at once; ending it again is PROGRAM_HAS_EXPIRED; the type may be bought again from the next day', async () => {
     const biz = await business();
-    const programId = (await receiptOf({ business_id: biz, program_name: 'CTA' })).business_results[0].update_results.program_added.program_id.requested_value;
+    const programId = (await receiptOf({ business_id: biz, program_name: 'CTA' })).business_results[0].update_results.program_added
+      .program_id.requested_value;
     const end = async () => {
       const r = await call(h.url, 'POST', `/v1/reseller/program/${programId}/end`, as(p));
       expect(r.status, r.text).toBe(200);
       await process();
       return (await status(r.body.job_id)).body.business_results[0];
     };
-    expect(await end()).toEqual({ status: 'COMPLETED', identifier_type: 'PROGRAM', identifier: programId, update_results: { program_ended: COMPLETED(programId) } });
-    expect(await end()).toEqual({ status: 'REJECTED', identifier_type: 'PROGRAM', identifier: programId, error: { message: expect.any(String), code: 'PROGRAM_HAS_EXPIRED' } });
+    expect(await end()).toEqual({
+      status: 'COMPLETED',
+      identifier_type: 'PROGRAM',
+      identifier: programId,
+      update_results: { program_ended: COMPLETED(programId) },
+    });
+    expect(await end()).toEqual({
+      status: 'REJECTED',
+      identifier_type: 'PROGRAM',
+      identifier: programId,
+      error: { message: expect.any(String), code: 'PROGRAM_HAS_EXPIRED' },
+    });
     const sameDay = (await receiptOf({ business_id: biz, program_name: 'CTA' })).business_results[0].update_results.program_added;
     expect(sameDay.program_name.error.code).toBe('CONFLICTS_WITH_ANOTHER_ACTIVE_PROGRAM');
-    const nextDay = (await receiptOf({ business_id: biz, program_name: 'CTA', start: '2031-05-06' })).business_results[0].update_results.program_added;
+    const nextDay = (await receiptOf({ business_id: biz, program_name: 'CTA', start: '2031-05-06' })).business_results[0].update_results
+      .program_added;
     expect(nextDay.program_id.status).toBe('COMPLETED');
   });
 
@@ -215,7 +261,9 @@ describe.each(dialects)('advertising on %s', (dialect) => {
       status: 'COMPLETED',
       identifier_type: 'PROGRAM',
       identifier: id,
-      update_results: { program_modified: { program_id: COMPLETED(id), budget: COMPLETED(30000), max_bid: COMPLETED(600), end: COMPLETED('2031-07-31') } },
+      update_results: {
+        program_modified: { program_id: COMPLETED(id), budget: COMPLETED(30000), max_bid: COMPLETED(600), end: COMPLETED('2031-07-31') },
+      },
     });
     const row = await h.database.db.selectFrom('ad_programs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ budget: 30000, max_bid: 600, end_date: '2031-07-31' });
@@ -235,9 +283,14 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     for (const [id, params, key, code] of cases) {
       const result = await editReceipt(id, params);
       expect(result.update_results.program_modified[key], JSON.stringify(params)).toMatchObject({ status: 'REJECTED', error: { code } });
-      expect(result.update_results.program_modified.program_id).toMatchObject({ status: 'REJECTED', error: { code: 'PARENT_WAS_REJECTED' } });
+      expect(result.update_results.program_modified.program_id).toMatchObject({
+        status: 'REJECTED',
+        error: { code: 'PARENT_WAS_REJECTED' },
+      });
     }
-    expect((await h.database.db.selectFrom('ad_programs').select('budget').where('id', '=', autobid).executeTakeFirstOrThrow()).budget).toBe(20000);
+    expect(
+      (await h.database.db.selectFrom('ad_programs').select('budget').where('id', '=', autobid).executeTakeFirstOrThrow()).budget,
+    ).toBe(20000);
     const nothing = await call(h.url, 'POST', `/v1/reseller/program/${autobid}/edit`, as(p));
     expect(nothing.status).toBe(400);
   });
@@ -253,19 +306,39 @@ describe.each(dialects)('advertising on %s', (dialect) => {
 
   it('starts programs at 00:00 and ends them at 23:59 Pacific; a rolling month prorates nothing; fee_period is fixed once started', async () => {
     const account = async (status: string) =>
-      (await call(h.url, 'GET', `/programs/v1?program_status=${status}&limit=40`, as(p))).body.payment_programs.map((x: any) => x.program_id) as string[];
+      (await call(h.url, 'GET', `/programs/v1?program_status=${status}&limit=40`, as(p))).body.payment_programs.map(
+        (x: any) => x.program_id,
+      ) as string[];
     // A bid of 2,500 fits a rolling month's 2,600; from May 6th a calendar month leaves 2,600 × 26/31 = 2,180.
-    const calendar = (await receiptOf({ business_id: await business(), program_name: 'CPC', budget: '2600', is_autobid: 'false', max_bid: '2500', start: '2031-05-06' }))
-      .business_results[0].update_results.program_added;
+    const calendar = (
+      await receiptOf({
+        business_id: await business(),
+        program_name: 'CPC',
+        budget: '2600',
+        is_autobid: 'false',
+        max_bid: '2500',
+        start: '2031-05-06',
+      })
+    ).business_results[0].update_results.program_added;
     expect(calendar.max_bid.error.code).toBe('BID_TOO_HIGH_FOR_BUDGET');
-    const id = await program({ program_name: 'CPC', budget: '2600', is_autobid: 'false', max_bid: '2500', fee_period: 'ROLLING_MONTH', start: '2031-05-06' });
+    const id = await program({
+      program_name: 'CPC',
+      budget: '2600',
+      is_autobid: 'false',
+      max_bid: '2500',
+      fee_period: 'ROLLING_MONTH',
+      start: '2031-05-06',
+    });
     expect(await account('FUTURE')).toContain(id);
     h.clock.set(Date.parse('2031-05-06T06:59:59Z')); // 23:59:59 on the 5th in Los Angeles
     expect(await account('FUTURE')).toContain(id);
     h.clock.set(Date.parse('2031-05-06T07:00:00Z')); // midnight Pacific
     expect(await account('CURRENT')).toContain(id);
     const result = await editReceipt(id, { fee_period: 'CALENDAR_MONTH' });
-    expect(result.update_results.program_modified.fee_period).toMatchObject({ status: 'REJECTED', error: { code: 'COULD_NOT_MODIFY_PROGRAM' } });
+    expect(result.update_results.program_modified.fee_period).toMatchObject({
+      status: 'REJECTED',
+      error: { code: 'COULD_NOT_MODIFY_PROGRAM' },
+    });
     h.clock.set(Date.parse('2031-05-05T16:00:00Z'));
   });
 
@@ -275,7 +348,9 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     const paused = await post('pause');
     expect(paused.status).toBe(202);
     expect(paused.text).toBe('');
-    expect((await h.database.db.selectFrom('ad_programs').select('pause_status').where('id', '=', id).executeTakeFirstOrThrow()).pause_status).toBe('PAUSED');
+    expect(
+      (await h.database.db.selectFrom('ad_programs').select('pause_status').where('id', '=', id).executeTakeFirstOrThrow()).pause_status,
+    ).toBe('PAUSED');
     expect((await post('pause')).body.error.code).toBe('CONFLICT');
     expect((await post('resume')).status).toBe(202);
     expect((await post('resume')).status).toBe(409);

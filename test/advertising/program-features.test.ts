@@ -14,16 +14,26 @@ describe.each(dialects)('program features on %s', (dialect) => {
     h = await startPbs(dialect, { env: { PBS_AD_JOB_DELAY_MS: '1000' } });
     p = await createPartner(h.url, ['advertising', 'webhooks'], 'Feature Reseller');
     other = await createPartner(h.url, ['advertising'], 'Other Feature Reseller');
-    for (const q of [p, other]) await admin(h.url, 'PUT', `/admin/v1/partners/${q.partner.id}/interfaces/advertising`, { json: { per_second: 100000 } });
+    for (const q of [p, other])
+      await admin(h.url, 'PUT', `/admin/v1/partners/${q.partner.id}/interfaces/advertising`, { json: { per_second: 100000 } });
   });
   afterAll(() => h.close());
 
   const as = (q = p) => ({ basic: [q.basic.username, q.basic.password] as [string, string] });
   /** A program of `type` for a new business linked to the partner, through a create job. */
   const program = async (type: string, extra: Record<string, string> = {}) => {
-    const biz = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Featured ${++n}`, specialties: 'Handmade pasta' }) })).body.id as string;
+    const biz = (
+      await admin(h.url, 'POST', '/admin/v1/businesses', {
+        json: sampleBusiness({ name: `Featured ${++n}`, specialties: 'Handmade pasta' }),
+      })
+    ).body.id as string;
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${biz}`);
-    const params = new URLSearchParams({ business_id: biz, program_name: type, ...(type === 'CPC' ? { budget: '20000', is_autobid: 'true' } : {}), ...extra });
+    const params = new URLSearchParams({
+      business_id: biz,
+      program_name: type,
+      ...(type === 'CPC' ? { budget: '20000', is_autobid: 'true' } : {}),
+      ...extra,
+    });
     const job = await call(h.url, 'POST', `/v1/reseller/program/create?${params}`, as());
     h.clock.advance(1000);
     await h.pbs.ctx.tasks.runDue();
@@ -44,9 +54,18 @@ describe.each(dialects)('program features on %s', (dialect) => {
     const { biz, id } = await program('CPC');
     const start = await features(id);
     expect(start.status).toBe(200);
-    expect(Object.keys(start.body.features).sort()).toEqual(
-      ['AD_GOAL', 'AD_SCHEDULING', 'CALL_TRACKING', 'CUSTOM_AD_PHOTO', 'CUSTOM_AD_TEXT', 'CUSTOM_LOCATION_TARGETING', 'CUSTOM_RADIUS_TARGETING', 'LINK_TRACKING', 'NEGATIVE_KEYWORD_TARGETING', 'STRICT_CATEGORY_TARGETING'],
-    );
+    expect(Object.keys(start.body.features).sort()).toEqual([
+      'AD_GOAL',
+      'AD_SCHEDULING',
+      'CALL_TRACKING',
+      'CUSTOM_AD_PHOTO',
+      'CUSTOM_AD_TEXT',
+      'CUSTOM_LOCATION_TARGETING',
+      'CUSTOM_RADIUS_TARGETING',
+      'LINK_TRACKING',
+      'NEGATIVE_KEYWORD_TARGETING',
+      'STRICT_CATEGORY_TARGETING',
+    ]);
     expect(start.body.features.AD_GOAL).toEqual({ ad_goal: 'DEFAULT' });
     expect(start.body.features.CALL_TRACKING).toEqual({ enabled: false, businesses: [{ business_id: biz, metered_phone_number: null }] });
 
@@ -65,12 +84,28 @@ describe.each(dialects)('program features on %s', (dialect) => {
     expect(changed.body.features.NEGATIVE_KEYWORD_TARGETING).toEqual({ suggested_keywords: [], blocked_keywords: ['cheap', 'free'] });
     // A field left out keeps its value.
     const again = await set(id, { features: { LINK_TRACKING: { menu: 'https://example.com/menu' } } });
-    expect(again.body.features.LINK_TRACKING).toEqual({ website: 'https://example.com/?src=ads', menu: 'https://example.com/menu', call_to_action: null });
+    expect(again.body.features.LINK_TRACKING).toEqual({
+      website: 'https://example.com/?src=ads',
+      menu: 'https://example.com/menu',
+      call_to_action: null,
+    });
     expect((await features(id)).body).toEqual(again.body);
 
     const listed = (await call(h.url, 'GET', `/v1/programs/info/${id}`, as())).body.programs[0];
-    expect(listed.active_features).toEqual(['AD_GOAL', 'CUSTOM_LOCATION_TARGETING', 'CUSTOM_RADIUS_TARGETING', 'LINK_TRACKING', 'NEGATIVE_KEYWORD_TARGETING']);
-    expect(listed.available_features).toEqual(['STRICT_CATEGORY_TARGETING', 'AD_SCHEDULING', 'CALL_TRACKING', 'CUSTOM_AD_TEXT', 'CUSTOM_AD_PHOTO']);
+    expect(listed.active_features).toEqual([
+      'AD_GOAL',
+      'CUSTOM_LOCATION_TARGETING',
+      'CUSTOM_RADIUS_TARGETING',
+      'LINK_TRACKING',
+      'NEGATIVE_KEYWORD_TARGETING',
+    ]);
+    expect(listed.available_features).toEqual([
+      'STRICT_CATEGORY_TARGETING',
+      'AD_SCHEDULING',
+      'CALL_TRACKING',
+      'CUSTOM_AD_TEXT',
+      'CUSTOM_AD_PHOTO',
+    ]);
     expect(listed).not.toHaveProperty('page_upgrade_info');
     const byBusiness = (await call(h.url, 'GET', `/v1/programs/list/${biz}`, as())).body.businesses[0].programs[0];
     expect(byBusiness.active_features).toEqual(listed.active_features);
@@ -81,10 +116,19 @@ describe.each(dialects)('program features on %s', (dialect) => {
     expect(removed.body.features.CUSTOM_RADIUS_TARGETING).toEqual({ custom_radius: null });
     const byQuery = await call(h.url, 'DELETE', `/program/${id}/features/v1?features=LINK_TRACKING,NEGATIVE_KEYWORD_TARGETING`, as());
     expect(byQuery.status).toBe(200);
-    expect((await call(h.url, 'GET', `/v1/programs/info/${id}`, as())).body.programs[0].active_features).toEqual(['CUSTOM_LOCATION_TARGETING']);
+    expect((await call(h.url, 'GET', `/v1/programs/info/${id}`, as())).body.programs[0].active_features).toEqual([
+      'CUSTOM_LOCATION_TARGETING',
+    ]);
 
     const operator = await admin(h.url, 'GET', `/admin/v1/advertising/programs/${id}/features`);
-    expect(operator.body).toMatchObject({ program_id: id, partner_id: p.partner.id, program_type: 'CPC', set: [{ feature_type: 'CUSTOM_LOCATION_TARGETING', value: { businesses: [{ business_id: biz, locations: ['94103', 'Oakland, CA'] }] } }] });
+    expect(operator.body).toMatchObject({
+      program_id: id,
+      partner_id: p.partner.id,
+      program_type: 'CPC',
+      set: [
+        { feature_type: 'CUSTOM_LOCATION_TARGETING', value: { businesses: [{ business_id: biz, locations: ['94103', 'Oakland, CA'] }] } },
+      ],
+    });
     expect((await admin(h.url, 'GET', '/admin/v1/advertising/programs/nope/features')).status).toBe(404);
   });
 
@@ -95,16 +139,36 @@ describe.each(dialects)('program features on %s', (dialect) => {
     expectInvalid(await set(logo.id, { features: { AD_GOAL: { ad_goal: 'CALLS' } } }), 'features.AD_GOAL');
     expectInvalid(await set(logo.id, { features: { SERVICE_OFFERINGS_TARGETING: {} } }), 'features.SERVICE_OFFERINGS_TARGETING');
     const bh = await program('BH');
-    const highlights = await set(bh.id, { features: { BUSINESS_HIGHLIGHTS: { active_business_highlights: ['FAMILY_OWNED', 'VETERAN_OWNED'] } } });
+    const highlights = await set(bh.id, {
+      features: { BUSINESS_HIGHLIGHTS: { active_business_highlights: ['FAMILY_OWNED', 'VETERAN_OWNED'] } },
+    });
     expect(highlights.body.features.BUSINESS_HIGHLIGHTS.active_business_highlights).toEqual(['FAMILY_OWNED', 'VETERAN_OWNED']);
-    expectInvalid(await set(bh.id, { features: { BUSINESS_HIGHLIGHTS: { active_business_highlights: ['BEST_IN_TOWN'] } } }), 'features.BUSINESS_HIGHLIGHTS.active_business_highlights[0]');
+    expectInvalid(
+      await set(bh.id, { features: { BUSINESS_HIGHLIGHTS: { active_business_highlights: ['BEST_IN_TOWN'] } } }),
+      'features.BUSINESS_HIGHLIGHTS.active_business_highlights[0]',
+    );
     const vl = await program('VL');
-    const license = await set(vl.id, { features: { VERIFIED_LICENSE: { licenses: [{ license_number: 'C-10 123456', license_trade: 'Electrician', license_expiry_date: '2033-01-31' }] } } });
+    const license = await set(vl.id, {
+      features: {
+        VERIFIED_LICENSE: {
+          licenses: [{ license_number: 'C-10 123456', license_trade: 'Electrician', license_expiry_date: '2033-01-31' }],
+        },
+      },
+    });
     expect(license.body.features.VERIFIED_LICENSE.licenses).toEqual([
-      { license_number: 'C-10 123456', license_expiry_date: '2033-01-31', license_trade: 'Electrician', license_issuing_agency: null, license_verification_status: 'PENDING' },
+      {
+        license_number: 'C-10 123456',
+        license_expiry_date: '2033-01-31',
+        license_trade: 'Electrician',
+        license_issuing_agency: null,
+        license_verification_status: 'PENDING',
+      },
     ]);
     const portfolio = await program('PORTFOLIO');
-    expect((await set(portfolio.id, { features: { YELP_PORTFOLIO: { projects: [{ project_id: 'kitchen-2031' }] } } })).body.features.YELP_PORTFOLIO).toEqual({
+    expect(
+      (await set(portfolio.id, { features: { YELP_PORTFOLIO: { projects: [{ project_id: 'kitchen-2031' }] } } })).body.features
+        .YELP_PORTFOLIO,
+    ).toEqual({
       projects: [{ project_id: 'kitchen-2031', published: true }],
     });
     const rca = await program('RCA');
@@ -121,10 +185,28 @@ describe.each(dialects)('program features on %s', (dialect) => {
       [{ features: { AD_GOAL: { ad_goal: 'CALLS', extra: 1 } } }, 'features.AD_GOAL.extra'],
       [{ features: { STRICT_CATEGORY_TARGETING: { enabled: 'yes' } } }, 'features.STRICT_CATEGORY_TARGETING.enabled'],
       [{ features: { LINK_TRACKING: { website: 'javascript:alert(1)' } } }, 'features.LINK_TRACKING.website'],
-      [{ features: { CUSTOM_LOCATION_TARGETING: { businesses: [{ business_id: biz, locations: Array.from({ length: 26 }, (_, i) => `${94100 + i}`) }] } } }, 'features.CUSTOM_LOCATION_TARGETING.businesses[0].locations'],
-      [{ features: { CUSTOM_LOCATION_TARGETING: { businesses: [{ business_id: biz, locations: ['Paris, France'] }] } } }, 'features.CUSTOM_LOCATION_TARGETING.businesses[0].locations[0]'],
-      [{ features: { CUSTOM_LOCATION_TARGETING: { businesses: [{ business_id: 'someone-else', locations: [] }] } } }, 'features.CUSTOM_LOCATION_TARGETING.businesses[0].business_id'],
-      [{ features: { CALL_TRACKING: { enabled: true, businesses: [{ business_id: biz, metered_phone_number: '555-1234' }] } } }, 'features.CALL_TRACKING.businesses[0].metered_phone_number'],
+      [
+        {
+          features: {
+            CUSTOM_LOCATION_TARGETING: {
+              businesses: [{ business_id: biz, locations: Array.from({ length: 26 }, (_, i) => `${94100 + i}`) }],
+            },
+          },
+        },
+        'features.CUSTOM_LOCATION_TARGETING.businesses[0].locations',
+      ],
+      [
+        { features: { CUSTOM_LOCATION_TARGETING: { businesses: [{ business_id: biz, locations: ['Paris, France'] }] } } },
+        'features.CUSTOM_LOCATION_TARGETING.businesses[0].locations[0]',
+      ],
+      [
+        { features: { CUSTOM_LOCATION_TARGETING: { businesses: [{ business_id: 'someone-else', locations: [] }] } } },
+        'features.CUSTOM_LOCATION_TARGETING.businesses[0].business_id',
+      ],
+      [
+        { features: { CALL_TRACKING: { enabled: true, businesses: [{ business_id: biz, metered_phone_number: '555-1234' }] } } },
+        'features.CALL_TRACKING.businesses[0].metered_phone_number',
+      ],
       [{ features: { CUSTOM_AD_TEXT: { custom_review_id: 'r1', custom_text: 'Best pasta' } } }, 'features.CUSTOM_AD_TEXT'],
       [{ features: { AD_GOAL: 'CALLS' } }, 'features.AD_GOAL'],
       [{ features: {} }, 'features'],
@@ -133,7 +215,10 @@ describe.each(dialects)('program features on %s', (dialect) => {
     ];
     for (const [body, field] of cases) expectInvalid(await set(id, body), field);
     // One bad feature refuses the whole request: the good one beside it is not written.
-    expectInvalid(await set(id, { features: { AD_GOAL: { ad_goal: 'CALLS' }, CUSTOM_RADIUS_TARGETING: { custom_radius: 100 } } }), 'features.CUSTOM_RADIUS_TARGETING.custom_radius');
+    expectInvalid(
+      await set(id, { features: { AD_GOAL: { ad_goal: 'CALLS' }, CUSTOM_RADIUS_TARGETING: { custom_radius: 100 } } }),
+      'features.CUSTOM_RADIUS_TARGETING.custom_radius',
+    );
     expect((await features(id)).body.features.AD_GOAL).toEqual({ ad_goal: 'DEFAULT' });
     expectInvalid(await remove(id, { features: [] }), 'features');
     expectInvalid(await remove(id, { features: ['BUSINESS_LOGO'] }), 'features.BUSINESS_LOGO');
@@ -143,7 +228,11 @@ describe.each(dialects)('program features on %s', (dialect) => {
 
   it("answers 404 for another partner's program or an unknown one, and 409 once the program has ended", async () => {
     const { id } = await program('CPC');
-    for (const r of [await features(id, other), await set(id, { features: { AD_GOAL: { ad_goal: 'CALLS' } } }, other), await features('no-such-program')]) {
+    for (const r of [
+      await features(id, other),
+      await set(id, { features: { AD_GOAL: { ad_goal: 'CALLS' } } }, other),
+      await features('no-such-program'),
+    ]) {
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe('NOT_FOUND');
     }
@@ -162,12 +251,22 @@ describe.each(dialects)('program features on %s', (dialect) => {
     const url = await receiver.start();
     receiver.behaviour = Receiver.echoing();
     try {
-      await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url, client_id: 'features', event_types: ['ADVERTISING_PROGRAM_UPDATED_EVENT'] } });
+      await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, {
+        json: { url, client_id: 'features', event_types: ['ADVERTISING_PROGRAM_UPDATED_EVENT'] },
+      });
       expect((await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`)).body.status).toBe('verified');
       const { biz, id } = await program('CPC');
       const body = { features: { AD_SCHEDULING: { uses_opening_hours: true } } };
-      const first = await call(h.url, 'POST', `/program/${id}/features/v1`, { ...as(), json: body, headers: { 'idempotency-key': `features-${dialect}` } });
-      const replay = await call(h.url, 'POST', `/program/${id}/features/v1`, { ...as(), json: body, headers: { 'idempotency-key': `features-${dialect}` } });
+      const first = await call(h.url, 'POST', `/program/${id}/features/v1`, {
+        ...as(),
+        json: body,
+        headers: { 'idempotency-key': `features-${dialect}` },
+      });
+      const replay = await call(h.url, 'POST', `/program/${id}/features/v1`, {
+        ...as(),
+        json: body,
+        headers: { 'idempotency-key': `features-${dialect}` },
+      });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.body).toEqual(first.body);
       await h.pbs.deliverWebhooks();
@@ -177,7 +276,14 @@ describe.each(dialects)('program features on %s', (dialect) => {
         .filter((u) => u.data.id === biz)
         .map((u) => u.data.updates[0]);
       const changed = updates.filter((u) => u.change === 'FEATURES_CHANGED');
-      expect(changed).toEqual([expect.objectContaining({ program_id: id, feature_types: ['AD_SCHEDULING'], active_features: ['AD_SCHEDULING'], program_status: 'ACTIVE' })]);
+      expect(changed).toEqual([
+        expect.objectContaining({
+          program_id: id,
+          feature_types: ['AD_SCHEDULING'],
+          active_features: ['AD_SCHEDULING'],
+          program_status: 'ACTIVE',
+        }),
+      ]);
     } finally {
       await receiver.stop();
     }

@@ -52,7 +52,14 @@ describe.each(['sqlite', 'postgres'] as const)('pbs serve as a cluster on %s', (
 
   beforeAll(async () => {
     target = await processTarget(dialect, 'cluster');
-    server = await startServerProcess({ ...target.env, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_PROCESSES: '2', PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_AUTH_CACHE_MS: '0' });
+    server = await startServerProcess({
+      ...target.env,
+      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
+      PBS_PROCESSES: '2',
+      PBS_TASKS_POLL_MS: '50',
+      PBS_WEBHOOK_POLL_MS: '50',
+      PBS_AUTH_CACHE_MS: '0',
+    });
   });
   afterAll(async () => {
     if (receiverStarted) await receiver.stop();
@@ -70,9 +77,21 @@ describe.each(['sqlite', 'postgres'] as const)('pbs serve as a cluster on %s', (
   });
 
   it('books a slot once when many connections ask for it at once, whichever process answers', async () => {
-    const business = (await admin(server.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'One Table', transactions: ['restaurant_reservation'] }) })).body;
-    const settings = { ...restaurantSettings, closed_dates: [], credit_card: { min_party: 99, dates: [] }, min_notice_minutes: 0, tables: [{ name: 'only', min_party: 1, max_party: 4 }] };
-    expect((await admin(server.url, 'PUT', `/admin/v1/businesses/${business.id}/reservation-settings`, { json: settings })).status).toBe(200);
+    const business = (
+      await admin(server.url, 'POST', '/admin/v1/businesses', {
+        json: sampleBusiness({ name: 'One Table', transactions: ['restaurant_reservation'] }),
+      })
+    ).body;
+    const settings = {
+      ...restaurantSettings,
+      closed_dates: [],
+      credit_card: { min_party: 99, dates: [] },
+      min_notice_minutes: 0,
+      tables: [{ name: 'only', min_party: 1, max_party: 4 }],
+    };
+    expect((await admin(server.url, 'PUT', `/admin/v1/businesses/${business.id}/reservation-settings`, { json: settings })).status).toBe(
+      200,
+    );
     const partner = await createPartner(server.url, ['reservations']);
     const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
     // One connection each, so the cluster spreads them over both API processes.
@@ -103,18 +122,29 @@ describe.each(['sqlite', 'postgres'] as const)('pbs serve as a cluster on %s', (
     const business = (await admin(server.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Hooked' }) })).body;
     await admin(server.url, 'PUT', `/admin/v1/partners/${partner.partner.id}/businesses/${business.id}`);
     receiver.behaviour = Receiver.echoing();
-    expect((await admin(server.url, 'PUT', `/admin/v1/partners/${partner.partner.id}/webhook`, { json: { url, client_id: 'c' } })).status).toBe(200);
+    expect(
+      (await admin(server.url, 'PUT', `/admin/v1/partners/${partner.partner.id}/webhook`, { json: { url, client_id: 'c' } })).status,
+    ).toBe(200);
     expect((await admin(server.url, 'POST', `/admin/v1/partners/${partner.partner.id}/webhook/verify`)).body.status).toBe('verified');
-    const subscribe = await call(server.url, 'POST', '/v3/businesses/subscriptions', { token: partner.apiKey.api_key, json: { subscription_types: ['WEBHOOK'], business_ids: [business.id] } });
+    const subscribe = await call(server.url, 'POST', '/v3/businesses/subscriptions', {
+      token: partner.apiKey.api_key,
+      json: { subscription_types: ['WEBHOOK'], business_ids: [business.id] },
+    });
     expect(subscribe.status).toBe(202);
     await eventually(
-      async () => (await call(server.url, 'GET', '/v3/businesses/subscriptions?subscription_type=WEBHOOK', { token: partner.apiKey.api_key })).body.total,
+      async () =>
+        (await call(server.url, 'GET', '/v3/businesses/subscriptions?subscription_type=WEBHOOK', { token: partner.apiKey.api_key })).body
+          .total,
       (total) => total === 1,
       'the subscription task',
     );
     const lead = await admin(server.url, 'POST', `/admin/v1/businesses/${business.id}/events/leads`, { json: {} });
     expect(lead.status).toBeLessThan(300);
-    await eventually(() => receiver.posts().length, (n) => n >= 1, 'the delivery');
+    await eventually(
+      () => receiver.posts().length,
+      (n) => n >= 1,
+      'the delivery',
+    );
     // Two more poll rounds of every process: nobody delivers it again.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.posts()).toHaveLength(1);
@@ -131,7 +161,11 @@ describe.each(['sqlite', 'postgres'] as const)('pbs serve as a cluster on %s', (
       (now) => now.length === 3 && !now.includes(before[0]) && /exited \(SIGKILL\); starting another/.test(server.output()),
       'a new process',
     );
-    await eventually(async () => (await call(server.url, 'GET', '/readyz')).status, (s) => s === 200, 'readiness');
+    await eventually(
+      async () => (await call(server.url, 'GET', '/readyz')).status,
+      (s) => s === 200,
+      'readiness',
+    );
     const pid = server.child.pid!;
     expect(await server.stop('SIGTERM')).toBe(0);
     expect(childrenOf(pid)).toEqual([]);
@@ -153,8 +187,16 @@ describe.each(['sqlite', 'postgres'] as const)('an API process and a worker proc
     const business = (await admin(api.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Waiting' }) })).body;
     await admin(api.url, 'PUT', `/admin/v1/partners/${partner.partner.id}/businesses/${business.id}`);
     const token = partner.apiKey.api_key;
-    const listed = async () => (await call(api.url, 'GET', '/v3/businesses/subscriptions?subscription_type=WEBHOOK', { token })).body.total as number;
-    expect((await call(api.url, 'POST', '/v3/businesses/subscriptions', { token, json: { subscription_types: ['WEBHOOK'], business_ids: [business.id] } })).status).toBe(202);
+    const listed = async () =>
+      (await call(api.url, 'GET', '/v3/businesses/subscriptions?subscription_type=WEBHOOK', { token })).body.total as number;
+    expect(
+      (
+        await call(api.url, 'POST', '/v3/businesses/subscriptions', {
+          token,
+          json: { subscription_types: ['WEBHOOK'], business_ids: [business.id] },
+        })
+      ).status,
+    ).toBe(202);
     // Ten task polls' worth of time: the API process runs none.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await listed()).toBe(0);
@@ -196,7 +238,10 @@ describe.each(['sqlite', 'postgres'] as const)('processes started together on an
   it('seed the demo dataset once', async () => {
     target = await processTarget(dialect, 'seed');
     const env = { ...target.env, PBS_ADMIN_TOKEN: ADMIN_TOKEN };
-    const [api, worker] = await Promise.all([startServerProcess({ ...env, PBS_ROLE: 'api' }), startServerProcess({ ...env, PBS_ROLE: 'worker' })]);
+    const [api, worker] = await Promise.all([
+      startServerProcess({ ...env, PBS_ROLE: 'api' }),
+      startServerProcess({ ...env, PBS_ROLE: 'worker' }),
+    ]);
     expect([api, worker].filter((p) => p.output().includes('demo data: 60 restaurants'))).toHaveLength(1);
     expect((await admin(api.url, 'GET', '/admin/v1/businesses?limit=1')).body.total).toBe(60);
     const partners = (await admin(api.url, 'GET', '/admin/v1/partners?limit=100')).body.partners as Array<{ name: string }>;
@@ -222,7 +267,11 @@ describe('a cluster whose primary is killed', () => {
           return false;
         }
       };
-      await eventually(async () => children.filter(alive), (left) => left.length === 0, 'the processes to exit');
+      await eventually(
+        async () => children.filter(alive),
+        (left) => left.length === 0,
+        'the processes to exit',
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -236,7 +285,13 @@ describe('a cluster that cannot start', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {
       const port = String((taken.address() as net.AddressInfo).port);
-      const result = await runCli(['serve'], { PBS_DATA_DIR: dir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_PROCESSES: '2', PORT: port, HOST: '127.0.0.1' });
+      const result = await runCli(['serve'], {
+        PBS_DATA_DIR: dir,
+        PBS_ADMIN_TOKEN: ADMIN_TOKEN,
+        PBS_PROCESSES: '2',
+        PORT: port,
+        HOST: '127.0.0.1',
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/process exited while starting .*; stopping/);
       expect(result.stdout).not.toContain('listening on');

@@ -42,11 +42,25 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
   beforeAll(async () => {
     fs.mkdirSync(shots, { recursive: true });
     target = await processTarget(dialect, 'console');
-    server = await startServerProcess({ ...target.env, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_WEBHOOK_RETRY_SCHEDULE: '1' });
+    server = await startServerProcess({
+      ...target.env,
+      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
+      PBS_TASKS_POLL_MS: '50',
+      PBS_WEBHOOK_POLL_MS: '50',
+      PBS_WEBHOOK_RETRY_SCHEDULE: '1',
+    });
     credentials = JSON.parse(fs.readFileSync(/also saved in (\S+)\)/.exec(server.output())![1], 'utf8'));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(TEST_DEADLINE_MS);
@@ -104,7 +118,14 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     const hold = await call(server.url, 'POST', `/v3/bookings/${restaurant}/holds`, { token: key, form });
     const reserved = await call(server.url, 'POST', `/v3/bookings/${restaurant}/reservations`, {
       token: key,
-      form: { ...form, hold_id: hold.body.hold_id, first_name: 'Grace', last_name: 'Hopper', phone: '+14155550142', email: 'grace@example.com' },
+      form: {
+        ...form,
+        hold_id: hold.body.hold_id,
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        phone: '+14155550142',
+        email: 'grace@example.com',
+      },
     });
     expect(reserved.status).toBe(200);
 
@@ -122,21 +143,34 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     let answer = 500;
     receiver.behaviour = (req, res) => {
       const token = new URL(req.url, 'http://x').searchParams.get('verification');
-      if (req.method === 'GET' && token) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ verification: token }));
+      if (req.method === 'GET' && token)
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ verification: token }));
       res.writeHead(answer).end();
     };
     const url = await receiver.start();
     const partner = credentials.partner_id;
-    expect((await admin(server.url, 'PUT', `/admin/v1/partners/${partner}/webhook`, { json: { url, client_id: 'console' } })).status).toBe(200);
+    expect((await admin(server.url, 'PUT', `/admin/v1/partners/${partner}/webhook`, { json: { url, client_id: 'console' } })).status).toBe(
+      200,
+    );
     expect((await admin(server.url, 'POST', `/admin/v1/partners/${partner}/webhook/verify`)).body.status).toBe('verified');
-    await call(server.url, 'POST', '/v3/businesses/subscriptions', { token: credentials.api_key, json: { subscription_types: ['WEBHOOK'], business_ids: [restaurant] } });
+    await call(server.url, 'POST', '/v3/businesses/subscriptions', {
+      token: credentials.api_key,
+      json: { subscription_types: ['WEBHOOK'], business_ids: [restaurant] },
+    });
     await eventually(
-      async () => (await call(server.url, 'GET', '/v3/businesses/subscriptions?subscription_type=WEBHOOK&limit=100', { token: credentials.api_key })).body.subscriptions ?? [],
+      async () =>
+        (await call(server.url, 'GET', '/v3/businesses/subscriptions?subscription_type=WEBHOOK&limit=100', { token: credentials.api_key }))
+          .body.subscriptions ?? [],
       (list: Array<{ business_id: string }>) => list.some((s) => s.business_id === restaurant),
       'the subscription',
     );
     await admin(server.url, 'POST', `/admin/v1/businesses/${restaurant}/events/leads`, { json: {} });
-    const deliveries = async () => (await admin(server.url, 'GET', `/admin/v1/webhook-deliveries?partner_id=${partner}`)).body.deliveries as Array<{ id: string; status: string; attempts: number }>;
+    const deliveries = async () =>
+      (await admin(server.url, 'GET', `/admin/v1/webhook-deliveries?partner_id=${partner}`)).body.deliveries as Array<{
+        id: string;
+        status: string;
+        attempts: number;
+      }>;
     const [first] = await eventually(deliveries, (list) => list.length === 1 && list[0].attempts >= 1, 'a failed attempt');
 
     // The sandbox clock, moved from the console past the 24-hour retry window.
@@ -172,7 +206,12 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
   });
 
   it('renders every page without an error', async () => {
-    const reviewLine = JSON.stringify({ business_id: restaurant, rating: 4, text: 'Imported from the console.', user: { name: 'Ada Lovelace' } });
+    const reviewLine = JSON.stringify({
+      business_id: restaurant,
+      rating: 4,
+      text: 'Imported from the console.',
+      user: { name: 'Ada Lovelace' },
+    });
     const pages: Array<[string, string, string]> = [
       ['partners', `partners?id=${credentials.partner_id}`, 'Credentials'],
       ['businesses', `businesses?id=${restaurant}`, 'Reservation inventory'],
@@ -186,7 +225,11 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     // A review imported through the console's import page first (progress, then the result).
     await open('imports');
     await page.selectOption('select[name=kind]', 'reviews');
-    await page.setInputFiles('input[name=file]', { name: 'reviews.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${reviewLine}\n`) });
+    await page.setInputFiles('input[name=file]', {
+      name: 'reviews.jsonl',
+      mimeType: 'application/x-ndjson',
+      buffer: Buffer.from(`${reviewLine}\n`),
+    });
     await page.click('[data-testid=import]');
     await page.waitForSelector('[data-testid=import-result]');
     expect(await page.textContent('[data-testid=import-result]')).toContain('"created":1');

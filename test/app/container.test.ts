@@ -52,7 +52,10 @@ describe('the Dockerfile', () => {
     expect(of('USER').map((i) => i.args)).toEqual(['node']);
     // Only the built output and production dependencies reach the runtime stage.
     const copied = of('COPY').map((i) => i.args);
-    expect(copied.filter((c) => c.includes('--from=build'))).toEqual([expect.stringContaining('/app/node_modules'), expect.stringContaining('/app/dist')]);
+    expect(copied.filter((c) => c.includes('--from=build'))).toEqual([
+      expect.stringContaining('/app/node_modules'),
+      expect.stringContaining('/app/dist'),
+    ]);
     expect(copied.some((c) => /\bsrc\b/.test(c))).toBe(false);
     expect(stages[0].instructions.some((i) => i.keyword === 'RUN' && i.args.includes('npm prune --omit=dev'))).toBe(true);
     expect(of('EXPOSE').map((i) => i.args)).toEqual(['8080']);
@@ -65,7 +68,10 @@ describe('the Dockerfile', () => {
   it('copies only files that exist, and .dockerignore keeps the local state out', () => {
     for (const stage of stages) {
       for (const copy of stage.instructions.filter((i) => i.keyword === 'COPY' && !i.args.includes('--from='))) {
-        const sources = copy.args.replace(/--\S+\s+/g, '').split(/\s+/).slice(0, -1);
+        const sources = copy.args
+          .replace(/--\S+\s+/g, '')
+          .split(/\s+/)
+          .slice(0, -1);
         for (const source of sources) expect(fs.existsSync(path.join(ROOT, source)), source).toBe(true);
       }
     }
@@ -112,7 +118,9 @@ describe("the runtime stage's files, started as the image starts them", () => {
     // Production dependencies only, from the lock file, as `npm prune --omit=dev` leaves them.
     await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir });
     // The native module as `npm rebuild better-sqlite3` builds it (here: the one already built).
-    fs.cpSync(path.join(ROOT, 'node_modules/better-sqlite3/build'), path.join(dir, 'node_modules/better-sqlite3/build'), { recursive: true });
+    fs.cpSync(path.join(ROOT, 'node_modules/better-sqlite3/build'), path.join(dir, 'node_modules/better-sqlite3/build'), {
+      recursive: true,
+    });
   }, 180_000);
   afterAll(() => {
     child?.kill('SIGKILL');
@@ -120,12 +128,19 @@ describe("the runtime stage's files, started as the image starts them", () => {
   });
 
   it('holds no dev dependency, starts, migrates, and passes the healthcheck', async () => {
-    for (const dev of ['typescript', 'vitest', 'tsx', 'autocannon']) expect(fs.existsSync(path.join(dir, 'node_modules', dev)), dev).toBe(false);
+    for (const dev of ['typescript', 'vitest', 'tsx', 'autocannon'])
+      expect(fs.existsSync(path.join(dir, 'node_modules', dev)), dev).toBe(false);
     const port = String(await freePort());
     const data = path.join(dir, 'data');
     fs.mkdirSync(data);
     const imageEnv = { ...process.env, ...env, PBS_DATA_DIR: data, PORT: port, HOST: '127.0.0.1', PBS_LOG_LEVEL: 'warn' };
-    child = track(spawn(command[0] === 'node' ? process.execPath : command[0], command.slice(1), { cwd: dir, env: imageEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+    child = track(
+      spawn(command[0] === 'node' ? process.execPath : command[0], command.slice(1), {
+        cwd: dir,
+        env: imageEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
@@ -139,7 +154,10 @@ describe("the runtime stage's files, started as the image starts them", () => {
     const [program, ...args] = healthcheck;
     await expect(run(program === 'node' ? process.execPath : program, args, { env: imageEnv })).resolves.toBeTruthy();
     // The CLI the README runs in the container (`pbs …`) works from the image's files too.
-    const cli = await run(process.execPath, [path.join(dir, 'bin/pbs.js'), 'business', 'list', '--limit', '1'], { cwd: dir, env: imageEnv });
+    const cli = await run(process.execPath, [path.join(dir, 'bin/pbs.js'), 'business', 'list', '--limit', '1'], {
+      cwd: dir,
+      env: imageEnv,
+    });
     expect(JSON.parse(cli.stdout).total).toBe(60);
   });
 });

@@ -28,7 +28,15 @@ describe('citations of docs/contract', () => {
         citations++;
         const pageFile = path.join(root, 'docs/contract', `${page}.md`);
         if (!headings.has(page)) {
-          headings.set(page, fs.existsSync(pageFile) ? fs.readFileSync(pageFile, 'utf8').split('\n').filter((l) => l.startsWith('#')) : []);
+          headings.set(
+            page,
+            fs.existsSync(pageFile)
+              ? fs
+                  .readFileSync(pageFile, 'utf8')
+                  .split('\n')
+                  .filter((l) => l.startsWith('#'))
+              : [],
+          );
         }
         const found = headings.get(page)!.some((h) => new RegExp(`§${section.replace('.', '\\.')}(?![.\\d])`).test(h));
         if (!found) broken.push(`${file}: docs/contract/${page}.md §${section}`);
@@ -39,7 +47,9 @@ describe('citations of docs/contract', () => {
   });
 
   it('leave no citation of a file outside the repository', () => {
-    const offenders = [...files('src'), ...files('test'), 'README.md'].filter((f) => /shared\/reference|\bfacts\.md\b/.test(fs.readFileSync(path.join(root, f), 'utf8')));
+    const offenders = [...files('src'), ...files('test'), 'README.md'].filter((f) =>
+      /shared\/reference|\bfacts\.md\b/.test(fs.readFileSync(path.join(root, f), 'utf8')),
+    );
     expect(offenders.filter((f) => f !== 'test/app/contract-citations.test.ts')).toEqual([]);
   });
 });

@@ -36,7 +36,8 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     other = await createPartner(h.url, [...partnerInterfaces], 'Other');
     disabled = await createPartner(h.url, [], 'Disabled');
     for (const p of [owner, other]) {
-      for (const name of partnerInterfaces) await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/${name}`, { json: { per_second: 100000 } });
+      for (const name of partnerInterfaces)
+        await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/${name}`, { json: { per_second: 100000 } });
     }
     ownersBusiness = (await createRestaurant(h.url, {}, 'Owner Bistro')).id;
     othersBusiness = (await createRestaurant(h.url, {}, 'Other Bistro')).id;
@@ -44,7 +45,8 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     await admin(h.url, 'PUT', `/admin/v1/partners/${other.partner.id}/businesses/${othersBusiness}`);
     const slot = { date: '2031-05-07', time: '19:00', covers: '2', unique_id: 'matrix-guest' };
     const held = await hold(h.url, owner.apiKey.api_key, ownersBusiness, slot);
-    reservationId = (await reserve(h.url, owner.apiKey.api_key, ownersBusiness, { ...slot, hold_id: held.body.hold_id })).body.reservation_id;
+    reservationId = (await reserve(h.url, owner.apiKey.api_key, ownersBusiness, { ...slot, hold_id: held.body.hold_id })).body
+      .reservation_id;
     expect(reservationId).toBeTruthy();
 
     const doc = (await call(h.url, 'GET', '/openapi.json')).body;
@@ -65,7 +67,10 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
   });
   afterAll(() => h.close());
 
-  /** A concrete path: business ids from `business` (in the path, or the query for a `query` scope), the owner's reservation and partner otherwise. */
+  /**
+   * A concrete path: business ids from `business` (in the path, or the query for a `query` scope), the
+   * owner's reservation and partner otherwise.
+   */
   const concrete = (path: string, business: string, op?: Operation) => {
     const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
       if (name === 'business_id' || name === 'business_ids') return business;
@@ -127,7 +132,10 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     for (const op of operations.filter((o) => o.partner || o.admin)) {
       const what = `${op.method} ${op.path}`;
       const scheme = op.partner?.scheme ?? 'bearer';
-      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), { ...body(op, ownersBusiness), ...credentials(other, scheme) });
+      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), {
+        ...body(op, ownersBusiness),
+        ...credentials(other, scheme),
+      });
       expect(r.status, what).toBeLessThan(500);
       if (op.admin) expectCode(r, 401, 'TOKEN_INVALID', what);
       else if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
@@ -138,7 +146,10 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
 
   it('(c) answers a partner without the interface with 403 PARTNER_ENDPOINT_DISABLED', async () => {
     for (const op of operations.filter((o) => o.partner)) {
-      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), { ...body(op, ownersBusiness), ...credentials(disabled, op.partner!.scheme) });
+      const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), {
+        ...body(op, ownersBusiness),
+        ...credentials(disabled, op.partner!.scheme),
+      });
       expectCode(r, 403, 'PARTNER_ENDPOINT_DISABLED', `${op.method} ${op.path}`);
     }
   });
@@ -147,7 +158,10 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     for (const op of operations.filter((o) => o.partner)) {
       const what = `${op.method} ${op.path}`;
       const scope = op.partner!.business;
-      const r = await call(h.url, op.method, concrete(op.path, othersBusiness, op), { ...body(op, othersBusiness), ...credentials(owner, op.partner!.scheme) });
+      const r = await call(h.url, op.method, concrete(op.path, othersBusiness, op), {
+        ...body(op, othersBusiness),
+        ...credentials(owner, op.partner!.scheme),
+      });
       expect(r.status, what).toBeLessThan(500);
       if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
       else if ('deferred' in scope) expect(r.status, what).toBe(202);

@@ -38,7 +38,8 @@ describe('the layer rules', () => {
   });
 
   it('keep one transaction API: database.transact', async () => {
-    const code = 'export const f = (db: { transaction(): { execute(w: () => Promise<void>): Promise<void> } }) => db.transaction().execute(async () => {});\n';
+    const code =
+      'export const f = (db: { transaction(): { execute(w: () => Promise<void>): Promise<void> } }) => db.transaction().execute(async () => {});\n';
     expect((await problems('src/partners/planted-service.ts', code)).join('\n')).toMatch(/no-restricted-syntax.*database\.transact/);
     expect(await problems('src/platform/db/planted.ts', code)).toEqual([]);
   });

@@ -21,7 +21,14 @@ describe('OpenAPI document and docs page', () => {
     const result = await validate(structuredClone(r.body));
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
     const paths = Object.keys(r.body.paths);
-    for (const path of ['/oauth2/token', '/admin/v1/partners', '/admin/v1/partners/{partner_id}/credentials', '/admin/v1/businesses/import', '/admin/v1/clock', '/healthz']) {
+    for (const path of [
+      '/oauth2/token',
+      '/admin/v1/partners',
+      '/admin/v1/partners/{partner_id}/credentials',
+      '/admin/v1/businesses/import',
+      '/admin/v1/clock',
+      '/healthz',
+    ]) {
       expect(paths).toContain(path);
     }
     expect(paths).not.toContain('/openapi.json');
@@ -59,9 +66,15 @@ describe('the committed OpenAPI document', () => {
       for (const [method, op] of Object.entries(item)) {
         if (!op['x-pbs-partner']) continue;
         const what = `${method.toUpperCase()} ${route}`;
-        for (const parameter of op.parameters ?? []) expect(parameter.schema?.type ?? parameter.schema?.$ref, `${what} ${parameter.name}`).toBeDefined();
+        for (const parameter of op.parameters ?? [])
+          expect(parameter.schema?.type ?? parameter.schema?.$ref, `${what} ${parameter.name}`).toBeDefined();
         for (const status of ['200', '401', '403', '429']) {
-          if (status === '200' && (method === 'post' || method === 'delete') && (op.responses['202'] || op.responses['201'] || op.responses['204'])) continue;
+          if (
+            status === '200' &&
+            (method === 'post' || method === 'delete') &&
+            (op.responses['202'] || op.responses['201'] || op.responses['204'])
+          )
+            continue;
           expect(op.responses, what).toHaveProperty(status);
         }
       }
@@ -113,7 +126,14 @@ export { query, firstTime, form, holdId, ids, code, denied };
 `,
       );
       const ts = await import('typescript');
-      const program = ts.createProgram([path.join(dir, 'client.ts')], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, skipLibCheck: true });
+      const program = ts.createProgram([path.join(dir, 'client.ts')], {
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        skipLibCheck: true,
+      });
       const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
       expect(diagnostics).toEqual([]);
     } finally {

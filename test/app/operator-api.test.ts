@@ -15,7 +15,8 @@ describe.each(dialects)('operator API on %s', (dialect) => {
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: 'Acme Bookings', status: 'active' });
       expect(created.body.id).toMatch(/^[A-Za-z0-9]{22}$/);
-      for (const name of partnerInterfaces) expect(created.body.interfaces[name]).toEqual({ enabled: false, per_second: null, per_day: null });
+      for (const name of partnerInterfaces)
+        expect(created.body.interfaces[name]).toEqual({ enabled: false, per_second: null, per_day: null });
       const shown = await admin(h.url, 'GET', `/admin/v1/partners/${created.body.id}`);
       expect(shown.body).toEqual(created.body);
     });
@@ -40,10 +41,14 @@ describe.each(dialects)('operator API on %s', (dialect) => {
 
     it('issues basic credentials with a chosen username once only', async () => {
       const p = (await admin(h.url, 'POST', '/admin/v1/partners', { json: { name: 'Ingest' } })).body;
-      const first = await admin(h.url, 'POST', `/admin/v1/partners/${p.id}/credentials`, { json: { kind: 'basic', username: 'ingest-user' } });
+      const first = await admin(h.url, 'POST', `/admin/v1/partners/${p.id}/credentials`, {
+        json: { kind: 'basic', username: 'ingest-user' },
+      });
       expect(first.status).toBe(201);
       expect(first.body).toMatchObject({ kind: 'basic', username: 'ingest-user', public_id: 'ingest-user' });
-      const again = await admin(h.url, 'POST', `/admin/v1/partners/${p.id}/credentials`, { json: { kind: 'basic', username: 'ingest-user' } });
+      const again = await admin(h.url, 'POST', `/admin/v1/partners/${p.id}/credentials`, {
+        json: { kind: 'basic', username: 'ingest-user' },
+      });
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('CONFLICT');
     });
@@ -75,12 +80,16 @@ describe.each(dialects)('operator API on %s', (dialect) => {
     it('upserts by id with PUT (201 then 200) and keeps aliases unique', async () => {
       const first = await admin(h.url, 'PUT', '/admin/v1/businesses/Bb1Cc2Dd3Ee4Ff5Gg6Hh7I', { json: sampleBusiness({ name: 'Twin' }) });
       expect(first.status).toBe(201);
-      const second = await admin(h.url, 'PUT', '/admin/v1/businesses/Bb1Cc2Dd3Ee4Ff5Gg6Hh7I', { json: sampleBusiness({ name: 'Twin', rating: 3 }) });
+      const second = await admin(h.url, 'PUT', '/admin/v1/businesses/Bb1Cc2Dd3Ee4Ff5Gg6Hh7I', {
+        json: sampleBusiness({ name: 'Twin', rating: 3 }),
+      });
       expect(second.status).toBe(200);
       expect(second.body.rating).toBe(3);
       const other = await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Twin' }) });
       expect(other.body.alias).toBe('twin-san-francisco-2');
-      const clash = await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Twin', alias: 'twin-san-francisco' }) });
+      const clash = await admin(h.url, 'POST', '/admin/v1/businesses', {
+        json: sampleBusiness({ name: 'Twin', alias: 'twin-san-francisco' }),
+      });
       expect(clash.status).toBe(409);
     });
 
@@ -95,13 +104,20 @@ describe.each(dialects)('operator API on %s', (dialect) => {
 
     it('imports JSON lines all or nothing', async () => {
       const before = (await admin(h.url, 'GET', '/admin/v1/businesses?limit=1')).body.total;
-      const good = [1, 2, 3].map((n) => JSON.stringify(sampleBusiness({ name: `Imported ${n}`, location: { city: 'Toronto', state: 'ON', country: 'CA' }, timezone: 'America/Toronto' })));
+      const good = [1, 2, 3].map((n) =>
+        JSON.stringify(
+          sampleBusiness({ name: `Imported ${n}`, location: { city: 'Toronto', state: 'ON', country: 'CA' }, timezone: 'America/Toronto' }),
+        ),
+      );
       const bad = [...good, JSON.stringify(sampleBusiness({ name: '' }))].join('\n');
       const rejected = await admin(h.url, 'POST', '/admin/v1/businesses/import', { body: bad, contentType: 'application/x-ndjson' });
       expect(rejected.status).toBe(400);
       expect(rejected.body.error.description).toContain('line 4');
       expect((await admin(h.url, 'GET', '/admin/v1/businesses?limit=1')).body.total).toBe(before);
-      const accepted = await admin(h.url, 'POST', '/admin/v1/businesses/import', { body: `${good.join('\n')}\n`, contentType: 'application/x-ndjson' });
+      const accepted = await admin(h.url, 'POST', '/admin/v1/businesses/import', {
+        body: `${good.join('\n')}\n`,
+        contentType: 'application/x-ndjson',
+      });
       expect(accepted.body).toEqual({ imported: 3, created: 3, updated: 0 });
       const toronto = await admin(h.url, 'GET', '/admin/v1/businesses?city=Toronto');
       expect(toronto.body.total).toBe(3);
@@ -114,14 +130,18 @@ describe.each(dialects)('operator API on %s', (dialect) => {
     it('links, lists, unlinks and imports the onboarding CSV (all or nothing)', async () => {
       const p = (await admin(h.url, 'POST', '/admin/v1/partners', { json: { name: 'Waitlist Co', interfaces: ['waitlist'] } })).body;
       const ids: string[] = [];
-      for (const n of [1, 2, 3]) ids.push((await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Linked ${n}` }) })).body.id);
+      for (const n of [1, 2, 3])
+        ids.push((await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Linked ${n}` }) })).body.id);
 
       const linked = await admin(h.url, 'PUT', `/admin/v1/partners/${p.id}/businesses/${ids[0]}`, { json: { comment: 'first' } });
       expect(linked.body).toEqual({ partner_id: p.id, business_id: ids[0], comment: 'first' });
       expect((await admin(h.url, 'PUT', `/admin/v1/partners/${p.id}/businesses/unknown-biz`)).status).toBe(404);
 
       const badCsv = `business_id,comment\n${ids[1]},ok\nnot-a-business,oops\n`;
-      const rejected = await admin(h.url, 'POST', `/admin/v1/partners/${p.id}/businesses/import`, { body: badCsv, contentType: 'text/csv' });
+      const rejected = await admin(h.url, 'POST', `/admin/v1/partners/${p.id}/businesses/import`, {
+        body: badCsv,
+        contentType: 'text/csv',
+      });
       expect(rejected.status).toBe(400);
       expect(rejected.body.error.description).toContain('not-a-business');
       expect((await admin(h.url, 'GET', `/admin/v1/partners/${p.id}/businesses`)).body.total).toBe(1);

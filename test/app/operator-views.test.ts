@@ -19,7 +19,13 @@ describe.each(dialects)('operator views on %s', (dialect) => {
     h.clock.set(T0);
     const token = p.apiKey.api_key;
     const first = await hold(h.url, token, restaurant.id, { date: '2031-05-07', time: '19:00', covers: '2', unique_id: 'dev-1' });
-    const booked = await reserve(h.url, token, restaurant.id, { date: '2031-05-07', time: '19:00', covers: '2', unique_id: 'dev-1', hold_id: first.body.hold_id });
+    const booked = await reserve(h.url, token, restaurant.id, {
+      date: '2031-05-07',
+      time: '19:00',
+      covers: '2',
+      unique_id: 'dev-1',
+      hold_id: first.body.hold_id,
+    });
     expect(booked.status).toBe(200);
     const second = await hold(h.url, token, restaurant.id, { date: '2031-05-07', time: '18:00', covers: '4', unique_id: 'dev-2' });
     const other = await hold(h.url, token, restaurant.id, { date: '2031-05-09', time: '18:00', covers: '2', unique_id: 'dev-3' });
@@ -29,10 +35,21 @@ describe.each(dialects)('operator views on %s', (dialect) => {
     expect(day.status).toBe(200);
     expect(day.body.business_id).toBe(restaurant.id);
     expect(day.body.reservations).toEqual([
-      expect.objectContaining({ id: booked.body.reservation_id, partner_id: p.partner.id, time: '19:00', covers: 2, first_name: 'Ada', last_name: 'Lovelace', status: 'active', table_name: 'two' }),
+      expect.objectContaining({
+        id: booked.body.reservation_id,
+        partner_id: p.partner.id,
+        time: '19:00',
+        covers: 2,
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        status: 'active',
+        table_name: 'two',
+      }),
     ]);
     // The consumed hold is gone; the live one is listed, by time.
-    expect(day.body.holds).toEqual([expect.objectContaining({ id: second.body.hold_id, time: '18:00', covers: 4, unique_id: 'dev-2', table_name: 'four' })]);
+    expect(day.body.holds).toEqual([
+      expect.objectContaining({ id: second.body.hold_id, time: '18:00', covers: 4, unique_id: 'dev-2', table_name: 'four' }),
+    ]);
 
     await admin(h.url, 'POST', `/admin/v1/reservations/${booked.body.reservation_id}/cancel`);
     h.clock.advance(6 * 60_000); // past the holds' five minutes
@@ -62,7 +79,8 @@ describe.each(dialects)('operator views on %s', (dialect) => {
       { date: '2031-05-05', made: 1, canceled: 1 },
     ]);
     expect((await admin(h.url, 'GET', '/admin/v1/reservations/per-day')).body.days).toHaveLength(14);
-    for (const days of ['0', '367', 'x']) expect((await admin(h.url, 'GET', `/admin/v1/reservations/per-day?days=${days}`)).status, days).toBe(400);
+    for (const days of ['0', '367', 'x'])
+      expect((await admin(h.url, 'GET', `/admin/v1/reservations/per-day?days=${days}`)).status, days).toBe(400);
   });
 
   it('counts delivery attempts per minute, answered 2xx or not', async () => {
@@ -93,7 +111,8 @@ describe.each(dialects)('operator views on %s', (dialect) => {
         { minute: '2031-05-05T17:01:00.000Z', succeeded: 0, failed: 1 },
       ]);
       expect((await admin(h.url, 'GET', '/admin/v1/webhook-deliveries/per-minute')).body.minutes).toHaveLength(60);
-      for (const m of ['0', '1441']) expect((await admin(h.url, 'GET', `/admin/v1/webhook-deliveries/per-minute?minutes=${m}`)).status, m).toBe(400);
+      for (const m of ['0', '1441'])
+        expect((await admin(h.url, 'GET', `/admin/v1/webhook-deliveries/per-minute?minutes=${m}`)).status, m).toBe(400);
     } finally {
       await receiver.stop();
     }

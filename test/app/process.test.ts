@@ -68,7 +68,9 @@ describe.each([
 
     const file = /also saved in (\S+)\)/.exec(banner)![1];
     expect(path.dirname(file)).toBe(target.env.PBS_DATA_DIR);
-    expect(path.basename(file)).toEqual(target.name === 'sqlite' ? 'demo-credentials.json' : expect.stringMatching(/^demo-credentials\.postgres-.+\.json$/));
+    expect(path.basename(file)).toEqual(
+      target.name === 'sqlite' ? 'demo-credentials.json' : expect.stringMatching(/^demo-credentials\.postgres-.+\.json$/),
+    );
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
     expect(saved.api_key).toBe(apiKey);
@@ -116,7 +118,10 @@ describe.each([
     expect((await runCli(['partner', 'links', id], env)).json.total).toBe(2);
 
     const file = path.join(dir, 'biz.json');
-    fs.writeFileSync(file, JSON.stringify({ name: 'CLI Diner', location: { city: 'Toronto', state: 'ON', country: 'CA' }, timezone: 'America/Toronto' }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ name: 'CLI Diner', location: { city: 'Toronto', state: 'ON', country: 'CA' }, timezone: 'America/Toronto' }),
+    );
     const upserted = await runCli(['business', 'upsert', file], env);
     expect(upserted.json.alias).toBe('cli-diner-toronto');
     expect((await runCli(['business', 'show', 'cli-diner-toronto'], env)).json.id).toBe(upserted.json.id);
@@ -133,21 +138,37 @@ describe.each([
     const settingsFile = path.join(dir, 'settings.json');
     fs.writeFileSync(
       settingsFile,
-      JSON.stringify({ tables: [{ name: 'T1', min_party: 1, max_party: 4 }], service_hours: [{ day: 0, start: '18:00', last_seating: '21:00' }], notes: 'cli' }),
+      JSON.stringify({
+        tables: [{ name: 'T1', min_party: 1, max_party: 4 }],
+        service_hours: [{ day: 0, start: '18:00', last_seating: '21:00' }],
+        notes: 'cli',
+      }),
     );
     const set = await runCli(['business', 'reservation-settings', upserted.json.id, settingsFile], env);
     expect(set.code, set.stderr).toBe(0);
     expect(set.json).toMatchObject({ notes: 'cli', party_size: { min: 1, max: 10 }, max_future_days: 90 });
-    expect((await runCli(['business', 'reservation-settings', 'cli-diner-toronto'], env)).json.tables).toEqual([{ name: 'T1', min_party: 1, max_party: 4 }]);
+    expect((await runCli(['business', 'reservation-settings', 'cli-diner-toronto'], env)).json.tables).toEqual([
+      { name: 'T1', min_party: 1, max_party: 4 },
+    ]);
 
     // Streamed imports from files, with progress on stderr.
     const lines = path.join(dir, 'businesses.jsonl');
-    fs.writeFileSync(lines, ['CLI One', 'CLI Two'].map((name, i) => JSON.stringify(sampleBusiness({ id: `cli-import-${i}`, name }))).join('\n'));
+    fs.writeFileSync(
+      lines,
+      ['CLI One', 'CLI Two'].map((name, i) => JSON.stringify(sampleBusiness({ id: `cli-import-${i}`, name }))).join('\n'),
+    );
     const imported = await runCli(['business', 'import', lines], env);
     expect(imported.json).toEqual({ imported: 2, created: 2, updated: 0 });
     expect(imported.stderr).toMatch(/checked 2 businesses\nimported 2 businesses/);
     const settingsLines = path.join(dir, 'settings.jsonl');
-    fs.writeFileSync(settingsLines, ['cli-import-0', 'cli-import-1'].map((id) => JSON.stringify({ business_id: id, settings: { tables: [{ name: 'T1', min_party: 1, max_party: 4 }], service_hours: [] } })).join('\n'));
+    fs.writeFileSync(
+      settingsLines,
+      ['cli-import-0', 'cli-import-1']
+        .map((id) =>
+          JSON.stringify({ business_id: id, settings: { tables: [{ name: 'T1', min_party: 1, max_party: 4 }], service_hours: [] } }),
+        )
+        .join('\n'),
+    );
     const settingsImported = await runCli(['business', 'import-reservation-settings', settingsLines], env);
     expect(settingsImported.json).toEqual({ imported: 2 });
     expect(settingsImported.stderr).toMatch(/checked 2 reservation settings\nimported 2 reservation settings/);
@@ -155,7 +176,10 @@ describe.each([
     expect(noSuchReservation.code).toBe(1);
     expect(noSuchReservation.stderr).toContain('NOT_FOUND');
 
-    const hookSet = await runCli(['webhook', 'set', id, '--url', 'http://127.0.0.1:9/hook', '--client-id', 'cli-client', '--events', 'NEW_EVENT'], env);
+    const hookSet = await runCli(
+      ['webhook', 'set', id, '--url', 'http://127.0.0.1:9/hook', '--client-id', 'cli-client', '--events', 'NEW_EVENT'],
+      env,
+    );
     expect(hookSet.code, hookSet.stderr).toBe(0);
     expect(hookSet.json).toMatchObject({ status: 'unverified', event_types: ['NEW_EVENT'], secret: expect.stringMatching(/^whsec_/) });
     const verify = await runCli(['webhook', 'verify', id], env);
@@ -172,14 +196,25 @@ describe.each([
   it('sets up advertising (flags, category policy, promotions, held jobs, metrics) and the waitlist from the CLI', async () => {
     const env = target.env;
     const biz = (await runCli(['business', 'list', '--limit', '1'], env)).json.businesses[0].id as string;
-    expect((await runCli(['advertising', 'flags', biz, '--restricted', 'true'], env)).json).toEqual({ business_id: biz, removed_from_search: false, restricted_from_advertising: true });
+    expect((await runCli(['advertising', 'flags', biz, '--restricted', 'true'], env)).json).toEqual({
+      business_id: biz,
+      removed_from_search: false,
+      restricted_from_advertising: true,
+    });
     expect((await runCli(['advertising', 'flags', biz, '--restricted', 'false'], env)).json.restricted_from_advertising).toBe(false);
     expect((await runCli(['advertising', 'category-policy', 'decline', 'cannabis_clinics', '--reason', 'regulated'], env)).json).toEqual({
       declined: [{ category: 'cannabis_clinics', reason: 'regulated' }],
     });
     expect((await runCli(['advertising', 'category-policy', 'allow', 'cannabis_clinics'], env)).json).toEqual({ declined: [] });
     const promo = await runCli(['advertising', 'promotion', 'set', 'SPRING', '--types', 'CPC,BP', '--min-budget', '10000'], env);
-    expect(promo.json).toEqual({ code: 'SPRING', program_types: ['CPC', 'BP'], min_budget: 10000, max_budget: null, months: 6, active: true });
+    expect(promo.json).toEqual({
+      code: 'SPRING',
+      program_types: ['CPC', 'BP'],
+      min_budget: 10000,
+      max_budget: null,
+      months: 6,
+      active: true,
+    });
     expect((await runCli(['advertising', 'promotion', 'list'], env)).json.promotions).toHaveLength(1);
     expect((await runCli(['advertising', 'hold-new-jobs', 'on'], env)).json).toEqual({ hold_new_jobs: true });
     expect((await runCli(['advertising', 'hold-new-jobs', 'off'], env)).json).toEqual({ hold_new_jobs: false });
@@ -196,7 +231,10 @@ describe.each([
     expect((await runCli(['advertising', 'flags', biz, '--restricted', 'maybe'], env)).code).toBe(2);
 
     // The waitlist's restaurant side, from the CLI too.
-    expect((await runCli(['waitlist', 'close', biz, '--reason', 'special_event'], env)).json).toMatchObject({ manual_state: 'CLOSED', closed_reason: 'special_event' });
+    expect((await runCli(['waitlist', 'close', biz, '--reason', 'special_event'], env)).json).toMatchObject({
+      manual_state: 'CLOSED',
+      closed_reason: 'special_event',
+    });
     const walkIn = await runCli(['waitlist', 'walk-in', biz, '--party-size', '3', '--name', 'Door'], env);
     expect(walkIn.json).toMatchObject({ state: 'WAITING', party_size: 3, name: 'Door' });
     expect((await runCli(['waitlist', 'seat', walkIn.json.visit_id], env)).json.state).toBe('SEATED');
@@ -207,12 +245,38 @@ describe.each([
     const record = path.join(env.PBS_DATA_DIR, 'reviewed.json');
     fs.writeFileSync(record, JSON.stringify(sampleBusiness({ name: 'Reviewed by CLI' })));
     const biz = (await runCli(['business', 'upsert', record], env)).json.id as string;
-    const added = await runCli(['review', 'add', biz, '--rating', '4', '--text', 'Bonne adresse.', '--locale', 'fr_FR', '--user', 'Léa Martin', '--time', '2031-05-01T12:00:00Z'], env);
-    expect(added.json).toMatchObject({ business_id: biz, rating: 4, locale: 'fr_FR', text: { fr_FR: 'Bonne adresse.' }, user: { name: 'Léa Martin' } });
+    const added = await runCli(
+      [
+        'review',
+        'add',
+        biz,
+        '--rating',
+        '4',
+        '--text',
+        'Bonne adresse.',
+        '--locale',
+        'fr_FR',
+        '--user',
+        'Léa Martin',
+        '--time',
+        '2031-05-01T12:00:00Z',
+      ],
+      env,
+    );
+    expect(added.json).toMatchObject({
+      business_id: biz,
+      rating: 4,
+      locale: 'fr_FR',
+      text: { fr_FR: 'Bonne adresse.' },
+      user: { name: 'Léa Martin' },
+    });
     const responded = await runCli(['review', 'respond', added.json.id, '--text', 'Merci !', '--name', 'Chef', '--role', 'owner'], env);
     expect(responded.json.public_response).toMatchObject({ text: 'Merci !', business_user: { name: 'Chef', role: 'OWNER' } });
     const reviews = path.join(env.PBS_DATA_DIR, 'reviews.jsonl');
-    fs.writeFileSync(reviews, [1, 2, 3].map((i) => JSON.stringify({ business_id: biz, rating: i, text: `Review ${i}`, user: { name: `User ${i}` } })).join('\n'));
+    fs.writeFileSync(
+      reviews,
+      [1, 2, 3].map((i) => JSON.stringify({ business_id: biz, rating: i, text: `Review ${i}`, user: { name: `User ${i}` } })).join('\n'),
+    );
     const imported = await runCli(['review', 'import', reviews, '--no-notify'], env);
     expect(imported.json).toEqual({ imported: 3, created: 3, updated: 0 });
     expect(imported.stderr).toMatch(/imported 3\/3 reviews/);
@@ -225,7 +289,11 @@ describe.each([
     expect(loaded.json).toMatchObject({ imported: 1, weeks: ['2031-04-28'], scored: [{ week: '2031-04-28', scored: true }] });
     expect(loaded.stderr).toMatch(/loaded 1\/1 lines\nscored the week of 2031-04-28/);
     const shown = await runCli(['engagement', 'show', biz], env);
-    expect(shown.json.weeks[0]).toMatchObject({ week: '2031-04-28', activity: { page_views: 12 }, scores: { engagement_metric: expect.any(Number) } });
+    expect(shown.json.weeks[0]).toMatchObject({
+      week: '2031-04-28',
+      activity: { page_views: 12 },
+      scores: { engagement_metric: expect.any(Number) },
+    });
   });
 
   it('runs as production with PBS_SANDBOX=0: needs its secrets, seeds and prints nothing, keeps files to its owner', async () => {
@@ -252,13 +320,20 @@ describe.each([
       try {
         const banner = server.output();
         expect(banner).not.toMatch(/API key|password|secret|admin token/i);
-        expect((await call(server.url, 'GET', '/admin/v1/partners', { token })).body.total).toEqual(target.name === 'sqlite' ? 0 : expect.any(Number));
+        expect((await call(server.url, 'GET', '/admin/v1/partners', { token })).body.total).toEqual(
+          target.name === 'sqlite' ? 0 : expect.any(Number),
+        );
         if (target.name === 'sqlite') {
           expect((await call(server.url, 'GET', '/admin/v1/businesses', { token })).body.total).toBe(0);
           expect(fs.statSync(env.PBS_DATA_DIR).mode & 0o777).toBe(0o700);
           expect(fs.statSync(path.join(env.PBS_DATA_DIR, 'pbs.sqlite')).mode & 0o777).toBe(0o600);
         }
-        expect(fs.readdirSync(dir).flatMap((d) => fs.readdirSync(path.join(dir, d))).filter((f) => f.includes('credentials'))).toEqual([]);
+        expect(
+          fs
+            .readdirSync(dir)
+            .flatMap((d) => fs.readdirSync(path.join(dir, d)))
+            .filter((f) => f.includes('credentials')),
+        ).toEqual([]);
       } finally {
         expect(await server.stop('SIGTERM')).toBe(0);
       }
@@ -274,7 +349,9 @@ describe('a database pbs cannot use', () => {
     url.searchParams.set('options', '-c search_path=no_such_schema_here');
     const noSchema = await runCli(['migrate'], { DATABASE_URL: url.toString() });
     expect(noSchema.code).toBe(1);
-    expect(noSchema.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pbs: cannot use the database postgres:\/\/127\.0\.0\.1:5432\/test: /)]);
+    expect(noSchema.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^pbs: cannot use the database postgres:\/\/127\.0\.0\.1:5432\/test: /),
+    ]);
     url.pathname = '/no_such_database_here';
     const noDatabase = await runCli(['migrate'], { DATABASE_URL: url.toString() });
     expect(noDatabase.code).toBe(1);

@@ -56,7 +56,14 @@ describe('the README walk-through', () => {
       // the group is gone already
     }
     expect(status, output).toBe(0);
-    for (const seen of ['"linked":1', 'HOLD_NOT_FOUND', 'verification challenge answered', 'signature ok: NEW_EVENT', 'delivered', 'Bearer']) {
+    for (const seen of [
+      '"linked":1',
+      'HOLD_NOT_FOUND',
+      'verification challenge answered',
+      'signature ok: NEW_EVENT',
+      'delivered',
+      'Bearer',
+    ]) {
       expect(output, `expected "${seen}" in:\n${output}`).toContain(seen);
     }
     expect(output).not.toMatch(/SIGNATURE DOES NOT MATCH|INTERNAL_ERROR/);

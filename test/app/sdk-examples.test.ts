@@ -20,7 +20,12 @@ describe.each(['sqlite', 'postgres'] as const)('the SDK examples against a live 
 
   beforeAll(async () => {
     target = await processTarget(dialect, 'examples');
-    const server = await startServerProcess({ ...target.env, PBS_TASKS_POLL_MS: '50', PBS_WEBHOOK_POLL_MS: '50', PBS_AD_JOB_DELAY_MS: '500' });
+    const server = await startServerProcess({
+      ...target.env,
+      PBS_TASKS_POLL_MS: '50',
+      PBS_WEBHOOK_POLL_MS: '50',
+      PBS_AD_JOB_DELAY_MS: '500',
+    });
     const file = /also saved in (\S+)\)/.exec(server.output())![1];
     env = envFromCredentialsFile(file, server.url, (line) => lines.push(line));
   });
@@ -61,7 +66,12 @@ describe.each(['sqlite', 'postgres'] as const)('the SDK examples against a live 
   it('engagement metrics for three businesses', async () => {
     const result = await engagement(env);
     expect(result.businesses).toBe(3);
-    for (const week of result.metrics) expect(week).toMatchObject({ engagement_metric: expect.any(Number), intent_metric: expect.any(Number), transaction_metric: expect.any(Number) });
+    for (const week of result.metrics)
+      expect(week).toMatchObject({
+        engagement_metric: expect.any(Number),
+        intent_metric: expect.any(Number),
+        transaction_metric: expect.any(Number),
+      });
   });
 
   it('subscriptions and a signed webhook verified by the receiver', async () => {

@@ -1,6 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createPbsClient, formBody, isPbsError, ok, PbsError, signWebhook, verificationAnswer, verifyWebhook, WebhookVerificationError } from '@pbs/sdk';
+import {
+  createPbsClient,
+  formBody,
+  isPbsError,
+  ok,
+  PbsError,
+  signWebhook,
+  verificationAnswer,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '@pbs/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSources } from '../../scripts/sdk-sources.js';
 import { sign } from '../../src/webhooks/signing.js';
@@ -21,9 +31,13 @@ describe('the SDK package', () => {
     const { execFile } = await import('node:child_process');
     const script = "import('@pbs/sdk').then((m) => console.log(Object.keys(m).sort().join(',')))";
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT }, (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout))),
+      execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT }, (error, stdout, stderr) =>
+        error ? reject(new Error(stderr)) : resolve(stdout),
+      ),
     );
-    expect(out.trim().split(',')).toEqual(expect.arrayContaining(['createPbsClient', 'isPbsError', 'ok', 'PbsError', 'pollJob', 'verifyWebhook', 'errorCatalogue']));
+    expect(out.trim().split(',')).toEqual(
+      expect.arrayContaining(['createPbsClient', 'isPbsError', 'ok', 'PbsError', 'pollJob', 'verifyWebhook', 'errorCatalogue']),
+    );
     expect(fs.existsSync(path.join(ROOT, 'packages/sdk/dist/index.d.ts'))).toBe(true);
   });
 
@@ -34,13 +48,21 @@ describe('the SDK package', () => {
     const timestamp = Math.floor(T0 / 1000);
     // pbs's own signing (src/webhooks/signing.ts) and the SDK's agree.
     expect(signWebhook(secret, 'msg_1', timestamp, body)).toBe(sign(secret, 'msg_1', timestamp, body));
-    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': `${sign(other, 'msg_1', timestamp, body)} ${sign(secret, 'msg_1', timestamp, body)}` };
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `${sign(other, 'msg_1', timestamp, body)} ${sign(secret, 'msg_1', timestamp, body)}`,
+    };
     const message = verifyWebhook({ secret, body, headers, now: T0 });
     expect(message).toMatchObject({ webhookId: 'msg_1', object: 'business', data: { id: 'b1', updates: [{ event_type: 'NEW_EVENT' }] } });
-    expect(verifyWebhook({ secret: [other, secret], body: Buffer.from(body), headers: new Headers(headers), now: T0 }).webhookId).toBe('msg_1');
+    expect(verifyWebhook({ secret: [other, secret], body: Buffer.from(body), headers: new Headers(headers), now: T0 }).webhookId).toBe(
+      'msg_1',
+    );
     expect(() => verifyWebhook({ secret, body: body.replace('b1', 'b2'), headers, now: T0 })).toThrow(WebhookVerificationError);
     expect(() => verifyWebhook({ secret, body, headers, now: T0 + 301_000 })).toThrow(/more than 300 s/);
-    expect(() => verifyWebhook({ secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, body, headers, now: T0 })).toThrow(/no signature/);
+    expect(() => verifyWebhook({ secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, body, headers, now: T0 })).toThrow(
+      /no signature/,
+    );
     expect(() => verifyWebhook({ secret, body, headers: { 'webhook-id': 'msg_1' }, now: T0 })).toThrow(/missing/);
     expect(verificationAnswer('/hooks?verification=abc')).toEqual({ verification: 'abc' });
     expect(verificationAnswer('/hooks')).toBeUndefined();
@@ -64,7 +86,9 @@ describe.each(dialects)('the SDK against pbs on %s', (dialect) => {
     const { restaurants } = await ok(pbs.GET('/v3/partner/restaurants'));
     expect(restaurants.map((r) => r.business_id)).toContain(restaurant.id);
     h.wall.tick();
-    const error = await pbs.GET('/v3/bookings/reservation/{reservation_id}/status', { params: { path: { reservation_id: 'nope' } } }).catch((e: unknown) => e);
+    const error = await pbs
+      .GET('/v3/bookings/reservation/{reservation_id}/status', { params: { path: { reservation_id: 'nope' } } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PbsError);
     expect(isPbsError(error, 'INVALID_RESERVATION_ID')).toBe(true);
     expect(error).toMatchObject({ status: 400, code: 'INVALID_RESERVATION_ID', requestId: expect.any(String) });
@@ -75,14 +99,22 @@ describe.each(dialects)('the SDK against pbs on %s', (dialect) => {
   it('waits what Retry-After says on a 429 and tries again; the daily budget is not retried', async () => {
     const waits: number[] = [];
     // The harness's wall clock stands still: the client's wait moves it, so the next second opens.
-    const pbs = createPbsClient({ baseUrl: h.url, auth: { apiKey: p.apiKey.api_key }, sleep: async (ms) => void (waits.push(ms), h.wall.tick(ms)) });
+    const pbs = createPbsClient({
+      baseUrl: h.url,
+      auth: { apiKey: p.apiKey.api_key },
+      sleep: async (ms) => void (waits.push(ms), h.wall.tick(ms)),
+    });
     h.wall.tick();
     for (let i = 0; i < 5; i++) await ok(pbs.GET('/v3/partner/restaurants'));
     // The limit is 3 a second: the 4th request waited for the next second, the 5th did not.
     expect(waits).toEqual([1000]);
     const noRetry = createPbsClient({ baseUrl: h.url, auth: { apiKey: p.apiKey.api_key }, maxRetries: 0 });
     await expect(noRetry.GET('/v3/partner/restaurants')).resolves.toBeTruthy();
-    await expect(Promise.all([1, 2, 3].map(() => noRetry.GET('/v3/partner/restaurants')))).rejects.toMatchObject({ status: 429, code: 'TOO_MANY_REQUESTS_PER_SECOND', retryAfterSeconds: 1 });
+    await expect(Promise.all([1, 2, 3].map(() => noRetry.GET('/v3/partner/restaurants')))).rejects.toMatchObject({
+      status: 429,
+      code: 'TOO_MANY_REQUESTS_PER_SECOND',
+      retryAfterSeconds: 1,
+    });
   });
 
   it('sends an Idempotency-Key with every POST, so a retry after a lost answer books once', async () => {
@@ -102,10 +134,15 @@ describe.each(dialects)('the SDK against pbs on %s', (dialect) => {
       },
     });
     const form = { date: '2031-05-07', time: '19:00', covers: '2', unique_id: 'sdk-device' };
-    const hold = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path: { business_id: restaurant.id } }, ...formBody(form) } as never));
+    const hold = await ok(
+      pbs.POST('/v3/bookings/{business_id}/holds', { params: { path: { business_id: restaurant.id } }, ...formBody(form) } as never),
+    );
     const guest = { first_name: 'Ada', last_name: 'Lovelace', phone: '+14155550123', email: 'ada@example.com' };
     const reserved = (await ok(
-      pbs.POST('/v3/bookings/{business_id}/reservations', { params: { path: { business_id: restaurant.id } }, ...formBody({ ...form, ...guest, hold_id: (hold as { hold_id: string }).hold_id }) } as never),
+      pbs.POST('/v3/bookings/{business_id}/reservations', {
+        params: { path: { business_id: restaurant.id } },
+        ...formBody({ ...form, ...guest, hold_id: (hold as { hold_id: string }).hold_id }),
+      } as never),
     )) as { reservation_id: string };
     expect(lost).toBe(2);
     expect(keys[1]).toMatch(/^[0-9a-f-]{36}$/);
@@ -113,7 +150,12 @@ describe.each(dialects)('the SDK against pbs on %s', (dialect) => {
     h.wall.tick();
     const status = await call(h.url, 'GET', `/v3/bookings/reservation/${reserved.reservation_id}/status`, { token: p.apiKey.api_key });
     expect(status.body.active).toBe(true);
-    const rows = await h.database.db.selectFrom('reservations').select('id').where('business_id', '=', restaurant.id).where('status', '=', 'active').execute();
+    const rows = await h.database.db
+      .selectFrom('reservations')
+      .select('id')
+      .where('business_id', '=', restaurant.id)
+      .where('status', '=', 'active')
+      .execute();
     expect(rows).toHaveLength(1);
   });
 
@@ -128,13 +170,17 @@ describe.each(dialects)('the SDK against pbs on %s', (dialect) => {
         return fetch(request);
       },
     });
-    await admin(h.url, 'POST', `/admin/v1/businesses/${restaurant.id}/reviews`, { json: { rating: 4, text: 'Fine.', user: { name: 'Sam Lee' } } });
+    await admin(h.url, 'POST', `/admin/v1/businesses/${restaurant.id}/reviews`, {
+      json: { rating: 4, text: 'Fine.', user: { name: 'Sam Lee' } },
+    });
     for (let i = 0; i < 2; i++) {
       const page = await ok(pbs.GET('/v3/private/businesses/{business_id}/reviews', { params: { path: { business_id: restaurant.id } } }));
       expect(page.total).toBe(1);
     }
     expect(tokenRequests).toEqual(['POST']);
     const wrong = createPbsClient({ baseUrl: h.url, auth: { oauth: { clientId: p.oauth.client_id, clientSecret: 'wrong' } } });
-    await expect(wrong.GET('/v3/private/businesses/{business_id}/reviews', { params: { path: { business_id: restaurant.id } } })).rejects.toMatchObject({ code: 'INVALID_CLIENT' });
+    await expect(
+      wrong.GET('/v3/private/businesses/{business_id}/reviews', { params: { path: { business_id: restaurant.id } } }),
+    ).rejects.toMatchObject({ code: 'INVALID_CLIENT' });
   });
 });

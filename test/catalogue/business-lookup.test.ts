@@ -10,7 +10,8 @@ describe.each(dialects)('Business Match and business details on %s', (dialect) =
   let h: Harness;
   let key: string;
   const ids: Record<string, string> = {};
-  const match = (query: Record<string, string>, token = key) => call(h.url, 'GET', `/v3/businesses/matches?${new URLSearchParams(query)}`, { token });
+  const match = (query: Record<string, string>, token = key) =>
+    call(h.url, 'GET', `/v3/businesses/matches?${new URLSearchParams(query)}`, { token });
   const names = (r: { body: { businesses: Array<{ name: string }> } }) => r.body.businesses.map((b) => b.name);
   const golden = { name: 'Golden Trattoria', address1: '1 Market St', ...sf };
 
@@ -21,11 +22,32 @@ describe.each(dialects)('Business Match and business details on %s', (dialect) =
     const add = async (label: string, extra: Record<string, unknown>) => {
       ids[label] = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness(extra) })).body.id;
     };
-    await add('golden', { name: 'Golden Trattoria', location: { ...sf, address1: '1 Market St', zip_code: '94105' }, phone: '+14155550101', coordinates: { latitude: 37.7941, longitude: -122.3951 }, hours, image_url: 'https://img.example/golden.jpg' });
-    await add('express', { name: 'Golden Trattoria Express', location: { ...sf, address1: '500 Mission St', zip_code: '94105' }, phone: '+14155550102', coordinates: { latitude: 37.789, longitude: -122.398 } });
+    await add('golden', {
+      name: 'Golden Trattoria',
+      location: { ...sf, address1: '1 Market St', zip_code: '94105' },
+      phone: '+14155550101',
+      coordinates: { latitude: 37.7941, longitude: -122.3951 },
+      hours,
+      image_url: 'https://img.example/golden.jpg',
+    });
+    await add('express', {
+      name: 'Golden Trattoria Express',
+      location: { ...sf, address1: '500 Mission St', zip_code: '94105' },
+      phone: '+14155550102',
+      coordinates: { latitude: 37.789, longitude: -122.398 },
+    });
     await add('sushi', { name: 'Blue Sushi', location: { ...sf, address1: '1 Market St', zip_code: '94105' }, phone: '+14155550103' });
-    await add('oakland', { name: 'Golden Trattoria', location: { city: 'Oakland', state: 'CA', country: 'US', address1: '1 Broadway', zip_code: '94607' }, phone: '+15105550100' });
-    await add('toronto', { name: 'Café Crème', timezone: 'America/Toronto', location: { city: 'Toronto', state: 'ON', country: 'CA', address1: '12 Queen St W', zip_code: 'M5H 2M9' }, phone: '+14165550100' });
+    await add('oakland', {
+      name: 'Golden Trattoria',
+      location: { city: 'Oakland', state: 'CA', country: 'US', address1: '1 Broadway', zip_code: '94607' },
+      phone: '+15105550100',
+    });
+    await add('toronto', {
+      name: 'Café Crème',
+      timezone: 'America/Toronto',
+      location: { city: 'Toronto', state: 'ON', country: 'CA', address1: '12 Queen St W', zip_code: 'M5H 2M9' },
+      phone: '+14165550100',
+    });
   });
   afterAll(() => h.close());
 
@@ -44,16 +66,22 @@ describe.each(dialects)('Business Match and business details on %s', (dialect) =
     // Another city's business of the same name is not this one.
     expect(r.body.businesses.map((b: { id: string }) => b.id)).not.toContain(ids.oakland);
     // Case, spelling of the street, a typo in the name: the same business.
-    expect(names(await match({ ...golden, name: 'golden trattoria', address1: '1 Market Street', city: 'san francisco', state: 'ca' }))[0]).toBe('Golden Trattoria');
+    expect(
+      names(await match({ ...golden, name: 'golden trattoria', address1: '1 Market Street', city: 'san francisco', state: 'ca' }))[0],
+    ).toBe('Golden Trattoria');
     expect(names(await match({ ...golden, name: 'Goldn Trattoria' }))[0]).toBe('Golden Trattoria');
     // Accents and another country.
-    expect(names(await match({ name: 'Cafe Creme', address1: '12 Queen Street West', city: 'Toronto', state: 'ON', country: 'CA' }))).toEqual(['Café Crème']);
+    expect(
+      names(await match({ name: 'Cafe Creme', address1: '12 Queen Street West', city: 'Toronto', state: 'ON', country: 'CA' })),
+    ).toEqual(['Café Crème']);
   });
 
   it('strict needs the name and the address or phone to agree, and no other postal code', async () => {
     expect(names(await match({ ...golden, match_threshold: 'strict' }))).toEqual(['Golden Trattoria']);
     expect(names(await match({ ...golden, address1: '99 Elsewhere Ave', match_threshold: 'strict' }))).toEqual([]);
-    expect(names(await match({ ...golden, address1: '99 Elsewhere Ave', phone: '(415) 555-0101', match_threshold: 'strict' }))).toEqual(['Golden Trattoria']);
+    expect(names(await match({ ...golden, address1: '99 Elsewhere Ave', phone: '(415) 555-0101', match_threshold: 'strict' }))).toEqual([
+      'Golden Trattoria',
+    ]);
     expect(names(await match({ ...golden, postal_code: '94110', match_threshold: 'strict' }))).toEqual([]);
     expect(names(await match({ ...golden, name: 'Goldn Trattoria', match_threshold: 'strict' }))).toEqual([]);
   });
@@ -65,9 +93,13 @@ describe.each(dialects)('Business Match and business details on %s', (dialect) =
     // An empty address line is allowed: then the name decides.
     expect(names(await match({ ...golden, address1: '' }))).toEqual(['Golden Trattoria', 'Golden Trattoria Express']);
     // Near the given coordinates.
-    expect(names(await match({ ...golden, address1: '99 Elsewhere Ave', latitude: '37.7942', longitude: '-122.3952' }))).toEqual(['Golden Trattoria']);
+    expect(names(await match({ ...golden, address1: '99 Elsewhere Ave', latitude: '37.7942', longitude: '-122.3952' }))).toEqual([
+      'Golden Trattoria',
+    ]);
     // A business id the partner already had, as a hint.
-    expect(names(await match({ ...golden, name: 'Golden Express', address1: '', yelp_business_id: ids.express }))).toEqual(['Golden Trattoria Express']);
+    expect(names(await match({ ...golden, name: 'Golden Express', address1: '', yelp_business_id: ids.express }))).toEqual([
+      'Golden Trattoria Express',
+    ]);
     const none = await match({ ...golden, match_threshold: 'none', limit: '10' });
     expect(names(none)).toEqual(['Golden Trattoria', 'Golden Trattoria Express']);
     expect(names(await match({ ...golden, match_threshold: 'none', limit: '1' }))).toEqual(['Golden Trattoria']);
@@ -145,7 +177,9 @@ describe.each(dialects)('Business Match and business details on %s', (dialect) =
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('BUSINESS_NOT_FOUND');
     // The routes beside it still route: search and engagement are not business ids.
-    expect((await call(h.url, 'GET', '/v3/businesses/search?location=San%20Francisco', { token: key })).body.error.code).toBe('PARTNER_ENDPOINT_DISABLED');
+    expect((await call(h.url, 'GET', '/v3/businesses/search?location=San%20Francisco', { token: key })).body.error.code).toBe(
+      'PARTNER_ENDPOINT_DISABLED',
+    );
   });
 });
 

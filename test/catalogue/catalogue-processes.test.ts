@@ -40,14 +40,29 @@ describe.each(dialects)('the catalogue across two processes on %s', (dialect) =>
     for (const i of [0, 1]) expect((await search(i, place)).body.error.code).toBe('LOCATION_NOT_FOUND');
     const location = { city: 'Springfield', state: 'IL', country: 'US', zip_code: '62701', address1: '1 Capitol Ave' };
     const lines = ['Lincoln Diner', 'Prairie Grill', 'Capitol Pizza'].map((name, n) =>
-      sampleBusiness({ id: `springfield-${dialect}-${n}`, name, location, timezone: 'America/Chicago', coordinates: { latitude: 39.8 + n / 100, longitude: -89.65 } }),
+      sampleBusiness({
+        id: `springfield-${dialect}-${n}`,
+        name,
+        location,
+        timezone: 'America/Chicago',
+        coordinates: { latitude: 39.8 + n / 100, longitude: -89.65 },
+      }),
     );
-    const imported = await admin(servers[0].url, 'POST', '/admin/v1/businesses/import', { body: ndjson(lines), contentType: 'application/x-ndjson' });
+    const imported = await admin(servers[0].url, 'POST', '/admin/v1/businesses/import', {
+      body: ndjson(lines),
+      contentType: 'application/x-ndjson',
+    });
     expect(imported.status, imported.text).toBe(200);
-    await eventuallyPasses(async () => expect(names(await search(1, `${place}&sort_by=review_count`)).sort()).toEqual(['Capitol Pizza', 'Lincoln Diner', 'Prairie Grill']), 100);
+    await eventuallyPasses(
+      async () =>
+        expect(names(await search(1, `${place}&sort_by=review_count`)).sort()).toEqual(['Capitol Pizza', 'Lincoln Diner', 'Prairie Grill']),
+      100,
+    );
 
     // A change through the other process: renamed, and found by its new name in the first.
-    const renamed = await admin(servers[1].url, 'PUT', `/admin/v1/businesses/springfield-${dialect}-0`, { json: { ...lines[0], id: undefined, name: 'Lincoln Supper Club' } });
+    const renamed = await admin(servers[1].url, 'PUT', `/admin/v1/businesses/springfield-${dialect}-0`, {
+      json: { ...lines[0], id: undefined, name: 'Lincoln Supper Club' },
+    });
     expect(renamed.status, renamed.text).toBe(200);
     await eventuallyPasses(async () => expect(names(await search(0, `${place}&term=supper%20club`))).toEqual(['Lincoln Supper Club']), 100);
     expect(names(await search(0, `${place}&term=diner`))).toEqual([]);

@@ -12,7 +12,14 @@ function fakeSources() {
   let seq = 0;
   const businesses: Array<{ seq: number; business: Business }> = [];
   const inventories: InventoryRow[] = [];
-  const page = <T extends { seq: number }>(rows: T[], id: (row: T) => string, after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number) =>
+  const page = <T extends { seq: number }>(
+    rows: T[],
+    id: (row: T) => string,
+    after: number,
+    upTo: number,
+    cursor: { seq: number; id: string } | undefined,
+    limit: number,
+  ) =>
     rows
       .filter((r) => r.seq > after && r.seq <= upTo && (!cursor || r.seq > cursor.seq || (r.seq === cursor.seq && id(r) > cursor.id)))
       .sort((a, b) => a.seq - b.seq || (id(a) < id(b) ? -1 : 1))
@@ -38,7 +45,12 @@ function fakeSources() {
       seq++;
       const at = inventories.findIndex((r) => r.businessId === businessId);
       if (at >= 0) inventories.splice(at, 1);
-      inventories.push({ seq, businessId, settings: internSettings(normalizeSettings(settings)), tables: [{ id: `${businessId}-t`, name: 'two', min_party: 1, max_party: 2 }] });
+      inventories.push({
+        seq,
+        businessId,
+        settings: internSettings(normalizeSettings(settings)),
+        tables: [{ id: `${businessId}-t`, name: 'two', min_party: 1, max_party: 2 }],
+      });
     },
   };
 }
@@ -65,7 +77,14 @@ describe('the in-memory catalogue', () => {
 
     // Moved to Toronto: it leaves San Francisco's members and joins Toronto's; the version moves.
     const version = sf.version;
-    db.write({ id: 'b', alias: 'first', name: 'Second', timezone: 'America/Toronto', location: { city: 'Toronto', state: 'ON', country: 'CA', zip_code: 'M5V 2T6' }, coordinates: { latitude: 43.65, longitude: -79.38 } });
+    db.write({
+      id: 'b',
+      alias: 'first',
+      name: 'Second',
+      timezone: 'America/Toronto',
+      location: { city: 'Toronto', state: 'ON', country: 'CA', zip_code: 'M5V 2T6' },
+      coordinates: { latitude: 43.65, longitude: -79.38 },
+    });
     wall += 200;
     await catalog.current();
     expect([...sf.members].map((o) => catalog.businesses[o].id)).toEqual(['a']);

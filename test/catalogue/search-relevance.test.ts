@@ -12,13 +12,21 @@ describe.each(dialects)('search relevance over the demo data on %s', (dialect) =
     h = await startPbs(dialect, { env: { PBS_RATE_LIMIT_PER_SECOND: '100000' } });
     key = (await createPartner(h.url, ['reservations'])).apiKey.api_key;
     const lines = generateDemoBusinesses().map((b) => JSON.stringify(b));
-    const imported = await admin(h.url, 'POST', '/admin/v1/businesses/import', { body: lines.join('\n'), contentType: 'application/x-ndjson' });
+    const imported = await admin(h.url, 'POST', '/admin/v1/businesses/import', {
+      body: lines.join('\n'),
+      contentType: 'application/x-ndjson',
+    });
     expect(imported.status, imported.text).toBe(200);
   });
   afterAll(() => h.close());
 
   it.each(RELEVANCE_TABLE)('"$term" in $location: $why', async ({ term, location, total, top }) => {
-    const r = await call(h.url, 'GET', `/v3/businesses/search?location=${encodeURIComponent(location)}&term=${encodeURIComponent(term)}&limit=50`, { token: key });
+    const r = await call(
+      h.url,
+      'GET',
+      `/v3/businesses/search?location=${encodeURIComponent(location)}&term=${encodeURIComponent(term)}&limit=50`,
+      { token: key },
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.body.total).toBe(total);
     expect(r.body.businesses).toHaveLength(total);

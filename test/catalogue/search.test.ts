@@ -20,11 +20,42 @@ describe.each(dialects)('GET /v3/businesses/search on %s', (dialect) => {
       ids[name] = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name, ...extra }) })).body.id;
     };
     const hours = [{ open: [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start: '1700', end: '2300' })) }];
-    await add('Golden Trattoria', { location: sf, coordinates: { latitude: 37.7749, longitude: -122.4194 }, categories: [{ alias: 'italian', title: 'Italian' }], price: '$$', rating: 4.5, review_count: 300, hours, attributes: { outdoor_seating: true } });
-    await add('Blue Sushi', { location: sf, coordinates: { latitude: 37.8, longitude: -122.41 }, categories: [{ alias: 'sushi', title: 'Sushi Bars' }], price: '$$$', rating: 5, review_count: 40, hours });
-    await add('Ember Pizza', { location: { ...sf, zip_code: '94110' }, coordinates: { latitude: 37.75, longitude: -122.42 }, categories: [{ alias: 'pizza', title: 'Pizza' }], price: '$', rating: 3.5, review_count: 900 });
+    await add('Golden Trattoria', {
+      location: sf,
+      coordinates: { latitude: 37.7749, longitude: -122.4194 },
+      categories: [{ alias: 'italian', title: 'Italian' }],
+      price: '$$',
+      rating: 4.5,
+      review_count: 300,
+      hours,
+      attributes: { outdoor_seating: true },
+    });
+    await add('Blue Sushi', {
+      location: sf,
+      coordinates: { latitude: 37.8, longitude: -122.41 },
+      categories: [{ alias: 'sushi', title: 'Sushi Bars' }],
+      price: '$$$',
+      rating: 5,
+      review_count: 40,
+      hours,
+    });
+    await add('Ember Pizza', {
+      location: { ...sf, zip_code: '94110' },
+      coordinates: { latitude: 37.75, longitude: -122.42 },
+      categories: [{ alias: 'pizza', title: 'Pizza' }],
+      price: '$',
+      rating: 3.5,
+      review_count: 900,
+    });
     await add('Brand New Place', { location: sf, coordinates: { latitude: 37.77, longitude: -122.42 }, review_count: 0 });
-    await add('Maple Bistro', { location: to, timezone: 'America/Toronto', coordinates: { latitude: 43.65, longitude: -79.38 }, categories: [{ alias: 'french', title: 'French' }], rating: 4, review_count: 50 });
+    await add('Maple Bistro', {
+      location: to,
+      timezone: 'America/Toronto',
+      coordinates: { latitude: 43.65, longitude: -79.38 },
+      categories: [{ alias: 'french', title: 'French' }],
+      rating: 4,
+      review_count: 50,
+    });
     for (const name of ['Golden Trattoria', 'Blue Sushi']) {
       await admin(h.url, 'PUT', `/admin/v1/businesses/${ids[name]}/reservation-settings`, {
         json: { ...restaurantSettings, tables: [{ name: 'only', min_party: 1, max_party: 4 }] },
@@ -83,9 +114,15 @@ describe.each(dialects)('GET /v3/businesses/search on %s', (dialect) => {
     expect(names(await search('location=San%20Francisco&term=sushi'))).toEqual(['Blue Sushi']);
     expect(names(await search('location=San%20Francisco&term=italian'))).toEqual(['Golden Trattoria']);
     expect(names(await search('location=San%20Francisco&categories=pizza,sushi&sort_by=rating'))).toEqual(['Blue Sushi', 'Ember Pizza']);
-    expect(names(await search('location=San%20Francisco&categories=pizza&categories=sushi&sort_by=rating'))).toEqual(['Blue Sushi', 'Ember Pizza']);
+    expect(names(await search('location=San%20Francisco&categories=pizza&categories=sushi&sort_by=rating'))).toEqual([
+      'Blue Sushi',
+      'Ember Pizza',
+    ]);
     expect(names(await search('location=San%20Francisco&price=1,2&sort_by=review_count'))).toEqual(['Ember Pizza', 'Golden Trattoria']);
-    expect(names(await search('location=San%20Francisco&attributes=reservation&sort_by=rating'))).toEqual(['Blue Sushi', 'Golden Trattoria']);
+    expect(names(await search('location=San%20Francisco&attributes=reservation&sort_by=rating'))).toEqual([
+      'Blue Sushi',
+      'Golden Trattoria',
+    ]);
     expect(names(await search('location=San%20Francisco&attribute=reservation,outdoor_seating'))).toEqual(['Golden Trattoria']);
   });
 
@@ -121,7 +158,15 @@ describe.each(dialects)('GET /v3/businesses/search on %s', (dialect) => {
   });
 
   it('answers bad parameters with VALIDATION_ERROR', async () => {
-    for (const q of ['limit=51', 'limit=50&offset=200', 'sort_by=cheapest', 'locale=xx', 'price=5', 'latitude=91&longitude=0', 'open_now=maybe']) {
+    for (const q of [
+      'limit=51',
+      'limit=50&offset=200',
+      'sort_by=cheapest',
+      'locale=xx',
+      'price=5',
+      'latitude=91&longitude=0',
+      'open_now=maybe',
+    ]) {
       const r = await search(`location=San%20Francisco&${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.error.code).toBe('VALIDATION_ERROR');
@@ -130,7 +175,8 @@ describe.each(dialects)('GET /v3/businesses/search on %s', (dialect) => {
   });
 
   describe('reservation extension', () => {
-    const reservationQuery = (extra = '') => `location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2${extra}`;
+    const reservationQuery = (extra = '') =>
+      `location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2${extra}`;
 
     it('adds data.reservation_openings within ±30 minutes and drops restaurants without an opening', async () => {
       h.clock.set(T0);

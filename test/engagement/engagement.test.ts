@@ -22,7 +22,11 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
 
   const business = async (country = 'US', linked = true) => {
     const location = { address1: '1 Main St', city: 'Somewhere', state: 'XX', country, zip_code: '00000' };
-    const body = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Engaged ${++n}`, alias: `engaged-${dialect}-${n}`, location }) })).body;
+    const body = (
+      await admin(h.url, 'POST', '/admin/v1/businesses', {
+        json: sampleBusiness({ name: `Engaged ${++n}`, alias: `engaged-${dialect}-${n}`, location }),
+      })
+    ).body;
     if (linked) await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${body.id}`);
     return { id: body.id as string, alias: body.alias as string };
   };
@@ -55,7 +59,18 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
     const loaded = await load([
       { business_id: quiet.id, week: WEEK, page_views: 1 },
       { business_id: busy.alias, week: '2031-05-01', page_views: 100, website_clicks: 10, calls_and_messages: 3, transactions: 1 },
-      { business_id: busier.id, week: WEEK, page_views: 1000, website_clicks: 50, bookmarks: 20, calls_and_messages: 30, direction_clicks: 40, reviews_and_photos: 5, check_ins: 9, transactions: 12 },
+      {
+        business_id: busier.id,
+        week: WEEK,
+        page_views: 1000,
+        website_clicks: 50,
+        bookmarks: 20,
+        calls_and_messages: 30,
+        direction_clicks: 40,
+        reviews_and_photos: 5,
+        check_ins: 9,
+        transactions: 12,
+      },
     ]);
     expect(loaded).toEqual({ imported: 3, weeks: [WEEK] });
 
@@ -90,7 +105,10 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
     expect((await metricsOf([ids[1].id])).get(ids[1].id)!.map((m) => m.start_of_week_date)).toEqual([NEXT_WEEK]);
     const both = (await metricsOf([ids[1].id], `&date_range_start=${WEEK}&date_range_end=2031-05-11`)).get(ids[1].id)!;
     expect(both.map((m) => m.start_of_week_date)).toEqual([WEEK, NEXT_WEEK]);
-    expect((await metricsOf([ids[1].id], `&date_range_start=2031-04-30`)).get(ids[1].id)!.map((m) => m.start_of_week_date)).toEqual([WEEK, NEXT_WEEK]);
+    expect((await metricsOf([ids[1].id], `&date_range_start=2031-04-30`)).get(ids[1].id)!.map((m) => m.start_of_week_date)).toEqual([
+      WEEK,
+      NEXT_WEEK,
+    ]);
     expect((await metricsOf([ids[1].id], `&date_range_end=2031-05-01`)).get(ids[1].id)!.map((m) => m.start_of_week_date)).toEqual([WEEK]);
     expect((await metricsOf([ids[1].id], `&date_range_start=2030-01-01&date_range_end=2030-02-01`)).get(ids[1].id)).toEqual([]);
 
@@ -111,7 +129,12 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
     expectCode(await read(`business_ids=${mine.id},no-such-business`), 404, 'NOT_FOUND');
     const stranger = await business('US', false);
     expectCode(await read(`business_ids=${mine.id},${stranger.id}`), 403, 'AUTHORIZATION_ERROR');
-    for (const bad of ['date_range_start=2031-13-01', 'date_range_end=tomorrow', 'date_range_start=2031-05-10&date_range_end=2031-05-01', 'date_range_start=2020-01-01&date_range_end=2031-01-01']) {
+    for (const bad of [
+      'date_range_start=2031-13-01',
+      'date_range_end=tomorrow',
+      'date_range_start=2031-05-10&date_range_end=2031-05-01',
+      'date_range_start=2020-01-01&date_range_end=2031-01-01',
+    ]) {
       expectCode(await read(`business_ids=${mine.id}&${bad}`), 400, 'INVALID_REQUEST');
     }
     const other = await createPartner(h.url, ['private_reviews'], 'No engagement');
@@ -123,7 +146,10 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
   it('checks every activity line before storing any', async () => {
     const b = await business();
     const post = (rows: unknown[] | string) =>
-      admin(h.url, 'POST', '/admin/v1/engagement/activity', { body: typeof rows === 'string' ? rows : ndjson(rows), contentType: 'application/x-ndjson' });
+      admin(h.url, 'POST', '/admin/v1/engagement/activity', {
+        body: typeof rows === 'string' ? rows : ndjson(rows),
+        contentType: 'application/x-ndjson',
+      });
     const good = { business_id: b.id, week: '2031-06-02', page_views: 1 };
     for (const bad of [
       [good, { business_id: b.id, week: '2031-06-40' }],
@@ -157,7 +183,10 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
       id: `scored-${dialect}-${i}`,
       location: { address1: '1 Main St', city: 'Somewhere', state: 'XX', country: countries[i % 4], zip_code: '00000' },
     }));
-    const imported = await admin(h.url, 'POST', '/admin/v1/businesses/import', { body: ndjson(businesses), contentType: 'application/x-ndjson' });
+    const imported = await admin(h.url, 'POST', '/admin/v1/businesses/import', {
+      body: ndjson(businesses),
+      contentType: 'application/x-ndjson',
+    });
     expect(imported.status, imported.text).toBe(200);
     const activities = businesses.map(() => (next() < 0.2 ? { ...activity(), page_views: 7, transactions: 0 } : activity()));
     await load(businesses.map((b, i) => ({ business_id: b.id, week, ...activities[i] })));
@@ -168,7 +197,10 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
     expect(byId.size).toBe(population.length);
     population.forEach((p, i) => {
       const s = byId.get(p.id)!;
-      expect({ engagement_metric: s.engagement_metric, intent_metric: s.intent_metric, transaction_metric: s.transaction_metric }, p.id).toEqual(expected[i]);
+      expect(
+        { engagement_metric: s.engagement_metric, intent_metric: s.intent_metric, transaction_metric: s.transaction_metric },
+        p.id,
+      ).toEqual(expected[i]);
     });
   });
 });

@@ -26,11 +26,14 @@ describe.each(dialects)('partner ↔ business links on %s', (dialect) => {
     await admin(h.url, 'PUT', `/admin/v1/partners/${a.partner.id}/businesses/${ofA}`);
     await admin(h.url, 'PUT', `/admin/v1/partners/${b.partner.id}/businesses/${ofB}`);
     for (const p of [a, b]) {
-      for (const name of interfaces) await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/${name}`, { json: { per_second: 1000 } });
+      for (const name of interfaces)
+        await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/${name}`, { json: { per_second: 1000 } });
       const receiver = new Receiver();
       receiver.behaviour = Receiver.echoing();
       receivers.push(receiver);
-      await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url: await receiver.start(), client_id: p.partner.name } });
+      await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, {
+        json: { url: await receiver.start(), client_id: p.partner.name },
+      });
       expect((await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`)).body.status).toBe('verified');
     }
   });
@@ -40,23 +43,32 @@ describe.each(dialects)('partner ↔ business links on %s', (dialect) => {
   });
 
   const listed = async (p: typeof a, type: string) =>
-    (await call(h.url, 'GET', `/v3/businesses/subscriptions?subscription_type=${type}`, { token: p.apiKey.api_key })).body.subscriptions.map(
-      (s: { business_id: string }) => s.business_id,
-    );
+    (
+      await call(h.url, 'GET', `/v3/businesses/subscriptions?subscription_type=${type}`, { token: p.apiKey.api_key })
+    ).body.subscriptions.map((s: { business_id: string }) => s.business_id);
 
   it("refuses another partner's business on the allow-list and listing management: 403, nothing written", async () => {
     for (const ids of [[ofB], [ofA, ofB], [ofA, 'no-such-business']]) {
-      const r = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: a.apiKey.api_key, json: { business_ids: ids } });
+      const r = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', {
+        token: a.apiKey.api_key,
+        json: { business_ids: ids },
+      });
       expect(r.status, JSON.stringify(ids)).toBe(403);
       expect(r.body.error.code).toBe('AUTHORIZATION_ERROR');
       expect(r.body.error.field).toBe('business_ids');
-      const lm = await call(h.url, 'POST', '/listing_management/businesses/add/v1', { basic: [a.basic.username, a.basic.password], json: { business_ids: ids } });
+      const lm = await call(h.url, 'POST', '/listing_management/businesses/add/v1', {
+        basic: [a.basic.username, a.basic.password],
+        json: { business_ids: ids },
+      });
       expect(lm.status).toBe(403);
       expect(lm.body.error.code).toBe('AUTHORIZATION_ERROR');
     }
     expect(await listed(a, 'WEBHOOK')).toEqual([]);
     expect(await listed(a, 'LISTING_MANAGEMENT')).toEqual([]);
-    const own = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: a.apiKey.api_key, json: { business_ids: [ofA] } });
+    const own = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', {
+      token: a.apiKey.api_key,
+      json: { business_ids: [ofA] },
+    });
     expect(own.body).toEqual({ whitelist_business_ids_count: 1 });
   });
 
@@ -83,13 +95,19 @@ describe.each(dialects)('partner ↔ business links on %s', (dialect) => {
     const extra = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Soon Unlinked' }) })).body.id;
     await admin(h.url, 'PUT', `/admin/v1/partners/${a.partner.id}/businesses/${extra}`);
     await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: a.apiKey.api_key, json: { business_ids: [extra] } });
-    await call(h.url, 'POST', '/listing_management/businesses/add/v1', { basic: [a.basic.username, a.basic.password], json: { business_ids: [extra] } });
+    await call(h.url, 'POST', '/listing_management/businesses/add/v1', {
+      basic: [a.basic.username, a.basic.password],
+      json: { business_ids: [extra] },
+    });
     expect(await listed(a, 'WEBHOOK')).toContain(extra);
     expect((await admin(h.url, 'DELETE', `/admin/v1/partners/${a.partner.id}/businesses/${extra}`)).status).toBe(204);
     expect(await listed(a, 'WEBHOOK')).not.toContain(extra);
     expect(await listed(a, 'LISTING_MANAGEMENT')).not.toContain(extra);
     // Nor can it remove what it is no longer linked to (there is nothing left to remove).
-    const remove = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/remove', { token: a.apiKey.api_key, json: { business_ids: [extra] } });
+    const remove = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/remove', {
+      token: a.apiKey.api_key,
+      json: { business_ids: [extra] },
+    });
     expect(remove.status).toBe(403);
   });
 
@@ -122,7 +140,9 @@ describe('route security declarations', () => {
     expect(declarationProblem('/v3/x', partner({ bodyList: 'business_ids' }))).toMatch(/positive max/);
     expect(declarationProblem('/v3/x/:business_id', partner({ param: 'business_id' }))).toBeUndefined();
     expect(declarationProblem('/v3/x', partner({ unscoped: 'why' }))).toBeUndefined();
-    expect(declarationProblem('/v3/x', { partner: { interface: 'teleport', scheme: 'bearer', business: { unscoped: 'x' } } as never })).toMatch(/interface/);
+    expect(
+      declarationProblem('/v3/x', { partner: { interface: 'teleport', scheme: 'bearer', business: { unscoped: 'x' } } as never }),
+    ).toMatch(/interface/);
   });
 
   it('refuses to start with a partner or operator route that declares no authentication', async () => {

@@ -53,7 +53,9 @@ describe.each(dialects)('tenant isolation on %s', (dialect) => {
 
   describe('OAuth access tokens', () => {
     const exchange = (secret: string) =>
-      call(h.url, 'POST', '/oauth2/token', { form: { grant_type: 'client_credentials', client_id: a.oauth.client_id, client_secret: secret } });
+      call(h.url, 'POST', '/oauth2/token', {
+        form: { grant_type: 'client_credentials', client_id: a.oauth.client_id, client_secret: secret },
+      });
     const works = async (token: string) => (await call(h.url, 'GET', '/v3/businesses/search?location=Nowhere', { token })).status !== 401;
 
     it('stop working at a rotation without grace, and the new secret gets a new token', async () => {

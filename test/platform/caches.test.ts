@@ -20,7 +20,12 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
   beforeAll(async () => {
     database = await openTestDatabase(dialect);
     // The catalogue also reads reservation settings and tables.
-    await migrateToLatest(database, [...foundationMigrations, reservationsMigration, dropStartTimeIndexesMigration, inventorySequenceMigration]);
+    await migrateToLatest(database, [
+      ...foundationMigrations,
+      reservationsMigration,
+      dropStartTimeIndexesMigration,
+      inventorySequenceMigration,
+    ]);
   });
   afterAll(() => database.drop());
 
@@ -63,7 +68,10 @@ describe.each(dialects)('in-memory caches on %s', (dialect) => {
 
   it('credentials: concurrent verifications of an unknown token share one load', async () => {
     const credentials = new CredentialService(database, clock, 60_000, new SecretKeys(database.db, undefined));
-    const partner = await new PartnerService(database, clock, new BusinessService(database, clock)).create({ name: 'Shared', interfaces: ['reservations'] });
+    const partner = await new PartnerService(database, clock, new BusinessService(database, clock)).create({
+      name: 'Shared',
+      interfaces: ['reservations'],
+    });
     const issued = await credentials.issue(partner.id, { kind: 'api_key' });
     const answers = await Promise.all(Array.from({ length: 20 }, () => credentials.verifyBearer(issued.api_key!)));
     expect(new Set(answers).size).toBe(1); // the same object: one load answered them all

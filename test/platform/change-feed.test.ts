@@ -5,7 +5,6 @@ import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { openTestDatabase, type TestDatabase } from '../support/harness.js';
 import { eventuallyPasses } from '../support/wait.js';
 
-
 // SQLite's side (data_version) is covered by availability-sync.test.ts.
 describe('the change log on postgres', () => {
   let database: TestDatabase;
@@ -33,10 +32,12 @@ describe('the change log on postgres', () => {
   it('reports other processes’ committed changes once each, and not a process’s own', async () => {
     await database.transact((trx) => writer.publish(trx, 'bookings', 'b1'));
     await eventuallyPasses(() => expect(heardByReader).toContain('b1'));
-    await expect(database.transact(async (trx) => {
-      await writer.publish(trx, 'bookings', 'rolled-back');
-      throw new Error('abort');
-    })).rejects.toThrow('abort');
+    await expect(
+      database.transact(async (trx) => {
+        await writer.publish(trx, 'bookings', 'rolled-back');
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
     await database.transact((trx) => writer.publish(trx, 'bookings', 'b2'));
     await eventuallyPasses(() => expect(heardByReader).toContain('b2'));
     expect(heardByReader).toEqual(['b1', 'b2']);

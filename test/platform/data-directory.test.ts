@@ -31,7 +31,10 @@ describe('the database directory', () => {
     const sticky = path.join(root, 'sticky');
     fs.mkdirSync(sticky);
     fs.chmodSync(sticky, 0o1777);
-    for (const [dir, mode] of [[shared, 0o755], [sticky, 0o1777]] as const) {
+    for (const [dir, mode] of [
+      [shared, 0o755],
+      [sticky, 0o1777],
+    ] as const) {
       const warnings: string[] = [];
       keepDirectoryToOwner(dir, (message) => warnings.push(message));
       expect(modeOf(dir)).toBe(mode);

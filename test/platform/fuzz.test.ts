@@ -23,7 +23,13 @@ function send(base: string, method: string, path: string, headers: Record<string
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
         res.on('end', () =>
-          resolve({ method, path, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), contentType: res.headers['content-type'] }),
+          resolve({
+            method,
+            path,
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            contentType: res.headers['content-type'],
+          }),
         );
         res.on('error', () => resolve(null));
       });
@@ -100,12 +106,48 @@ describe.each(dialects)('fuzzing the running server on %s', (dialect) => {
       const n = 1 + Math.floor(random() * 5);
       for (let i = 0; i < n; i++) {
         const key = pick([
-          'limit', 'offset', 'city', 'state', 'type', 'business_ids', encodeURIComponent(junk(8)), 'limit[]', '__proto__',
-          'date', 'time', 'covers', 'get_covers_range', 'subscription_type', 'notice', 'error', 'reservation_date', 'location',
+          'limit',
+          'offset',
+          'city',
+          'state',
+          'type',
+          'business_ids',
+          encodeURIComponent(junk(8)),
+          'limit[]',
+          '__proto__',
+          'date',
+          'time',
+          'covers',
+          'get_covers_range',
+          'subscription_type',
+          'notice',
+          'error',
+          'reservation_date',
+          'location',
         ]);
         const value = pick([
-          '-1', '0', '1e309', '-1e309', '1e20', 'NaN', '99999999999999999999', 'true', '', encodeURIComponent(junk(20)), '%zz', 'dead', 'pending',
-          '9999-12-30', '9999-12-31', '0000-01-01', '2031-05-07', '19:00', '24:00', 'WEBHOOK', '%3Cscript%3E', 'San%20Francisco',
+          '-1',
+          '0',
+          '1e309',
+          '-1e309',
+          '1e20',
+          'NaN',
+          '99999999999999999999',
+          'true',
+          '',
+          encodeURIComponent(junk(20)),
+          '%zz',
+          'dead',
+          'pending',
+          '9999-12-30',
+          '9999-12-31',
+          '0000-01-01',
+          '2031-05-07',
+          '19:00',
+          '24:00',
+          'WEBHOOK',
+          '%3Cscript%3E',
+          'San%20Francisco',
         ]);
         parts.push(`${key}=${value}`);
       }
@@ -113,12 +155,37 @@ describe.each(dialects)('fuzzing the running server on %s', (dialect) => {
     };
     const randomJson = (depth = 0): unknown => {
       const roll = random();
-      if (depth > 3 || roll < 0.3) return pick([null, true, false, 0, -1, 1.5, 1e308, -1e308, 1e20, 2 ** 53 + 2, '', junk(20), 'x'.repeat(1000)]);
+      if (depth > 3 || roll < 0.3)
+        return pick([null, true, false, 0, -1, 1.5, 1e308, -1e308, 1e20, 2 ** 53 + 2, '', junk(20), 'x'.repeat(1000)]);
       if (roll < 0.6) {
         const out: Record<string, unknown> = {};
         const keys = [
-          'name', 'interfaces', 'kind', 'username', 'location', 'timezone', 'rating', 'id', 'enabled', 'per_second', 'per_day', 'time', 'frozen', 'seconds',
-          'minutes', 'hours', 'min_budget', 'max_budget', 'party_size', 'features', 'comment', 'grace_seconds', 'grant_type', 'client_id', '__proto__', 'constructor',
+          'name',
+          'interfaces',
+          'kind',
+          'username',
+          'location',
+          'timezone',
+          'rating',
+          'id',
+          'enabled',
+          'per_second',
+          'per_day',
+          'time',
+          'frozen',
+          'seconds',
+          'minutes',
+          'hours',
+          'min_budget',
+          'max_budget',
+          'party_size',
+          'features',
+          'comment',
+          'grace_seconds',
+          'grant_type',
+          'client_id',
+          '__proto__',
+          'constructor',
         ];
         const n = Math.floor(random() * 6);
         for (let i = 0; i < n; i++) out[pick(keys)] = randomJson(depth + 1);
@@ -132,12 +199,30 @@ describe.each(dialects)('fuzzing the running server on %s', (dialect) => {
       if (roll < 0.55) return { body: Buffer.from(JSON.stringify(randomJson())), type: 'application/json' };
       if (roll < 0.65) return { body: Buffer.from(JSON.stringify(randomJson()).slice(0, -1)), type: 'application/json' };
       // Nested or wide JSON: refused by its shape before JSON.parse (issue 24).
-      if (roll < 0.68) return { body: Buffer.from(pick(['['.repeat(100_000), `{"a":${'['.repeat(33)}`, `[${'0,'.repeat(100_001)}0]`, '{"x":'.repeat(40) + '1' + '}'.repeat(40)])), type: 'application/json' };
-      if (roll < 0.7) return { body: Buffer.from(`grant_type=${encodeURIComponent(junk(10))}&client_id=${secrets.clientId}&client_secret=${junk(10)}&a=1&a=2`), type: 'application/x-www-form-urlencoded' };
-      if (roll < 0.72) return { body: Buffer.from(Array.from({ length: 100 + Math.floor(random() * 2000) }, (_, i) => `p${i}=${i}`).join('&')), type: 'application/x-www-form-urlencoded' };
+      if (roll < 0.68)
+        return {
+          body: Buffer.from(
+            pick(['['.repeat(100_000), `{"a":${'['.repeat(33)}`, `[${'0,'.repeat(100_001)}0]`, '{"x":'.repeat(40) + '1' + '}'.repeat(40)]),
+          ),
+          type: 'application/json',
+        };
+      if (roll < 0.7)
+        return {
+          body: Buffer.from(`grant_type=${encodeURIComponent(junk(10))}&client_id=${secrets.clientId}&client_secret=${junk(10)}&a=1&a=2`),
+          type: 'application/x-www-form-urlencoded',
+        };
+      if (roll < 0.72)
+        return {
+          body: Buffer.from(Array.from({ length: 100 + Math.floor(random() * 2000) }, (_, i) => `p${i}=${i}`).join('&')),
+          type: 'application/x-www-form-urlencoded',
+        };
       if (roll < 0.78) return { body: Buffer.from(`${secrets.businessId},ok\n${junk(50)}\n"unterminated`), type: 'text/csv' };
       if (roll < 0.84) return { body: Buffer.from(`${JSON.stringify(sampleBusiness())}\n${junk(80)}`), type: 'application/x-ndjson' };
-      if (roll < 0.9) return { body: Buffer.from(Array.from({ length: 200 }, () => Math.floor(random() * 256))), type: pick(['application/octet-stream', 'application/json', 'multipart/form-data; boundary=x', 'text/xml']) };
+      if (roll < 0.9)
+        return {
+          body: Buffer.from(Array.from({ length: 200 }, () => Math.floor(random() * 256))),
+          type: pick(['application/octet-stream', 'application/json', 'multipart/form-data; boundary=x', 'text/xml']),
+        };
       if (roll < 0.95) return { body: Buffer.alloc(70_000, 'a'), type: 'application/json' };
       return { body: Buffer.from(junk(100)), type: junk(20) };
     };
@@ -172,7 +257,13 @@ describe.each(dialects)('fuzzing the running server on %s', (dialect) => {
         if (random() < 0.2) headers['idempotency-key'] = junk(40);
         if (random() < 0.1) headers['x-request-id'] = junk(40);
         if (random() < 0.1) headers.accept = junk(20);
-        const sent = await send(h.url, method, randomPath() + randomQuery(), headers, method === 'GET' || method === 'HEAD' ? undefined : body);
+        const sent = await send(
+          h.url,
+          method,
+          randomPath() + randomQuery(),
+          headers,
+          method === 'GET' || method === 'HEAD' ? undefined : body,
+        );
         if (sent) results.push(sent);
       }
     };
@@ -185,7 +276,7 @@ describe.each(dialects)('fuzzing the running server on %s', (dialect) => {
     for (const r of results.filter((x) => x.status >= 400 && x.method !== 'HEAD')) {
       expect(r.contentType, `${r.method} ${r.path}`).toMatch(/^application\/json/);
       const parsed = JSON.parse(r.body);
-      expect(typeof parsed.error?.code, `${r.method} ${r.path.slice(0, 100)} ${r.status} ${r.body.slice(0, 200)}`).toBe("string");
+      expect(typeof parsed.error?.code, `${r.method} ${r.path.slice(0, 100)} ${r.status} ${r.body.slice(0, 200)}`).toBe('string');
       expect(typeof parsed.error.description).toBe('string');
     }
     // The fuzz must reach handlers, not only bounce off authentication.

@@ -45,7 +45,9 @@ describe('transactions sharing one commit (SQLite)', () => {
     // A deferred foreign key is only checked at commit: the commit fails for the whole group.
     await sql`pragma foreign_keys = on`.execute(database.db);
     await sql`create table parents (id integer primary key)`.execute(database.db);
-    await sql`create table children (id integer primary key, parent integer references parents(id) deferrable initially deferred)`.execute(database.db);
+    await sql`create table children (id integer primary key, parent integer references parents(id) deferrable initially deferred)`.execute(
+      database.db,
+    );
     const results = await Promise.allSettled([
       database.transact(async (trx) => {
         await INSERT.run(trx, 'sqlite', [1, 'innocent']);

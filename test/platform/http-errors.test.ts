@@ -33,7 +33,11 @@ describe.each(dialects)('HTTP error shape on %s', (dialect) => {
   };
 
   it('answers malformed JSON with 400 MALFORMED_JSON and writes nothing', async () => {
-    const r = await call(h.url, 'POST', '/admin/v1/partners', { token: 'test-admin-token', body: '{"name": ', contentType: 'application/json' });
+    const r = await call(h.url, 'POST', '/admin/v1/partners', {
+      token: 'test-admin-token',
+      body: '{"name": ',
+      contentType: 'application/json',
+    });
     expectError(r, 400, 'MALFORMED_JSON');
     expect((await admin(h.url, 'GET', '/admin/v1/partners')).body.total).toBe(1);
   });
@@ -112,7 +116,12 @@ describe.each(dialects)('NUL characters and non-finite numbers on %s', (dialect)
         }),
       ];
       cases.push(await admin(h.url, 'GET', '/admin/v1/tasks?limit=1e309'));
-      cases.push(await admin(h.url, 'PUT', `/admin/v1/partners/${partner.id}/interfaces/engagement`, { body: '{"per_second": 1e309}', contentType: 'application/json' }));
+      cases.push(
+        await admin(h.url, 'PUT', `/admin/v1/partners/${partner.id}/interfaces/engagement`, {
+          body: '{"per_second": 1e309}',
+          contentType: 'application/json',
+        }),
+      );
       for (const r of cases) {
         expect(r.status).toBe(400);
         expect(r.body.error.code).toBe('VALIDATION_ERROR');

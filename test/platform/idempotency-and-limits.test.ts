@@ -55,7 +55,12 @@ describe.each(dialects)('Idempotency-Key on %s', (dialect) => {
     const headers = { 'idempotency-key': 'slow-1' };
     const slow = call(h.url, 'POST', '/probe/slow', { token: key, headers });
     // Wait until the first request holds the key.
-    await eventually(() => h.database.db.selectFrom('idempotency_keys').select('state').where('key', '=', 'slow-1').executeTakeFirst(), (row) => row !== undefined, 'the first request to hold the key', 10);
+    await eventually(
+      () => h.database.db.selectFrom('idempotency_keys').select('state').where('key', '=', 'slow-1').executeTakeFirst(),
+      (row) => row !== undefined,
+      'the first request to hold the key',
+      10,
+    );
     const concurrent = await call(h.url, 'POST', '/probe/slow', { token: key, headers });
     expect(concurrent.status).toBe(409);
     expect(concurrent.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');

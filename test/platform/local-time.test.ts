@@ -12,7 +12,11 @@ describe('local time', () => {
     expect(after - before).toBe(3600_000);
     expect(localDay('2031-03-09', 'America/Los_Angeles')(210)).toBe(after);
     expect(localDay('2031-05-07', 'America/Los_Angeles')(19 * 60)).toBe(localToUtc('2031-05-07', 19 * 60, 'America/Los_Angeles'));
-    expect(localParts(Date.parse('2031-05-08T02:00:00Z'), 'America/Los_Angeles')).toEqual({ date: '2031-05-07', minutes: 19 * 60, seconds: 0 });
+    expect(localParts(Date.parse('2031-05-08T02:00:00Z'), 'America/Los_Angeles')).toEqual({
+      date: '2031-05-07',
+      minutes: 19 * 60,
+      seconds: 0,
+    });
   });
 
   it('parses strict dates and times and knows weekdays (Monday = 0)', () => {

@@ -7,7 +7,9 @@ function serverWithLog(logRequests: boolean) {
   const app = createHttpServer({
     logLevel: 'info',
     logRequests,
-    bodyLimitBytes: 1024, requestTimeoutMs: 30_000, headersTimeoutMs: 10_000,
+    bodyLimitBytes: 1024,
+    requestTimeoutMs: 30_000,
+    headersTimeoutMs: 10_000,
     metrics: new Metrics(),
     logStream: { write: (line) => void lines.push(JSON.parse(line)) },
   });
@@ -38,7 +40,12 @@ describe('request logging', () => {
     expect(lines).toEqual([expect.objectContaining({ msg: 'noted', reqId: 'req-2', detail: 42, level: 40 })]);
     const failed = await app.inject({ method: 'GET', url: '/boom', headers: { 'x-request-id': 'req-3' } });
     expect(failed.statusCode).toBe(500);
-    expect(lines[1]).toMatchObject({ msg: 'request failed', reqId: 'req-3', level: 50, err: expect.objectContaining({ message: 'kaput' }) });
+    expect(lines[1]).toMatchObject({
+      msg: 'request failed',
+      reqId: 'req-3',
+      level: 50,
+      err: expect.objectContaining({ message: 'kaput' }),
+    });
     await app.close();
   });
 });

@@ -19,11 +19,15 @@ describe('batch loader', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const load = (keys: string[]) =>
-      loader.load(keys, (k) => k, async (fresh) => {
-        batches.push(fresh);
-        await gate;
-        return fresh.map((k) => k.toUpperCase());
-      });
+      loader.load(
+        keys,
+        (k) => k,
+        async (fresh) => {
+          batches.push(fresh);
+          await gate;
+          return fresh.map((k) => k.toUpperCase());
+        },
+      );
     const first = load(['a', 'b', 'c']);
     const second = load(['b', 'c', 'd']);
     const third = load(['a', 'd']);
@@ -41,11 +45,15 @@ describe('batch loader', () => {
     const loader = new BatchLoader<number>();
     let fail = true;
     const load = () =>
-      loader.load(['k'], (k) => k, async () => {
-        await new Promise((r) => setTimeout(r, 5));
-        if (fail) throw new Error('database went away');
-        return [1];
-      });
+      loader.load(
+        ['k'],
+        (k) => k,
+        async () => {
+          await new Promise((r) => setTimeout(r, 5));
+          if (fail) throw new Error('database went away');
+          return [1];
+        },
+      );
     const results = await Promise.allSettled([load(), load()]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     fail = false;
@@ -94,7 +102,9 @@ describe.each(dialects)('link and engagement caches on %s', (dialect) => {
       expect((await there.partners.check(partner.id, ids)).unlinked).toEqual([]);
       expect((await here.partners.check(partner.id, ids)).unlinked).toEqual([]);
       await here.partners.unlink(partner.id, ids[7]);
-      await expect.poll(async () => (await there.partners.check(partner.id, ids)).unlinked, { timeout: TEST_DEADLINE_MS }).toEqual([ids[7]]);
+      await expect
+        .poll(async () => (await there.partners.check(partner.id, ids)).unlinked, { timeout: TEST_DEADLINE_MS })
+        .toEqual([ids[7]]);
     }
   });
 
@@ -104,7 +114,12 @@ describe.each(dialects)('link and engagement caches on %s', (dialect) => {
     const business = (await here.businesses.upsert(sampleBusiness({ name: 'Scored' }))).business.id;
     const other = (await here.businesses.upsert(sampleBusiness({ name: 'Scored too' }))).business.id;
     const writer = new EngagementService(database, clock, tasks, here.businesses, here.feed);
-    await writer.importJsonLines([`{"business_id":"${business}","week":"2031-04-28","page_views":1}`, `{"business_id":"${other}","week":"2031-04-28","page_views":5}`].join('\n'));
+    await writer.importJsonLines(
+      [
+        `{"business_id":"${business}","week":"2031-04-28","page_views":1}`,
+        `{"business_id":"${other}","week":"2031-04-28","page_views":5}`,
+      ].join('\n'),
+    );
     await writer.scoreWeek('2031-04-28');
     const reader = dialect === 'postgres' ? new EngagementService(database, clock, tasks, here.businesses, (await process()).feed) : writer;
     const level = async () => JSON.parse((await reader.metrics([business], {})).toString()).data[0].metrics[0]?.engagement_metric;

@@ -95,7 +95,11 @@ describe.each(dialects)('task runner on %s', (dialect) => {
     });
     const id = await runner.enqueue(database.db, task('lease.test'), { id: 'x' });
     // A worker that claimed the job and vanished.
-    await database.db.updateTable('tasks').set({ state: 'running', locked_by: 'ghost', locked_until: Date.now() - 1 }).where('id', '=', id).execute();
+    await database.db
+      .updateTable('tasks')
+      .set({ state: 'running', locked_by: 'ghost', locked_until: Date.now() - 1 })
+      .where('id', '=', id)
+      .execute();
     expect(await runner.runDue()).toBe(1);
     expect(done).toEqual(['x']);
     expect((await runner.get(id))!.state).toBe('succeeded');
@@ -119,7 +123,11 @@ describe.each(dialects)('task runner on %s', (dialect) => {
 
   it('checks payloads against the task type’s schema when enqueued and when run', async () => {
     const runner = new TaskRunner(database, clock, runnerOptions);
-    const typed = defineTask<{ request_id: string }>('typed.test', { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string' } } });
+    const typed = defineTask<{ request_id: string }>('typed.test', {
+      type: 'object',
+      required: ['request_id'],
+      properties: { request_id: { type: 'string' } },
+    });
     const ran: string[] = [];
     runner.register(typed, async (payload) => void ran.push(payload.request_id));
     await expect(runner.enqueue(database.db, typed, { request_id: 7 } as never)).rejects.toThrow(/does not match its schema/);
@@ -188,7 +196,8 @@ describe.each(dialects)('tasks and clock through the operator API on %s', (diale
       modules: () => [
         {
           name: 'doomed',
-          registerTasks: (tasks) => tasks.register(task('doomed.test', { maxAttempts: 1 }), async () => Promise.reject(new Error('always fails'))),
+          registerTasks: (tasks) =>
+            tasks.register(task('doomed.test', { maxAttempts: 1 }), async () => Promise.reject(new Error('always fails'))),
         },
       ],
     });
@@ -200,7 +209,11 @@ describe.each(dialects)('tasks and clock through the operator API on %s', (diale
     await h.pbs.ctx.tasks.runDue();
     const list = await admin(h.url, 'GET', '/admin/v1/tasks?state=dead');
     expect(list.status).toBe(200);
-    expect(list.body.tasks.find((j: { id: string }) => j.id === id)).toMatchObject({ state: 'dead', last_error: 'always fails', payload: { why: 'test' } });
+    expect(list.body.tasks.find((j: { id: string }) => j.id === id)).toMatchObject({
+      state: 'dead',
+      last_error: 'always fails',
+      payload: { why: 'test' },
+    });
     const retried = await admin(h.url, 'POST', `/admin/v1/tasks/${id}/retry`);
     expect(retried.status).toBe(200);
     expect(retried.body.state).toBe('pending');
@@ -209,7 +222,10 @@ describe.each(dialects)('tasks and clock through the operator API on %s', (diale
     expect((await admin(h.url, 'POST', '/admin/v1/tasks/nope/retry')).status).toBe(404);
     expect((await admin(h.url, 'GET', '/admin/v1/tasks?state=bogus')).status).toBe(400);
     // The routes' old names redirect, keeping the method.
-    const old = await fetch(`${h.url}/admin/v1/jobs?state=dead`, { headers: { authorization: 'Bearer test-admin-token' }, redirect: 'manual' });
+    const old = await fetch(`${h.url}/admin/v1/jobs?state=dead`, {
+      headers: { authorization: 'Bearer test-admin-token' },
+      redirect: 'manual',
+    });
     expect(old.status).toBe(308);
     expect(old.headers.get('location')).toBe('/admin/v1/tasks?state=dead');
     const followed = await admin(h.url, 'GET', '/admin/v1/jobs?type=doomed.test');
@@ -248,7 +264,10 @@ describe('clock outside sandbox mode', () => {
   it('can be read but not moved', async () => {
     const database = await openTestDatabase('sqlite');
     const token = 'a-production-operator-token-of-32-characters';
-    const pbs = await createPbs(testConfig({ PBS_SANDBOX: '0', PBS_SECRET_KEY: 'a-test-secret-key-of-at-least-32-characters', PBS_ADMIN_TOKEN: token }), { database });
+    const pbs = await createPbs(
+      testConfig({ PBS_SANDBOX: '0', PBS_SECRET_KEY: 'a-test-secret-key-of-at-least-32-characters', PBS_ADMIN_TOKEN: token }),
+      { database },
+    );
     try {
       const url = await pbs.listen();
       const read = await call(url, 'GET', '/admin/v1/clock', { token });

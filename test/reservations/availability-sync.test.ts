@@ -35,7 +35,6 @@ async function sharedDatabases(dialect: Dialect): Promise<[TestDatabase, TestDat
   return [{ ...a, drop: async () => {} }, { ...b, drop: async () => {} }, cleanup];
 }
 
-
 describe.each(['sqlite', 'postgres'] as const)('availability across instances on %s', (dialect) => {
   let writer: Harness;
   let reader: Harness;
@@ -62,19 +61,32 @@ describe.each(['sqlite', 'postgres'] as const)('availability across instances on
   const openTimes = async (base: string, time = '19:00') => {
     const r = await call(base, 'GET', `/v3/bookings/${businessId}/openings?date=${DAY}&time=${time}&covers=2`, { token: key });
     expect(r.status).toBe(200);
-    return (r.body.reservation_times as Array<{ date: string; times: Array<{ time: string }> }>).find((d) => d.date === DAY)!.times.map((t) => t.time);
+    return (r.body.reservation_times as Array<{ date: string; times: Array<{ time: string }> }>)
+      .find((d) => d.date === DAY)!
+      .times.map((t) => t.time);
   };
   const searchOpenings = async (base: string) => {
-    const r = await call(base, 'GET', `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2&matches_party_size_param=false`, {
-      token: key,
-    });
+    const r = await call(
+      base,
+      'GET',
+      `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2&matches_party_size_param=false`,
+      {
+        token: key,
+      },
+    );
     expect(r.status).toBe(200);
-    return (r.body.businesses as Array<{ id: string; data?: { reservation_openings: string[] } }>).find((b) => b.id === businessId)?.data?.reservation_openings ?? [];
+    return (
+      (r.body.businesses as Array<{ id: string; data?: { reservation_openings: string[] } }>).find((b) => b.id === businessId)?.data
+        ?.reservation_openings ?? []
+    );
   };
 
   it('sees a hold, a reservation and a cancellation made by the other instance', async () => {
     expect(await openTimes(reader.url)).toContain('19:00');
-    const held = await call(writer.url, 'POST', `/v3/bookings/${businessId}/holds`, { token: key, form: { date: DAY, time: '19:00', covers: '2', unique_id: 'sync-guest' } });
+    const held = await call(writer.url, 'POST', `/v3/bookings/${businessId}/holds`, {
+      token: key,
+      form: { date: DAY, time: '19:00', covers: '2', unique_id: 'sync-guest' },
+    });
     expect(held.status).toBe(200);
     // The writer knows at once; the reader once the change reaches it.
     expect(await openTimes(writer.url)).not.toContain('19:00');
@@ -86,7 +98,10 @@ describe.each(['sqlite', 'postgres'] as const)('availability across instances on
       form: { ...guest, date: DAY, time: '19:00', covers: '2', unique_id: 'sync-guest', hold_id: held.body.hold_id },
     });
     expect(booked.status).toBe(200);
-    const canceled = await call(writer.url, 'POST', `/v3/bookings/reservation/${booked.body.reservation_id}/cancel`, { token: key, json: {} });
+    const canceled = await call(writer.url, 'POST', `/v3/bookings/reservation/${booked.body.reservation_id}/cancel`, {
+      token: key,
+      json: {},
+    });
     expect(canceled.status).toBe(200);
     expect(await openTimes(writer.url)).toContain('19:00');
     await eventuallyPasses(async () => expect(await openTimes(reader.url)).toContain('19:00'));
@@ -94,7 +109,10 @@ describe.each(['sqlite', 'postgres'] as const)('availability across instances on
   });
 
   it('offers a held slot again when the hold lapses, with no write at all', async () => {
-    const held = await call(writer.url, 'POST', `/v3/bookings/${businessId}/holds`, { token: key, form: { date: DAY, time: '20:00', covers: '2', unique_id: 'lapsing' } });
+    const held = await call(writer.url, 'POST', `/v3/bookings/${businessId}/holds`, {
+      token: key,
+      form: { date: DAY, time: '20:00', covers: '2', unique_id: 'lapsing' },
+    });
     expect(held.status).toBe(200);
     await eventuallyPasses(async () => expect(await openTimes(reader.url, '20:00')).not.toContain('20:00'));
     clock.advance(5 * 60_000);
@@ -103,10 +121,16 @@ describe.each(['sqlite', 'postgres'] as const)('availability across instances on
   });
 
   it('a booking refused by the database is not shown as taken', async () => {
-    const first = await call(writer.url, 'POST', `/v3/bookings/${businessId}/holds`, { token: key, form: { date: DAY, time: '21:00', covers: '2', unique_id: 'one' } });
+    const first = await call(writer.url, 'POST', `/v3/bookings/${businessId}/holds`, {
+      token: key,
+      form: { date: DAY, time: '21:00', covers: '2', unique_id: 'one' },
+    });
     expect(first.status).toBe(200);
     // The reader may still offer 21:00 for a moment; its hold is refused by the locked check.
-    const second = await call(reader.url, 'POST', `/v3/bookings/${businessId}/holds`, { token: key, form: { date: DAY, time: '21:00', covers: '2', unique_id: 'two' } });
+    const second = await call(reader.url, 'POST', `/v3/bookings/${businessId}/holds`, {
+      token: key,
+      form: { date: DAY, time: '21:00', covers: '2', unique_id: 'two' },
+    });
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe('HOLD_SLOT_NOT_AVAILABLE');
   });
@@ -128,14 +152,22 @@ describe.each(['sqlite', 'postgres'] as const)('remembered search answers on %s'
 
   /** Whether a search for 19:00 (±30 minutes) lists the restaurant as having an opening. */
   const listed = async () => {
-    const r = await call(h.url, 'GET', `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2`, { token: key });
+    const r = await call(
+      h.url,
+      'GET',
+      `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2`,
+      { token: key },
+    );
     expect(r.status).toBe(200);
     return (r.body.businesses as Array<{ id: string }>).some((b) => b.id === businessId);
   };
 
   it('follows bookings at once and holds lapsing with the clock', async () => {
     expect(await listed()).toBe(true);
-    const held = await call(h.url, 'POST', `/v3/bookings/${businessId}/holds`, { token: key, form: { date: DAY, time: '19:00', covers: '2', unique_id: 'window' } });
+    const held = await call(h.url, 'POST', `/v3/bookings/${businessId}/holds`, {
+      token: key,
+      form: { date: DAY, time: '19:00', covers: '2', unique_id: 'window' },
+    });
     expect(held.status).toBe(200);
     // The one table is taken from 19:00 for 90 minutes: no start between 18:30 and 19:30 fits.
     expect(await listed()).toBe(false);
@@ -151,16 +183,24 @@ describe.each(['sqlite', 'postgres'] as const)('remembered search answers on %s'
       const partnerKey = (await createPartner(flowing.url, ['reservations'])).apiKey.api_key;
       const id = (await createRestaurant(flowing.url, restaurantSettings)).id;
       const search = async () => {
-        const r = await call(flowing.url, 'GET', `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2`, {
-          token: partnerKey,
-        });
+        const r = await call(
+          flowing.url,
+          'GET',
+          `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=2`,
+          {
+            token: partnerKey,
+          },
+        );
         return (r.body.businesses as Array<{ id: string }>).some((b) => b.id === id);
       };
       expect(await search()).toBe(true);
       // Holds on both tables that fit a party of two hide it until they lapse, five minutes on.
       const slot = { date: DAY, time: '19:00', covers: '2' };
       for (const table of ['two', 'four']) {
-        const held = await call(flowing.url, 'POST', `/v3/bookings/${id}/holds`, { token: partnerKey, form: { ...slot, unique_id: `flowing-${table}` } });
+        const held = await call(flowing.url, 'POST', `/v3/bookings/${id}/holds`, {
+          token: partnerKey,
+          form: { ...slot, unique_id: `flowing-${table}` },
+        });
         expect(held.status).toBe(200);
       }
       expect(await search()).toBe(false);
@@ -178,7 +218,11 @@ describe.each(['sqlite', 'postgres'] as const)('remembered days on %s', (dialect
   it('stay within PBS_REMEMBERED_DAYS, dropping the oldest restaurants first, with the same answers', async () => {
     const h = await startPbs(dialect, { env: { PBS_REMEMBERED_DAYS: '6' } });
     try {
-      const first = await createRestaurant(h.url, { ...restaurantSettings, tables: [{ name: 'only', min_party: 1, max_party: 4 }] }, 'First Bistro');
+      const first = await createRestaurant(
+        h.url,
+        { ...restaurantSettings, tables: [{ name: 'only', min_party: 1, max_party: 4 }] },
+        'First Bistro',
+      );
       const second = await createRestaurant(h.url, {}, 'Second Bistro');
       const key = (await createPartner(h.url, ['reservations'])).apiKey.api_key;
       const openings = async (id: string, date: string) => {
@@ -196,7 +240,10 @@ describe.each(['sqlite', 'postgres'] as const)('remembered days on %s', (dialect
       expect(await openings(first.id, DAY)).toEqual(before);
 
       // A hold made after its day was dropped and computed again still counts.
-      const held = await call(h.url, 'POST', `/v3/bookings/${first.id}/holds`, { token: key, form: { date: DAY, time: '19:00', covers: '2', unique_id: 'g' } });
+      const held = await call(h.url, 'POST', `/v3/bookings/${first.id}/holds`, {
+        token: key,
+        form: { date: DAY, time: '19:00', covers: '2', unique_id: 'g' },
+      });
       expect(held.status).toBe(200);
       await openings(second.id, '2031-05-24');
       const timesOf = (body: { reservation_times: Array<{ date: string; times: Array<{ time: string }> }> }) =>

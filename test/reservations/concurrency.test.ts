@@ -26,7 +26,8 @@ async function sqliteCluster(): Promise<Cluster> {
     urls: [h.url],
     setClock: async (ms) => h.clock.set(ms),
     countActiveReservations: async (id) =>
-      (await h.database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute()).length,
+      (await h.database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute())
+        .length,
     close: () => h.close(),
   };
 }
@@ -52,10 +53,16 @@ async function postgresCluster(): Promise<Cluster> {
     async setClock(ms) {
       await admin(first.url, 'PUT', '/admin/v1/clock', { json: { time: new Date(ms).toISOString(), frozen: true } });
       // Wait until the other process has read the shared clock.
-      await eventually(async () => Date.parse((await admin(second.url, 'GET', '/admin/v1/clock')).body.now), (now) => now === ms, 'the second process to see the clock move', 25);
+      await eventually(
+        async () => Date.parse((await admin(second.url, 'GET', '/admin/v1/clock')).body.now),
+        (now) => now === ms,
+        'the second process to see the clock move',
+        25,
+      );
     },
     countActiveReservations: async (id) =>
-      (await pg.database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute()).length,
+      (await pg.database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute())
+        .length,
     async close() {
       await Promise.all(servers.map((s) => s.stop()));
       await pg.drop();
@@ -81,9 +88,11 @@ describe.each([
   /** A restaurant with a single table, so every party of 2 at one time competes for it. */
   const oneTableRestaurant = async (name: string) => {
     const base = cluster.urls[0];
-    const business = (await admin(base, 'POST', '/admin/v1/businesses', {
-      json: { name, location: { city: 'San Francisco', state: 'CA', country: 'US' }, timezone: 'America/Los_Angeles' },
-    })).body;
+    const business = (
+      await admin(base, 'POST', '/admin/v1/businesses', {
+        json: { name, location: { city: 'San Francisco', state: 'CA', country: 'US' }, timezone: 'America/Los_Angeles' },
+      })
+    ).body;
     const r = await admin(base, 'PUT', `/admin/v1/businesses/${business.id}/reservation-settings`, {
       json: { ...restaurantSettings, tables: [{ name: 'last', min_party: 1, max_party: 4 }] },
     });

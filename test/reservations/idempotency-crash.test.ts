@@ -4,7 +4,16 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { IdempotencyStore } from '../../src/platform/idempotency.js';
-import { ADMIN_TOKEN, admin, call, createPartner, dialects, postgresSchemaForProcesses, sampleBusiness, startPbs } from '../support/harness.js';
+import {
+  ADMIN_TOKEN,
+  admin,
+  call,
+  createPartner,
+  dialects,
+  postgresSchemaForProcesses,
+  sampleBusiness,
+  startPbs,
+} from '../support/harness.js';
 import { startServerProcess, type ServerProcess } from '../support/process.js';
 import { createRestaurant, guest, hold } from '../support/restaurant.js';
 
@@ -46,10 +55,19 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key across SIGKILL o
     let server: ServerProcess = await startServerProcess(env);
     cleanups.push(async () => void (await server.stop('SIGKILL')));
     const base = server.url;
-    const business = (await admin(base, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Crash Bistro', transactions: ['restaurant_reservation'] }) })).body;
+    const business = (
+      await admin(base, 'POST', '/admin/v1/businesses', {
+        json: sampleBusiness({ name: 'Crash Bistro', transactions: ['restaurant_reservation'] }),
+      })
+    ).body;
     const tables = Array.from({ length: 50 }, (_, i) => ({ name: `t${i}`, min_party: 1, max_party: 4 }));
     const settings = await admin(base, 'PUT', `/admin/v1/businesses/${business.id}/reservation-settings`, {
-      json: { max_future_days: 60, min_notice_minutes: 0, tables, service_hours: [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start: '11:00', last_seating: '22:00' })) },
+      json: {
+        max_future_days: 60,
+        min_notice_minutes: 0,
+        tables,
+        service_hours: [0, 1, 2, 3, 4, 5, 6].map((day) => ({ day, start: '11:00', last_seating: '22:00' })),
+      },
     });
     expect(settings.status, settings.text).toBe(200);
     const partner = (await admin(base, 'POST', '/admin/v1/partners', { json: { name: 'Crash', interfaces: ['reservations'] } })).body;
@@ -58,7 +76,8 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key across SIGKILL o
 
     // Holds first (no keys), spread over days and times so every one gets a table.
     const day = (i: number) => new Date(Date.now() + (2 + (i % 20)) * 86_400_000).toISOString().slice(0, 10);
-    const time = (i: number) => `${String(11 + Math.floor(i / 20) % 11).padStart(2, '0')}:${['00', '15', '30', '45'][Math.floor(i / 220) % 4]}`;
+    const time = (i: number) =>
+      `${String(11 + (Math.floor(i / 20) % 11)).padStart(2, '0')}:${['00', '15', '30', '45'][Math.floor(i / 220) % 4]}`;
     const forms: Array<Record<string, string>> = [];
     for (let i = 0; i < RESERVATIONS; i++) {
       const slot = { date: day(i), time: time(i), covers: '2', unique_id: `guest-${i}` };
@@ -111,7 +130,9 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key across SIGKILL o
       if (retry.headers.get('idempotent-replayed') === 'true') replayed++;
     }
     expect(replayed).toBeGreaterThanOrEqual(first.size);
-    console.log(`idempotency crash test on ${dialect}: ${first.size} answered before the kill, ${replayed} of ${RESERVATIONS} retries replayed`);
+    console.log(
+      `idempotency crash test on ${dialect}: ${first.size} answered before the kill, ${replayed} of ${RESERVATIONS} retries replayed`,
+    );
   });
 });
 
@@ -123,16 +144,29 @@ describe.each(dialects)('an idempotent change on %s', (dialect) => {
       const biz = await createRestaurant(h.url, {}, 'Atomic Bistro');
       const store = new IdempotencyStore(h.database.db, h.clock, 86_400_000);
       const rowOf = (key: string) =>
-        h.database.db.selectFrom('idempotency_keys').selectAll().where('partner_id', '=', p.partner.id).where('key', '=', key).executeTakeFirstOrThrow();
+        h.database.db
+          .selectFrom('idempotency_keys')
+          .selectAll()
+          .where('partner_id', '=', p.partner.id)
+          .where('key', '=', key)
+          .executeTakeFirstOrThrow();
       const slot = { date: '2031-05-07', time: '19:00', covers: '2', unique_id: 'atomic' };
       // What the route does before its handler: claim the key. Then only the service runs, as if
       // the process died right after it: no onSend ever stores the answer.
       for (const [key, run] of [
         ['hold', () => h.pbs.services.reservations.bookings.hold(p.partner.id, biz.id, slot, { partnerId: p.partner.id, key: 'hold' })],
-        ['reserve', async () => {
-          const held = await hold(h.url, p.apiKey.api_key, biz.id, { ...slot, unique_id: 'atomic-2' });
-          return h.pbs.services.reservations.bookings.reserve(p.partner.id, biz.id, { ...slot, ...guest, unique_id: 'atomic-2', hold_id: held.body.hold_id }, { partnerId: p.partner.id, key: 'reserve' });
-        }],
+        [
+          'reserve',
+          async () => {
+            const held = await hold(h.url, p.apiKey.api_key, biz.id, { ...slot, unique_id: 'atomic-2' });
+            return h.pbs.services.reservations.bookings.reserve(
+              p.partner.id,
+              biz.id,
+              { ...slot, ...guest, unique_id: 'atomic-2', hold_id: held.body.hold_id },
+              { partnerId: p.partner.id, key: 'reserve' },
+            );
+          },
+        ],
       ] as const) {
         expect((await store.begin(p.partner.id, key, 'fingerprint')).kind).toBe('proceed');
         const answer = await run();
@@ -142,7 +176,14 @@ describe.each(dialects)('an idempotent change on %s', (dialect) => {
       }
       // A refused change stores nothing itself (the route's onSend stores its error).
       expect((await store.begin(p.partner.id, 'refused', 'fingerprint')).kind).toBe('proceed');
-      await expect(h.pbs.services.reservations.bookings.reserve(p.partner.id, biz.id, { ...slot, ...guest, hold_id: 'AAAAAAAAAAAAAAAAAAAAAA' }, { partnerId: p.partner.id, key: 'refused' })).rejects.toThrow();
+      await expect(
+        h.pbs.services.reservations.bookings.reserve(
+          p.partner.id,
+          biz.id,
+          { ...slot, ...guest, hold_id: 'AAAAAAAAAAAAAAAAAAAAAA' },
+          { partnerId: p.partner.id, key: 'refused' },
+        ),
+      ).rejects.toThrow();
       expect((await rowOf('refused')).state).toBe('in_progress');
     } finally {
       await h.close();

@@ -29,7 +29,9 @@ describe('openings bodies', () => {
       const range = random() < 0.5 ? { min: 1, max: Math.ceil(random() * 20) } : undefined;
       writer.begin();
       for (const d of days) {
-        const cardSlot = d.card ? (q: number) => JSON.stringify({ time: formatHHMM(q * 15), credit_card_required: true, url: `https://x.test/é/${d.date}/${q}` }) : undefined;
+        const cardSlot = d.card
+          ? (q: number) => JSON.stringify({ time: formatHHMM(q * 15), credit_card_required: true, url: `https://x.test/é/${d.date}/${q}` })
+          : undefined;
         writer.day(d.date, slotsOf(d.open), d.first, d.end, cardSlot);
       }
       const expected = JSON.stringify({
@@ -59,7 +61,11 @@ describe('ByteWriter', () => {
     const out: Array<[Buffer, string]> = [];
     for (let n = 0; n < 200; n++) {
       const text = `body ${n}:` + 'x'.repeat(n % 3 === 0 ? n * 2 : n % 17);
-      writer.reset().ascii(text.slice(0, 5)).bytes(Buffer.from(text.slice(5, 9))).utf8(text.slice(9));
+      writer
+        .reset()
+        .ascii(text.slice(0, 5))
+        .bytes(Buffer.from(text.slice(5, 9)))
+        .utf8(text.slice(9));
       out.push([writer.finish(), text]);
     }
     for (const [body, text] of out) expect(body.toString()).toBe(text);

@@ -37,7 +37,8 @@ describe('optimistic booking on postgres', () => {
   /** Bookings that lost their optimistic write and ran again under the lock, so far. */
   const retries = async () => Number(/^pbs_booking_retries_total (\d+)$/m.exec((await call(h.url, 'GET', '/metrics')).text)![1]);
   const version = async () =>
-    (await h.database.db.selectFrom('booking_versions').select('version').where('business_id', '=', biz.id).executeTakeFirstOrThrow()).version;
+    (await h.database.db.selectFrom('booking_versions').select('version').where('business_id', '=', biz.id).executeTakeFirstOrThrow())
+      .version;
   const tableId = async () =>
     (await h.database.db.selectFrom('restaurant_tables').select('id').where('business_id', '=', biz.id).executeTakeFirstOrThrow()).id;
 
@@ -54,7 +55,9 @@ describe('optimistic booking on postgres', () => {
       const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
       pending = request();
       for (let i = 0; ; i++) {
-        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${rows[0].pid} = any(pg_blocking_pids(pid))`.execute(h.database.db);
+        const waiting = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_activity where ${rows[0].pid} = any(pg_blocking_pids(pid))`.execute(h.database.db);
         if (waiting.rows[0].n > 0) break;
         if (i > 400) throw new Error('the booking statement never waited for the lock');
         await new Promise((r) => setTimeout(r, 5));
@@ -67,8 +70,19 @@ describe('optimistic booking on postgres', () => {
     await trx
       .insertInto('holds')
       .values({
-        id, business_id: biz.id, partner_id: partnerId, table_id: await tableId(), unique_id: 'elsewhere', date: DAY, time: '19:00', covers: 2,
-        start_at: AT_19, end_at: AT_19 + 90 * 60_000, expires_at: T0 + 5 * 60_000, status: 'active', created_at: T0,
+        id,
+        business_id: biz.id,
+        partner_id: partnerId,
+        table_id: await tableId(),
+        unique_id: 'elsewhere',
+        date: DAY,
+        time: '19:00',
+        covers: 2,
+        start_at: AT_19,
+        end_at: AT_19 + 90 * 60_000,
+        expires_at: T0 + 5 * 60_000,
+        status: 'active',
+        created_at: T0,
       })
       .execute();
   };
@@ -81,7 +95,12 @@ describe('optimistic booking on postgres', () => {
     );
     expect(r.status, JSON.stringify(r.body)).toBe(409);
     expect(r.body.error.code).toBe('HOLD_SLOT_NOT_AVAILABLE');
-    const live = await h.database.db.selectFrom('holds').select('id').where('business_id', '=', biz.id).where('time', '=', '19:00').execute();
+    const live = await h.database.db
+      .selectFrom('holds')
+      .select('id')
+      .where('business_id', '=', biz.id)
+      .where('time', '=', '19:00')
+      .execute();
     expect(live.map((x) => x.id)).toEqual(['OtherProcessHold000001']);
     expect(await version()).toBe(before + 1); // only the other booking's bump; the refused one wrote nothing
     expect(await retries()).toBe(retriedBefore + 1);
@@ -113,10 +132,26 @@ describe('optimistic booking on postgres', () => {
         await trx
           .insertInto('reservations')
           .values({
-            id: '00000000-0000-4000-8000-000000000001', business_id: biz.id, partner_id: partnerId, table_id: await tableId(), hold_id: null,
-            unique_id: 'elsewhere', date: DAY, time: '19:00', covers: 2, start_at: AT_19, end_at: AT_19 + 90 * 60_000,
-            first_name: 'O', last_name: 'T', phone: '1', email: 'o@example.com', notes: null, status: 'active', canceled_by: null,
-            created_at: T0, canceled_at: null,
+            id: '00000000-0000-4000-8000-000000000001',
+            business_id: biz.id,
+            partner_id: partnerId,
+            table_id: await tableId(),
+            hold_id: null,
+            unique_id: 'elsewhere',
+            date: DAY,
+            time: '19:00',
+            covers: 2,
+            start_at: AT_19,
+            end_at: AT_19 + 90 * 60_000,
+            first_name: 'O',
+            last_name: 'T',
+            phone: '1',
+            email: 'o@example.com',
+            notes: null,
+            status: 'active',
+            canceled_by: null,
+            created_at: T0,
+            canceled_at: null,
           })
           .execute();
       },
@@ -124,7 +159,11 @@ describe('optimistic booking on postgres', () => {
     );
     expect(r.status, JSON.stringify(r.body)).toBe(409);
     expect(r.body.error.code).toBe('RESERVATION_SLOT_NO_LONGER_AVAILABLE');
-    const stillHeld = await h.database.db.selectFrom('holds').select('status').where('id', '=', held.body.hold_id).executeTakeFirstOrThrow();
+    const stillHeld = await h.database.db
+      .selectFrom('holds')
+      .select('status')
+      .where('id', '=', held.body.hold_id)
+      .executeTakeFirstOrThrow();
     expect(stillHeld.status).toBe('active');
     const events = await h.database.db.selectFrom('domain_events').select('id').where('business_id', '=', biz.id).execute();
     expect(events).toHaveLength(0);
@@ -138,7 +177,11 @@ describe('optimistic booking on postgres', () => {
       () => reserve(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '2', unique_id: 'holder', hold_id: held.body.hold_id }),
     );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const booked = await h.database.db.selectFrom('reservations').select(['hold_id', 'status']).where('id', '=', r.body.reservation_id).executeTakeFirstOrThrow();
+    const booked = await h.database.db
+      .selectFrom('reservations')
+      .select(['hold_id', 'status'])
+      .where('id', '=', r.body.reservation_id)
+      .executeTakeFirstOrThrow();
     expect(booked).toEqual({ hold_id: held.body.hold_id, status: 'active' });
     const events = await h.database.db.selectFrom('domain_events').select('type').where('business_id', '=', biz.id).execute();
     expect(events).toEqual([{ type: 'RESERVATION_CREATED_EVENT' }]);

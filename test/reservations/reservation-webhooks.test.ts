@@ -31,7 +31,9 @@ describe.each(dialects)('reservation webhooks on %s', (dialect) => {
     receiver.behaviour = Receiver.echoing();
     receivers.push(receiver);
     const url = await receiver.start();
-    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url, client_id: `c${n}`, ...(eventTypes ? { event_types: eventTypes } : {}) } });
+    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, {
+      json: { url, client_id: `c${n}`, ...(eventTypes ? { event_types: eventTypes } : {}) },
+    });
     expect((await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`)).body.status).toBe('verified');
     return { ...p, receiver };
   };
@@ -49,7 +51,10 @@ describe.each(dialects)('reservation webhooks on %s', (dialect) => {
     // Another partner, subscribed to the restaurant and opted in to every type, hears nothing of them.
     const bystander = await partnerWithEndpoint([...RESERVATION_TYPES, 'NEW_EVENT']);
     await admin(h.url, 'PUT', `/admin/v1/partners/${bystander.partner.id}/businesses/${biz.id}`);
-    await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: bystander.apiKey.api_key, json: { business_ids: [biz.id] } });
+    await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', {
+      token: bystander.apiKey.api_key,
+      json: { business_ids: [biz.id] },
+    });
 
     const first = await book(owner, '18:00');
     const second = await book(owner, '20:30');
@@ -64,7 +69,16 @@ describe.each(dialects)('reservation webhooks on %s', (dialect) => {
       data: {
         id: biz.id,
         updates: [
-          { event_type: 'RESERVATION_CREATED_EVENT', event_id: expect.any(String), reservation_id: first.id, date: '2031-05-07', time: '18:00', covers: 2, unique_id: first.slot.unique_id, status: 'ACTIVE' },
+          {
+            event_type: 'RESERVATION_CREATED_EVENT',
+            event_id: expect.any(String),
+            reservation_id: first.id,
+            date: '2031-05-07',
+            time: '18:00',
+            covers: 2,
+            unique_id: first.slot.unique_id,
+            status: 'ACTIVE',
+          },
         ],
       },
     });

@@ -44,11 +44,17 @@ describe.each(dialects)('reservations on %s', (dialect) => {
         JSON.stringify({ business_id: other.id, settings: { ...restaurantSettings, notes: 'imported' } }),
         JSON.stringify({ business_id: 'nope', settings: restaurantSettings }),
       ];
-      const rejected = await admin(h.url, 'POST', '/admin/v1/reservation-settings/import', { body: lines.join('\n'), contentType: 'application/x-ndjson' });
+      const rejected = await admin(h.url, 'POST', '/admin/v1/reservation-settings/import', {
+        body: lines.join('\n'),
+        contentType: 'application/x-ndjson',
+      });
       expect(rejected.status).toBe(400);
       expect(rejected.body.error.description).toContain('line 2');
       expect((await admin(h.url, 'GET', `/admin/v1/businesses/${other.id}/reservation-settings`)).body.notes).not.toBe('imported');
-      const accepted = await admin(h.url, 'POST', '/admin/v1/reservation-settings/import', { body: lines[0], contentType: 'application/x-ndjson' });
+      const accepted = await admin(h.url, 'POST', '/admin/v1/reservation-settings/import', {
+        body: lines[0],
+        contentType: 'application/x-ndjson',
+      });
       expect(accepted.body).toEqual({ imported: 1 });
       expect((await admin(h.url, 'GET', `/admin/v1/businesses/${other.id}/reservation-settings`)).body.notes).toBe('imported');
     });
@@ -58,7 +64,12 @@ describe.each(dialects)('reservations on %s', (dialect) => {
     it('lists open times for the day before, the day and 2 days after, within ±60 minutes', async () => {
       const r = await call(h.url, 'GET', `/v3/bookings/${biz.id}/openings?date=${DAY}&time=19:00&covers=2`, { token: key });
       expect(r.status).toBe(200);
-      expect(r.body.reservation_times.map((d: { date: string }) => d.date)).toEqual(['2031-05-06', '2031-05-07', '2031-05-08', '2031-05-09']);
+      expect(r.body.reservation_times.map((d: { date: string }) => d.date)).toEqual([
+        '2031-05-06',
+        '2031-05-07',
+        '2031-05-08',
+        '2031-05-09',
+      ]);
       const times = ['18:00', '18:15', '18:30', '18:45', '19:00', '19:15', '19:30', '19:45', '20:00'];
       expect(r.body.reservation_times[1].times).toEqual(times.map((time) => ({ time, credit_card_required: false })));
       expect(r.body.reservation_times[2].times).toEqual([]); // closed date
@@ -66,7 +77,9 @@ describe.each(dialects)('reservations on %s', (dialect) => {
     });
 
     it('flags credit-card times with a url, answers covers_range when asked, and accepts the alias', async () => {
-      const r = await call(h.url, 'GET', `/v3/bookings/${biz.alias}/openings?date=${DAY}&time=20:30&covers=7&get_covers_range=true`, { token: key });
+      const r = await call(h.url, 'GET', `/v3/bookings/${biz.alias}/openings?date=${DAY}&time=20:30&covers=7&get_covers_range=true`, {
+        token: key,
+      });
       expect(r.status).toBe(200);
       const day = r.body.reservation_times[1].times;
       expect(day.map((t: { time: string }) => t.time)).toEqual(['19:30', '19:45', '20:00', '20:15', '20:30', '20:45', '21:00']);
@@ -105,15 +118,31 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       expectError(big, 400, 'TOO_LARGE_VALIDATION_ERROR');
       expect(big.body.error.description).toBe('Number too big: 11');
       // However a number outside 1–10 is written, it is too big or too small; no number is a bad request.
-      for (const huge of ['1e309', '99999999999999999999', '12.5', '1e3']) expectError(await q(`date=${DAY}&time=19:00&covers=${huge}`), 400, 'TOO_LARGE_VALIDATION_ERROR');
-      for (const tiny of ['-1e309', '0.5', '-3']) expectError(await q(`date=${DAY}&time=19:00&covers=${tiny}`), 400, 'TOO_SMALL_VALIDATION_ERROR');
-      for (const junk of ['two', '2.5', '0x3', 'Infinity']) expectError(await q(`date=${DAY}&time=19:00&covers=${junk}`), 400, 'VALIDATION_ERROR');
-      const search = await call(h.url, 'GET', `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=1e309`, { token: key });
+      for (const huge of ['1e309', '99999999999999999999', '12.5', '1e3'])
+        expectError(await q(`date=${DAY}&time=19:00&covers=${huge}`), 400, 'TOO_LARGE_VALIDATION_ERROR');
+      for (const tiny of ['-1e309', '0.5', '-3'])
+        expectError(await q(`date=${DAY}&time=19:00&covers=${tiny}`), 400, 'TOO_SMALL_VALIDATION_ERROR');
+      for (const junk of ['two', '2.5', '0x3', 'Infinity'])
+        expectError(await q(`date=${DAY}&time=19:00&covers=${junk}`), 400, 'VALIDATION_ERROR');
+      const search = await call(
+        h.url,
+        'GET',
+        `/v3/businesses/search?location=San%20Francisco&reservation_date=${DAY}&reservation_time=19:00&reservation_covers=1e309`,
+        { token: key },
+      );
       expectError(search, 400, 'TOO_LARGE_VALIDATION_ERROR');
       expectError(await q(`date=${DAY}&time=19:00`), 400, 'VALIDATION_ERROR');
-      expectError(await call(h.url, 'GET', `/v3/bookings/nope/openings?date=${DAY}&time=19:00&covers=2`, { token: key }), 404, 'BUSINESS_NOT_FOUND');
+      expectError(
+        await call(h.url, 'GET', `/v3/bookings/nope/openings?date=${DAY}&time=19:00&covers=2`, { token: key }),
+        404,
+        'BUSINESS_NOT_FOUND',
+      );
       const plain = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `No Bookings ${n}` }) })).body;
-      expectError(await call(h.url, 'GET', `/v3/bookings/${plain.id}/openings?date=${DAY}&time=19:00&covers=2`, { token: key }), 404, 'DOES_NOT_TAKE_RESERVATIONS');
+      expectError(
+        await call(h.url, 'GET', `/v3/bookings/${plain.id}/openings?date=${DAY}&time=19:00&covers=2`, { token: key }),
+        404,
+        'DOES_NOT_TAKE_RESERVATIONS',
+      );
     });
   });
 
@@ -137,19 +166,29 @@ describe.each(dialects)('reservations on %s', (dialect) => {
     it('answers a credit-card slot with hold_id null and a reserve_url', async () => {
       const r = await hold(h.url, key, biz.id, { date: '2031-05-10', time: '19:00', covers: '2', unique_id: uid() });
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ hold_id: null, credit_card_hold: true, reserve_url: expect.stringContaining(`/reserve/2031-05-10/1900/2/`) });
+      expect(r.body).toMatchObject({
+        hold_id: null,
+        credit_card_hold: true,
+        reserve_url: expect.stringContaining(`/reserve/2031-05-10/1900/2/`),
+      });
     });
 
     it('refuses query parameters and non-form bodies', async () => {
-      const viaQuery = await call(h.url, 'POST', `/v3/bookings/${biz.id}/holds?date=${DAY}&time=19:00&covers=2&unique_id=x`, { token: key });
+      const viaQuery = await call(h.url, 'POST', `/v3/bookings/${biz.id}/holds?date=${DAY}&time=19:00&covers=2&unique_id=x`, {
+        token: key,
+      });
       expectError(viaQuery, 400, 'INVALID_RESERVATION_PARAMETER');
-      const viaJson = await call(h.url, 'POST', `/v3/bookings/${biz.id}/holds`, { token: key, json: { date: DAY, time: '19:00', covers: 2, unique_id: 'x' } });
+      const viaJson = await call(h.url, 'POST', `/v3/bookings/${biz.id}/holds`, {
+        token: key,
+        json: { date: DAY, time: '19:00', covers: 2, unique_id: 'x' },
+      });
       expectError(viaJson, 400, 'INVALID_RESERVATION_PARAMETER');
       expectError(await hold(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '2' }), 400, 'INVALID_RESERVATION_PARAMETER');
     });
 
     it('answers the validation, range and availability errors', async () => {
-      const f = (form: Record<string, string>) => hold(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '2', unique_id: uid(), ...form });
+      const f = (form: Record<string, string>) =>
+        hold(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '2', unique_id: uid(), ...form });
       expectError(await f({ date: '07/05/2031' }), 400, 'DATE_TIME_VALIDATION_ERROR');
       expectError(await f({ time: '25:00' }), 400, 'DATE_TIME_VALIDATION_ERROR');
       expectError(await f({ covers: '0' }), 400, 'TOO_SMALL_VALIDATION_ERROR');
@@ -165,8 +204,14 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       expectError(await f({ time: '19:10' }), 400, 'INVALID_DATE_TIME_RANGE'); // off the grid
       expectError(await hold(h.url, key, 'nope', { date: DAY, time: '19:00', covers: '2', unique_id: 'x' }), 404, 'BUSINESS_NOT_FOUND');
       const plain = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Plain ${n}` }) })).body;
-      await admin(h.url, 'PUT', `/admin/v1/businesses/${plain.id}/reservation-settings`, { json: { tables: [], service_hours: [], accepts_reservations: false } });
-      expectError(await hold(h.url, key, plain.id, { date: DAY, time: '19:00', covers: '2', unique_id: 'x' }), 404, 'DOES_NOT_TAKE_RESERVATIONS');
+      await admin(h.url, 'PUT', `/admin/v1/businesses/${plain.id}/reservation-settings`, {
+        json: { tables: [], service_hours: [], accepts_reservations: false },
+      });
+      expectError(
+        await hold(h.url, key, plain.id, { date: DAY, time: '19:00', covers: '2', unique_id: 'x' }),
+        404,
+        'DOES_NOT_TAKE_RESERVATIONS',
+      );
     });
 
     it('answers HOLD_SLOT_NOT_AVAILABLE when no fitting table is free, and frees it when the hold expires', async () => {
@@ -185,7 +230,11 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       // The 8-top is free again at 19:00 for someone else…
       expect((await hold(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '6', unique_id: uid() })).status).toBe(200);
       // …and the first hold can no longer be used.
-      expectError(await reserve(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '6', unique_id: device, hold_id: first.body.hold_id }), 404, 'HOLD_NOT_FOUND');
+      expectError(
+        await reserve(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '6', unique_id: device, hold_id: first.body.hold_id }),
+        404,
+        'HOLD_NOT_FOUND',
+      );
     });
   });
 
@@ -209,7 +258,13 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       expectError(await reserve(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '2', ...held }), 404, 'HOLD_NOT_FOUND');
       const events = await h.database.db.selectFrom('domain_events').selectAll().where('business_id', '=', biz.id).execute();
       expect(events.map((e) => e.type)).toEqual(['RESERVATION_CREATED_EVENT']);
-      expect(JSON.parse(events[0].payload)).toMatchObject({ reservation_id: r.body.reservation_id, date: DAY, time: '19:00', covers: 2, status: 'ACTIVE' });
+      expect(JSON.parse(events[0].payload)).toMatchObject({
+        reservation_id: r.body.reservation_id,
+        date: DAY,
+        time: '19:00',
+        covers: 2,
+        status: 'ACTIVE',
+      });
 
       const page = await call(h.url, 'GET', new URL(r.body.confirmation_url).pathname);
       expect(page.status).toBe(200);
@@ -234,11 +289,18 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       expectError(await f({ hold_id: 'A'.repeat(22) }), 404, 'HOLD_NOT_FOUND');
       expectError(await f({ time: '19:15' }), 400, 'RESERVATIONS_PARAMS_DONT_MATCH_HOLDS_PARAMS');
       expectError(await f({ covers: '1' }), 400, 'RESERVATIONS_PARAMS_DONT_MATCH_HOLDS_PARAMS');
-      const viaQuery = await call(h.url, 'POST', `/v3/bookings/${biz.id}/reservations?hold_id=${held.hold_id}`, { token: key, form: { ...guest } });
+      const viaQuery = await call(h.url, 'POST', `/v3/bookings/${biz.id}/reservations?hold_id=${held.hold_id}`, {
+        token: key,
+        form: { ...guest },
+      });
       expectError(viaQuery, 400, 'INVALID_RESERVATION_PARAMETER');
       expectError(await reserve(h.url, key, 'nope', { date: DAY, time: '19:00', covers: '2', ...held }), 404, 'BUSINESS_NOT_FOUND');
       const plain = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Walk-ins Only ${n}` }) })).body;
-      expectError(await reserve(h.url, key, plain.id, { date: DAY, time: '19:00', covers: '2', ...held }), 404, 'DOES_NOT_TAKE_RESERVATIONS');
+      expectError(
+        await reserve(h.url, key, plain.id, { date: DAY, time: '19:00', covers: '2', ...held }),
+        404,
+        'DOES_NOT_TAKE_RESERVATIONS',
+      );
       // The hold is still good after all of that.
       expect((await f({})).status).toBe(200);
     });
@@ -257,7 +319,10 @@ describe.each(dialects)('reservations on %s', (dialect) => {
     it('answers CREDIT_CARD_REQUIRED (402) when the restaurant requires a card, keeping the hold', async () => {
       const held = await holdFor();
       await admin(h.url, 'PUT', `/admin/v1/businesses/${biz.id}/reservation-settings`, {
-        json: { ...(await admin(h.url, 'GET', `/admin/v1/businesses/${biz.id}/reservation-settings`)).body, credit_card: { min_party: 2, dates: [] } },
+        json: {
+          ...(await admin(h.url, 'GET', `/admin/v1/businesses/${biz.id}/reservation-settings`)).body,
+          credit_card: { min_party: 2, dates: [] },
+        },
       });
       expectError(await reserve(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '2', ...held }), 402, 'CREDIT_CARD_REQUIRED');
     });
@@ -265,11 +330,20 @@ describe.each(dialects)('reservations on %s', (dialect) => {
     it('answers DUPLICATE_RESERVATION for the same guest within 3 hours', async () => {
       const device = uid();
       const a = await hold(h.url, key, biz.id, { date: DAY, time: '17:00', covers: '2', unique_id: device });
-      expect((await reserve(h.url, key, biz.id, { date: DAY, time: '17:00', covers: '2', unique_id: device, hold_id: a.body.hold_id })).status).toBe(200);
+      expect(
+        (await reserve(h.url, key, biz.id, { date: DAY, time: '17:00', covers: '2', unique_id: device, hold_id: a.body.hold_id })).status,
+      ).toBe(200);
       const b = await hold(h.url, key, biz.id, { date: DAY, time: '19:45', covers: '2', unique_id: device });
-      expectError(await reserve(h.url, key, biz.id, { date: DAY, time: '19:45', covers: '2', unique_id: device, hold_id: b.body.hold_id }), 409, 'DUPLICATE_RESERVATION');
+      expectError(
+        await reserve(h.url, key, biz.id, { date: DAY, time: '19:45', covers: '2', unique_id: device, hold_id: b.body.hold_id }),
+        409,
+        'DUPLICATE_RESERVATION',
+      );
       const c = await hold(h.url, key, biz.id, { date: '2031-05-09', time: '19:45', covers: '2', unique_id: device });
-      expect((await reserve(h.url, key, biz.id, { date: '2031-05-09', time: '19:45', covers: '2', unique_id: device, hold_id: c.body.hold_id })).status).toBe(200);
+      expect(
+        (await reserve(h.url, key, biz.id, { date: '2031-05-09', time: '19:45', covers: '2', unique_id: device, hold_id: c.body.hold_id }))
+          .status,
+      ).toBe(200);
     });
 
     it('answers RESERVATION_SLOT_NO_LONGER_AVAILABLE when the held table is gone and no other fits', async () => {
@@ -278,7 +352,11 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       await admin(h.url, 'PUT', `/admin/v1/businesses/${biz.id}/reservation-settings`, {
         json: { ...settings, tables: settings.tables.filter((t: { name: string }) => t.name !== 'eight') },
       });
-      expectError(await reserve(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '6', ...held }), 409, 'RESERVATION_SLOT_NO_LONGER_AVAILABLE');
+      expectError(
+        await reserve(h.url, key, biz.id, { date: DAY, time: '19:00', covers: '6', ...held }),
+        409,
+        'RESERVATION_SLOT_NO_LONGER_AVAILABLE',
+      );
     });
     it('answers RESERVATION_SLOT_NO_LONGER_AVAILABLE when the date closed, the hours or the notice changed after the hold', async () => {
       const settings = (await admin(h.url, 'GET', `/admin/v1/businesses/${biz.id}/reservation-settings`)).body;
@@ -289,7 +367,9 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       ];
       for (const [time, change] of changes) {
         const held = await holdFor({ time });
-        expect((await admin(h.url, 'PUT', `/admin/v1/businesses/${biz.id}/reservation-settings`, { json: { ...settings, ...change } })).status).toBe(200);
+        expect(
+          (await admin(h.url, 'PUT', `/admin/v1/businesses/${biz.id}/reservation-settings`, { json: { ...settings, ...change } })).status,
+        ).toBe(200);
         const refused = await reserve(h.url, key, biz.id, { date: DAY, time, covers: '2', ...held });
         expectError(refused, 409, 'RESERVATION_SLOT_NO_LONGER_AVAILABLE');
         await admin(h.url, 'PUT', `/admin/v1/businesses/${biz.id}/reservation-settings`, { json: settings });
@@ -316,7 +396,11 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       expect(r.body).toEqual({ active: true, date: DAY, time: '19:00:00', covers: 3 });
       expectError(await call(h.url, 'GET', `/v3/bookings/reservation/${id}/status`, { token: otherKey }), 400, 'INVALID_RESERVATION_ID');
       expectError(await call(h.url, 'GET', `/v3/bookings/reservation/not-an-id/status`, { token: key }), 400, 'INVALID_RESERVATION_ID');
-      expectError(await call(h.url, 'GET', `/v3/bookings/reservation/${id}/status?covers=0`, { token: key }), 400, 'TOO_SMALL_VALIDATION_ERROR');
+      expectError(
+        await call(h.url, 'GET', `/v3/bookings/reservation/${id}/status?covers=0`, { token: key }),
+        400,
+        'TOO_SMALL_VALIDATION_ERROR',
+      );
     });
 
     it('cancels once; status then reports RESERVATION_CANCELED; a second cancel conflicts', async () => {
@@ -328,7 +412,12 @@ describe.each(dialects)('reservations on %s', (dialect) => {
       expectError(await call(h.url, 'POST', `/v3/bookings/reservation/${id}/cancel`, { token: key }), 409, 'RESERVATION_ALREADY_CANCELED');
       expectError(await call(h.url, 'POST', `/v3/bookings/reservation/${id}/cancel`, { token: otherKey }), 404, 'INVALID_RESERVATION_ID');
       expectError(await call(h.url, 'POST', `/v3/bookings/reservation/nope/cancel`, { token: key }), 404, 'INVALID_RESERVATION_ID');
-      const events = await h.database.db.selectFrom('domain_events').select(['type', 'payload']).where('business_id', '=', biz.id).orderBy('occurred_at').execute();
+      const events = await h.database.db
+        .selectFrom('domain_events')
+        .select(['type', 'payload'])
+        .where('business_id', '=', biz.id)
+        .orderBy('occurred_at')
+        .execute();
       expect(events.map((e) => e.type)).toEqual(['RESERVATION_CREATED_EVENT', 'RESERVATION_CANCELED_BY_GUEST_EVENT']);
       expect(JSON.parse(events[1].payload)).toMatchObject({ status: 'CANCELED', source: 'PARTNER_API' });
       // The table is free again.
@@ -367,7 +456,9 @@ describe.each(dialects)('reservations on %s', (dialect) => {
 describe('phone numbers on reservations', () => {
   it('accepts E.164 and written national numbers, refuses a corrupted one', async () => {
     const { isPhoneNumber } = await import('../../src/reservations/params.js');
-    for (const ok of ['+14155550123', '+442071838750', '(415) 555-0123', '415.555.0123', '4155550123']) expect(isPhoneNumber(ok), ok).toBe(true);
-    for (const bad of [' 14155550123', '+1 ', 'call me', '+1415555012345678', '12345', '+', '', '415-555-0123 ext 7']) expect(isPhoneNumber(bad), bad).toBe(false);
+    for (const ok of ['+14155550123', '+442071838750', '(415) 555-0123', '415.555.0123', '4155550123'])
+      expect(isPhoneNumber(ok), ok).toBe(true);
+    for (const bad of [' 14155550123', '+1 ', 'call me', '+1415555012345678', '12345', '+', '', '415-555-0123 ext 7'])
+      expect(isPhoneNumber(bad), bad).toBe(false);
   });
 });

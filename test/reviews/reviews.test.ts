@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localeFromAcceptLanguage } from '../../src/reviews/locales.js';
-import { displayName } from '../../src/reviews/review-service.js';
+import { displayName } from '../../src/reviews/review-views.js';
 import { accessToken, admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 
@@ -20,12 +20,15 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
 
   /** A business linked to the partner. */
   const business = async (overrides: Record<string, unknown> = {}) => {
-    const id = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Reviewed ${++n}`, ...overrides }) })).body.id as string;
+    const id = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Reviewed ${++n}`, ...overrides }) }))
+      .body.id as string;
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${id}`);
     return id;
   };
   const addReview = async (businessId: string, review: Record<string, unknown>) => {
-    const r = await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/reviews`, { json: { rating: 5, text: 'Great.', user: { name: 'Jane Doe' }, ...review } });
+    const r = await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/reviews`, {
+      json: { rating: 5, text: 'Great.', user: { name: 'Jane Doe' }, ...review },
+    });
     expect(r.status, r.text).toBe(201);
     return r.body;
   };
@@ -87,7 +90,11 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
 
   it('picks the locale: the locale parameter wins over Accept-Language, an unsupported one is 400', async () => {
     const id = await business();
-    await addReview(id, { id: `multi-${dialect}`, text: { en_US: 'Very good.', fr_FR: 'Très bon.' }, time_created: '2031-02-01T00:00:00Z' });
+    await addReview(id, {
+      id: `multi-${dialect}`,
+      text: { en_US: 'Very good.', fr_FR: 'Très bon.' },
+      time_created: '2031-02-01T00:00:00Z',
+    });
     await addReview(id, { id: `fr-only-${dialect}`, text: 'Excellent.', locale: 'fr_CA', time_created: '2031-03-01T00:00:00Z' });
     await addReview(id, { id: `de-only-${dialect}`, text: 'Sehr gut.', locale: 'de_DE', time_created: '2031-03-02T00:00:00Z' });
 
@@ -120,7 +127,11 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
 
   it('pages with limit and offset and a total; the nested form on request or by configuration', async () => {
     const id = await business();
-    for (let i = 0; i < 25; i++) await addReview(id, { id: `page-${dialect}-${String(i).padStart(2, '0')}`, time_created: new Date(T0 - (25 - i) * 3600_000).toISOString() });
+    for (let i = 0; i < 25; i++)
+      await addReview(id, {
+        id: `page-${dialect}-${String(i).padStart(2, '0')}`,
+        time_created: new Date(T0 - (25 - i) * 3600_000).toISOString(),
+      });
     const first = await read(id);
     expect(first.body.total).toBe(25);
     expect(first.body.reviews).toHaveLength(20);
@@ -128,7 +139,8 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
     const second = await read(id, '?limit=10&offset=20');
     expect(second.body.reviews.map((x: { id: string }) => x.id)).toEqual([4, 3, 2, 1, 0].map((i) => `page-${dialect}-0${i}`));
     expect(second.body.total).toBe(25);
-    for (const bad of ['limit=0', 'limit=51', 'limit=abc', 'offset=-1', 'offset=1.5', 'nested=maybe']) expectCode(await read(id, `?${bad}`), 400, 'VALIDATION_ERROR');
+    for (const bad of ['limit=0', 'limit=51', 'limit=abc', 'offset=-1', 'offset=1.5', 'nested=maybe'])
+      expectCode(await read(id, `?${bad}`), 400, 'VALIDATION_ERROR');
 
     const nested = await read(id, '?nested=true&limit=2');
     expect(Array.isArray(nested.body.reviews)).toBe(false);
@@ -143,7 +155,9 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
       await admin(sample.url, 'POST', `/admin/v1/businesses/${b}/reviews`, { json: { rating: 3, text: 'Fine.', user: { name: 'Al' } } });
       const byDefault = await call(sample.url, 'GET', `/v3/private/businesses/${b}/reviews`, { token: q.apiKey.api_key });
       expect(byDefault.body.reviews.review).toHaveLength(1);
-      expect((await call(sample.url, 'GET', `/v3/private/businesses/${b}/reviews?nested=false`, { token: q.apiKey.api_key })).body.reviews).toHaveLength(1);
+      expect(
+        (await call(sample.url, 'GET', `/v3/private/businesses/${b}/reviews?nested=false`, { token: q.apiKey.api_key })).body.reviews,
+      ).toHaveLength(1);
     } finally {
       await sample.close();
     }
@@ -168,12 +182,16 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
     const id = await business();
     expect((await read(id)).body).toEqual({ reviews: [], total: 0, possible_languages: [] });
     const review = await addReview(id, { text: 'Okay.' });
-    const edited = await admin(h.url, 'PATCH', `/admin/v1/reviews/${review.id}`, { json: { rating: 1, text: { en_GB: 'Rubbish, actually.' } } });
+    const edited = await admin(h.url, 'PATCH', `/admin/v1/reviews/${review.id}`, {
+      json: { rating: 1, text: { en_GB: 'Rubbish, actually.' } },
+    });
     expect(edited.status, edited.text).toBe(200);
     expect(edited.body).toMatchObject({ rating: 1, locale: 'en_GB', text: { en_GB: 'Rubbish, actually.' } });
     expect((await read(id)).body.reviews[0]).toMatchObject({ rating: 1, text: 'Rubbish, actually.' });
 
-    const responded = await admin(h.url, 'PUT', `/admin/v1/reviews/${review.id}/public-response`, { json: { text: 'Sorry!', business_user: { name: 'Owner', role: 'owner' } } });
+    const responded = await admin(h.url, 'PUT', `/admin/v1/reviews/${review.id}/public-response`, {
+      json: { text: 'Sorry!', business_user: { name: 'Owner', role: 'owner' } },
+    });
     expect(responded.status, responded.text).toBe(200);
     expect((await read(id)).body.reviews[0].public_response).toEqual({
       text: 'Sorry!',
@@ -204,8 +222,18 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
       expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(r.body.error.code).toBe('VALIDATION_ERROR');
     }
-    expectCode(await admin(h.url, 'POST', `/admin/v1/businesses/${id}/reviews`, { json: { id: review.id, rating: 3, text: 'x', user: { name: 'A' } } }), 409, 'CONFLICT');
-    expectCode(await admin(h.url, 'POST', '/admin/v1/businesses/nope/reviews', { json: { rating: 3, text: 'x', user: { name: 'A' } } }), 404, 'BUSINESS_NOT_FOUND');
+    expectCode(
+      await admin(h.url, 'POST', `/admin/v1/businesses/${id}/reviews`, {
+        json: { id: review.id, rating: 3, text: 'x', user: { name: 'A' } },
+      }),
+      409,
+      'CONFLICT',
+    );
+    expectCode(
+      await admin(h.url, 'POST', '/admin/v1/businesses/nope/reviews', { json: { rating: 3, text: 'x', user: { name: 'A' } } }),
+      404,
+      'BUSINESS_NOT_FOUND',
+    );
     expectCode(await admin(h.url, 'PATCH', '/admin/v1/reviews/nope', { json: { rating: 3 } }), 404, 'NOT_FOUND');
     expectCode(await admin(h.url, 'PATCH', `/admin/v1/reviews/${review.id}`, { json: {} }), 400, 'VALIDATION_ERROR');
     expectCode(await admin(h.url, 'PATCH', `/admin/v1/reviews/${review.id}`, { json: { locale: 'fr_FR' } }), 400, 'VALIDATION_ERROR');
@@ -219,20 +247,36 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
   it('imports JSON lines all checked first, replacing by id, and lists them for the operator', async () => {
     const id = await business({ alias: `import-place-${dialect}` });
     const lines = [
-      { business_id: `import-place-${dialect}`, id: `imp-1-${dialect}`, rating: 5, text: 'One', user: { name: 'A B' }, time_created: '2031-01-01T00:00:00Z' },
+      {
+        business_id: `import-place-${dialect}`,
+        id: `imp-1-${dialect}`,
+        rating: 5,
+        text: 'One',
+        user: { name: 'A B' },
+        time_created: '2031-01-01T00:00:00Z',
+      },
       { business_id: id, id: `imp-2-${dialect}`, rating: 4, text: 'Two', user: { name: 'C D' }, time_created: '2031-01-02T00:00:00Z' },
     ];
     const ndjson = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n');
-    const bad = await admin(h.url, 'POST', '/admin/v1/reviews/import', { body: `${ndjson(lines)}\n{"business_id":"${id}","rating":9}`, contentType: 'application/x-ndjson' });
+    const bad = await admin(h.url, 'POST', '/admin/v1/reviews/import', {
+      body: `${ndjson(lines)}\n{"business_id":"${id}","rating":9}`,
+      contentType: 'application/x-ndjson',
+    });
     expectCode(bad, 400, 'VALIDATION_ERROR');
     expect(bad.body.error.description).toMatch(/^line 3/);
     expect((await read(id)).body.total).toBe(0);
-    const unknownBusiness = await admin(h.url, 'POST', '/admin/v1/reviews/import', { body: ndjson([{ ...lines[0], business_id: 'nope' }]), contentType: 'application/x-ndjson' });
+    const unknownBusiness = await admin(h.url, 'POST', '/admin/v1/reviews/import', {
+      body: ndjson([{ ...lines[0], business_id: 'nope' }]),
+      contentType: 'application/x-ndjson',
+    });
     expectCode(unknownBusiness, 400, 'VALIDATION_ERROR');
 
     const ok = await admin(h.url, 'POST', '/admin/v1/reviews/import', { body: ndjson(lines), contentType: 'application/x-ndjson' });
     expect(ok.body).toEqual({ imported: 2, created: 2, updated: 0 });
-    const again = await admin(h.url, 'POST', '/admin/v1/reviews/import?notify=false', { body: ndjson([{ ...lines[1], rating: 1 }]), contentType: 'application/x-ndjson' });
+    const again = await admin(h.url, 'POST', '/admin/v1/reviews/import?notify=false', {
+      body: ndjson([{ ...lines[1], rating: 1 }]),
+      contentType: 'application/x-ndjson',
+    });
     expect(again.body).toEqual({ imported: 1, created: 0, updated: 1 });
     const listed = await admin(h.url, 'GET', `/admin/v1/businesses/${id}/reviews`);
     expect(listed.body.total).toBe(2);
@@ -240,7 +284,13 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
       [`imp-2-${dialect}`, 1],
       [`imp-1-${dialect}`, 5],
     ]);
-    expect(listed.body.reviews[0]).toMatchObject({ business_id: id, locale: 'en_US', text: { en_US: 'Two' }, user: { name: 'C D' }, time_created: '2031-01-02T00:00:00+00:00' });
+    expect(listed.body.reviews[0]).toMatchObject({
+      business_id: id,
+      locale: 'en_US',
+      text: { en_US: 'Two' },
+      user: { name: 'C D' },
+      time_created: '2031-01-02T00:00:00+00:00',
+    });
   });
 
   it('delivers new, edited and removed reviews to subscribed partners as the docs/contract/webhooks.md §6.3 events; responses send none', async () => {
@@ -253,11 +303,20 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
       await admin(h.url, 'PUT', `/admin/v1/partners/${hooked.partner.id}/webhook`, { json: { url, client_id: 'reviews-client' } });
       expect((await admin(h.url, 'POST', `/admin/v1/partners/${hooked.partner.id}/webhook/verify`)).body.status).toBe('verified');
       await admin(h.url, 'PUT', `/admin/v1/partners/${hooked.partner.id}/businesses/${id}`);
-      expect((await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: hooked.apiKey.api_key, json: { business_ids: [id] } })).status).toBe(200);
+      expect(
+        (
+          await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', {
+            token: hooked.apiKey.api_key,
+            json: { business_ids: [id] },
+          })
+        ).status,
+      ).toBe(200);
 
       const review = await addReview(id, { rating: 4, text: 'Nice.', locale: 'fr_FR', user: { id: 'reviewer-7', name: 'Léa M' } });
       await admin(h.url, 'PATCH', `/admin/v1/reviews/${review.id}`, { json: { rating: 3 } });
-      await admin(h.url, 'PUT', `/admin/v1/reviews/${review.id}/public-response`, { json: { text: 'Merci', business_user: { name: 'Owner', role: 'OWNER' } } });
+      await admin(h.url, 'PUT', `/admin/v1/reviews/${review.id}/public-response`, {
+        json: { text: 'Merci', business_user: { name: 'Owner', role: 'OWNER' } },
+      });
       await admin(h.url, 'DELETE', `/admin/v1/reviews/${review.id}`);
       await h.pbs.deliverWebhooks();
       const bodies = receiver.posts().map((post) => JSON.parse(post.body));

@@ -149,7 +149,8 @@ export function admin(base: string, method: string, path: string, options: CallO
 /** Creates a partner with the given interfaces and returns it with one credential of each kind. */
 export async function createPartner(base: string, interfaces: string[], name = 'Test Partner') {
   const partner = (await admin(base, 'POST', '/admin/v1/partners', { json: { name, interfaces } })).body;
-  const issue = async (kind: string) => (await admin(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, { json: { kind } })).body;
+  const issue = async (kind: string) =>
+    (await admin(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, { json: { kind } })).body;
   const apiKey = await issue('api_key');
   const basic = await issue('basic');
   const oauth = await issue('oauth_client');

@@ -15,43 +15,75 @@ export function probeModule(ctx: PlatformContext, _services: Services): ApiModul
       app.get(
         '/probe/bearer/:business_id',
         { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { param: 'business_id' } } } },
-        async (request) => ({ partner: request.principal!.partnerId, kind: request.principal!.credentialKind, business: request.business!.id }),
+        async (request) => ({
+          partner: request.principal!.partnerId,
+          kind: request.principal!.credentialKind,
+          business: request.business!.id,
+        }),
       );
-      app.get('/probe/engagement', { config: { partner: { interface: 'engagement', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async (request) => ({
-        partner: request.principal!.partnerId,
-        kind: request.principal!.credentialKind,
-      }));
-      app.get('/probe/basic', { config: { partner: { interface: 'advertising', scheme: 'basic', business: { unscoped: 'probe' } } } }, async (request) => ({
-        partner: request.principal!.partnerId,
-        kind: request.principal!.credentialKind,
-      }));
+      app.get(
+        '/probe/engagement',
+        { config: { partner: { interface: 'engagement', scheme: 'bearer', business: { unscoped: 'probe' } } } },
+        async (request) => ({
+          partner: request.principal!.partnerId,
+          kind: request.principal!.credentialKind,
+        }),
+      );
+      app.get(
+        '/probe/basic',
+        { config: { partner: { interface: 'advertising', scheme: 'basic', business: { unscoped: 'probe' } } } },
+        async (request) => ({
+          partner: request.principal!.partnerId,
+          kind: request.principal!.credentialKind,
+        }),
+      );
       app.get(
         '/probe/subscriptions',
-        { config: { partner: { interface: 'business_subscriptions', scheme: 'bearer', business: { unscoped: 'probe' }, defaultPerSecond: 5 } } },
+        {
+          config: {
+            partner: { interface: 'business_subscriptions', scheme: 'bearer', business: { unscoped: 'probe' }, defaultPerSecond: 5 },
+          },
+        },
         async () => ({ ok: true }),
       );
       // Writes a row per execution, so a test can count how often the handler really ran.
-      app.post('/probe/write', { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async (request, reply) => {
-        const id = newId();
-        await new SettingsStore(ctx.database.db).set(`probe:${id}`, JSON.stringify(request.body ?? null));
-        return reply.code(201).send({ id, received: request.body ?? null });
-      });
-      app.delete('/probe/write/:id', { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async (request) => ({
-        deleted: (request.params as { id: string }).id,
-      }));
-      app.post('/probe/slow', { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async () => {
-        await new Promise<void>((resolve) => {
-          slowRelease = resolve;
-        });
-        return { done: true };
-      });
+      app.post(
+        '/probe/write',
+        { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } },
+        async (request, reply) => {
+          const id = newId();
+          await new SettingsStore(ctx.database.db).set(`probe:${id}`, JSON.stringify(request.body ?? null));
+          return reply.code(201).send({ id, received: request.body ?? null });
+        },
+      );
+      app.delete(
+        '/probe/write/:id',
+        { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } },
+        async (request) => ({
+          deleted: (request.params as { id: string }).id,
+        }),
+      );
+      app.post(
+        '/probe/slow',
+        { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } },
+        async () => {
+          await new Promise<void>((resolve) => {
+            slowRelease = resolve;
+          });
+          return { done: true };
+        },
+      );
       app.post('/probe/release', async () => {
         slowRelease?.();
         return { released: !!slowRelease };
       });
-      app.post('/probe/fail', { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } }, async () => {
-        throw new Error('boom');
-      });
+      app.post(
+        '/probe/fail',
+        { config: { partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'probe' } } } },
+        async () => {
+          throw new Error('boom');
+        },
+      );
     },
   };
 }

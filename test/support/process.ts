@@ -78,9 +78,18 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
  * Runs one CLI command to completion. Asynchronous, so the test worker keeps answering vitest
  * while the command runs (a blocked worker misses vitest's RPC deadline on a busy machine).
  */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; json: any }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string; json: any }> {
   return new Promise((resolve) => {
-    const child = track(spawn(process.execPath, [...PBS_ENTRY, ...args], { cwd: ROOT, env: { ...process.env, PBS_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(
+      spawn(process.execPath, [...PBS_ENTRY, ...args], {
+        cwd: ROOT,
+        env: { ...process.env, PBS_LOG_LEVEL: 'warn', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -104,7 +113,10 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
  * PostgreSQL, a schema of their own (`env` holds PBS_DATA_DIR and DATABASE_URL); `cleanup`
  * removes both.
  */
-export async function processTarget(dialect: 'sqlite' | 'postgres', prefix: string): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+export async function processTarget(
+  dialect: 'sqlite' | 'postgres',
+  prefix: string,
+): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pbs-${prefix}-`));
   const pg = dialect === 'postgres' ? await postgresSchemaForProcesses(prefix) : undefined;
   return {

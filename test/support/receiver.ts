@@ -43,7 +43,8 @@ export class Receiver {
   static echoing(status = 200): Behaviour {
     return (req, res) => {
       const token = new URL(req.url, 'http://x').searchParams.get('verification');
-      if (req.method === 'GET' && token) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ verification: token }));
+      if (req.method === 'GET' && token)
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ verification: token }));
       res.writeHead(status, { 'content-type': 'application/json' }).end('{"ok":true}');
     };
   }

@@ -6,12 +6,24 @@
 export const SF = 'San Francisco';
 const TORONTO = 'Toronto';
 export const RELEVANCE_TABLE: Array<{ term: string; location: string; total: number; top: string[]; why: string }> = [
-  { term: 'dinner', location: SF, total: 30, top: ['Fig Taverna', 'Juniper Trattoria'], why: 'a generic word: every restaurant, best first' },
+  {
+    term: 'dinner',
+    location: SF,
+    total: 30,
+    top: ['Fig Taverna', 'Juniper Trattoria'],
+    why: 'a generic word: every restaurant, best first',
+  },
   { term: 'food', location: SF, total: 30, top: ['Fig Taverna'], why: 'generic' },
   { term: 'lunch', location: TORONTO, total: 30, top: [], why: 'generic' },
   { term: 'restaurants', location: SF, total: 30, top: [], why: 'the parent category, plural' },
   { term: 'place to eat', location: SF, total: 30, top: [], why: 'stopwords dropped; "eat" is generic' },
-  { term: 'italian', location: SF, total: 5, top: ['Juniper Trattoria', 'Harbor Osteria', 'Blue Cucina', 'Cedar Osteria', 'Blue Osteria'], why: 'a category title' },
+  {
+    term: 'italian',
+    location: SF,
+    total: 5,
+    top: ['Juniper Trattoria', 'Harbor Osteria', 'Blue Cucina', 'Cedar Osteria', 'Blue Osteria'],
+    why: 'a category title',
+  },
   { term: 'ITALIAN', location: SF, total: 5, top: ['Juniper Trattoria'], why: 'case folded' },
   { term: 'italian food', location: SF, total: 5, top: ['Juniper Trattoria', 'Harbor Osteria'], why: 'a cuisine and a generic word' },
   { term: 'mexican food', location: SF, total: 1, top: ['Wild Taqueria'], why: 'a cuisine and a generic word' },
@@ -26,13 +38,30 @@ export const RELEVANCE_TABLE: Array<{ term: string; location: string; total: num
   { term: 'izakayas', location: SF, total: 3, top: ['Golden Izakaya', 'Cedar Izakaya', 'Harbor Izakaya'], why: 'a plural' },
   { term: 'indpak', location: SF, total: 1, top: ['Cedar Tandoor'], why: 'a category alias that is not a word' },
   { term: 'indian', location: SF, total: 1, top: ['Cedar Tandoor'], why: 'its title' },
-  { term: 'steakhouses', location: SF, total: 4, top: ['Blue Steakhouse', 'Olive Chophouse'], why: 'a category title in the plural; the name match first' },
+  {
+    term: 'steakhouses',
+    location: SF,
+    total: 4,
+    top: ['Blue Steakhouse', 'Olive Chophouse'],
+    why: 'a category title in the plural; the name match first',
+  },
   { term: 'wine bar', location: SF, total: 6, top: [], why: 'two words of one category' },
-  { term: 'bars', location: SF, total: 12, top: ['Harbor Oyster Bar', 'Velvet Noodle Bar', 'Olive Noodle Bar'], why: 'a parent category; names first' },
-  { term: 'noodles', location: SF, total: 3, top: ['Fig Noodle House', 'Velvet Noodle Bar', 'Olive Noodle Bar'], why: 'a plural name word' },
+  {
+    term: 'bars',
+    location: SF,
+    total: 12,
+    top: ['Harbor Oyster Bar', 'Velvet Noodle Bar', 'Olive Noodle Bar'],
+    why: 'a parent category; names first',
+  },
+  {
+    term: 'noodles',
+    location: SF,
+    total: 3,
+    top: ['Fig Noodle House', 'Velvet Noodle Bar', 'Olive Noodle Bar'],
+    why: 'a plural name word',
+  },
   { term: 'brunch', location: SF, total: 4, top: ['Blue Pizzeria'], why: 'a word of the title "Breakfast & Brunch"' },
   { term: 'oster', location: SF, total: 3, top: ['Harbor Osteria'], why: 'the beginning of a word' },
   { term: 'cozy italian', location: SF, total: 5, top: ['Juniper Trattoria'], why: 'a word found nowhere is left out' },
   { term: 'xyzzy', location: SF, total: 0, top: [], why: 'nothing found' },
 ];
-

@@ -28,8 +28,12 @@ export const restaurantSettings = {
 };
 
 export async function createRestaurant(base: string, overrides: Record<string, unknown> = {}, name = 'Bistro Test') {
-  const business = (await admin(base, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name, transactions: ['restaurant_reservation'] }) })).body;
-  const settings = await admin(base, 'PUT', `/admin/v1/businesses/${business.id}/reservation-settings`, { json: { ...restaurantSettings, ...overrides } });
+  const business = (
+    await admin(base, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name, transactions: ['restaurant_reservation'] }) })
+  ).body;
+  const settings = await admin(base, 'PUT', `/admin/v1/businesses/${business.id}/reservation-settings`, {
+    json: { ...restaurantSettings, ...overrides },
+  });
   if (settings.status !== 200) throw new Error(`settings rejected: ${settings.text}`);
   return business as { id: string; alias: string };
 }

@@ -19,7 +19,13 @@ describe('waitlist across two processes on postgres', () => {
   beforeAll(async () => {
     pg = await postgresSchemaForProcesses('wl');
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-wl-'));
-    const env = { DATABASE_URL: pg.databaseUrl, PBS_DATA_DIR: dataDir, PBS_ADMIN_TOKEN: ADMIN_TOKEN, PBS_SEED_DEMO: '0', PBS_RATE_LIMIT_PER_SECOND: '1000000' };
+    const env = {
+      DATABASE_URL: pg.databaseUrl,
+      PBS_DATA_DIR: dataDir,
+      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
+      PBS_SEED_DEMO: '0',
+      PBS_RATE_LIMIT_PER_SECOND: '1000000',
+    };
     servers = [await startServerProcess(env), await startServerProcess(env)];
     const partner = await createPartner(servers[0].url, ['waitlist'], 'Busy Line');
     key = partner.apiKey.api_key;
@@ -44,13 +50,21 @@ describe('waitlist across two processes on postgres', () => {
     const id = await restaurant();
     await admin(servers[0].url, 'POST', `/admin/v1/businesses/${id}/waitlist/walk-ins`, { json: { party_size: 2 } });
     const joins = await Promise.all(
-      Array.from({ length: 500 }, (_, i) => post(i, `/v3/businesses/${id}/waitlist/visits`, { phone: `+1415600${String(i).padStart(4, '0')}`, party_size: 1 + (i % 8), name: `P${i}` })),
+      Array.from({ length: 500 }, (_, i) =>
+        post(i, `/v3/businesses/${id}/waitlist/visits`, {
+          phone: `+1415600${String(i).padStart(4, '0')}`,
+          party_size: 1 + (i % 8),
+          name: `P${i}`,
+        }),
+      ),
     );
     for (const r of joins) expect(r.status, r.text).toBe(201);
     const rows = await pg.database.db.selectFrom('waitlist_visits').select('position').where('business_id', '=', id).execute();
     expect(rows).toHaveLength(501);
     expect(new Set(rows.map((r) => r.position)).size).toBe(501);
-    const twice = await Promise.all([0, 1].map((i) => post(i, `/v3/businesses/${id}/waitlist/visits`, { phone: '+14156999999', party_size: 2, name: 'Twice' })));
+    const twice = await Promise.all(
+      [0, 1].map((i) => post(i, `/v3/businesses/${id}/waitlist/visits`, { phone: '+14156999999', party_size: 2, name: 'Twice' })),
+    );
     expect(twice.map((r) => r.status).sort()).toEqual([201, 422]);
   });
 
@@ -58,7 +72,13 @@ describe('waitlist across two processes on postgres', () => {
     const id = await restaurant();
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        post(i, `/v3/businesses/${id}/waitlist/on-my-way`, { phone: `+1415700${String(i).padStart(4, '0')}`, party_size: 2, name: 'OMW', arrival_range_min: 5, arrival_range_max: 10 }),
+        post(i, `/v3/businesses/${id}/waitlist/on-my-way`, {
+          phone: `+1415700${String(i).padStart(4, '0')}`,
+          party_size: 2,
+          name: 'OMW',
+          arrival_range_min: 5,
+          arrival_range_max: 10,
+        }),
       ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(9);

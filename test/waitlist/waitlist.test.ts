@@ -4,7 +4,9 @@ import { Receiver } from '../support/receiver.js';
 import { createRestaurant } from '../support/restaurant.js';
 
 // The harness clock: Monday 2031-05-05 16:00 UTC, 09:00 in Los Angeles.
-const ALL_DAY = [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359', is_overnight: false })) }];
+const ALL_DAY = [
+  { hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359', is_overnight: false })) },
+];
 
 /** Issue 15: a live line per restaurant, joins, on-my-way visits, estimates, visits and cancel. */
 describe.each(dialects)('waitlist on %s', (dialect) => {
@@ -35,10 +37,17 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
   const as = (q = p) => ({ token: q.apiKey.api_key });
   const status = (id: string) => call(h.url, 'GET', `/v3/businesses/${id}/waitlist/status`, as());
   const join = (id: string, json: Record<string, unknown> = {}, q = p) =>
-    call(h.url, 'POST', `/v3/businesses/${id}/waitlist/visits`, { ...as(q), json: { phone: phone(), party_size: 2, name: 'Ada', ...json } });
+    call(h.url, 'POST', `/v3/businesses/${id}/waitlist/visits`, {
+      ...as(q),
+      json: { phone: phone(), party_size: 2, name: 'Ada', ...json },
+    });
   const onMyWay = (id: string, json: Record<string, unknown> = {}) =>
-    call(h.url, 'POST', `/v3/businesses/${id}/waitlist/on-my-way`, { ...as(), json: { phone: phone(), party_size: 2, name: 'Grace', arrival_range_min: 5, arrival_range_max: 15, ...json } });
-  const walkIn = (id: string, party_size = 2) => admin(h.url, 'POST', `/admin/v1/businesses/${id}/waitlist/walk-ins`, { json: { party_size } });
+    call(h.url, 'POST', `/v3/businesses/${id}/waitlist/on-my-way`, {
+      ...as(),
+      json: { phone: phone(), party_size: 2, name: 'Grace', arrival_range_min: 5, arrival_range_max: 15, ...json },
+    });
+  const walkIn = (id: string, party_size = 2) =>
+    admin(h.url, 'POST', `/admin/v1/businesses/${id}/waitlist/walk-ins`, { json: { party_size } });
   const visit = (id: string, q = p) => call(h.url, 'GET', `/v3/visits/${id}`, as(q));
   const tick = async (minutes: number) => {
     h.clock.advance(minutes * 60_000);
@@ -72,7 +81,10 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
         '7+': { est_wait: 0, min_wait: 0, wait_range: '0+' },
       },
     });
-    expect((await call(h.url, 'GET', `/v3/businesses/${id}/waitlist/info`, as())).body.seating_areas).toEqual({ bar: 'Bar', patio: 'Patio' });
+    expect((await call(h.url, 'GET', `/v3/businesses/${id}/waitlist/info`, as())).body.seating_areas).toEqual({
+      bar: 'Bar',
+      patio: 'Patio',
+    });
     // Three parties of two at the door: the pace seats two of them per 15 minutes.
     for (let i = 0; i < 3; i++) expect((await walkIn(id)).status).toBe(201);
     const busy = (await status(id)).body;
@@ -86,7 +98,9 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     // Tables: two (1–2), four (2–4), eight (5–8); turns 90 min (≤ 2), 120 (≤ 6), 150 (7+).
     const inventory = await createRestaurant(h.url, {}, `Inventory ${++n}`);
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${inventory.id}`);
-    const set = await admin(h.url, 'PUT', `/admin/v1/businesses/${inventory.id}/waitlist`, { json: { hours: ALL_DAY, pace: { interval_minutes: 60, from_reservations: true } } });
+    const set = await admin(h.url, 'PUT', `/admin/v1/businesses/${inventory.id}/waitlist`, {
+      json: { hours: ALL_DAY, pace: { interval_minutes: 60, from_reservations: true } },
+    });
     expect(set.status, set.text).toBe(200);
     // 1-2: two tables × 60 / 90 → 1; 3-4: one × 60 / 120 → 1 (0.5 rounds up); 5-6: one × 60 / 120 → 1; 7+: one × 60 / 150 → 0.
     expect(set.body.pace).toEqual({ interval_minutes: 60, parties_per_interval: { '1-2': 1, '3-4': 1, '5-6': 1, '7+': 0 } });
@@ -141,7 +155,15 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     await admin(h.url, 'POST', `/admin/v1/businesses/${id}/waitlist/open`);
     await admin(h.url, 'PUT', `/admin/v1/businesses/${id}/waitlist`, { json: { remote_entry: false } });
     expectCode(await join(id), 422, 'REMOTE_ENTRY_DENIED');
-    for (const bad of [{ phone: '4155550100' }, { party_size: 0 }, { name: '' }, { party_size: 'two' }, { name: 'n'.repeat(101) }, { party_notes: 'n'.repeat(501) }, { party_size: 101 }]) {
+    for (const bad of [
+      { phone: '4155550100' },
+      { party_size: 0 },
+      { name: '' },
+      { party_size: 'two' },
+      { name: 'n'.repeat(101) },
+      { party_notes: 'n'.repeat(501) },
+      { party_size: 101 },
+    ]) {
       expectCode(await join(id, bad), 400, 'VALIDATION_ERROR');
     }
   });
@@ -161,7 +183,11 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     for (let i = 0; i < 8; i++) expect((await onMyWay(id)).status).toBe(201);
     expectCode(await onMyWay(id), 409, 'CONFLICT');
     // On its way, then 15 minutes past its arrive-by time: EXPIRED.
-    expect((await visit(made.body.visit_id)).body).toMatchObject({ state: 'ON_MY_WAY', visit_type: 'ON_MY_WAY', arrive_by_time: T0 / 1000 + 900 });
+    expect((await visit(made.body.visit_id)).body).toMatchObject({
+      state: 'ON_MY_WAY',
+      visit_type: 'ON_MY_WAY',
+      arrive_by_time: T0 / 1000 + 900,
+    });
     await tick(31);
     expect((await visit(made.body.visit_id)).body).toMatchObject({ state: 'EXPIRED', expired_time: expect.any(Number) });
     const busy = await restaurant();
@@ -215,7 +241,10 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     // An on-my-way party checks in: it takes the next place in line.
     const quiet = await restaurant();
     const coming = (await onMyWay(quiet)).body.visit_id;
-    expect((await admin(h.url, 'POST', `/admin/v1/visits/${coming}/arrive`)).body).toMatchObject({ state: 'WAITING', arrived_time: T0 / 1000 });
+    expect((await admin(h.url, 'POST', `/admin/v1/visits/${coming}/arrive`)).body).toMatchObject({
+      state: 'WAITING',
+      arrived_time: T0 / 1000,
+    });
     expect((await status(quiet)).body.state).toBe('OPEN');
     const queue = (await admin(h.url, 'GET', `/admin/v1/businesses/${quiet}/waitlist/queue`)).body.visits;
     expect(queue.map((x: any) => x.visit_id)).toEqual([coming]);
@@ -227,7 +256,13 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     const mine = (await join(id)).body.visit_id;
     await admin(h.url, 'POST', `/admin/v1/visits/${mine}/notify`);
     await admin(h.url, 'POST', `/admin/v1/visits/${mine}/seat`);
-    const events = await h.database.db.selectFrom('domain_events').select(['type', 'partner_id', 'payload']).where('business_id', '=', id).orderBy('occurred_at').orderBy('id').execute();
+    const events = await h.database.db
+      .selectFrom('domain_events')
+      .select(['type', 'partner_id', 'payload'])
+      .where('business_id', '=', id)
+      .orderBy('occurred_at')
+      .orderBy('id')
+      .execute();
     expect(events.map((e) => [e.type, e.partner_id, JSON.parse(e.payload).change])).toEqual([
       ['WAITLIST_VISIT_UPDATED_EVENT', p.partner.id, 'JOINED'],
       ['WAITLIST_VISIT_UPDATED_EVENT', p.partner.id, 'NOTIFIED'],
@@ -241,7 +276,9 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     receiver.behaviour = Receiver.echoing();
     const url = await receiver.start();
     try {
-      await admin(h.url, 'PUT', `/admin/v1/partners/${hooked.partner.id}/webhook`, { json: { url, client_id: 'line', event_types: ['WAITLIST_VISIT_UPDATED_EVENT'] } });
+      await admin(h.url, 'PUT', `/admin/v1/partners/${hooked.partner.id}/webhook`, {
+        json: { url, client_id: 'line', event_types: ['WAITLIST_VISIT_UPDATED_EVENT'] },
+      });
       expect((await admin(h.url, 'POST', `/admin/v1/partners/${hooked.partner.id}/webhook/verify`)).body.status).toBe('verified');
       const id = await restaurant({ auto_advance: false });
       await admin(h.url, 'PUT', `/admin/v1/partners/${hooked.partner.id}/businesses/${id}`);

@@ -75,11 +75,15 @@ describe('webhook address guard (pure: no traffic leaves loopback)', () => {
   it(`judges ${table.length} address spellings`, () => {
     expect(table.length).toBeGreaterThanOrEqual(40);
     for (const [address, refusedInProduction, refusedWithPrivate] of table) {
-      expect(forbiddenAddress(address, production) !== undefined, `${address} in production: ${forbiddenAddress(address, production)}`).toBe(refusedInProduction);
+      expect(
+        forbiddenAddress(address, production) !== undefined,
+        `${address} in production: ${forbiddenAddress(address, production)}`,
+      ).toBe(refusedInProduction);
       expect(forbiddenAddress(address, privateAllowed) !== undefined, `${address} with private allowed`).toBe(refusedWithPrivate);
     }
     // Loopback is the sandbox's one exception, in every spelling.
-    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '[::1]']) expect(forbiddenAddress(address, sandbox), address).toBeUndefined();
+    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '[::1]'])
+      expect(forbiddenAddress(address, sandbox), address).toBeUndefined();
     for (const address of ['127.255.0.9', '::ffff:127.1.2.3']) expect(forbiddenAddress(address, sandbox), address).toBeUndefined();
     expect(forbiddenAddress('169.254.169.254', sandbox)).toBe('metadata address');
     // IPv4 loopback embedded any other way leaves through the IPv6 route: not this machine.
@@ -90,7 +94,12 @@ describe('webhook address guard (pure: no traffic leaves loopback)', () => {
 
   it('checks URLs: schemes, credentials, literals and every address a name resolves to', async () => {
     const resolve = async (host: string) =>
-      host === 'mixed.example' ? [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }] : [{ address: '93.184.216.34', family: 4 }];
+      host === 'mixed.example'
+        ? [
+            { address: '93.184.216.34', family: 4 },
+            { address: '10.0.0.5', family: 4 },
+          ]
+        : [{ address: '93.184.216.34', family: 4 }];
     expect(await checkWebhookUrl('https://partner.example/hooks', production, resolve)).toBeUndefined();
     expect(await checkWebhookUrl('https://mixed.example/hooks', production, resolve)).toMatch(/private address \(10\.0\.0\.5\)/);
     expect(await checkWebhookUrl('http://[::ffff:127.0.0.1]:8080/', production, resolve)).toMatch(/loopback/);
@@ -98,7 +107,9 @@ describe('webhook address guard (pure: no traffic leaves loopback)', () => {
     expect(await checkWebhookUrl('ftp://partner.example/', production, resolve)).toMatch(/only http/);
     expect(await checkWebhookUrl('https://user:pw@partner.example/', production, resolve)).toMatch(/credentials/);
     expect(await checkWebhookUrl('not a url', production, resolve)).toMatch(/not a valid URL/);
-    expect(await checkWebhookUrl('https://gone.example/', production, async () => Promise.reject(new Error('ENOTFOUND')))).toMatch(/cannot resolve/);
+    expect(await checkWebhookUrl('https://gone.example/', production, async () => Promise.reject(new Error('ENOTFOUND')))).toMatch(
+      /cannot resolve/,
+    );
   });
 
   it('refuses at connection time a name that rebinds to a forbidden address after the check', async () => {
@@ -119,7 +130,10 @@ describe('webhook address guard (pure: no traffic leaves loopback)', () => {
 });
 
 /** A receiver on loopback that answers verification, then misbehaves as the test asks. */
-function misbehavingReceiver(onPost: (res: http.ServerResponse, req: http.IncomingMessage) => void, onVerify?: (res: http.ServerResponse, token: string) => void) {
+function misbehavingReceiver(
+  onPost: (res: http.ServerResponse, req: http.IncomingMessage) => void,
+  onVerify?: (res: http.ServerResponse, token: string) => void,
+) {
   const server = http.createServer((req, res) => {
     const token = new URL(req.url ?? '/', 'http://x').searchParams.get('verification');
     if (req.method === 'GET' && token) return onVerify ? onVerify(res, token) : res.end(JSON.stringify({ verification: token }));

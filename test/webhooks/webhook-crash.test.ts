@@ -49,16 +49,20 @@ describe.each(['sqlite', 'postgres'] as const)('webhook delivery survives SIGKIL
     let server: ServerProcess = await startServerProcess({ ...env, PBS_TASKS: '0' });
     cleanups.push(async () => void (await server.stop('SIGKILL')));
     const base = server.url;
-    const business = (await admin(base, 'POST', '/admin/v1/businesses', {
-      json: { name: 'Crash Diner', location: { city: 'Toronto', state: 'ON', country: 'CA' }, timezone: 'America/Toronto' },
-    })).body;
+    const business = (
+      await admin(base, 'POST', '/admin/v1/businesses', {
+        json: { name: 'Crash Diner', location: { city: 'Toronto', state: 'ON', country: 'CA' }, timezone: 'America/Toronto' },
+      })
+    ).body;
     const partner = (await admin(base, 'POST', '/admin/v1/partners', { json: { name: 'Crash', interfaces: ['webhooks'] } })).body;
     await admin(base, 'PUT', `/admin/v1/partners/${partner.id}/interfaces/webhooks`, { json: { per_second: 100000 } });
     const key = (await admin(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, { json: { kind: 'api_key' } })).body.api_key;
     await admin(base, 'PUT', `/admin/v1/partners/${partner.id}/webhook`, { json: { url: hookUrl, client_id: 'crash' } });
     expect((await admin(base, 'POST', `/admin/v1/partners/${partner.id}/webhook/verify`)).body.status).toBe('verified');
     await admin(base, 'PUT', `/admin/v1/partners/${partner.id}/businesses/${business.id}`);
-    expect((await call(base, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: key, json: { business_ids: [business.id] } })).status).toBe(200);
+    expect(
+      (await call(base, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: key, json: { business_ids: [business.id] } })).status,
+    ).toBe(200);
 
     // Emit the events, 20 requests at a time.
     const messageIds: string[] = [];
@@ -90,7 +94,10 @@ describe.each(['sqlite', 'postgres'] as const)('webhook delivery survives SIGKIL
     expect(posts).toBeGreaterThanOrEqual(EVENTS); // at least once; a few may come twice
 
     // Every delivery is recorded as delivered.
-    await waitFor(async () => (await admin(server.url, 'GET', '/admin/v1/webhook-deliveries?status=pending&limit=1')).body.deliveries.length === 0, 'settled deliveries');
+    await waitFor(
+      async () => (await admin(server.url, 'GET', '/admin/v1/webhook-deliveries?status=pending&limit=1')).body.deliveries.length === 0,
+      'settled deliveries',
+    );
     expect((await admin(server.url, 'GET', '/admin/v1/webhook-deliveries?status=failed&limit=1')).body.deliveries).toEqual([]);
     console.log(`crash test on ${dialect}: killed after ${killedAt} received; ${posts} POSTs for ${EVENTS} messages`);
   });

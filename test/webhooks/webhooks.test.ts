@@ -32,16 +32,23 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
   const subscribedPartner = async (eventTypes?: string[]) => {
     const p = await createPartner(h.url, ['business_subscriptions', 'webhooks'], `Hook ${++n}`);
     const { receiver, url } = await newReceiver();
-    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url, client_id: `client-${n}`, ...(eventTypes ? { event_types: eventTypes } : {}) } });
+    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, {
+      json: { url, client_id: `client-${n}`, ...(eventTypes ? { event_types: eventTypes } : {}) },
+    });
     const verified = await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`);
     expect(verified.body.status).toBe('verified');
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${businessId}`);
-    const added = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
+    const added = await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', {
+      token: p.apiKey.api_key,
+      json: { business_ids: [businessId] },
+    });
     expect(added.status).toBe(200);
     return { ...p, receiver, url };
   };
-  const emitLead = async () => (await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/events/leads`, { json: { lead_id: `lead-${++n}` } })).body;
-  const deliveriesOf = async (partnerId: string) => (await admin(h.url, 'GET', `/admin/v1/webhook-deliveries?partner_id=${partnerId}`)).body.deliveries;
+  const emitLead = async () =>
+    (await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/events/leads`, { json: { lead_id: `lead-${++n}` } })).body;
+  const deliveriesOf = async (partnerId: string) =>
+    (await admin(h.url, 'GET', `/admin/v1/webhook-deliveries?partner_id=${partnerId}`)).body.deliveries;
 
   describe('verification', () => {
     it('verifies an endpoint that echoes the challenge, and asks again after a URL change', async () => {
@@ -54,7 +61,9 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       const challenge = receiver.received[0];
       expect(challenge.method).toBe('GET');
       expect(new URL(challenge.url, 'http://x').searchParams.get('verification')).toMatch(/^[A-Za-z0-9]+$/);
-      const moved = await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url: `${url}?v=2`, client_id: 'abc' } });
+      const moved = await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, {
+        json: { url: `${url}?v=2`, client_id: 'abc' },
+      });
       expect(moved.body.status).toBe('unverified');
     });
 
@@ -62,7 +71,11 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       const cases: Array<[string, Behaviour, RegExp]> = [
         ['404', (_r, res) => res.writeHead(404).end('no'), /HTTP 404/],
         ['timeout', () => {}, /no answer within/], // never answers: pbs gives up at its deadline
-        ['extra key', (r, res) => res.end(JSON.stringify({ verification: new URL(r.url, 'http://x').searchParams.get('verification'), more: 1 })), /exactly one key/],
+        [
+          'extra key',
+          (r, res) => res.end(JSON.stringify({ verification: new URL(r.url, 'http://x').searchParams.get('verification'), more: 1 })),
+          /exactly one key/,
+        ],
         ['wrong value', (_r, res) => res.end(JSON.stringify({ verification: 'nope' })), /does not echo/],
         ['not JSON', (_r, res) => res.end('hello'), /not JSON/],
       ];
@@ -79,8 +92,20 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
 
     it('refuses private, link-local, metadata and embedded-IPv4 loopback addresses (real loopback is allowed in sandbox mode)', async () => {
       const p = await createPartner(h.url, ['webhooks'], 'Private');
-      const embeddedLoopback = ['http://[64:ff9b::7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[::ffff:0:127.0.0.1]/', 'http://[::127.0.0.1]/'];
-      for (const url of ['http://10.1.2.3/hook', 'http://169.254.169.254/latest', 'http://192.168.1.1/', 'http://[fe80::1]/', 'ftp://example.com/', ...embeddedLoopback]) {
+      const embeddedLoopback = [
+        'http://[64:ff9b::7f00:1]/',
+        'http://[2002:7f00:1::]/',
+        'http://[::ffff:0:127.0.0.1]/',
+        'http://[::127.0.0.1]/',
+      ];
+      for (const url of [
+        'http://10.1.2.3/hook',
+        'http://169.254.169.254/latest',
+        'http://192.168.1.1/',
+        'http://[fe80::1]/',
+        'ftp://example.com/',
+        ...embeddedLoopback,
+      ]) {
         const r = await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url, client_id: 'c' } });
         expect(r.status, url).toBe(400);
         expect(r.body.error.field).toBe('url');
@@ -96,13 +121,32 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       await h.pbs.deliverWebhooks();
       const [post] = p.receiver.posts();
       const body = JSON.parse(post.body);
-      expect(body).toMatchObject({ object: 'business', data: { id: businessId, updates: [{ event_type: 'NEW_EVENT', lead_id: expect.any(String), event_id: expect.any(String) }] } });
+      expect(body).toMatchObject({
+        object: 'business',
+        data: { id: businessId, updates: [{ event_type: 'NEW_EVENT', lead_id: expect.any(String), event_id: expect.any(String) }] },
+      });
       expect(body.time).toMatch(/\+00:00$/);
       expect(post.headers['content-type']).toBe('application/json');
       expect(post.headers['webhook-id']).toBe(emitted.message_id);
       const secret = (await admin(h.url, 'GET', `/admin/v1/partners/${p.partner.id}/webhook`)).body.secret;
-      expect(verifySignature(secret, emitted.message_id, Number(post.headers['webhook-timestamp']), post.body, String(post.headers['webhook-signature']))).toBe(true);
-      expect(verifySignature(secret, emitted.message_id, Number(post.headers['webhook-timestamp']), `${post.body} `, String(post.headers['webhook-signature']))).toBe(false);
+      expect(
+        verifySignature(
+          secret,
+          emitted.message_id,
+          Number(post.headers['webhook-timestamp']),
+          post.body,
+          String(post.headers['webhook-signature']),
+        ),
+      ).toBe(true);
+      expect(
+        verifySignature(
+          secret,
+          emitted.message_id,
+          Number(post.headers['webhook-timestamp']),
+          `${post.body} `,
+          String(post.headers['webhook-signature']),
+        ),
+      ).toBe(false);
       const [delivery] = await deliveriesOf(p.partner.id);
       expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 200 });
       expect(delivery.attempts_log[0]).toMatchObject({ status_code: 200, error: null });
@@ -116,7 +160,9 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       await admin(h.url, 'PUT', `/admin/v1/partners/${unsubscribed.partner.id}/webhook`, { json: { url, client_id: 'q' } });
       await admin(h.url, 'POST', `/admin/v1/partners/${unsubscribed.partner.id}/webhook/verify`);
       const unverified = await subscribedPartner();
-      await admin(h.url, 'PUT', `/admin/v1/partners/${unverified.partner.id}/webhook`, { json: { url: `${unverified.url}?changed=1`, client_id: 'u' } });
+      await admin(h.url, 'PUT', `/admin/v1/partners/${unverified.partner.id}/webhook`, {
+        json: { url: `${unverified.url}?changed=1`, client_id: 'u' },
+      });
 
       await emitLead();
       await h.pbs.deliverWebhooks();
@@ -132,7 +178,11 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       await h.pbs.deliverWebhooks();
       const body = JSON.parse(subscribed.receiver.posts()[1].body);
       expect(body.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/);
-      expect(body.data.updates[0]).toMatchObject({ event_type: 'VERIFIED_LICENSE_UPDATE_EVENT', license_verification_status: 'REJECTED', license_verification_failure_reason: 'NOT_FOUND' });
+      expect(body.data.updates[0]).toMatchObject({
+        event_type: 'VERIFIED_LICENSE_UPDATE_EVENT',
+        license_verification_status: 'REJECTED',
+        license_verification_failure_reason: 'NOT_FOUND',
+      });
     });
 
     it('retries after a 500 when the clock says so, and records every attempt', async () => {
@@ -248,7 +298,12 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       await emitLead();
       await h.pbs.deliverWebhooks();
       const post = p.receiver.posts()[0];
-      const args = [String(post.headers['webhook-id']), Number(post.headers['webhook-timestamp']), post.body, String(post.headers['webhook-signature'])] as const;
+      const args = [
+        String(post.headers['webhook-id']),
+        Number(post.headers['webhook-timestamp']),
+        post.body,
+        String(post.headers['webhook-signature']),
+      ] as const;
       expect(String(post.headers['webhook-signature']).split(' ')).toHaveLength(2);
       expect(verifySignature(before, ...args)).toBe(true);
       expect(verifySignature(after, ...args)).toBe(true);
@@ -262,7 +317,9 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       const p = await subscribedPartner();
       for (let i = 0; i < 60; i++) await emitLead();
       const config = testConfig({ PBS_WEBHOOK_TIMEOUT_MS: '2000' }).webhooks;
-      const others = [0, 1].map(() => new WebhookDeliverer(h.pbs.ctx.database, h.clock, config, { allowPrivate: false, allowLoopback: true }));
+      const others = [0, 1].map(
+        () => new WebhookDeliverer(h.pbs.ctx.database, h.clock, config, { allowPrivate: false, allowLoopback: true }),
+      );
       try {
         await Promise.all([h.pbs.deliverWebhooks(), ...others.map((d) => d.runDue())]);
       } finally {
@@ -277,7 +334,9 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
 
 describe.each(dialects)('a slow endpoint on %s', (dialect) => {
   it('cannot starve the others: its in-flight deliveries are capped', async () => {
-    const h = await startPbs(dialect, { env: { PBS_WEBHOOK_TIMEOUT_MS: '5000', PBS_WEBHOOK_ENDPOINT_CONCURRENCY: '2', PBS_WEBHOOK_MAX_IN_FLIGHT: '8' } });
+    const h = await startPbs(dialect, {
+      env: { PBS_WEBHOOK_TIMEOUT_MS: '5000', PBS_WEBHOOK_ENDPOINT_CONCURRENCY: '2', PBS_WEBHOOK_MAX_IN_FLIGHT: '8' },
+    });
     const slow = new Receiver();
     const fast = new Receiver();
     try {
@@ -298,14 +357,21 @@ describe.each(dialects)('a slow endpoint on %s', (dialect) => {
         await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url: await receiver.start(), client_id: name } });
         expect((await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`)).body.status).toBe('verified');
         await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${businessId}`);
-        await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
+        await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', {
+          token: p.apiKey.api_key,
+          json: { business_ids: [businessId] },
+        });
       }
       for (let i = 0; i < 20; i++) await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/events/leads`, { json: {} });
 
       h.pbs.relay.start();
       h.pbs.deliverer.start();
       // Every message reaches the fast partner while the slow one has at most its cap in flight.
-      await eventually(() => fast.posts().length, (n) => n >= 20, 'every message at the fast partner');
+      await eventually(
+        () => fast.posts().length,
+        (n) => n >= 20,
+        'every message at the fast partner',
+      );
       expect(fast.posts()).toHaveLength(20);
       expect(slow.posts().length).toBeLessThanOrEqual(2);
       // Let the slow partner's answers go: it gets everything too.

@@ -48,7 +48,9 @@ const TOKEN_MARGIN_MS = 60_000;
  *
  * ```ts
  * const pbs = createPbsClient({ baseUrl, auth: { apiKey } });
- * const openings = await ok(pbs.GET('/v3/bookings/{business_id}/openings', { params: { path: { business_id }, query: { date, time, covers: 2 } } }));
+ * const openings = await ok(
+ *   pbs.GET('/v3/bookings/{business_id}/openings', { params: { path: { business_id }, query: { date, time, covers: 2 } } }),
+ * );
  * ```
  */
 export function createPbsClient(options: PbsClientOptions): PbsClient {
@@ -107,7 +109,11 @@ export function createPbsClient(options: PbsClientOptions): PbsClient {
   const client = createClient<paths>({ baseUrl, fetch: send });
   const middleware: Middleware = {
     onRequest({ request }) {
-      if (options.idempotencyKeys !== false && (request.method === 'POST' || request.method === 'DELETE') && !request.headers.has('idempotency-key')) {
+      if (
+        options.idempotencyKeys !== false &&
+        (request.method === 'POST' || request.method === 'DELETE') &&
+        !request.headers.has('idempotency-key')
+      ) {
         request.headers.set('idempotency-key', randomUUID());
       }
       return request;
@@ -186,7 +192,11 @@ class OAuthTokens {
   }
 
   private async fetchToken(): Promise<string> {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.client.clientId, client_secret: this.client.clientSecret });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.client.clientId,
+      client_secret: this.client.clientSecret,
+    });
     const url = `${this.baseUrl}/oauth2/token`;
     const response = await this.transport(new Request(url, { method: 'POST', body: form }));
     const body = (await response.json().catch(() => undefined)) as { access_token?: string; expires_in?: number } | undefined;

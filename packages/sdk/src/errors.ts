@@ -48,7 +48,16 @@ export function isPbsError(error: unknown, code?: ErrorCode): error is PbsError 
 }
 
 function codeForStatus(status: number): ErrorCode {
-  const byStatus: Record<number, ErrorCode> = { 401: 'TOKEN_INVALID', 403: 'AUTHORIZATION_ERROR', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'TOO_MANY_REQUESTS_PER_SECOND', 503: 'SERVICE_UNAVAILABLE' };
+  const byStatus: Record<number, ErrorCode> = {
+    401: 'TOKEN_INVALID',
+    403: 'AUTHORIZATION_ERROR',
+    404: 'NOT_FOUND',
+    405: 'METHOD_NOT_ALLOWED',
+    413: 'PAYLOAD_TOO_LARGE',
+    415: 'UNSUPPORTED_MEDIA_TYPE',
+    429: 'TOO_MANY_REQUESTS_PER_SECOND',
+    503: 'SERVICE_UNAVAILABLE',
+  };
   return byStatus[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_REQUEST');
 }
 
@@ -60,4 +69,3 @@ export function retryAfterSeconds(header: string | null, now: number): number | 
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
-

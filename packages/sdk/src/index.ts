@@ -6,4 +6,11 @@ export { createPbsClient, formBody, ok, type PbsAuth, type PbsClient, type PbsCl
 export { errorCatalogue, isPbsError, PbsError, retryAfterSeconds, type ErrorBody, type ErrorCode } from './errors.js';
 export { pollJob, type JobStatus } from './jobs.js';
 export type { components, operations, paths } from './schema.js';
-export { signWebhook, verificationAnswer, verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookMessage } from './webhooks.js';
+export {
+  signWebhook,
+  verificationAnswer,
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookMessage,
+} from './webhooks.js';

@@ -48,7 +48,8 @@ export function verifyWebhook(options: VerifyWebhookOptions): WebhookMessage & {
   const id = header(options.headers, 'webhook-id');
   const timestampText = header(options.headers, 'webhook-timestamp');
   const signatures = header(options.headers, 'webhook-signature');
-  if (!id || !timestampText || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature');
+  if (!id || !timestampText || !signatures)
+    throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature');
   const timestamp = Number(timestampText);
   if (!Number.isInteger(timestamp)) throw new WebhookVerificationError('webhook-timestamp is not a whole number of seconds');
   const tolerance = options.toleranceSeconds ?? 300;

@@ -20,5 +20,7 @@ export function keepDirectoryToOwner(dir: string, warn: (message: string) => voi
     fs.chmodSync(dir, 0o700);
     return;
   }
-  warn(`The database directory ${path.resolve(dir)} is open to other users (mode ${(stat.mode & 0o777).toString(8)}); pbs keeps its database file 0600, but consider \`chmod 700\` on the directory.`);
+  warn(
+    `The database directory ${path.resolve(dir)} is open to other users (mode ${(stat.mode & 0o777).toString(8)}); pbs keeps its database file 0600, but consider \`chmod 700\` on the directory.`,
+  );
 }

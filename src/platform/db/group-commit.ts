@@ -96,7 +96,10 @@ export class GroupCommit {
     } catch (error) {
       directTransactions.delete(trx);
       // The group could not commit: none of its units happened.
-      await trx.rollback().execute().catch(() => {});
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
       for (const { unit } of outcomes) unit.reject(error);
       return;
     }

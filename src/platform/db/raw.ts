@@ -64,6 +64,10 @@ export class PostgresStatement<Row = Record<string, unknown>, Params extends str
   }
 
   rows(db: DbOrTx, parameters: Record<Params, unknown>): Promise<Row[]> {
-    return this.statement.rows(db, 'postgres', this.names.map((name) => parameters[name]));
+    return this.statement.rows(
+      db,
+      'postgres',
+      this.names.map((name) => parameters[name]),
+    );
   }
 }

@@ -10,7 +10,10 @@ const BASIC = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i;
  * characters (NUL above all, which PostgreSQL text cannot hold) make the credentials unusable.
  * `decode` applies to each part (RFC 6749 §2.3.1 form-encodes OAuth client credentials).
  */
-export function decodeBasic(header: string | undefined, decode: (part: string) => string = (part) => part): { username: string; password: string } | undefined {
+export function decodeBasic(
+  header: string | undefined,
+  decode: (part: string) => string = (part) => part,
+): { username: string; password: string } | undefined {
   const match = header ? BASIC.exec(header) : null;
   if (!match) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
@@ -54,7 +57,11 @@ export async function authenticatePartner(
     principal = await verifier.verifyBasic(credentials.username, credentials.password);
   }
   if (!principal) {
-    throw apiError('TOKEN_INVALID', route.scheme === 'basic' ? 'Authentication Error: the credentials are not valid.' : undefined, challenge);
+    throw apiError(
+      'TOKEN_INVALID',
+      route.scheme === 'basic' ? 'Authentication Error: the credentials are not valid.' : undefined,
+      challenge,
+    );
   }
   return admitted(principal, route);
 }
@@ -82,8 +89,12 @@ function admitted(principal: Principal, route: PartnerRouteConfig): Principal {
     throw apiError('UNAUTHORIZED_API_KEY', 'This partner is disabled; its credentials cannot query any endpoint.');
   }
   if (grantedInterface(principal, route) === undefined) {
-    const named = typeof route.interface === 'string' ? `the ${route.interface} interface` : `any of the ${route.interface.join(', ')} interfaces`;
-    throw apiError('PARTNER_ENDPOINT_DISABLED', `This client is not enabled for ${named}. Contact the platform operator to request access.`);
+    const named =
+      typeof route.interface === 'string' ? `the ${route.interface} interface` : `any of the ${route.interface.join(', ')} interfaces`;
+    throw apiError(
+      'PARTNER_ENDPOINT_DISABLED',
+      `This client is not enabled for ${named}. Contact the platform operator to request access.`,
+    );
   }
   return principal;
 }

@@ -1,7 +1,23 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from './authenticate.js';
 import { isRecord, principalOf } from './typed-routes.js';
-import { grantedInterface, isPartnerInterface, type BusinessLinks, type LinkCheck, type BusinessScope, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
+import {
+  grantedInterface,
+  isPartnerInterface,
+  type BusinessLinks,
+  type LinkCheck,
+  type BusinessScope,
+  type CredentialVerifier,
+  type PartnerRouteConfig,
+  type Principal,
+} from '../auth/principal.js';
 import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdParam } from '../business-ids.js';
 import { list, single } from '../query.js';
 import { ApiError, apiError } from '../errors.js';
@@ -84,16 +100,23 @@ export function declarationProblem(url: string, config: { partner?: PartnerRoute
   }
   if (config?.admin) return 'declares both a partner and an operator guard';
   const named: readonly unknown[] = Array.isArray(partner.interface) ? partner.interface : [partner.interface];
-  if (named.length === 0 || !named.every((i) => typeof i === 'string' && isPartnerInterface(i))) return `names no known interface (${String(partner.interface)})`;
+  if (named.length === 0 || !named.every((i) => typeof i === 'string' && isPartnerInterface(i)))
+    return `names no known interface (${String(partner.interface)})`;
   if (partner.scheme !== 'bearer' && partner.scheme !== 'basic') return `names no known scheme (${String(partner.scheme)})`;
   const scope: Partial<Record<string, unknown>> | undefined = partner.business;
   if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
-  const kinds = Object.keys(scope).filter((k) => ['param', 'query', 'bodyList', 'paramList', 'queryList', 'deferred', 'unscoped'].includes(k));
-  if (kinds.length !== 1) return 'must declare exactly one business scope: param, query, bodyList, paramList, queryList, deferred or unscoped';
-  if (typeof scope[kinds[0]] !== 'string' || (scope[kinds[0]] as string).trim() === '') return `business scope ${kinds[0]} needs a non-empty text`;
+  const kinds = Object.keys(scope).filter((k) =>
+    ['param', 'query', 'bodyList', 'paramList', 'queryList', 'deferred', 'unscoped'].includes(k),
+  );
+  if (kinds.length !== 1)
+    return 'must declare exactly one business scope: param, query, bodyList, paramList, queryList, deferred or unscoped';
+  if (typeof scope[kinds[0]] !== 'string' || (scope[kinds[0]] as string).trim() === '')
+    return `business scope ${kinds[0]} needs a non-empty text`;
   if ('param' in scope && !url.split('/').includes(`:${scope.param as string}`)) return `has no path parameter :${scope.param as string}`;
-  if (('bodyList' in scope || 'paramList' in scope || 'queryList' in scope) && !(Number.isInteger(scope.max) && (scope.max as number) > 0)) return `${kinds[0]} scope needs a positive max`;
-  if ('paramList' in scope && !url.split('/').includes(`:${scope.paramList as string}`)) return `has no path parameter :${scope.paramList as string}`;
+  if (('bodyList' in scope || 'paramList' in scope || 'queryList' in scope) && !(Number.isInteger(scope.max) && (scope.max as number) > 0))
+    return `${kinds[0]} scope needs a positive max`;
+  if ('paramList' in scope && !url.split('/').includes(`:${scope.paramList as string}`))
+    return `has no path parameter :${scope.paramList as string}`;
   return undefined;
 }
 
@@ -157,14 +180,23 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       await options.idempotency.complete(pending.partnerId, pending.key, {
         statusCode: reply.statusCode,
         contentType: typeof contentType === 'string' ? contentType : null,
-        body: typeof payload === 'string' ? payload : payload == null ? '' : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload),
+        body:
+          typeof payload === 'string'
+            ? payload
+            : payload == null
+              ? ''
+              : Buffer.isBuffer(payload)
+                ? payload.toString('utf8')
+                : JSON.stringify(payload),
       });
     }
     return payload;
   };
 
   const adminOnRequest: onRequestHookHandler = async function adminGuard(request) {
-    await throttledAuthentication(options.authFailures, failureKey(request.ip, 'operator'), () => authenticateAdmin(request, options.adminTokenMatches));
+    await throttledAuthentication(options.authFailures, failureKey(request.ip, 'operator'), () =>
+      authenticateAdmin(request, options.adminTokenMatches),
+    );
   };
 
   const publicOnRequest: onRequestHookHandler = function publicLimit(request, _reply, done) {
@@ -179,10 +211,11 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         const raw =
           'param' in scope
             ? single(fieldOf(request.params, scope.param))
-            : single(fieldOf(request.query, scope.query)) ?? single(fieldOf(request.body, scope.query));
+            : (single(fieldOf(request.query, scope.query)) ?? single(fieldOf(request.body, scope.query)));
         // Absent: the route refuses the request itself (a required parameter is missing).
         if (raw === undefined || raw === '') return;
-        if (raw.length > MAX_BUSINESS_ID_LENGTH) throw apiError('VALIDATION_ERROR', 'The business id is too long.', { field: 'business_id' });
+        if (raw.length > MAX_BUSINESS_ID_LENGTH)
+          throw apiError('VALIDATION_ERROR', 'The business id is too long.', { field: 'business_id' });
         const check = await options.links.check(principalOf(request).partnerId, [raw]);
         if (check.unknown.length > 0) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${raw}`);
         if (check.unlinked.length > 0) throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for business ${raw}.`);
@@ -199,7 +232,11 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         const check = await options.links.check(principalOf(request).partnerId, ids);
         const refused = [...check.unknown, ...check.unlinked];
         if (refused.length > 0) {
-          throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(refused)}. Nothing was changed.`, { field });
+          throw apiError(
+            'AUTHORIZATION_ERROR',
+            `This partner is not authorized for these businesses: ${firstFew(refused)}. Nothing was changed.`,
+            { field },
+          );
         }
       };
     }
@@ -207,7 +244,10 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       const field = scope.queryList;
       const admit = (request: FastifyRequest, unique: string[], check: LinkCheck) => {
         if (check.unknown.length > 0) throw apiError('NOT_FOUND', `Business not found: ${firstFew(check.unknown)}`, { field });
-        if (check.unlinked.length > 0) throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(check.unlinked)}.`, { field });
+        if (check.unlinked.length > 0)
+          throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for these businesses: ${firstFew(check.unlinked)}.`, {
+            field,
+          });
         request.businessIds = [...new Set(unique.map((id) => check.resolved.get(id)!))];
       };
       // Callback style: when every link was confirmed lately (nearly always) it costs no promise.
@@ -215,9 +255,12 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         let unique: string[];
         try {
           const given = list(fieldOf(request.query, field));
-          if (given.length === 0) throw apiError('INVALID_REQUEST', `${field} is required: business ids or aliases, comma-separated`, { field });
-          if (given.length > scope.max) throw apiError('INVALID_REQUEST', `At most ${scope.max} businesses per request (${given.length} given)`, { field });
-          if (given.some((id) => id.length > MAX_BUSINESS_ID_LENGTH)) throw apiError('INVALID_REQUEST', 'A business id is too long.', { field });
+          if (given.length === 0)
+            throw apiError('INVALID_REQUEST', `${field} is required: business ids or aliases, comma-separated`, { field });
+          if (given.length > scope.max)
+            throw apiError('INVALID_REQUEST', `At most ${scope.max} businesses per request (${given.length} given)`, { field });
+          if (given.some((id) => id.length > MAX_BUSINESS_ID_LENGTH))
+            throw apiError('INVALID_REQUEST', 'A business id is too long.', { field });
           unique = [...new Set(given)];
           const known = options.links.checkKnown?.(principalOf(request).partnerId, unique);
           if (known) {
@@ -227,10 +270,13 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         } catch (error) {
           return done(error as Error);
         }
-        options.links.check(principalOf(request).partnerId, unique).then((check) => {
-          admit(request, unique, check);
-          done();
-        }, done).catch(done);
+        options.links
+          .check(principalOf(request).partnerId, unique)
+          .then((check) => {
+            admit(request, unique, check);
+            done();
+          }, done)
+          .catch(done);
       };
       return guard;
     }

@@ -12,7 +12,11 @@ const error = (description: string) => ({ description, $ref: 'ErrorResponse#' })
  * rate limits and Idempotency-Key can answer, and `x-pbs-partner` (interface, scheme and business
  * scope), which the every-operation test reads to know what to expect of each route.
  */
-function documentGuards(schema: Record<string, unknown> | undefined, config: { partner?: PartnerRouteConfig; admin?: boolean } | undefined, method: string) {
+function documentGuards(
+  schema: Record<string, unknown> | undefined,
+  config: { partner?: PartnerRouteConfig; admin?: boolean } | undefined,
+  method: string,
+) {
   if (!config?.partner && !config?.admin) return schema;
   const response = { ...((schema?.response as Record<string, unknown> | undefined) ?? {}) };
   const add = (status: number, description: string) => {
@@ -26,11 +30,16 @@ function documentGuards(schema: Record<string, unknown> | undefined, config: { p
     const partner = config.partner!;
     const scope = partner.business;
     out['x-pbs-partner'] = { interface: partner.interface, scheme: partner.scheme, business: scope };
-    add(401, 'TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled)');
+    add(
+      401,
+      'TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled)',
+    );
     add(
       403,
       'PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner)' +
-        ('param' in scope || 'query' in scope || 'bodyList' in scope || 'paramList' in scope ? ', AUTHORIZATION_ERROR (a business not linked to this partner)' : ''),
+        ('param' in scope || 'query' in scope || 'bodyList' in scope || 'paramList' in scope
+          ? ', AUTHORIZATION_ERROR (a business not linked to this partner)'
+          : ''),
     );
     if ('param' in scope || 'query' in scope) add(404, 'BUSINESS_NOT_FOUND');
     add(429, 'TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget)');
@@ -81,7 +90,14 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
       // service (which answers the spec's codes, not the validator's): see `config.docs`.
       const config = route.config as { docs?: Record<string, unknown> } | undefined;
       const documented = config?.docs ? { ...(schema as object), ...config.docs } : schema;
-      return { schema: documentGuards(documented as Record<string, unknown> | undefined, route.config as never, String(route.method)) as typeof schema, url };
+      return {
+        schema: documentGuards(
+          documented as Record<string, unknown> | undefined,
+          route.config as never,
+          String(route.method),
+        ) as typeof schema,
+        url,
+      };
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Bindings, ChildLoggerOptions, LogFn } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, apiError, codeForStatus, errorCatalogue } from '../errors.js';
@@ -112,7 +119,8 @@ export const MAX_FORM_PARAMETERS = 256;
 export function parseFormBody(body: string): Record<string, string | string[]> {
   let parameters = 1;
   for (let i = body.indexOf('&'); i >= 0; i = body.indexOf('&', i + 1)) {
-    if (++parameters > MAX_FORM_PARAMETERS) throw apiError('PAYLOAD_TOO_LARGE', `A form may hold at most ${MAX_FORM_PARAMETERS} parameters.`);
+    if (++parameters > MAX_FORM_PARAMETERS)
+      throw apiError('PAYLOAD_TOO_LARGE', `A form may hold at most ${MAX_FORM_PARAMETERS} parameters.`);
   }
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of new URLSearchParams(body)) {
@@ -252,7 +260,10 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     const schema = request.routeOptions.schema;
     const readsJson = schema?.body !== undefined || request.routeOptions.config.docs?.body !== undefined;
     if (readsJson && !consumes(schema).includes(FORM_TYPE) && text.trim() !== '') {
-      return done(apiError('UNSUPPORTED_MEDIA_TYPE', `This operation reads a JSON body; send it as application/json, not ${FORM_TYPE}.`), undefined);
+      return done(
+        apiError('UNSUPPORTED_MEDIA_TYPE', `This operation reads a JSON body; send it as application/json, not ${FORM_TYPE}.`),
+        undefined,
+      );
     }
     try {
       done(null, parseFormBody(text));
@@ -281,7 +292,13 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     options.metrics.http.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     if (options.logRequests) {
       app.log.info(
-        { reqId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+        {
+          reqId: request.id,
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+        },
         'request',
       );
     }

@@ -28,7 +28,8 @@ interface RequestSchemas extends FastifyTypeProvider {
  * a fault of pbs, never of the request.
  */
 export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new Error(`${request.method} ${request.routeOptions.url ?? request.url} has no partner declaration, so no principal`);
+  if (!request.principal)
+    throw new Error(`${request.method} ${request.routeOptions.url ?? request.url} has no partner declaration, so no principal`);
   return request.principal;
 }
 

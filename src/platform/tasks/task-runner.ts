@@ -267,7 +267,13 @@ export class TaskRunner {
       }
       await db
         .updateTable('task_schedules')
-        .set({ next_run_at: this.clock.now() + schedule.everyMs, locked_by: null, locked_until: null, last_run_at: this.clock.now(), last_error: error })
+        .set({
+          next_run_at: this.clock.now() + schedule.everyMs,
+          locked_by: null,
+          locked_until: null,
+          last_run_at: this.clock.now(),
+          last_error: error,
+        })
         .where('name', '=', schedule.name)
         .where('locked_by', '=', this.workerId)
         .execute();
