@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness } from '../support/harness.js';
+import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness, linkedBusiness } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 
 // The harness clock: Monday 2031-05-05 16:00 UTC, 09:00 in Los Angeles.
@@ -24,16 +24,14 @@ describe.each(dialects)('advertising with the operator on %s', (dialect) => {
   });
   afterAll(() => h.close());
 
-  const business = async (overrides: Record<string, unknown> = {}, alsoOther = false) => {
-    const id = (
-      await admin(h.url, 'POST', '/admin/v1/businesses', {
-        json: sampleBusiness({ name: `Operated ${++n}`, specialties: 'Handmade pasta', ...overrides }),
+  const business = async (overrides: Record<string, unknown> = {}, alsoOther = false) =>
+    (
+      await linkedBusiness(h.url, alsoOther ? [p.partner.id, other.partner.id] : [p.partner.id], {
+        name: `Operated ${++n}`,
+        specialties: 'Handmade pasta',
+        ...overrides,
       })
-    ).body.id as string;
-    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${id}`);
-    if (alsoOther) await admin(h.url, 'PUT', `/admin/v1/partners/${other.partner.id}/businesses/${id}`);
-    return id;
-  };
+    ).id;
   const as = (q: typeof p) => ({ basic: [q.basic.username, q.basic.password] as [string, string] });
   const process = async () => {
     h.clock.advance(2000);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness } from '../support/harness.js';
+import { admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness, linkedBusiness } from '../support/harness.js';
 
 // The harness clock: Monday 2031-05-05 16:00 UTC, 09:00 in Los Angeles.
 const COMPLETED = (requested_value: unknown) => ({ status: 'COMPLETED', requested_value });
@@ -21,16 +21,14 @@ describe.each(dialects)('advertising on %s', (dialect) => {
   afterAll(() => h.close());
 
   /** A business linked to the partner (and to `other` when asked). */
-  const business = async (overrides: Record<string, unknown> = {}, alsoOther = false) => {
-    const id = (
-      await admin(h.url, 'POST', '/admin/v1/businesses', {
-        json: sampleBusiness({ name: `Advertised ${++n}`, specialties: 'Wood-fired pizza since 1990', ...overrides }),
+  const business = async (overrides: Record<string, unknown> = {}, alsoOther = false) =>
+    (
+      await linkedBusiness(h.url, alsoOther ? [p.partner.id, other.partner.id] : [p.partner.id], {
+        name: `Advertised ${++n}`,
+        specialties: 'Wood-fired pizza since 1990',
+        ...overrides,
       })
-    ).body.id as string;
-    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${id}`);
-    if (alsoOther) await admin(h.url, 'PUT', `/admin/v1/partners/${other.partner.id}/businesses/${id}`);
-    return id;
-  };
+    ).id;
   const as = (q: typeof p) => ({ basic: [q.basic.username, q.basic.password] as [string, string] });
   const create = (params: Record<string, string>, q = p) =>
     call(h.url, 'POST', `/v1/reseller/program/create?${new URLSearchParams(params)}`, as(q));

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVITY_FIELDS, LEVELS, levelsOf, scoreWeek, type Activity } from '../../src/engagement/scoring.js';
-import { accessToken, admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness } from '../support/harness.js';
+import {
+  accessToken,
+  admin,
+  call,
+  createPartner,
+  dialects,
+  sampleBusiness,
+  startPbs,
+  type Harness,
+  linkedBusiness,
+} from '../support/harness.js';
 
 const WEEK = '2031-04-28'; // a Monday
 const NEXT_WEEK = '2031-05-05';
@@ -22,13 +32,12 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
 
   const business = async (country = 'US', linked = true) => {
     const location = { address1: '1 Main St', city: 'Somewhere', state: 'XX', country, zip_code: '00000' };
-    const body = (
-      await admin(h.url, 'POST', '/admin/v1/businesses', {
-        json: sampleBusiness({ name: `Engaged ${++n}`, alias: `engaged-${dialect}-${n}`, location }),
-      })
-    ).body;
-    if (linked) await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${body.id}`);
-    return { id: body.id as string, alias: body.alias as string };
+    const { id, alias } = await linkedBusiness(h.url, linked ? [p.partner.id] : [], {
+      name: `Engaged ${++n}`,
+      alias: `engaged-${dialect}-${n}`,
+      location,
+    });
+    return { id, alias };
   };
   const load = async (rows: unknown[]) => {
     const r = await admin(h.url, 'POST', '/admin/v1/engagement/activity', { body: ndjson(rows), contentType: 'application/x-ndjson' });

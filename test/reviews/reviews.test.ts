@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localeFromAcceptLanguage } from '../../src/reviews/locales.js';
 import { displayName } from '../../src/reviews/review-views.js';
-import { accessToken, admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness } from '../support/harness.js';
+import {
+  accessToken,
+  admin,
+  call,
+  createPartner,
+  dialects,
+  sampleBusiness,
+  startPbs,
+  T0,
+  type Harness,
+  linkedBusiness,
+} from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 
 /** Issue 16: private reviews read with an OAuth token, the operator's reviews, and review webhooks. */
@@ -19,12 +30,8 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
   afterAll(() => h.close());
 
   /** A business linked to the partner. */
-  const business = async (overrides: Record<string, unknown> = {}) => {
-    const id = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Reviewed ${++n}`, ...overrides }) }))
-      .body.id as string;
-    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${id}`);
-    return id;
-  };
+  const business = async (overrides: Record<string, unknown> = {}) =>
+    (await linkedBusiness(h.url, [p.partner.id], { name: `Reviewed ${++n}`, ...overrides })).id;
   const addReview = async (businessId: string, review: Record<string, unknown>) => {
     const r = await admin(h.url, 'POST', `/admin/v1/businesses/${businessId}/reviews`, {
       json: { rating: 5, text: 'Great.', user: { name: 'Jane Doe' }, ...review },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness } from '../support/harness.js';
+import { admin, call, createPartner, dialects, startPbs, type Harness, linkedBusiness } from '../support/harness.js';
 
 describe.each(dialects)('subscriptions on %s', (dialect) => {
   let h: Harness;
@@ -12,9 +12,7 @@ describe.each(dialects)('subscriptions on %s', (dialect) => {
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/business_subscriptions`, { json: { per_second: 1000 } });
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/listing_management`, { json: { per_second: 1000 } });
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/webhooks`, { json: { per_second: 1000 } });
-    for (let i = 0; i < 6; i++)
-      ids.push((await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Sub ${i}` }) })).body.id);
-    for (const id of ids) await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${id}`);
+    for (let i = 0; i < 6; i++) ids.push((await linkedBusiness(h.url, [p.partner.id], { name: `Sub ${i}` })).id);
   });
   afterAll(() => h.close());
 

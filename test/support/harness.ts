@@ -163,6 +163,17 @@ export async function accessToken(base: string, p: { oauth: { client_id: string;
   return (await call(base, 'POST', '/oauth2/token', { form })).body.access_token as string;
 }
 
+/**
+ * The shared fixture of partner tests: a business made by the operator (`sampleBusiness` with
+ * `overrides`) and linked to each of `partnerIds`. Answers the created record.
+ */
+export async function linkedBusiness(base: string, partnerIds: string[], overrides: Record<string, unknown> = {}) {
+  const created = await admin(base, 'POST', '/admin/v1/businesses', { json: sampleBusiness(overrides) });
+  if (created.status !== 201) throw new Error(`creating a business answered ${created.status}: ${created.text}`);
+  for (const partnerId of partnerIds) await admin(base, 'PUT', `/admin/v1/partners/${partnerId}/businesses/${created.body.id}`);
+  return created.body as { id: string; alias: string };
+}
+
 export function sampleBusiness(overrides: Record<string, unknown> = {}) {
   return {
     name: 'Sample Bistro',

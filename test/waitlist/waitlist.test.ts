@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness } from '../support/harness.js';
+import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness, linkedBusiness } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 import { createRestaurant } from '../support/restaurant.js';
 
@@ -27,8 +27,7 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
 
   /** A restaurant linked to the partner, its waitlist configured (open all day unless told). */
   const restaurant = async (config: Record<string, unknown> = {}) => {
-    const id = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: `Line ${++n}` }) })).body.id as string;
-    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${id}`);
+    const { id } = await linkedBusiness(h.url, [p.partner.id], { name: `Line ${++n}` });
     const r = await admin(h.url, 'PUT', `/admin/v1/businesses/${id}/waitlist`, { json: { hours: ALL_DAY, ...config } });
     expect(r.status, r.text).toBe(200);
     return id;
