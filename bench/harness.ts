@@ -91,8 +91,8 @@ export async function api(base: string, method: string, route: string, token: st
 }
 
 /** Loads `count` reservable restaurants in one metro through the operator API; returns their ids and a partner key. */
-export async function loadMetro(base: string, count: number) {
-  const businesses = generateDemoBusinesses(count, 4242, [METRO]).map((b) => ({ ...b, transactions: ['restaurant_reservation'] }));
+/** Loads businesses through the operator's streamed NDJSON import. */
+export async function importBusinesses(base: string, businesses: object[]) {
   await api(
     base,
     'POST',
@@ -101,6 +101,11 @@ export async function loadMetro(base: string, count: number) {
     businesses.map((b) => JSON.stringify(b)).join('\n'),
     'application/x-ndjson',
   );
+}
+
+export async function loadMetro(base: string, count: number) {
+  const businesses = generateDemoBusinesses(count, 4242, [METRO]).map((b) => ({ ...b, transactions: ['restaurant_reservation'] }));
+  await importBusinesses(base, businesses);
   const random = seededRandom(99);
   const settings = businesses.map((b) => JSON.stringify({ business_id: b.id, settings: demoReservationSettings(b, random) }));
   await api(base, 'POST', '/admin/v1/reservation-settings/import', ADMIN, settings.join('\n'), 'application/x-ndjson');

@@ -1,7 +1,7 @@
 /** Advertising: job creations to COMPLETED, and job status polls (a scenario of `npm run bench`, run by bench/run.ts). */
 import type autocannon from 'autocannon';
 import { generateDemoBusinesses } from '../../src/demo/demo-dataset.js';
-import { ADMIN, api, besideRaw, type Figure, measure, METRO, pairedWithRaw, pick } from '../harness.js';
+import { ADMIN, api, besideRaw, type Figure, measure, METRO, pairedWithRaw, pick, importBusinesses } from '../harness.js';
 
 /** Program types one business can hold together (EP excludes BP): 125 businesses × 8 = 1,000 creations. */
 export const AD_TYPES = ['BP', 'CPC', 'RCA', 'CTA', 'SLIDESHOW', 'BH', 'VL', 'LOGO'];
@@ -21,14 +21,7 @@ export interface AdvertisingFigures {
  */
 export async function advertisingScenario(name: string, base: string): Promise<{ figures: AdvertisingFigures; polling: Figure[] }> {
   const businesses = generateDemoBusinesses(AD_JOBS / AD_TYPES.length, 777, [METRO]).map((b) => ({ ...b, specialties: 'Everything' }));
-  await api(
-    base,
-    'POST',
-    '/admin/v1/businesses/import',
-    ADMIN,
-    businesses.map((b) => JSON.stringify(b)).join('\n'),
-    'application/x-ndjson',
-  );
+  await importBusinesses(base, businesses);
   const partner = await api(base, 'POST', '/admin/v1/partners', ADMIN, JSON.stringify({ name: 'Ads bench', interfaces: ['advertising'] }));
   const credential = await api(base, 'POST', `/admin/v1/partners/${partner.id}/credentials`, ADMIN, JSON.stringify({ kind: 'basic' }));
   await api(base, 'POST', `/admin/v1/partners/${partner.id}/businesses/import`, ADMIN, businesses.map((b) => b.id).join('\n'), 'text/csv');

@@ -1,6 +1,6 @@
 /** Private reviews and engagement reads, through the OAuth token flow (a scenario of `npm run bench`, run by bench/run.ts). */
 import { generateDemoBusinesses, seededRandom } from '../../src/demo/demo-dataset.js';
-import { ADMIN, api, type Figure, measure, METRO, pairedWithRaw, pick } from '../harness.js';
+import { ADMIN, api, type Figure, measure, METRO, pairedWithRaw, pick, importBusinesses } from '../harness.js';
 
 /** A partner with `interfaces`, linked to `ids`, and its OAuth access token (reviews and engagement take the token flow). */
 export async function tokenPartner(base: string, name: string, interfaces: string[], ids: string[]): Promise<string> {
@@ -66,14 +66,7 @@ export async function reviewsScenario(name: string, base: string): Promise<Figur
  */
 export async function engagementScenario(name: string, base: string): Promise<Figure> {
   const businesses = generateDemoBusinesses(1000, 717, [METRO]).map((b, i) => ({ ...b, alias: `engagement-${i}` }));
-  await api(
-    base,
-    'POST',
-    '/admin/v1/businesses/import',
-    ADMIN,
-    businesses.map((b) => JSON.stringify(b)).join('\n'),
-    'application/x-ndjson',
-  );
+  await importBusinesses(base, businesses);
   const random = seededRandom(8);
   const weeks = ['2031-04-07', '2031-04-14', '2031-04-21', '2031-04-28'];
   const lines = weeks.flatMap((week) =>

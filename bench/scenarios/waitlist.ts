@@ -1,6 +1,6 @@
 /** Waitlist status reads and joins (a scenario of `npm run bench`, run by bench/run.ts). */
 import { generateDemoBusinesses } from '../../src/demo/demo-dataset.js';
-import { ADMIN, api, type Figure, measure, METRO, pairedWithRaw, pick } from '../harness.js';
+import { ADMIN, api, type Figure, measure, METRO, pairedWithRaw, pick, importBusinesses } from '../harness.js';
 import { ALL_DAY } from './scale-out.js';
 
 /**
@@ -10,14 +10,7 @@ import { ALL_DAY } from './scale-out.js';
  */
 export async function waitlistScenario(name: string, base: string): Promise<Figure[]> {
   const businesses = generateDemoBusinesses(100, 515, [METRO]);
-  await api(
-    base,
-    'POST',
-    '/admin/v1/businesses/import',
-    ADMIN,
-    businesses.map((b) => JSON.stringify(b)).join('\n'),
-    'application/x-ndjson',
-  );
+  await importBusinesses(base, businesses);
   const partner = await api(
     base,
     'POST',
