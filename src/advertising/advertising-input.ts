@@ -1,6 +1,6 @@
 import { apiError } from '../platform/errors.js';
 import { parseDate } from '../platform/local-time.js';
-import { list, single } from '../platform/query.js';
+import { isOneOf, list, single } from '../platform/query.js';
 import { PROGRAM_TYPES, type ProgramType } from './advertising-tables.js';
 
 /**
@@ -89,8 +89,9 @@ function reader(params: Record<string, unknown>) {
   };
   const oneOf = <T extends string>(field: string, values: readonly T[]): T | undefined => {
     const value = text(field);
-    if (value !== undefined && !(values as readonly string[]).includes(value)) invalid(field, `${field} must be ${values.join(' or ')}`);
-    return value as T | undefined;
+    if (value === undefined) return undefined;
+    if (!isOneOf(values, value)) return invalid(field, `${field} must be ${values.join(' or ')}`);
+    return value;
   };
   const currency = () => {
     const value = text('currency');
@@ -105,8 +106,7 @@ export function parseCreate(params: Record<string, unknown>): CreateRequest {
   const { text, items, date, oneOf, currency } = reader(params);
   const businessId = text('business_id') ?? invalid('business_id', 'business_id is required');
   const name = text('program_name') ?? invalid('program_name', 'program_name is required');
-  if (!(PROGRAM_TYPES as readonly string[]).includes(name))
-    invalid('program_name', `program_name must be one of ${PROGRAM_TYPES.join(', ')}`);
+  if (!isOneOf(PROGRAM_TYPES, name)) return invalid('program_name', `program_name must be one of ${PROGRAM_TYPES.join(', ')}`);
   const autobid = text('is_autobid');
   if (autobid !== undefined && !/^(true|false)$/i.test(autobid)) invalid('is_autobid', 'is_autobid must be true or false');
   const isAutobid = autobid === undefined ? undefined : autobid.toLowerCase() === 'true';
@@ -114,7 +114,7 @@ export function parseCreate(params: Record<string, unknown>): CreateRequest {
   if (pacing === 'unpaced' && isAutobid === true) invalid('pacing_method', 'pacing_method unpaced is not allowed with is_autobid true');
   return {
     business_id: businessId,
-    program_name: name as ProgramType,
+    program_name: name,
     start: date('start'),
     end: date('end'),
     budget: text('budget'),

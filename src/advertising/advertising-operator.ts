@@ -12,7 +12,7 @@ import { APPLY_AD_JOB, HOLD_NEW_JOBS_SETTING, type AdvertisingJobs } from './adv
 import { receipt } from './advertising-receipts.js';
 import type { AdProgramDay } from './advertising-store.js';
 import { PROGRAM_TYPES } from './advertising-tables.js';
-import { storedStrings } from '../platform/query.js';
+import { isOneOf, storedStrings } from '../platform/query.js';
 import { endProgram } from './advertising-schedule.js';
 
 /** Lines one metrics import over HTTP may hold; the CLI reads files of any size. */
@@ -198,7 +198,7 @@ export class AdvertisingOperator {
     input: { program_types?: unknown; min_budget?: unknown; max_budget?: unknown; months?: unknown; active?: unknown },
   ) {
     const types = input.program_types ?? ['CPC'];
-    if (!Array.isArray(types) || types.length === 0 || !types.every((t) => (PROGRAM_TYPES as readonly unknown[]).includes(t))) {
+    if (!Array.isArray(types) || types.length === 0 || !types.every((t) => isOneOf(PROGRAM_TYPES, t))) {
       throw apiError('VALIDATION_ERROR', `program_types must list program types among ${PROGRAM_TYPES.join(', ')}`, {
         field: 'program_types',
       });

@@ -1,5 +1,6 @@
 import { apiError } from '../platform/errors.js';
 import type { ProgramType } from './advertising-tables.js';
+import { isOneOf } from '../platform/query.js';
 
 /**
  * The Program Feature API's rules, without a database (docs/advertising.md "Program features";
@@ -259,7 +260,7 @@ export function readFeature(type: FeatureType, sent: unknown, current: FeatureVa
       const active = f.texts('active_business_highlights', MAX_ACTIVE_HIGHLIGHTS, 40);
       active.forEach(
         (h, i) =>
-          (BUSINESS_HIGHLIGHTS as readonly string[]).includes(h) ||
+          isOneOf(BUSINESS_HIGHLIGHTS, h) ||
           bad(`${where}.active_business_highlights[${i}]`, `must be one of ${BUSINESS_HIGHLIGHTS.join(', ')}`),
       );
       return { active_business_highlights: active, available_business_highlights: [...BUSINESS_HIGHLIGHTS] };
@@ -324,11 +325,10 @@ export function readFeature(type: FeatureType, sent: unknown, current: FeatureVa
 export function featureTypesFor(programType: ProgramType, names: string[], where: string): FeatureType[] {
   const allowed = FEATURES_BY_PROGRAM[programType];
   return names.map((name) => {
-    if (!(FEATURE_TYPES as readonly string[]).includes(name))
-      bad(`${where}.${name}`, `not a feature type (types: ${FEATURE_TYPES.join(', ')})`);
-    if (!allowed.includes(name as FeatureType)) {
+    if (!isOneOf(FEATURE_TYPES, name)) bad(`${where}.${name}`, `not a feature type (types: ${FEATURE_TYPES.join(', ')})`);
+    if (!allowed.includes(name)) {
       bad(`${where}.${name}`, `a ${programType} program cannot have this feature (it may have: ${allowed.join(', ') || 'none'})`);
     }
-    return name as FeatureType;
+    return name;
   });
 }

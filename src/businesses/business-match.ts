@@ -1,6 +1,6 @@
 import { foldText } from '../platform/text.js';
 import { apiError } from '../platform/errors.js';
-import { single } from '../platform/query.js';
+import { isOneOf, single } from '../platform/query.js';
 
 /**
  * Business Match (docs/contract/search.md §2.3; docs/business-match.md): which businesses of the catalogue a
@@ -81,8 +81,7 @@ export function parseMatchQuery(query: Record<string, unknown>): MatchQuery {
   const limit = rawLimit === undefined || rawLimit === '' ? 3 : Number(rawLimit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10) invalid('limit', `The supplied limit: ${rawLimit} is invalid (1 to 10).`);
   const threshold = single(query.match_threshold) ?? 'default';
-  if (!(MATCH_THRESHOLDS as readonly string[]).includes(threshold))
-    invalid('match_threshold', 'match_threshold must be none, default or strict');
+  if (!isOneOf(MATCH_THRESHOLDS, threshold)) invalid('match_threshold', 'match_threshold must be none, default or strict');
   const latitude = coordinate(query, 'latitude', 90);
   const longitude = coordinate(query, 'longitude', 180);
   if ((latitude === undefined) !== (longitude === undefined))

@@ -1,6 +1,7 @@
 import type { Business } from '../businesses/business-record.js';
 import { ancestorsOf } from './categories.js';
 import { deletions, editDistance, GENERIC_CATEGORIES, indexWords, typoAllowance, type QueryWord } from './text.js';
+import { isOneOf } from '../platform/query.js';
 
 /**
  * How well a word describes a business (docs/search.md "Ranking"): a word of its name says the
@@ -25,11 +26,11 @@ export function termsOf(business: Business, shared: (word: string) => string = (
   for (const category of business.categories) {
     add(category.alias, SCORE.CATEGORY);
     add(category.title, SCORE.CATEGORY);
-    if ((GENERIC_CATEGORIES as readonly string[]).includes(category.alias)) generic = true;
+    if (isOneOf(GENERIC_CATEGORIES, category.alias)) generic = true;
     for (const ancestor of ancestorsOf(category.alias)) {
       add(ancestor.alias, SCORE.ANCESTOR);
       add(ancestor.title, SCORE.ANCESTOR);
-      if ((GENERIC_CATEGORIES as readonly string[]).includes(ancestor.alias)) generic = true;
+      if (isOneOf(GENERIC_CATEGORIES, ancestor.alias)) generic = true;
     }
   }
   add(business.name, SCORE.NAME);

@@ -38,3 +38,8 @@ export function storedStrings(json: string): string[] {
     throw new Error(`a stored list of strings is not one: ${json.slice(0, 80)}`);
   return value;
 }
+
+/** Whether `value` is one of `values` (a const list of names), narrowing it to their type. */
+export function isOneOf<const T extends string>(values: readonly T[], value: unknown): value is T {
+  return values.some((v) => v === value);
+}

@@ -4,6 +4,7 @@ import { localToUtc } from '../platform/local-time.js';
 import { schemaValidator } from '../platform/validation.js';
 import { DEFAULT_LOCALE, isSupportedLocale, languageOf, SUPPORTED_LOCALES } from './locales.js';
 import { RESPONSE_ROLES, type ResponseRole } from './review-tables.js';
+import { isOneOf } from '../platform/query.js';
 
 /** Reviews are shown in Pacific time (docs/contract/reviews-and-engagement.md §7.1: `time_created` "in PDT"). */
 export const REVIEW_TIME_ZONE = 'America/Los_Angeles';
@@ -142,10 +143,10 @@ export function normalizeRole(value: string): ResponseRole {
     .trim()
     .toUpperCase()
     .replace(/[\s-]+/g, '_');
-  if (!(RESPONSE_ROLES as readonly string[]).includes(role)) {
+  if (!isOneOf(RESPONSE_ROLES, role)) {
     throw apiError('VALIDATION_ERROR', `role must be one of ${RESPONSE_ROLES.join(', ')}`, { field: 'business_user.role' });
   }
-  return role as ResponseRole;
+  return role;
 }
 
 /** A review's fields as the schemas declare them (an edit's: every field optional). */

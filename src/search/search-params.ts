@@ -1,6 +1,6 @@
 import { queryWords, type QueryWord } from '../catalog/text.js';
 import { apiError } from '../platform/errors.js';
-import { list, single } from '../platform/query.js';
+import { isOneOf, list, single } from '../platform/query.js';
 import { parseBoolean, parseDateTimeCovers } from '../reservations/params.js';
 
 /** Results reachable through limit/offset (docs/contract: 240, as the original's current docs say). */
@@ -72,7 +72,7 @@ export function parseSearchParams(query: Query): SearchParams {
   if (offset + limit > RESULT_CAP)
     invalid('offset', `Too many results requested: limit + offset must be at most ${RESULT_CAP}.`, offset + limit);
   const sortBy = single(query.sort_by) ?? 'best_match';
-  if (!(SORTS as readonly string[]).includes(sortBy)) invalid('sort_by', `sort_by must be one of ${SORTS.join(', ')}`, sortBy);
+  if (!isOneOf(SORTS, sortBy)) invalid('sort_by', `sort_by must be one of ${SORTS.join(', ')}`, sortBy);
   const locale = single(query.locale);
   if (locale !== undefined && !LOCALES.has(locale)) invalid('locale', `Unsupported locale: ${locale}`, locale);
   const term = (single(query.term) ?? '').slice(0, MAX_TERM_LENGTH);

@@ -12,6 +12,7 @@ import { seconds, type PartyInput } from './waitlist-input.js';
 import { bucketOf, DEFAULT_CONFIG, estimate, waitlistState, type TableInventory, type WaitlistConfig } from './waitlist-rules.js';
 import { WaitlistStore, type Visit, type WaitlistRestaurant } from './waitlist-store.js';
 import { ACTIVE_STATES, BUCKETS, TERMINAL_STATES, type Bucket, type VisitState } from './waitlist-tables.js';
+import { isOneOf } from '../platform/query.js';
 
 /** The opt-in webhook type of visit changes, sent to the partner that made the visit. */
 export const VISIT_EVENT_TYPE = 'WAITLIST_VISIT_UPDATED_EVENT';
@@ -201,7 +202,7 @@ export class WaitlistLines {
         const store = this.store(trx);
         const visit = await store.lockVisit(visitId);
         if (!visit) throw apiError('NOT_FOUND', 'Not Found: no such visit');
-        if ((TERMINAL_STATES as readonly string[]).includes(visit.state))
+        if (isOneOf(TERMINAL_STATES, visit.state))
           throw apiError('VISIT_ALREADY_IN_TERMINAL_STATE', `The visit is already ${visit.state}.`);
         const change = { state, updated_at: now, ...stateTime(state, now) };
         if (!from.includes(visit.state) || !(await store.moveVisit(visit.id, from, change))) {

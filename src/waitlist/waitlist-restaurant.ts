@@ -4,6 +4,7 @@ import { invalid, walkIn } from './waitlist-input.js';
 import type { WaitlistLines } from './waitlist-lines.js';
 import { MANUAL_CLOSED_REASONS, mergeConfig, paceFromInventory } from './waitlist-rules.js';
 import type { Visit, WaitlistStore } from './waitlist-store.js';
+import { isOneOf } from '../platform/query.js';
 
 /**
  * The restaurant's side of the waitlist, run by the operator (API, console, CLI): its settings
@@ -43,7 +44,7 @@ export class WaitlistRestaurantSide {
   async setOpen(businessId: string, open: boolean, reason?: string) {
     const { lines } = this;
     const business = await lines.businesses.requireRef(businessId);
-    if (!open && reason !== undefined && !(MANUAL_CLOSED_REASONS as readonly string[]).includes(reason)) {
+    if (!open && reason !== undefined && !isOneOf(MANUAL_CLOSED_REASONS, reason)) {
       invalid('reason', `reason must be one of ${MANUAL_CLOSED_REASONS.join(', ')}`);
     }
     const now = lines.clock.now();

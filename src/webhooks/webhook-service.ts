@@ -14,7 +14,7 @@ import { newWebhookSecret } from './signing.js';
 import { ingestionUpdate, leadUpdate, licenseUpdate, type LicenseInput, type WebhookUpdate } from './operator-events.js';
 import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes } from './webhook-tables.js';
 import { WebhookStore, type EndpointRow } from './webhook-store.js';
-import { storedStrings } from '../platform/query.js';
+import { isOneOf, storedStrings } from '../platform/query.js';
 
 /** A message's id (the `webhook-id` header) is its event's: a receiver de-duplicates by it. */
 export const messageIdOf = (eventId: string) => `msg_${eventId}`;
@@ -98,8 +98,7 @@ export class WebhookService {
     if (refused) throw apiError('VALIDATION_ERROR', `url refused: ${refused}`, { field: 'url' });
     const types = input.event_types ?? [...defaultEventTypes];
     for (const t of types) {
-      if (!(webhookEventTypes as readonly string[]).includes(t))
-        throw apiError('VALIDATION_ERROR', `Unknown event type ${t}`, { field: 'event_types' });
+      if (!isOneOf(webhookEventTypes, t)) throw apiError('VALIDATION_ERROR', `Unknown event type ${t}`, { field: 'event_types' });
     }
     const now = this.clock.now();
     const existing = await this.endpointRow(partnerId);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
+import { isOneOf } from '../platform/query.js';
 
 /**
  * Opt-in update types: sent only to endpoints that list them, and only to the partner the
@@ -36,7 +37,7 @@ export const webhookEventTypes = [
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /** What a new endpoint receives when it names no types. */
-export const defaultEventTypes = webhookEventTypes.filter((t) => !(optInEventTypes as readonly string[]).includes(t));
+export const defaultEventTypes = webhookEventTypes.filter((t) => !isOneOf(optInEventTypes, t));
 
 /**
  * How the envelope's `time` is written (docs/contract/webhooks.md §6.2): review and license webhooks use a naive

@@ -260,8 +260,9 @@ describe('the advertising judge: edits and ends', () => {
   it('has a case for every code the judge can give', () => {
     const source = readFileSync(new URL('../../src/advertising/advertising-judge.ts', import.meta.url), 'utf8');
     const codes = new Set([...source.matchAll(/code: '([A-Z_]+)'/g)].map((m) => m[1]));
-    const tested = readFileSync(new URL(import.meta.url), 'utf8');
+    // Whitespace removed: the formatter may break a `.toBe('CODE')` over lines (with a trailing comma).
+    const tested = readFileSync(new URL(import.meta.url), 'utf8').replace(/\s+/g, '');
     expect(codes.size).toBeGreaterThan(10);
-    for (const code of codes) expect(tested, code).toContain(`toBe('${code}')`);
+    for (const code of codes) expect(tested, code).toMatch(new RegExp(`toBe\\('${code}',?\\)`));
   });
 });

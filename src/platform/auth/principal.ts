@@ -1,3 +1,4 @@
+import { isOneOf } from '../query.js';
 /** The partner interfaces an operator grants one by one (spec: disabled by default). */
 export const partnerInterfaces = [
   'reservations',
@@ -13,7 +14,7 @@ export const partnerInterfaces = [
 export type PartnerInterface = (typeof partnerInterfaces)[number];
 
 export function isPartnerInterface(value: string): value is PartnerInterface {
-  return (partnerInterfaces as readonly string[]).includes(value);
+  return isOneOf(partnerInterfaces, value);
 }
 
 /**
