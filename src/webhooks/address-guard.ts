@@ -63,20 +63,21 @@ export function forbiddenAddress(ip: string, policy: AddressPolicy): string | un
   } catch {
     return 'not an IP address';
   }
-  if (address.kind() === 'ipv6') {
-    const inner = embeddedIPv4(address as ipaddr.IPv6);
+  if (address instanceof ipaddr.IPv6) {
+    const inner = embeddedIPv4(address);
     if (inner) {
       // Only ::ffff:a.b.c.d is IPv4 to the kernel (it connects to a.b.c.d, so ::ffff:127.0.0.1 is
       // loopback); the other forms leave through the IPv6 route to a translator or relay, so
       // an IPv4 loopback inside them is not this machine.
-      const parts = (address as ipaddr.IPv6).parts;
+      const parts = address.parts;
       const mapped = parts[5] === 0xffff && parts.slice(0, 5).every((p) => p === 0);
       const reason = forbiddenAddress(inner.toString(), mapped ? policy : { ...policy, allowLoopback: false });
       return reason ? `${reason} inside an IPv6 address` : undefined;
     }
   }
   if (METADATA.includes(address.toNormalizedString())) return 'metadata address';
-  if (address.kind() === 'ipv4' && SPECIAL_V4.some((cidr) => (address as ipaddr.IPv4).match(cidr))) return 'special-purpose address';
+  const v4 = address instanceof ipaddr.IPv4 ? address : undefined;
+  if (v4 && SPECIAL_V4.some((cidr) => v4.match(cidr))) return 'special-purpose address';
   const range = address.range();
   switch (range) {
     case 'unicast':
