@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import autocannon from 'autocannon';
+import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import { demoReservationSettings, generateDemoBusinesses, seededRandom, type City } from '../src/demo/demo-dataset.js';
 
@@ -163,6 +163,11 @@ export async function withSteal<T>(work: () => Promise<T>): Promise<[T, number]>
 export async function measure(name: string, options: Parameters<typeof autocannon>[0], connections = CONNECTIONS): Promise<Figure> {
   await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
   const [r, stealPercent] = await withSteal(() => autocannon({ ...options, connections, duration: DURATION }));
+  return figureOf(name, r, connections, stealPercent);
+}
+
+/** A scenario's figure from autocannon's result. */
+export function figureOf(name: string, r: Result, connections: number, stealPercent: number): Figure {
   return {
     name,
     reqPerSec: r.requests.average,

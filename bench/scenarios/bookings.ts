@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { CONNECTIONS, DURATION, type Figure, pick, times, withSteal } from '../harness.js';
+import { CONNECTIONS, DURATION, figureOf, type Figure, pick, times, withSteal } from '../harness.js';
 
 /** Requests each openings connection cycles through; ×50 connections, 50,000 random (restaurant, date, time). */
 export const OPENINGS_REQUESTS_PER_CONNECTION = 1000;
@@ -73,14 +73,7 @@ export async function holdAndReserve(name: string, base: string, key: string, id
   const [r, stealPercent] = await withSteal(() => autocannon({ ...options(), connections: CONNECTIONS, duration: DURATION }));
   const perSecond = reservations / DURATION;
   return {
-    name,
-    reqPerSec: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors + r.timeouts,
-    connections: CONNECTIONS,
-    stealPercent,
+    ...figureOf(name, r, CONNECTIONS, stealPercent),
     extra: `${Math.round(perSecond).toLocaleString('en-US')} hold+reserve/s`,
   };
 }

@@ -1,0 +1,70 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { useGet } from '../hooks';
+import { Action, Card, Page, Problem, when } from '../ui';
+
+export function Clock() {
+  const clock = useGet<{ now: string; frozen: boolean; sandbox: boolean }>('/admin/v1/clock', 1_000);
+  const [minutes, setMinutes] = useState('60');
+  const [time, setTime] = useState('');
+  const c = clock.data;
+  return (
+    <Page title="Sandbox clock">
+      <Card>
+        <Problem error={clock.error} />
+        {c && (
+          <>
+            <p class="stat" data-testid="clock-now">
+              {c.now}
+            </p>
+            <p class="muted">
+              {when(c.now)} · {c.frozen ? 'frozen' : 'running'} ·{' '}
+              {c.sandbox ? 'sandbox: the clock can be moved' : 'production: the clock follows real time'}
+            </p>
+            {c.sandbox && (
+              <>
+                <div class="form">
+                  <label>
+                    Minutes
+                    <input
+                      name="minutes"
+                      type="number"
+                      min="1"
+                      value={minutes}
+                      onInput={(e) => setMinutes((e.target as HTMLInputElement).value)}
+                    />
+                  </label>
+                  <Action
+                    label="Advance"
+                    kind="primary"
+                    testId="advance"
+                    run={() => api('POST', '/admin/v1/clock/advance', { minutes: Number(minutes) })}
+                    done={clock.reload}
+                  />
+                  <Action
+                    label={c.frozen ? 'Unfreeze' : 'Freeze'}
+                    run={() => api('PUT', '/admin/v1/clock', { frozen: !c.frozen })}
+                    done={clock.reload}
+                  />
+                  <Action label="Back to real time" run={() => api('PUT', '/admin/v1/clock', { reset: true })} done={clock.reload} />
+                </div>
+                <div class="form">
+                  <label>
+                    Set to (ISO 8601)
+                    <input
+                      name="time"
+                      placeholder="2031-05-05T16:00:00Z"
+                      value={time}
+                      onInput={(e) => setTime((e.target as HTMLInputElement).value)}
+                    />
+                  </label>
+                  <Action label="Set" run={() => api('PUT', '/admin/v1/clock', { time })} done={clock.reload} />
+                </div>
+              </>
+            )}
+          </>
+        )}
+      </Card>
+    </Page>
+  );
+}

@@ -1,0 +1,177 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { go, useGet } from '../hooks';
+import { Action, Badge, Card, Page, Pager, Problem, Table, when } from '../ui';
+import { type Params } from './shared';
+
+interface Partner {
+  id: string;
+  name: string;
+  status: string;
+  created_at: string;
+  interfaces: Record<string, { enabled: boolean; per_second: number | null; per_day: number | null }>;
+}
+
+export function Partners(props: Params) {
+  const [offset, setOffset] = useState(0);
+  const list = useGet<{ total: number; partners: Partner[] }>(`/admin/v1/partners?limit=50&offset=${offset}`);
+  const selected = props.params.get('id') ?? undefined;
+  const [name, setName] = useState('');
+  return (
+    <Page title="Partners">
+      <Card>
+        <div class="form">
+          <label>
+            New partner
+            <input name="partner-name" placeholder="name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          </label>
+          <Action
+            label="Create"
+            kind="primary"
+            run={async () => go('partners', { id: (await api<Partner>('POST', '/admin/v1/partners', { name })).id })}
+            done={() => (setName(''), list.reload())}
+          />
+        </div>
+        <Problem error={list.error} />
+        <Table
+          testId="partners"
+          rows={list.data?.partners}
+          columns={[
+            { title: 'Name', cell: (p) => <a href={`#/partners?id=${p.id}`}>{p.name}</a> },
+            { title: 'Status', cell: (p) => <Badge value={p.status} /> },
+            {
+              title: 'Interfaces',
+              cell: (p) =>
+                Object.entries(p.interfaces)
+                  .filter(([, v]) => v.enabled)
+                  .map(([k]) => k)
+                  .join(', ') || '—',
+            },
+            { title: 'Created', cell: (p) => when(p.created_at) },
+          ]}
+        />
+        <Pager offset={offset} limit={50} total={list.data?.total} onChange={setOffset} />
+      </Card>
+      {selected && <PartnerDetail id={selected} onChange={list.reload} />}
+    </Page>
+  );
+}
+
+function PartnerDetail(props: { id: string; onChange: () => void }) {
+  const partner = useGet<Partner>(`/admin/v1/partners/${props.id}`);
+  const credentials = useGet<{
+    credentials: Array<{
+      id: string;
+      kind: string;
+      label: string | null;
+      public_id: string;
+      created_at: string;
+      revoked_at: string | null;
+    }>;
+  }>(`/admin/v1/partners/${props.id}/credentials`);
+  const [linkOffset, setLinkOffset] = useState(0);
+  const links = useGet<{ total: number; businesses: Array<{ business_id: string; name: string; alias: string; linked_at: string }> }>(
+    `/admin/v1/partners/${props.id}/businesses?limit=10&offset=${linkOffset}`,
+  );
+  const webhook = useGet<{ url: string; status: string; event_types: string[] }>(`/admin/v1/partners/${props.id}/webhook`);
+  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const p = partner.data;
+  const reload = () => (partner.reload(), credentials.reload(), props.onChange());
+  return (
+    <div class="grid">
+      <Card title={p ? `${p.name} — ${p.id}` : 'Partner'} wide>
+        <Problem error={partner.error} />
+        {p && (
+          <>
+            <div class="actions">
+              <Badge value={p.status} />
+              {p.status === 'active' ? (
+                <Action label="Disable" kind="danger" run={() => api('POST', `/admin/v1/partners/${p.id}/disable`)} done={reload} />
+              ) : (
+                <Action label="Enable" run={() => api('POST', `/admin/v1/partners/${p.id}/enable`)} done={reload} />
+              )}
+            </div>
+            <Table
+              rows={Object.entries(p.interfaces)}
+              columns={[
+                { title: 'Interface', cell: ([k]) => k },
+                { title: 'Enabled', cell: ([, v]) => (v.enabled ? 'yes' : 'no') },
+                { title: 'Per second', numeric: true, cell: ([, v]) => v.per_second ?? 'default' },
+                { title: 'Per day', numeric: true, cell: ([, v]) => v.per_day ?? 'default' },
+                {
+                  title: '',
+                  cell: ([k, v]) => (
+                    <Action
+                      label={v.enabled ? 'Disable' : 'Enable'}
+                      run={() => api('PUT', `/admin/v1/partners/${p.id}/interfaces/${k}`, { enabled: !v.enabled })}
+                      done={reload}
+                    />
+                  ),
+                },
+              ]}
+            />
+          </>
+        )}
+      </Card>
+      <Card title="Credentials" wide>
+        <div class="actions">
+          {['api_key', 'basic', 'oauth_client'].map((kind) => (
+            <Action
+              label={`Issue ${kind}`}
+              run={async () =>
+                setSecret(JSON.stringify(await api('POST', `/admin/v1/partners/${props.id}/credentials`, { kind }), null, 2))
+              }
+              done={credentials.reload}
+            />
+          ))}
+        </div>
+        {secret && (
+          <p class="secret">
+            Shown once: <code>{secret}</code>
+          </p>
+        )}
+        <Table
+          rows={credentials.data?.credentials}
+          columns={[
+            { title: 'Kind', cell: (c) => c.kind },
+            { title: 'Public id', cell: (c) => <code>{c.public_id}</code> },
+            { title: 'Created', cell: (c) => when(c.created_at) },
+            { title: 'State', cell: (c) => <Badge value={c.revoked_at ? 'revoked' : 'active'} /> },
+            {
+              title: '',
+              cell: (c) =>
+                c.revoked_at ? null : (
+                  <Action
+                    label="Revoke"
+                    kind="danger"
+                    run={() => api('DELETE', `/admin/v1/credentials/${c.id}`)}
+                    done={credentials.reload}
+                  />
+                ),
+            },
+          ]}
+        />
+      </Card>
+      <Card title={`Linked businesses (${links.data?.total ?? '…'})`}>
+        <Table
+          rows={links.data?.businesses}
+          columns={[
+            { title: 'Business', cell: (b) => <a href={`#/businesses?id=${b.business_id}`}>{b.name}</a> },
+            { title: 'Linked', cell: (b) => when(b.linked_at) },
+          ]}
+          empty="No business linked."
+        />
+        <Pager offset={linkOffset} limit={10} total={links.data?.total} onChange={setLinkOffset} />
+      </Card>
+      <Card title="Webhook endpoint">
+        {webhook.data ? (
+          <p>
+            <code>{webhook.data.url}</code> <Badge value={webhook.data.status} />
+          </p>
+        ) : (
+          <p class="muted">None registered.</p>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+import { api } from '../api';
+import { go, useGet } from '../hooks';
+import { Action, Badge, Card, Loading, Page, Problem, Table, when } from '../ui';
+import { today, BusinessPicker, type Params } from './shared';
+
+interface Reservation {
+  id: string;
+  partner_id: string | null;
+  time: string;
+  covers: number;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  email: string;
+  status: string;
+  canceled_by: string | null;
+  table_name: string | null;
+  created_at: string;
+}
+
+export function Reservations(props: Params) {
+  const business = props.params.get('business') ?? undefined;
+  const date = props.params.get('date') ?? today();
+  const sheet = useGet<{
+    reservations: Reservation[];
+    holds: Array<{ id: string; time: string; covers: number; table_name: string | null; expires_at: string; unique_id: string }>;
+  }>(business ? `/admin/v1/businesses/${business}/reservations?date=${date}` : undefined, 5_000);
+  return (
+    <Page title="Reservations">
+      <Card>
+        <div class="form">
+          <BusinessPicker value={business} onPick={(id) => go('reservations', { business: id, date })} label="Restaurant" />
+          <label>
+            Day
+            <input
+              type="date"
+              name="date"
+              value={date}
+              onChange={(e) => go('reservations', { business, date: (e.target as HTMLInputElement).value })}
+            />
+          </label>
+          <button onClick={sheet.reload}>Refresh</button>
+        </div>
+        {!business && <p class="muted">Pick a restaurant to see its day.</p>}
+        <Problem error={sheet.error} />
+        <Loading when={sheet.loading && !sheet.data} />
+      </Card>
+      {business && sheet.data && (
+        <div class="grid">
+          <Card title={`Reservations on ${date} (${sheet.data.reservations.length})`} wide>
+            <Table
+              testId="reservations"
+              rows={sheet.data.reservations}
+              empty="No reservation that day."
+              columns={[
+                { title: 'Time', cell: (r) => r.time },
+                { title: 'Covers', numeric: true, cell: (r) => r.covers },
+                { title: 'Guest', cell: (r) => `${r.first_name} ${r.last_name}` },
+                { title: 'Phone', cell: (r) => r.phone },
+                { title: 'Table', cell: (r) => r.table_name ?? '—' },
+                { title: 'Status', cell: (r) => <Badge value={r.status} /> },
+                { title: 'Id', cell: (r) => <code>{r.id}</code> },
+                {
+                  title: '',
+                  cell: (r) =>
+                    r.status === 'active' ? (
+                      <Action
+                        label="Cancel (restaurant)"
+                        kind="danger"
+                        run={() => api('POST', `/admin/v1/reservations/${r.id}/cancel`)}
+                        done={sheet.reload}
+                      />
+                    ) : (
+                      r.canceled_by
+                    ),
+                },
+              ]}
+            />
+          </Card>
+          <Card title={`Live holds (${sheet.data.holds.length})`} wide>
+            <Table
+              testId="holds"
+              rows={sheet.data.holds}
+              empty="No live hold."
+              columns={[
+                { title: 'Time', cell: (h) => h.time },
+                { title: 'Covers', numeric: true, cell: (h) => h.covers },
+                { title: 'Table', cell: (h) => h.table_name ?? '—' },
+                { title: 'Device', cell: (h) => h.unique_id },
+                { title: 'Expires', cell: (h) => when(h.expires_at) },
+              ]}
+            />
+          </Card>
+        </div>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,52 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { go, useGet } from '../hooks';
+import { Action, Card, Page, Pager, Problem, Table, when } from '../ui';
+import { BusinessPicker, type Params } from './shared';
+
+export function Reviews(props: Params) {
+  const business = props.params.get('business') ?? undefined;
+  const [offset, setOffset] = useState(0);
+  const reviews = useGet<{
+    total: number;
+    reviews: Array<{
+      id: string;
+      rating: number;
+      text: Record<string, string>;
+      user: { name: string };
+      time_created: string;
+      public_response: { text: string } | null;
+    }>;
+  }>(business ? `/admin/v1/businesses/${business}/reviews?limit=20&offset=${offset}` : undefined);
+  return (
+    <Page title="Reviews">
+      <Card>
+        <div class="form">
+          <BusinessPicker value={business} onPick={(id) => (setOffset(0), go('reviews', { business: id }))} />
+          <a href="#/imports">Import reviews…</a>
+        </div>
+        {!business && <p class="muted">Pick a business to see its reviews.</p>}
+        <Problem error={reviews.error} />
+        <Table
+          testId="reviews"
+          rows={reviews.data?.reviews}
+          empty="No review."
+          columns={[
+            { title: 'Rating', numeric: true, cell: (r) => '★'.repeat(r.rating) },
+            { title: 'Text', cell: (r) => Object.entries(r.text).map(([locale, text]) => <div>{`${locale}: ${text}`}</div>) },
+            { title: 'By', cell: (r) => r.user.name },
+            { title: 'Written', cell: (r) => when(r.time_created) },
+            { title: 'Response', cell: (r) => r.public_response?.text ?? '—' },
+            {
+              title: '',
+              cell: (r) => (
+                <Action label="Remove" kind="danger" run={() => api('DELETE', `/admin/v1/reviews/${r.id}`)} done={reviews.reload} />
+              ),
+            },
+          ]}
+        />
+        <Pager offset={offset} limit={20} total={reviews.data?.total} onChange={setOffset} />
+      </Card>
+    </Page>
+  );
+}

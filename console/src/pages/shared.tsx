@@ -1,0 +1,42 @@
+import type { FunctionComponent } from 'preact';
+import { useState } from 'preact/hooks';
+import { useGet } from '../hooks';
+
+/** What the console's pages share: their props, date helpers and the business picker. */
+
+export type Params = { params: URLSearchParams };
+export type PageDef = { id: string; title: string; component: FunctionComponent<Params> };
+
+export const today = () => new Date().toISOString().slice(0, 10);
+export const shortDay = (date: string) => date.slice(5);
+export const shortMinute = (iso: string) => iso.slice(11, 16);
+
+/** Picks a business: type a name (suggested from the catalogue) or paste an id; `onPick` gets the id. */
+export function BusinessPicker(props: { value: string | undefined; onPick: (id: string) => void; label?: string }) {
+  const list = useGet<{ businesses: Array<{ id: string; name: string; location: { city: string } }> }>('/admin/v1/businesses?limit=200');
+  const [text, setText] = useState(props.value ?? '');
+  const options = list.data?.businesses ?? [];
+  const pick = (value: string) => {
+    const match = options.find((b) => b.id === value || `${b.name} (${b.location.city})` === value);
+    props.onPick(match?.id ?? value.trim());
+  };
+  return (
+    <label>
+      {props.label ?? 'Business'}
+      <input
+        list="businesses"
+        name="business"
+        size={36}
+        placeholder="name or id"
+        value={text}
+        onInput={(e) => setText((e.target as HTMLInputElement).value)}
+        onChange={(e) => pick((e.target as HTMLInputElement).value)}
+      />
+      <datalist id="businesses">
+        {options.map((b) => (
+          <option value={`${b.name} (${b.location.city})`}>{b.id}</option>
+        ))}
+      </datalist>
+    </label>
+  );
+}
