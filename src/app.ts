@@ -49,6 +49,7 @@ import { FailureThrottle, RateLimiter, TokenBuckets } from './platform/rate-limi
 import { AdminToken } from './platform/admin-token.js';
 import { SecretKeys } from './platform/secret-keys.js';
 import { SettingsStore } from './platform/settings.js';
+import { codeOf, messageOf } from './platform/values.js';
 
 export const VERSION = '0.1.0';
 
@@ -126,7 +127,7 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
   try {
     return await openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgPoolSize: config.pgPoolSize });
   } catch (error) {
-    throw new DatabaseUnavailable(`cannot open the database ${describeLocation(config)}: ${(error as Error).message}`);
+    throw new DatabaseUnavailable(`cannot open the database ${describeLocation(config)}: ${messageOf(error)}`);
   }
 }
 
@@ -301,9 +302,9 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   } catch (error) {
     if (!options.database) await database.close().catch(() => {});
     // Connection refused, no such database or schema, no permission: one line, not a stack trace.
-    const code = (error as { code?: string }).code;
+    const code = codeOf(error);
     if (code && /^(E[A-Z]+|[0-9A-Z]{5})$/.test(code))
-      throw new DatabaseUnavailable(`cannot use the database ${database.description}: ${(error as Error).message}`);
+      throw new DatabaseUnavailable(`cannot use the database ${database.description}: ${messageOf(error)}`);
     throw error;
   }
   await clockSync?.load();

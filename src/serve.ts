@@ -2,7 +2,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { createPbs, type Pbs } from './app.js';
 import { claimDemoSeed, demoCredentialsFile, releaseDemoSeed, seedDemo, writeDemoCredentials } from './demo/seed.js';
-import { ConfigError, withRole, type Config, type ProcessRole } from './platform/config.js';
+import { ConfigError, ROLES, withRole, type Config, type ProcessRole } from './platform/config.js';
+import { isOneOf } from './platform/query.js';
 
 /** The environment variable a cluster's primary sets to give each forked process its role. */
 const CLUSTER_ROLE = 'PBS_CLUSTER_ROLE';
@@ -181,7 +182,8 @@ async function serveCluster(config: Config): Promise<void> {
 
 /** A process forked by the primary: an API process shares the port; a worker process listens nowhere. */
 async function serveInCluster(config: Config): Promise<void> {
-  const role = (process.env[CLUSTER_ROLE] as ProcessRole | undefined) ?? 'api';
+  const named = process.env[CLUSTER_ROLE];
+  const role: ProcessRole = isOneOf(ROLES, named) ? named : 'api';
   const pbs = await createPbs({ ...withRole(config, role), seedDemo: false }, { issueAdminToken: false });
   if (role === 'worker') pbs.startBackground();
   else await pbs.listen();

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import type { AdvertisingOperator } from './advertising-operator.js';
-import { PROGRAM_TYPES } from './advertising-tables.js';
+import { JOB_STATES, PROGRAM_STATES, PROGRAM_TYPES } from './advertising-tables.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -40,7 +40,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
               ...paging,
               partner_id: text(64),
               business_id: text(),
-              state: { type: 'string', enum: ['ACTIVE', 'ENDED', 'CANCELED'] },
+              state: { type: 'string', enum: PROGRAM_STATES },
             },
           },
         },
@@ -57,7 +57,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           summary: 'Advertising jobs with their receipts, newest first',
           querystring: {
             type: 'object',
-            properties: { ...paging, partner_id: text(64), status: { type: 'string', enum: ['PROCESSING', 'COMPLETED'] } },
+            properties: { ...paging, partner_id: text(64), status: { type: 'string', enum: JOB_STATES } },
           },
         },
       },

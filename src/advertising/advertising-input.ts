@@ -44,6 +44,11 @@ export interface EditRequest {
   fee_period?: 'CALENDAR_MONTH' | 'ROLLING_MONTH';
 }
 
+/** An end request: the program to end (a job of kind `end` stores this). */
+export interface EndRequest {
+  program_id: string;
+}
+
 /** The keys an edit may change, in the order its receipt lists them. */
 export const EDITABLE = [
   'start',

@@ -8,7 +8,7 @@ import { answerWithinChange, type PendingIdempotency } from '../platform/idempot
 import { newId } from '../platform/ids.js';
 import { SettingsStore } from '../platform/settings.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
-import { invalid, parseCreate, parseEdit, type CreateRequest, type EditRequest } from './advertising-input.js';
+import { invalid, parseCreate, parseEdit, type CreateRequest, type EditRequest, type EndRequest } from './advertising-input.js';
 import {
   alreadyActive,
   categoriesToCheck,
@@ -18,7 +18,16 @@ import {
   spendPeriodStart,
   type BusinessFacts,
 } from './advertising-judge.js';
-import { addedKeys, entries, hasRejection, modifiedKeys, type BusinessResult, type JobStatus } from './advertising-receipts.js';
+import {
+  addedKeys,
+  createRequestOf,
+  editRequestOf,
+  entries,
+  hasRejection,
+  modifiedKeys,
+  type BusinessResult,
+  type JobStatus,
+} from './advertising-receipts.js';
 import {
   AD_EVENT_TYPES,
   cents,
@@ -31,6 +40,7 @@ import {
 } from './advertising-rules.js';
 import { endProgram } from './advertising-schedule.js';
 import { AdvertisingStore, type AdJob, type AdProgram } from './advertising-store.js';
+import { toJson } from '../platform/values.js';
 
 /** Applies one advertising job (create, edit, end) after the configured processing delay. */
 export const APPLY_AD_JOB = defineTask<{ job_id: string }>(
@@ -111,7 +121,7 @@ export class AdvertisingJobs {
   private async newJob(
     partnerId: string,
     kind: AdJob['kind'],
-    request: object,
+    request: CreateRequest | EditRequest | EndRequest,
     businessId: string,
     programId: string | null,
     pending?: PendingIdempotency,
@@ -127,7 +137,7 @@ export class AdvertisingJobs {
         kind,
         business_id: businessId,
         program_id: programId,
-        request: JSON.stringify(request),
+        request: toJson(request),
         status: 'PROCESSING',
         results: null,
         created_at: now,
@@ -210,7 +220,7 @@ export class AdvertisingJobs {
   }
 
   private async applyCreate(trx: DbOrTx, store: AdvertisingStore, job: AdJob, now: number, events: DomainEvent[]): Promise<BusinessResult> {
-    const request = JSON.parse(job.request) as CreateRequest;
+    const request = createRequestOf(job);
     const base = { identifier_type: 'BUSINESS' as const, identifier: request.business_id };
     const business = await this.businessFacts(trx, store, request.business_id);
     const verdict = judgeCreate({
@@ -307,7 +317,7 @@ export class AdvertisingJobs {
 
   /** An edit, judged against the program as it is now; one rejected key rejects the edit and nothing changes. */
   private async applyEdit(trx: DbOrTx, store: AdvertisingStore, job: AdJob, now: number, events: DomainEvent[]): Promise<BusinessResult> {
-    const request = JSON.parse(job.request) as EditRequest;
+    const request = editRequestOf(job);
     const program = (await store.lockProgram(request.program_id))!;
     const base = { identifier_type: 'PROGRAM' as const, identifier: program.id };
     const business = await this.businessFacts(trx, store, program.business_id);

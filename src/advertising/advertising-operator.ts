@@ -11,7 +11,8 @@ import { programView } from './advertising-rules.js';
 import { APPLY_AD_JOB, HOLD_NEW_JOBS_SETTING, type AdvertisingJobs } from './advertising-jobs.js';
 import { receipt } from './advertising-receipts.js';
 import type { AdProgramDay } from './advertising-store.js';
-import { PROGRAM_TYPES } from './advertising-tables.js';
+export { JOB_STATES, PROGRAM_STATES } from './advertising-tables.js';
+import { PROGRAM_TYPES, type JobState, type ProgramState, type ProgramType } from './advertising-tables.js';
 import { isOneOf, storedStrings } from '../platform/query.js';
 import { endProgram } from './advertising-schedule.js';
 
@@ -45,7 +46,7 @@ export class AdvertisingOperator {
     return this.advertising.store();
   }
 
-  async programs(filter: { partner_id?: string; business_id?: string; state?: string; limit: number; offset: number }) {
+  async programs(filter: { partner_id?: string; business_id?: string; state?: ProgramState; limit: number; offset: number }) {
     const rows = await this.store().listPrograms({
       partnerId: filter.partner_id,
       businessId: filter.business_id,
@@ -66,7 +67,7 @@ export class AdvertisingOperator {
     };
   }
 
-  async jobs(filter: { partner_id?: string; status?: string; limit: number; offset: number }) {
+  async jobs(filter: { partner_id?: string; status?: JobState; limit: number; offset: number }) {
     const rows = await this.store().listJobs({
       partnerId: filter.partner_id,
       status: filter.status,
@@ -177,7 +178,7 @@ export class AdvertisingOperator {
       throw apiError('VALIDATION_ERROR', 'reason must be text', { field: 'reason' });
     await this.store().declineCategory({
       category,
-      reason: (reason as string | undefined) ?? 'declined by policy',
+      reason: typeof reason === 'string' ? reason : 'declined by policy',
       created_at: this.clock.now(),
     });
     return this.categoryPolicy();
@@ -198,7 +199,7 @@ export class AdvertisingOperator {
     input: { program_types?: unknown; min_budget?: unknown; max_budget?: unknown; months?: unknown; active?: unknown },
   ) {
     const types = input.program_types ?? ['CPC'];
-    if (!Array.isArray(types) || types.length === 0 || !types.every((t) => isOneOf(PROGRAM_TYPES, t))) {
+    if (!Array.isArray(types) || types.length === 0 || !types.every((t): t is ProgramType => isOneOf(PROGRAM_TYPES, t))) {
       throw apiError('VALIDATION_ERROR', `program_types must list program types among ${PROGRAM_TYPES.join(', ')}`, {
         field: 'program_types',
       });
@@ -220,7 +221,7 @@ export class AdvertisingOperator {
     const existing = await this.store().promotion(code);
     await this.store().savePromotion({
       code,
-      program_types: JSON.stringify([...new Set(types as string[])]),
+      program_types: JSON.stringify([...new Set(types)]),
       min_budget: min,
       max_budget: max,
       months: months,

@@ -5,6 +5,7 @@ import { cents, PACIFIC } from './advertising-rules.js';
 import type { AdJob, AdvertisingStore } from './advertising-store.js';
 import { EDITABLE, type CreateRequest, type EditRequest } from './advertising-input.js';
 import type { KeyErrors, Rejection } from './advertising-judge.js';
+import { fromJson } from '../platform/values.js';
 
 /**
  * Job receipts (spec, Advertising; docs/contract/advertising.md §8.4): what a job was asked, and each key's status
@@ -17,8 +18,28 @@ export type BusinessResult = {
   status: 'COMPLETED' | 'REJECTED';
   identifier_type: 'BUSINESS' | 'PROGRAM';
   identifier: string;
+  /** program_added / program_modified (keys to entries) or program_ended (one entry). */
+  update_results?: Record<string, Record<string, Entry> | Entry>;
   [key: string]: unknown;
 };
+
+function isEntry(value: Record<string, Entry> | Entry): value is Entry {
+  return typeof value.status === 'string';
+}
+
+/** A create job's request as stored (pbs wrote it with the job; a job of another kind is a fault). */
+export function createRequestOf(job: AdJob): CreateRequest {
+  const request = fromJson(job.request);
+  if (job.kind !== 'create' || !('business_id' in request)) throw new Error(`job ${job.id} holds no create request`);
+  return request;
+}
+
+/** An edit job's request as stored (an end request reads as an edit that changes nothing). */
+export function editRequestOf(job: AdJob): EditRequest {
+  const request = fromJson(job.request);
+  if (job.kind === 'create' || 'business_id' in request) throw new Error(`job ${job.id} holds no edit request`);
+  return request;
+}
 
 const PARENT_WAS_REJECTED: Rejection = { code: 'PARENT_WAS_REJECTED', message: 'Another part of the request failed.' };
 
@@ -57,7 +78,8 @@ export function modifiedKeys(request: EditRequest, entry: (key: string, value: u
   const modified: Record<string, Entry> = { program_id: entry('program_id', request.program_id) };
   for (const key of EDITABLE) {
     const value = request[key];
-    if (value !== undefined) modified[key] = entry(key, key === 'budget' || key === 'max_bid' ? (cents(value as string) ?? value) : value);
+    if (value !== undefined)
+      modified[key] = entry(key, (key === 'budget' || key === 'max_bid') && typeof value === 'string' ? (cents(value) ?? value) : value);
   }
   return modified;
 }
@@ -74,12 +96,10 @@ export function entries(errors: KeyErrors) {
 /** Whether a business result holds a refusal: refused whole, or any key REJECTED. */
 export function hasRejection(result: BusinessResult): boolean {
   if (result.status === 'REJECTED') return true;
-  const updates = result.update_results as Record<string, Record<string, Entry> | Entry> | undefined;
+  const updates = result.update_results;
   if (!updates) return false;
   return Object.values(updates).some((value) =>
-    'status' in value && typeof value.status === 'string'
-      ? value.status === 'REJECTED'
-      : Object.values(value as Record<string, Entry>).some((e) => e.status === 'REJECTED'),
+    isEntry(value) ? value.status === 'REJECTED' : Object.values(value).some((e) => e.status === 'REJECTED'),
   );
 }
 
@@ -95,7 +115,7 @@ function processingResult(job: AdJob) {
     };
   }
   if (job.kind === 'edit') {
-    const edit = JSON.parse(job.request) as EditRequest;
+    const edit = editRequestOf(job);
     return {
       status: 'PROCESSING',
       identifier_type: 'PROGRAM',
@@ -103,14 +123,14 @@ function processingResult(job: AdJob) {
       update_results: { program_modified: modifiedKeys(edit, processing) },
     };
   }
-  const request = JSON.parse(job.request) as CreateRequest;
+  const request = createRequestOf(job);
   const added = addedKeys(request, request.start ?? localDate(job.created_at, PACIFIC), null, processing);
   return { status: 'PROCESSING', identifier_type: 'BUSINESS', identifier: request.business_id, update_results: { program_added: added } };
 }
 
 /** A job's receipt (spec; docs/contract/advertising.md §8.4), the partner's and the operator's view alike. */
 export function receipt(job: AdJob) {
-  const results = job.results !== null ? (JSON.parse(job.results) as object[]) : [processingResult(job)];
+  const results = job.results !== null ? fromJson(job.results) : [processingResult(job)];
   return {
     status: job.status,
     created_at: toIsoOffset(job.created_at),

@@ -120,7 +120,12 @@ export type ProgramChange =
   'CREATED' | 'MODIFIED' | 'ENDED' | 'CANCELED' | 'EXPIRED' | 'PAUSED' | 'RESUMED' | 'BUDGET_CHANGED' | 'FEATURES_CHANGED';
 
 /** The event of a program change, for the partner that owns the program. */
-export function programEvent(program: AdProgram, change: ProgramChange, now: number, jobId?: string): DomainEvent {
+export function programEvent(
+  program: AdProgram,
+  change: ProgramChange,
+  now: number,
+  jobId?: string,
+): DomainEvent & { payload: Record<string, unknown> } {
   return {
     type: AD_EVENT_TYPES.programUpdated,
     businessId: program.business_id,

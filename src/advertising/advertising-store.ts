@@ -8,9 +8,14 @@ import type {
   AdProgramDaysTable,
   AdProgramsTable,
   AdPromotionsTable,
+  JobState,
+  ProgramState,
   ProgramType,
 } from './advertising-tables.js';
 import './advertising-tables.js';
+import { toJson, type Json } from '../platform/values.js';
+import type { FeatureValue } from './program-features.js';
+import type { BusinessResult } from './advertising-receipts.js';
 
 export type AdProgram = Selectable<AdProgramsTable>;
 export type AdJob = Selectable<AdJobsTable>;
@@ -49,10 +54,10 @@ export class AdvertisingStore {
     return forUpdateOn(this.db.selectFrom('ad_jobs').selectAll().where('id', '=', id), this.dialect).executeTakeFirst();
   }
 
-  completeJob(id: string, results: unknown, now: number) {
+  completeJob(id: string, results: BusinessResult[], now: number) {
     return this.db
       .updateTable('ad_jobs')
-      .set({ status: 'COMPLETED', results: JSON.stringify(results), completed_at: now, held: 0 })
+      .set({ status: 'COMPLETED', results: toJson(results), completed_at: now, held: 0 })
       .where('id', '=', id)
       .where('status', '=', 'PROCESSING')
       .executeTakeFirst();
@@ -68,10 +73,10 @@ export class AdvertisingStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  listJobs(filter: { partnerId?: string; status?: string; limit: number; offset: number }) {
+  listJobs(filter: { partnerId?: string; status?: JobState; limit: number; offset: number }) {
     let query = this.db.selectFrom('ad_jobs').selectAll();
     if (filter.partnerId) query = query.where('partner_id', '=', filter.partnerId);
-    if (filter.status) query = query.where('status', '=', filter.status as AdJob['status']);
+    if (filter.status) query = query.where('status', '=', filter.status);
     return query.orderBy('created_at', 'desc').orderBy('id').limit(filter.limit).offset(filter.offset).execute();
   }
 
@@ -147,11 +152,11 @@ export class AdvertisingStore {
       .execute();
   }
 
-  listPrograms(filter: { partnerId?: string; businessId?: string; state?: string; limit: number; offset: number }) {
+  listPrograms(filter: { partnerId?: string; businessId?: string; state?: ProgramState; limit: number; offset: number }) {
     let query = this.db.selectFrom('ad_programs').selectAll();
     if (filter.partnerId) query = query.where('partner_id', '=', filter.partnerId);
     if (filter.businessId) query = query.where('business_id', '=', filter.businessId);
-    if (filter.state) query = query.where('state', '=', filter.state as AdProgram['state']);
+    if (filter.state) query = query.where('state', '=', filter.state);
     return query.orderBy('created_at', 'desc').orderBy('id').limit(filter.limit).offset(filter.offset).execute();
   }
 
@@ -357,7 +362,7 @@ export class AdvertisingStore {
     return out;
   }
 
-  saveFeature(programId: string, featureType: string, value: string, now: number) {
+  saveFeature(programId: string, featureType: string, value: Json<FeatureValue>, now: number) {
     return this.db
       .insertInto('ad_program_features')
       .values({ program_id: programId, feature_type: featureType, value, updated_at: now })

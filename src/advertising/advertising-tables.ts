@@ -1,9 +1,18 @@
 import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
+import type { Json } from '../platform/values.js';
+import type { CreateRequest, EditRequest, EndRequest } from './advertising-input.js';
+import type { BusinessResult } from './advertising-receipts.js';
+import type { FeatureValue } from './program-features.js';
 
 /** Program types (docs/contract/advertising.md §8.1). */
 export const PROGRAM_TYPES = ['BP', 'EP', 'CPC', 'RCA', 'CTA', 'SLIDESHOW', 'BH', 'VL', 'LOGO', 'PORTFOLIO'] as const;
 export type ProgramType = (typeof PROGRAM_TYPES)[number];
+
+export const PROGRAM_STATES = ['ACTIVE', 'ENDED', 'CANCELED'] as const;
+export type ProgramState = (typeof PROGRAM_STATES)[number];
+export const JOB_STATES = ['PROCESSING', 'COMPLETED'] as const;
+export type JobState = (typeof JOB_STATES)[number];
 
 export interface AdProgramsTable {
   id: string;
@@ -14,7 +23,7 @@ export interface AdProgramsTable {
    * ACTIVE from creation (it may start later) until ended or past its end date; CANCELED when
    * ended before it started (docs/contract/advertising.md §8.3: the id is invalidated and leaves the listings).
    */
-  state: 'ACTIVE' | 'ENDED' | 'CANCELED';
+  state: ProgramState;
   /** 00:00 America/Los_Angeles of the start date (or the moment it was created), ms. */
   start_at: number;
   /** 23:59:59.999 America/Los_Angeles of the end date, ms; null: until ended. */
@@ -89,10 +98,10 @@ export interface AdJobsTable {
   business_id: string | null;
   program_id: string | null;
   /** The request's parameters (JSON), as the job will judge them. */
-  request: string;
-  status: 'PROCESSING' | 'COMPLETED';
+  request: Json<CreateRequest | EditRequest | EndRequest>;
+  status: JobState;
   /** The receipt's business_results once completed (JSON). */
-  results: string | null;
+  results: Json<BusinessResult[]> | null;
   created_at: number;
   completed_at: number | null;
   /** Held by the operator (sandbox): not applied until released or completed. */
@@ -104,7 +113,7 @@ export interface AdProgramFeaturesTable {
   program_id: string;
   feature_type: string;
   /** JSON: the feature's fields as stored (program-features.ts readFeature). */
-  value: string;
+  value: Json<FeatureValue>;
   updated_at: number;
 }
 

@@ -3,6 +3,7 @@ import { openObject, principalOf, typedRoutes } from '../platform/http/typed-rou
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ProgramFeatureService } from './feature-service.js';
 import { FEATURE_TYPES } from './program-features.js';
+import { programParams } from './schemas.js';
 
 const partner: { partner: PartnerRouteConfig } = {
   partner: {
@@ -11,7 +12,6 @@ const partner: { partner: PartnerRouteConfig } = {
     business: { unscoped: "acts on the caller's own program; another partner's answers like an unknown id" },
   },
 };
-const programParams = { type: 'object', required: ['program_id'], properties: { program_id: { type: 'string', maxLength: 64 } } } as const;
 const error = { $ref: 'ErrorResponse#' } as const;
 const featureList = { type: 'array', items: { type: 'string', enum: [...FEATURE_TYPES] } } as const;
 /** Each feature's fields are documented in docs/advertising.md; the service checks them (400 INVALID_REQUEST naming the field). */
@@ -35,7 +35,6 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
     const tags = ['advertising'];
     const security = [{ basicAuth: [] }];
     const path = '/program/:program_id/features/v1';
-    const programId = (params: unknown) => (params as { program_id: string }).program_id;
 
     app.get(
       path,
@@ -49,7 +48,7 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
           response: { 200: featuresAnswer, 404: error },
         },
       },
-      async (request) => service.read(principalOf(request).partnerId, programId(request.params)),
+      async (request) => service.read(principalOf(request).partnerId, request.params.program_id),
     );
     app.post(
       path,
@@ -63,7 +62,7 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
           response: { 200: featuresAnswer, 400: error, 404: error, 409: error },
         },
       },
-      async (request) => service.set(principalOf(request).partnerId, programId(request.params), request.body, request.idempotency),
+      async (request) => service.set(principalOf(request).partnerId, request.params.program_id, request.body, request.idempotency),
     );
     app.delete(
       path,
@@ -88,7 +87,7 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
         },
       },
       async (request) =>
-        service.remove(principalOf(request).partnerId, programId(request.params), request.body, request.query, request.idempotency),
+        service.remove(principalOf(request).partnerId, request.params.program_id, request.body, request.query, request.idempotency),
     );
 
     app.get(
@@ -127,7 +126,7 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
           },
         },
       },
-      async (request) => service.operatorView(programId(request.params)),
+      async (request) => service.operatorView(request.params.program_id),
     );
   };
 }

@@ -14,6 +14,7 @@ import {
   type FeatureType,
   type FeatureValue,
 } from './program-features.js';
+import { fromJson, isRecord, toJson, type Json } from '../platform/values.js';
 
 /** At most this many feature types in one request: there are 14. */
 const MAX_TYPES_PER_REQUEST = 20;
@@ -45,14 +46,14 @@ export class ProgramFeatureService {
   async set(partnerId: string, programId: string, body: unknown, pending?: PendingIdempotency) {
     const program = await this.ownProgram(partnerId, programId);
     const sent = featuresOf(body);
-    if (typeof sent !== 'object' || sent === null || Array.isArray(sent) || Object.keys(sent).length === 0) {
+    if (!isRecord(sent) || Object.keys(sent).length === 0) {
       throw apiError(
         'INVALID_REQUEST',
         'features must be an object of feature types to their fields, e.g. {"features": {"AD_GOAL": {"ad_goal": "CALLS"}}}',
         { field: 'features' },
       );
     }
-    const entries = Object.entries(sent as Record<string, unknown>);
+    const entries = Object.entries(sent);
     if (entries.length > MAX_TYPES_PER_REQUEST)
       throw apiError('INVALID_REQUEST', `At most ${MAX_TYPES_PER_REQUEST} feature types per request.`, { field: 'features' });
     const types = featureTypesFor(
@@ -64,7 +65,7 @@ export class ProgramFeatureService {
     return this.change(program, types, pending, async (store, current, now) => {
       for (const [i, type] of types.entries()) {
         const value = readFeature(type, entries[i][1], current.get(type) ?? defaultFeature(type, program.business_id), program.business_id);
-        await store.saveFeature(program.id, type, JSON.stringify(value), now);
+        await store.saveFeature(program.id, type, toJson(value), now);
       }
     });
   }
@@ -97,7 +98,7 @@ export class ProgramFeatureService {
       available_features: FEATURES_BY_PROGRAM[program.program_type],
       set: rows.map((r) => ({
         feature_type: r.feature_type,
-        value: JSON.parse(r.value) as FeatureValue,
+        value: fromJson(r.value),
         updated_at: toIsoOffset(Number(r.updated_at)),
       })),
     };
@@ -119,7 +120,7 @@ export class ProgramFeatureService {
       const event = programEvent(program, 'FEATURES_CHANGED', now);
       await recordEvent(trx, this.database.dialect, {
         ...event,
-        payload: { ...(event.payload as object), feature_types: types, active_features: view.active },
+        payload: { ...event.payload, feature_types: types, active_features: view.active },
       });
       await answerWithinChange(trx, pending, 200, { features: view.features });
       return view;
@@ -128,7 +129,7 @@ export class ProgramFeatureService {
     return { features: answer.features };
   }
 
-  private view(program: AdProgram, rows: Array<{ feature_type: string; value: string }>) {
+  private view(program: AdProgram, rows: Array<{ feature_type: string; value: Json<FeatureValue> }>) {
     const set = parsed(rows);
     const features: Record<string, FeatureValue> = {};
     for (const type of FEATURES_BY_PROGRAM[program.program_type])
@@ -146,12 +147,12 @@ export class ProgramFeatureService {
   }
 }
 
-function parsed(rows: Array<{ feature_type: string; value: string }>): Map<string, FeatureValue> {
-  return new Map(rows.map((r) => [r.feature_type, JSON.parse(r.value) as FeatureValue]));
+function parsed(rows: Array<{ feature_type: string; value: Json<FeatureValue> }>): Map<string, FeatureValue> {
+  return new Map(rows.map((r) => [r.feature_type, fromJson(r.value)]));
 }
 
 function featuresOf(body: unknown): unknown {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { features?: unknown }).features : undefined;
+  return isRecord(body) ? body.features : undefined;
 }
 
 /** The types a DELETE names: a JSON body `{"features": [...]}`, or the query (`features=A,B` or repeated). */
@@ -159,11 +160,11 @@ function featureListOf(body: unknown, query: Record<string, unknown>): string[] 
   const fromBody = featuresOf(body);
   const raw = fromBody !== undefined ? fromBody : query.features;
   const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : raw === undefined ? [] : [raw];
-  if (!list.every((item) => typeof item === 'string'))
+  if (!list.every((item): item is string => typeof item === 'string'))
     throw apiError('INVALID_REQUEST', 'features must be a list of feature type names', { field: 'features' });
   return [
     ...new Set(
-      (list as string[])
+      list
         .flatMap((item) => item.split(','))
         .map((item) => item.trim())
         .filter(Boolean),

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isRecord, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
+import { principalOf, typedRoutes } from '../platform/http/typed-routes.js';
+import { isRecord } from '../platform/values.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import { apiError } from '../platform/errors.js';
 import type { ApiModule } from '../platform/module.js';
@@ -21,8 +22,8 @@ import { createQueryDocs, editQueryDocs, jobId, programParams, programView, rece
 
 const tags = ['advertising'];
 const security = [{ basicAuth: [] }];
-const partner = (business: PartnerRouteConfig['business']) => ({
-  partner: { interface: 'advertising', scheme: 'basic', business } as PartnerRouteConfig,
+const partner = (business: PartnerRouteConfig['business']): { partner: PartnerRouteConfig } => ({
+  partner: { interface: 'advertising', scheme: 'basic', business },
 });
 const ownProgram = { unscoped: "acts on the caller's own program; another partner's answers like an unknown id" };
 const ownJob = { unscoped: "reads the caller's own job; another partner's answers like an unknown id" };

@@ -158,12 +158,12 @@ class Fields {
   }
 
   texts(key: string, max: number, maxLength: number): string[] {
-    const list = this.list(key, max);
-    list.forEach((item, i) => {
+    const texts = this.list(key, max).map((item: unknown, i) => {
       if (typeof item !== 'string' || item.trim() === '' || item.length > maxLength)
         bad(`${this.where}.${key}[${i}]`, `must be text of 1 to ${maxLength} characters`);
+      return item;
     });
-    return [...new Set(list as string[])];
+    return [...new Set(texts)];
   }
 }
 

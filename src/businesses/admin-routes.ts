@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { isRecord, typedRoutes } from '../platform/http/typed-routes.js';
+import { typedRoutes } from '../platform/http/typed-routes.js';
+import { isRecord } from '../platform/values.js';
 import { businessInputSchema } from './business-record.js';
 import type { BusinessService } from './business-service.js';
 import { importSource, streamJsonLines } from '../platform/http/streamed-body.js';

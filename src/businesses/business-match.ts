@@ -100,7 +100,7 @@ export function parseMatchQuery(query: Record<string, unknown>): MatchQuery {
     phone: text(query, 'phone', { min: 1, max: 32 }),
     businessId,
     limit,
-    threshold: threshold as MatchThreshold,
+    threshold,
   };
 }
 

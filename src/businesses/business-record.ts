@@ -184,8 +184,7 @@ function formatDisplayPhone(phone: string): string {
  */
 export function normalizeBusinessInput(input: unknown, where?: string): Business {
   if (containsNul(input)) throw apiError('VALIDATION_ERROR', `${where ? `${where}: ` : ''}text contains a NUL character`, { field: null });
-  validateInput(input, where);
-  const b = input as Partial<Business> & Pick<Business, 'name' | 'location' | 'timezone'>;
+  const b = validateInput(input, where);
   if (!isValidTimezone(b.timezone)) {
     throw apiError('VALIDATION_ERROR', `${where ? `${where}: ` : ''}timezone "${b.timezone}" is not an IANA time zone`, {
       field: 'timezone',

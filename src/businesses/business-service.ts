@@ -7,6 +7,7 @@ import { normalizeBusinessInput, type Business } from './business-record.js';
 import { businessColumns, BusinessStore, type BusinessRef } from './business-store.js';
 import type { BusinessImportLinesTable } from './business-tables.js';
 import { catalogSequence, nextCatalogSequence } from './catalog-sequence.js';
+import { isRecord } from '../platform/values.js';
 
 /** Lines one streamed import takes (the staging table holds them until the import ends). */
 export const MAX_IMPORT_LINES = 1_000_000;
@@ -43,7 +44,7 @@ export class BusinessService {
   }
 
   async upsert(input: unknown): Promise<{ business: Business; created: boolean }> {
-    const explicitAlias = typeof (input as { alias?: unknown })?.alias === 'string';
+    const explicitAlias = isRecord(input) && typeof input.alias === 'string';
     const business = normalizeBusinessInput(input);
     const saved = await this.database.transact(async (trx) => {
       const store = this.store(trx);

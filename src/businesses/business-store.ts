@@ -3,6 +3,7 @@ import { fromFlag, toFlag, type DbOrTx, type Dialect } from '../platform/db/data
 import type { Business } from './business-record.js';
 import type { MatchCandidate } from './business-match.js';
 import type { BusinessesTable, BusinessImportLinesTable } from './business-tables.js';
+import { fromJson, toJson, type Json } from '../platform/values.js';
 
 /** The columns of a business (the staged line of an import has the same, less the times). */
 export function businessColumns(b: Business): Omit<BusinessesTable, 'created_at' | 'updated_at' | 'catalog_seq'> {
@@ -21,7 +22,7 @@ export function businessColumns(b: Business): Omit<BusinessesTable, 'created_at'
     price: b.price ?? null,
     is_closed: toFlag(b.is_closed),
     timezone: b.timezone,
-    record: JSON.stringify(b),
+    record: toJson(b),
     phone: b.phone,
   };
 }
@@ -53,8 +54,8 @@ export interface BusinessRef {
   isClosed: boolean;
 }
 
-export function fromRecord(record: string, isClosed?: number): Business {
-  const b = JSON.parse(record) as Business;
+export function fromRecord(record: Json<Business>, isClosed?: number): Business {
+  const b = fromJson(record);
   if (isClosed !== undefined) b.is_closed = fromFlag(isClosed);
   return b;
 }

@@ -1,5 +1,7 @@
 import { sql, type Generated } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
+import type { Json } from '../platform/values.js';
+import type { Business } from './business-record.js';
 
 export interface BusinessesTable {
   id: string;
@@ -17,7 +19,7 @@ export interface BusinessesTable {
   is_closed: number;
   timezone: string;
   /** The whole record as JSON; the columns above exist to filter and sort. */
-  record: string;
+  record: Json<Business>;
   created_at: number;
   updated_at: number;
   /** The catalogue sequence number of the last change (see catalog-sequence.ts). */

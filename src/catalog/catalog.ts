@@ -86,6 +86,7 @@ class Columns {
     const capacity = Math.max(1024, this.capacity * 2, n);
     const grow = <T extends Uint8Array | Int16Array | Int32Array | Float64Array>(old: T, make: (n: number) => T): T => {
       const next = make(capacity);
+      // Cast: TypeScript cannot pair a union's `set` with its own member; `old` and `next` are one kind.
       next.set(old as never);
       return next;
     };

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { AdvertisingServices } from '../advertising/module.js';
-import { need, optionalBool, optionalInt, UsageError } from './args.js';
+import { need, optionalBool, optionalChoice, optionalInt, UsageError } from './args.js';
+import { JOB_STATES, PROGRAM_STATES } from '../advertising/advertising-operator.js';
 
 /** `pbs advertising …`: the operator's side of advertising: programs, jobs, flags, category policy, promotions, recorded metrics. */
 export async function advertisingCommand(
@@ -13,9 +14,14 @@ export async function advertisingCommand(
   const page = { limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 };
   switch (sub) {
     case 'programs':
-      return operator.programs({ partner_id: flags.partner, business_id: flags.business, state: flags.state, ...page });
+      return operator.programs({
+        partner_id: flags.partner,
+        business_id: flags.business,
+        state: optionalChoice(flags.state, PROGRAM_STATES, '--state'),
+        ...page,
+      });
     case 'jobs':
-      return operator.jobs({ partner_id: flags.partner, status: flags.status, ...page });
+      return operator.jobs({ partner_id: flags.partner, status: optionalChoice(flags.status, JOB_STATES, '--status'), ...page });
     case 'features':
       return features.operatorView(need(a, 'program id'));
     case 'hold':

@@ -1,4 +1,5 @@
 /** What every command group of the `pbs` CLI reads its arguments with. */
+import { isOneOf } from '../platform/query.js';
 
 /** A command used wrongly: the CLI prints the message and the usage, and exits with 2. */
 export class UsageError extends Error {}
@@ -19,6 +20,13 @@ export function optionalBool(value: string | undefined, what: string): boolean |
   if (value === undefined) return undefined;
   if (value !== 'true' && value !== 'false') throw new UsageError(`${what} must be true or false`);
   return value === 'true';
+}
+
+/** A flag that names one of a fixed list of values (a state, a status). */
+export function optionalChoice<const T extends string>(value: string | undefined, choices: readonly T[], what: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!isOneOf(choices, value)) throw new UsageError(`${what} must be one of ${choices.join(', ')}`);
+  return value;
 }
 
 /** Progress of a streamed import on stderr: lines checked as they arrive, then the moment they are in. */

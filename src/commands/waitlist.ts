@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { WaitlistRestaurantSide } from '../waitlist/waitlist-restaurant.js';
 import { need, optionalInt, UsageError } from './args.js';
+import { isRecord } from '../platform/values.js';
 
 /** `pbs waitlist …`: a restaurant's waitlist, as its host runs it. */
 export async function waitlistCommand(waitlist: WaitlistRestaurantSide, args: string[], flags: Record<string, string>): Promise<unknown> {
@@ -9,10 +10,7 @@ export async function waitlistCommand(waitlist: WaitlistRestaurantSide, args: st
     case 'show':
       return waitlist.config(need(a, 'business id'));
     case 'configure':
-      return waitlist.setConfig(
-        need(a, 'business id'),
-        JSON.parse(fs.readFileSync(need(b, 'JSON file'), 'utf8')) as Record<string, unknown>,
-      );
+      return waitlist.setConfig(need(a, 'business id'), jsonObjectFile(need(b, 'JSON file')));
     case 'open':
       return waitlist.setOpen(need(a, 'business id'), true);
     case 'close':
@@ -33,4 +31,10 @@ export async function waitlistCommand(waitlist: WaitlistRestaurantSide, args: st
     default:
       throw new UsageError(`unknown waitlist command ${sub ?? ''}`);
   }
+}
+
+function jsonObjectFile(file: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+  if (!isRecord(value)) throw new UsageError(`${file} must hold a JSON object`);
+  return value;
 }

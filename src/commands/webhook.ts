@@ -1,5 +1,6 @@
 import type { WebhookService } from '../webhooks/webhook-service.js';
-import { need, optionalInt, UsageError } from './args.js';
+import { need, optionalChoice, optionalInt, UsageError } from './args.js';
+import { DELIVERY_STATUSES } from '../webhooks/webhook-service.js';
 
 /** `pbs webhook …`: partners' webhook endpoints and deliveries. */
 export async function webhookCommand(hooks: WebhookService, args: string[], flags: Record<string, string>): Promise<unknown> {
@@ -21,7 +22,11 @@ export async function webhookCommand(hooks: WebhookService, args: string[], flag
       await hooks.removeEndpoint(need(a, 'partner id'));
       return { removed: a };
     case 'deliveries':
-      return hooks.deliveries({ partnerId: flags.partner, status: flags.status, limit: optionalInt(flags.limit, '--limit') ?? 50 });
+      return hooks.deliveries({
+        partnerId: flags.partner,
+        status: optionalChoice(flags.status, DELIVERY_STATUSES, '--status'),
+        limit: optionalInt(flags.limit, '--limit') ?? 50,
+      });
     case 'redeliver':
       return hooks.redeliver(need(a, 'delivery id'));
     case 'redeliver-failed': {

@@ -13,6 +13,7 @@ import { partnerInterfaces } from '../platform/auth/principal.js';
 import type { Db } from '../platform/db/database.js';
 import { SettingsStore } from '../platform/settings.js';
 import { demoReservationSettings, generateDemoBusinesses, seededRandom } from './demo-dataset.js';
+import { isRecord } from '../platform/values.js';
 
 export interface DemoCredentials {
   partner_id: string;
@@ -179,7 +180,8 @@ export function demoCredentialsFile(dataDir: string, databaseUrl: string | undef
 /** In sandbox mode the demo secrets are also kept in the data directory (mode 0600) so they can be found again. */
 export function writeDemoCredentials(file: string, values: Record<string, string>): string {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const current = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>) : {};
+  const stored: unknown = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+  const current = isRecord(stored) ? stored : {};
   fs.writeFileSync(file, `${JSON.stringify({ ...current, ...values }, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
   return file;

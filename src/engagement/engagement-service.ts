@@ -13,6 +13,7 @@ import { ReadCache } from '../platform/read-cache.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { EngagementStore, type ActivityRow, type ScoreRow } from './engagement-store.js';
 import { ACTIVITY_FIELDS, NORTH_AMERICA, type Activity } from './scoring.js';
+import { recordOf } from '../platform/values.js';
 
 /** Lines one load takes through the operator API (the CLI sends any number, in batches). */
 export const MAX_ACTIVITY_LINES = 100_000;
@@ -91,7 +92,7 @@ export class EngagementService {
     if (latest !== undefined) {
       const range = this.rangeOf(start, end, latest || undefined);
       const parts = this.parts.peekAll(range ? `${range.from}|${range.to}` : 'none', businessIds);
-      if (parts.every((p) => p !== undefined)) return answer(parts as string[]);
+      if (parts.every((p): p is string => p !== undefined)) return answer(parts);
     }
     return this.metricsLoaded(businessIds, start, end);
   }
@@ -103,36 +104,34 @@ export class EngagementService {
     // Parts are grouped by range: a request looks them up in one map.
     const rangeKey = range ? `${range.from}|${range.to}` : 'none';
     const parts = this.parts.peekAll(rangeKey, businessIds);
+    if (parts.every((p): p is string => p !== undefined)) return answer(parts);
     const missing = businessIds.filter((_, i) => parts[i] === undefined);
-    if (missing.length > 0) {
-      const loaded = await this.partLoads.load(
-        missing,
-        (id) => `${rangeKey}|${id}`,
-        async (ids) => {
-          const version = this.parts.version;
-          const byBusiness = new Map<string, ScoreRow[]>(ids.map((id) => [id, []]));
-          if (range)
-            for (const r of await this.store().scoresOf(ids))
-              if (r.week_start >= range.from && r.week_start <= range.to) byBusiness.get(r.business_id)!.push(r);
-          return ids.map((id) => {
-            const part = JSON.stringify({
-              business_id: id,
-              metrics: byBusiness.get(id)!.map((r) => ({
-                start_of_week_date: r.week_start,
-                engagement_metric: r.engagement_metric,
-                intent_metric: r.intent_metric,
-                transaction_metric: r.transaction_metric,
-              })),
-            });
-            this.parts.keep(version, rangeKey, id, part);
-            return part;
+    const loaded = await this.partLoads.load(
+      missing,
+      (id) => `${rangeKey}|${id}`,
+      async (ids) => {
+        const version = this.parts.version;
+        const byBusiness = new Map<string, ScoreRow[]>(ids.map((id) => [id, []]));
+        if (range)
+          for (const r of await this.store().scoresOf(ids))
+            if (r.week_start >= range.from && r.week_start <= range.to) byBusiness.get(r.business_id)!.push(r);
+        return ids.map((id) => {
+          const part = JSON.stringify({
+            business_id: id,
+            metrics: byBusiness.get(id)!.map((r) => ({
+              start_of_week_date: r.week_start,
+              engagement_metric: r.engagement_metric,
+              intent_metric: r.intent_metric,
+              transaction_metric: r.transaction_metric,
+            })),
           });
-        },
-      );
-      let j = 0;
-      for (let i = 0; i < parts.length; i++) if (parts[i] === undefined) parts[i] = loaded[j++];
-    }
-    return answer(parts as string[]);
+          this.parts.keep(version, rangeKey, id, part);
+          return part;
+        });
+      },
+    );
+    let j = 0;
+    return answer(parts.map((p) => p ?? loaded[j++]));
   }
 
   /** Ranges worked out lately, by what they were worked out from (the dates given and the latest week). */
@@ -290,9 +289,7 @@ function answer(parts: string[]): Buffer {
 }
 
 function activityOf(row: ActivityRow): Activity {
-  const out = {} as Activity;
-  for (const field of ACTIVITY_FIELDS) out[field] = Number(row[field]);
-  return out;
+  return recordOf(ACTIVITY_FIELDS, (field) => Number(row[field]));
 }
 
 function businessOf(value: Record<string, unknown>, where: string): string {
@@ -311,12 +308,11 @@ function activityRow(value: Record<string, unknown>, where: string, now: number)
   const week = value.week ?? value.start_of_week_date;
   if (typeof week !== 'string' || !parseDate(week))
     throw apiError('VALIDATION_ERROR', `${where}: week must be a date, YYYY-MM-DD`, { field: 'week' });
-  const row = { week_start: mondayOf(week), business_id: '', updated_at: now } as ActivityRow;
-  for (const field of ACTIVITY_FIELDS) {
+  const counts = recordOf(ACTIVITY_FIELDS, (field) => {
     const n = value[field] ?? 0;
     if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > MAX_COUNT)
       throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number from 0 to 10^12`, { field });
-    row[field] = n;
-  }
-  return row;
+    return n;
+  });
+  return { week_start: mondayOf(week), business_id: '', updated_at: now, ...counts };
 }

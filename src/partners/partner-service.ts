@@ -16,6 +16,7 @@ import { newId } from '../platform/ids.js';
 import { containsNul } from '../platform/input-guards.js';
 import { parseCsv } from './csv.js';
 import { PartnerStore, type InterfaceRow, type PartnerRow } from './partner-store.js';
+import { recordOf } from '../platform/values.js';
 
 export interface InterfaceView {
   enabled: boolean;
@@ -368,11 +369,10 @@ function unknownInterface(name: string) {
 }
 
 function toView(row: PartnerRow, grants: InterfaceRow[]): PartnerView {
-  const interfaces = {} as Record<PartnerInterface, InterfaceView>;
-  for (const name of partnerInterfaces) {
+  const interfaces = recordOf(partnerInterfaces, (name): InterfaceView => {
     const g = grants.find((x) => x.interface === name);
-    interfaces[name] = { enabled: fromFlag(g?.enabled), per_second: g?.per_second ?? null, per_day: g?.per_day ?? null };
-  }
+    return { enabled: fromFlag(g?.enabled), per_second: g?.per_second ?? null, per_day: g?.per_day ?? null };
+  });
   return {
     id: row.id,
     name: row.name,

@@ -33,7 +33,7 @@ export class PartnerStore {
   }
 
   interfacesOf(partnerIds: string[]) {
-    if (partnerIds.length === 0) return Promise.resolve([] as InterfaceRow[]);
+    if (partnerIds.length === 0) return Promise.resolve<InterfaceRow[]>([]);
     return this.db.selectFrom('partner_interfaces').selectAll().where('partner_id', 'in', partnerIds).execute();
   }
 

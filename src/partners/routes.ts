@@ -8,6 +8,7 @@ import { apiError } from '../platform/errors.js';
 import { pagingQuerySchema } from '../platform/paging.js';
 import type { CredentialService } from './credential-service.js';
 import type { PartnerService } from './partner-service.js';
+import { bodyObject, single } from '../platform/query.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -159,8 +160,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
         },
       },
       async (request) => {
-        const body = (request.body ?? {}) as { grace_seconds?: number };
-        return credentials.rotate(request.params.credential_id, body.grace_seconds ?? 0);
+        return credentials.rotate(request.params.credential_id, request.body?.grace_seconds ?? 0);
       },
     );
 
@@ -279,8 +279,7 @@ export function oauthRoutes(credentials: CredentialService, failures: FailureThr
         if (request.body !== undefined && !type?.startsWith('application/x-www-form-urlencoded')) {
           throw apiError('UNSUPPORTED_MEDIA_TYPE', 'Send the token request as a form (application/x-www-form-urlencoded).');
         }
-        const body = (request.body ?? {}) as Record<string, unknown>;
-        const single = (v: unknown) => (Array.isArray(v) ? v[0] : v) as string | undefined;
+        const body = bodyObject(request.body);
         const grantType = single(body.grant_type);
         let clientId = single(body.client_id);
         let clientSecret = single(body.client_secret);

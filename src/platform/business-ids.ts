@@ -1,4 +1,5 @@
 import { apiError } from './errors.js';
+import { isRecord } from './values.js';
 
 /** Longest business id or alias accepted anywhere (ids are 22 characters; aliases are slugs). */
 export const MAX_BUSINESS_ID_LENGTH = 200;
@@ -9,13 +10,16 @@ export const MAX_BUSINESS_ID_LENGTH = 200;
  * Duplicates are dropped, order kept.
  */
 export function parseBusinessIdList(body: unknown, field: string, max: number): string[] {
-  const ids = (body as Record<string, unknown> | undefined)?.[field];
-  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id.length === 0 || id.length > MAX_BUSINESS_ID_LENGTH)) {
+  const ids = isRecord(body) ? body[field] : undefined;
+  if (
+    !Array.isArray(ids) ||
+    !ids.every((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= MAX_BUSINESS_ID_LENGTH)
+  ) {
     throw apiError('VALIDATION_ERROR', `${field} must be a list of business ids`, { field });
   }
   if (ids.length === 0) throw apiError('VALIDATION_ERROR', `${field} must hold at least one business id`, { field });
   if (ids.length > max) throw apiError('PAYLOAD_TOO_LARGE', `The number of businesses in the request exceeded the maximum (${max})`);
-  return [...new Set(ids as string[])];
+  return [...new Set(ids)];
 }
 
 /** A path parameter's comma-separated business ids: 1 to `max` of them, duplicates dropped, order kept. */

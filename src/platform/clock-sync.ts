@@ -1,6 +1,7 @@
 import type { ClockState, ControllableClock } from './clock.js';
 import type { Db } from './db/database.js';
 import { SettingsStore } from './settings.js';
+import { isRecord } from './values.js';
 
 const KEY = 'sandbox_clock';
 
@@ -23,7 +24,7 @@ export class ClockSync {
   async load(): Promise<void> {
     const raw = await this.settings.get(KEY);
     if (!raw) return;
-    const state = JSON.parse(raw) as ClockState;
+    const state = clockStateOf(raw);
     const current = this.clock.snapshot();
     if (state.offsetMs !== current.offsetMs || state.frozenAtMs !== current.frozenAtMs) this.clock.restore(state);
   }
@@ -45,4 +46,12 @@ export class ClockSync {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
+}
+
+/** The stored state, checked: the settings row is plain text an operator could have edited by hand. */
+function clockStateOf(text: string): ClockState {
+  const value: unknown = JSON.parse(text);
+  if (isRecord(value) && typeof value.offsetMs === 'number' && (value.frozenAtMs === null || typeof value.frozenAtMs === 'number'))
+    return { offsetMs: value.offsetMs, frozenAtMs: value.frozenAtMs };
+  throw new Error(`the stored sandbox clock is not a clock state: ${text.slice(0, 80)}`);
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { isOneOf } from './query.js';
 
 /** Everything pbs reads from its environment, read once at start and passed down. */
 export interface Config {
@@ -97,8 +98,8 @@ export interface Config {
   };
 }
 
-export type ProcessRole = 'all' | 'api' | 'worker';
-const ROLES: readonly ProcessRole[] = ['all', 'api', 'worker'];
+export type ProcessRole = (typeof ROLES)[number];
+export const ROLES = ['all', 'api', 'worker'] as const;
 
 export class ConfigError extends Error {}
 
@@ -189,8 +190,8 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     const name = flagToEnv[flag];
     if (name) merged[name] = value;
   }
-  const role = (merged.PBS_ROLE || 'all') as ProcessRole;
-  if (!ROLES.includes(role)) throw new ConfigError(`PBS_ROLE must be one of ${ROLES.join(', ')}, got "${merged.PBS_ROLE}"`);
+  const role = merged.PBS_ROLE || 'all';
+  if (!isOneOf(ROLES, role)) throw new ConfigError(`PBS_ROLE must be one of ${ROLES.join(', ')}, got "${merged.PBS_ROLE}"`);
   const processes = int(merged, 'PBS_PROCESSES', 1, 1);
   if (processes > 64) throw new ConfigError(`PBS_PROCESSES must be at most 64, got ${processes}`);
   const tasksEnabled = bool(merged, 'PBS_TASKS', true);

@@ -21,6 +21,7 @@ export class Interner {
   value<T>(value: T): T {
     const key = JSON.stringify(value);
     const kept = this.values.get(key);
+    // Cast: it was kept under the JSON of a T, and equal JSON is an equal value of the same type.
     if (kept !== undefined) return kept as T;
     const frozen = deepFreeze(value);
     if (this.values.size < this.max) this.values.set(key, frozen);

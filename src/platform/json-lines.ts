@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { apiError } from './errors.js';
 import { jsonShapeProblem } from './json-shape.js';
+import { isRecord } from './values.js';
 
 /**
  * The objects of a JSON-lines import, one per non-blank line, each with where it stands
@@ -29,9 +30,8 @@ function parseLine(line: string, where: string): { value: Record<string, unknown
   } catch {
     throw apiError('VALIDATION_ERROR', `${where}: not valid JSON`, { field: where });
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
-  return { value: value as Record<string, unknown>, where };
+  if (!isRecord(value)) throw apiError('VALIDATION_ERROR', `${where}: not an object`, { field: where });
+  return { value, where };
 }
 
 /** Largest body a streamed import takes (a million businesses with their hours are about 1.5 GB). */

@@ -94,6 +94,7 @@ function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram'
     get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }),
     reset,
   };
+  // Cast: prom-client's `Metric` is a class; the registry only calls the members written here.
   return metric as unknown as Metric;
 }
 

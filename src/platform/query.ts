@@ -2,12 +2,15 @@
  * Reading query and form values the way real clients send them: a repeated key arrives as an
  * array (the first counts where one value is meant), a list as repeated keys or a comma list.
  */
+import { isRecord } from './values.js';
 
 /** One value of a query or form field (repeated keys: the first), as text. */
 export function single(value: unknown): string | undefined {
   if (Array.isArray(value)) return single(value[0]);
-  if (value === undefined || value === null) return undefined;
-  return typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  // Parsed JSON holds nothing else but objects (and null, which reads as absent).
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : undefined;
 }
 
 /** Every value of a list field, from repeated keys and comma lists alike, trimmed, empty ones dropped. */
@@ -25,7 +28,7 @@ export function list(value: unknown): string[] {
 
 /** A request body as a JSON object; anything else reads as empty, so the service's checks refuse it. */
 export function bodyObject(body: unknown): Record<string, unknown> {
-  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  return isRecord(body) ? body : {};
 }
 
 /**

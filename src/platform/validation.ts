@@ -22,6 +22,7 @@ export function schemaValidator<const S extends JSONSchema>(schema: S, subject: 
   // checks a review should not pay for compiling the review schema at every start.
   let validate: ReturnType<typeof ajv.compile> | undefined;
   return (input, where) => {
+    // Cast: S is a JSON schema, typed for json-schema-to-ts more narrowly than ajv's parameter.
     validate ??= ajv.compile(schema as object);
     // The one cast of a checked input: ajv has just checked it against the schema its type is made from.
     if (validate(input)) return input as FromSchema<S>;

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { DbOrTx, Dialect } from '../platform/db/database.js';
 import type { ReservationSettings } from './inventory.js';
 import { catalogInterner } from '../platform/intern.js';
-import { internSettings, type ReservationSettings as Settings } from './inventory.js';
+import { internSettings } from './inventory.js';
+import { fromJson, toJson } from '../platform/values.js';
 import type { InventoryTable, SettingsImportLinesTable, TableImportLinesTable } from './inventory-tables.js';
 
 /** A restaurant's reservation model as the catalogue loads it. */
@@ -23,7 +24,7 @@ export class InventoryStore {
     const row = {
       business_id: businessId,
       accepts_reservations: settings.accepts_reservations ? 1 : 0,
-      settings: JSON.stringify(settings),
+      settings: toJson(settings),
       updated_at: now,
       catalog_seq: seq,
     };
@@ -88,7 +89,7 @@ export class InventoryStore {
     return rows.map((r) => ({
       seq: Number(r.catalog_seq),
       businessId: r.business_id,
-      settings: internSettings(JSON.parse(r.settings) as Settings),
+      settings: internSettings(fromJson(r.settings)),
       tables: tables.get(r.business_id) ?? [],
     }));
   }

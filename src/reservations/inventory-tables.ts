@@ -1,10 +1,12 @@
 import type { Generated, Selectable } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
+import type { Json } from '../platform/values.js';
+import type { ReservationSettings } from './inventory.js';
 
 export interface RestaurantSettingsTable {
   business_id: string;
   accepts_reservations: number;
-  settings: string;
+  settings: Json<ReservationSettings>;
   updated_at: number;
   /** The catalogue sequence number of the last change (businesses/catalog-sequence.ts). */
   catalog_seq: Generated<number>;
@@ -26,7 +28,7 @@ export interface SettingsImportLinesTable {
   line: number;
   business_id: string;
   accepts_reservations: number;
-  settings: string;
+  settings: Json<ReservationSettings>;
   staged_at: number;
 }
 

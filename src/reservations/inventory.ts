@@ -128,8 +128,7 @@ function invalid(field: string, message: string): never {
 
 /** Validates and completes the operator's reservation settings. */
 export function normalizeSettings(input: unknown): ReservationSettings {
-  validateSettings(input);
-  const s = input as Partial<ReservationSettings> & Pick<ReservationSettings, 'tables' | 'service_hours'>;
+  const s = validateSettings(input);
   const party = s.party_size ?? { min: 1, max: 10 };
   if (party.min > party.max) invalid('party_size', 'min must not exceed max');
   for (const [i, w] of s.service_hours.entries()) {

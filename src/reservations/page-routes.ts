@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { isRecord, typedRoutes } from '../platform/http/typed-routes.js';
+import { typedRoutes } from '../platform/http/typed-routes.js';
+import { isRecord } from '../platform/values.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../platform/errors.js';
 import { parseDate } from '../platform/local-time.js';

@@ -3,6 +3,7 @@ import type { ReservationSettings } from './inventory.js';
 import { parseDate, parseTime } from '../platform/local-time.js';
 
 import { single } from '../platform/query.js';
+import { isRecord } from '../platform/values.js';
 
 export { single };
 
@@ -72,10 +73,10 @@ export function requireFormBody(query: unknown, body: unknown, contentType: stri
     );
   }
   if (body === undefined) return {};
-  if (!contentType?.startsWith('application/x-www-form-urlencoded') || typeof body !== 'object' || body === null) {
+  if (!contentType?.startsWith('application/x-www-form-urlencoded') || !isRecord(body)) {
     throw apiError('INVALID_RESERVATION_PARAMETER', 'Send the parameters as form data (application/x-www-form-urlencoded).');
   }
-  return body as Record<string, unknown>;
+  return body;
 }
 
 const HOLD_ID = /^[A-Za-z0-9]{22}$/;

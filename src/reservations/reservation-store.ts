@@ -231,6 +231,7 @@ export class ReservationStore {
         ...idempotencyParameters(input.answer.pending, 200, input.answer.body),
       });
       return {
+        // Cast: the hold's columns come from an outer join, null together only when no hold matched (no id).
         hold: hold.id ? (hold as Omit<HoldRow, 'created_at'>) : undefined,
         duplicates,
         tableId: chosen_table ?? undefined,

@@ -8,6 +8,7 @@ import { jsonLineBatches, STALE_STAGING_MS, type LineSource } from '../platform/
 import { normalizeSettings, type ReservationSettings } from './inventory.js';
 import { InventoryStore } from './inventory-store.js';
 import type { SettingsImportLinesTable, TableImportLinesTable } from './inventory-tables.js';
+import { toJson } from '../platform/values.js';
 
 /** Lines one streamed settings import takes. */
 const MAX_SETTINGS_LINES = 1_000_000;
@@ -62,7 +63,7 @@ export async function importSettings(
           line,
           business_id: businessId,
           accepts_reservations: settings.accepts_reservations ? 1 : 0,
-          settings: JSON.stringify(settings),
+          settings: toJson(settings),
           staged_at: stagedAt,
         });
         for (const t of settings.tables)

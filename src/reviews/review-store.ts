@@ -38,7 +38,7 @@ export class ReviewStore {
   }
 
   texts(reviewIds: string[]) {
-    if (reviewIds.length === 0) return Promise.resolve([] as ReviewText[]);
+    if (reviewIds.length === 0) return Promise.resolve<ReviewText[]>([]);
     return this.db
       .selectFrom('review_texts')
       .selectAll()

@@ -96,7 +96,7 @@ export function parseSearchParams(query: Query): SearchParams {
     radius,
     limit,
     offset,
-    sortBy: sortBy as SortBy,
+    sortBy,
     words: queryWords(term),
     term: term.trim(),
     categories,

@@ -7,11 +7,11 @@ import { subscriptionLinksMigration, subscriptionsMigration, subscriptionTypes }
 
 /** docs/contract/common.md §1.3: 5 requests per second per client and endpoint by default. */
 const perSecond = 5;
-const v3 = (iface: PartnerRouteConfig['interface'], business: PartnerRouteConfig['business']) => ({
-  partner: { interface: iface, scheme: 'bearer', business, defaultPerSecond: perSecond } as PartnerRouteConfig,
+const v3 = (iface: PartnerRouteConfig['interface'], business: PartnerRouteConfig['business']): { partner: PartnerRouteConfig } => ({
+  partner: { interface: iface, scheme: 'bearer', business, defaultPerSecond: perSecond },
 });
-const listing = (business: PartnerRouteConfig['business']) => ({
-  partner: { interface: 'listing_management', scheme: 'basic', business, defaultPerSecond: perSecond } as PartnerRouteConfig,
+const listing = (business: PartnerRouteConfig['business']): { partner: PartnerRouteConfig } => ({
+  partner: { interface: 'listing_management', scheme: 'basic', business, defaultPerSecond: perSecond },
 });
 const ownSubscriptions = { unscoped: "lists the caller's own subscriptions" };
 const bearer = [{ bearerAuth: [] }];

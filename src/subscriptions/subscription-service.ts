@@ -2,7 +2,7 @@ import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { BusinessLinks, PartnerInterface, Principal } from '../platform/auth/principal.js';
 import { parseBusinessIdList } from '../platform/business-ids.js';
 import { parsePage } from '../platform/paging.js';
-import { single, storedStrings } from '../platform/query.js';
+import { isOneOf, single, storedStrings } from '../platform/query.js';
 import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
 import type { Clock } from '../platform/clock.js';
 import { toIsoOffset } from '../platform/clock.js';
@@ -12,6 +12,7 @@ import { newId } from '../platform/ids.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { SubscriptionStore } from './subscription-store.js';
 import { subscriptionTypes, type SubscriptionType } from './subscription-tables.js';
+import { fromJson, isRecord, toJson } from '../platform/values.js';
 
 /** Applies one subscription request (the v3 interface is asynchronous, docs/contract/subscriptions.md §5). */
 export const APPLY_TASK = defineTask<{ request_id: string }>(
@@ -55,8 +56,8 @@ export class SubscriptionService {
   }
 
   private requireType(principal: Principal, raw: unknown): SubscriptionType {
-    const type = (single(raw) ?? '') as SubscriptionType;
-    if (!subscriptionTypes.includes(type)) {
+    const type = single(raw) ?? '';
+    if (!isOneOf(subscriptionTypes, type)) {
       throw apiError('VALIDATION_ERROR', `subscription_type must be one of ${subscriptionTypes.join(', ')}`, {
         field: 'subscription_type',
       });
@@ -93,7 +94,7 @@ export class SubscriptionService {
     body: unknown,
     pending?: PendingIdempotency,
   ): Promise<Record<string, never>> {
-    const rawTypes = (body as { subscription_types?: unknown } | undefined)?.subscription_types;
+    const rawTypes = isRecord(body) ? body.subscription_types : undefined;
     if (!Array.isArray(rawTypes) || rawTypes.length === 0) {
       throw apiError('VALIDATION_ERROR', 'subscription_types must be a non-empty list', { field: 'subscription_types' });
     }
@@ -106,7 +107,7 @@ export class SubscriptionService {
         id,
         partner_id: principal.partnerId,
         action,
-        subscription_types: JSON.stringify(types),
+        subscription_types: toJson(types),
         business_ids: JSON.stringify(businessIds),
         status: 'PROCESSING',
         skipped_business_ids: null,
@@ -128,7 +129,7 @@ export class SubscriptionService {
     const request = await this.store().findRequest(requestId);
     if (!request || request.status === 'COMPLETED') return;
     const ids = storedStrings(request.business_ids);
-    const types = JSON.parse(request.subscription_types) as SubscriptionType[];
+    const types = fromJson(request.subscription_types);
     const { resolved, unknown, unlinked } = await this.links.check(request.partner_id, ids);
     const refused = new Set(unlinked);
     const allowed = [...new Set(ids.filter((id) => !refused.has(id) && resolved.has(id)).map((id) => resolved.get(id)!))];

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
+import type { Json } from '../platform/values.js';
 
 /** The subscription tables (what each partner is subscribed to, and its change requests) and their migrations. */
 
@@ -18,7 +19,7 @@ export interface SubscriptionRequestsTable {
   id: string;
   partner_id: string;
   action: 'subscribe' | 'unsubscribe';
-  subscription_types: string;
+  subscription_types: Json<SubscriptionType[]>;
   business_ids: string;
   status: 'PROCESSING' | 'COMPLETED';
   /** Business ids that were not found and were skipped (JSON list). */

@@ -17,8 +17,8 @@ import { waitlistMigration } from './waitlist-tables.js';
 import { waitlistCommand } from '../commands/waitlist.js';
 import { businessParams, estimateSchema, joinBody, onMyWayBody, visitParams, visitSchema } from './schemas.js';
 
-const partner = (business: PartnerRouteConfig['business']) => ({
-  partner: { interface: 'waitlist', scheme: 'bearer', business } as PartnerRouteConfig,
+const partner = (business: PartnerRouteConfig['business']): { partner: PartnerRouteConfig } => ({
+  partner: { interface: 'waitlist', scheme: 'bearer', business },
 });
 const partnerConfig = partner({ unscoped: 'lists the businesses linked to the caller' });
 const ownVisit = partner({ unscoped: "acts on the caller's own visit; another partner's answers like an unknown id" });

@@ -13,6 +13,7 @@ import { bucketOf, DEFAULT_CONFIG, estimate, waitlistState, type TableInventory,
 import { WaitlistStore, type Visit, type WaitlistRestaurant } from './waitlist-store.js';
 import { ACTIVE_STATES, BUCKETS, TERMINAL_STATES, type Bucket, type VisitState } from './waitlist-tables.js';
 import { isOneOf } from '../platform/query.js';
+import { fromJson, toJson } from '../platform/values.js';
 
 /** The opt-in webhook type of visit changes, sent to the partner that made the visit. */
 export const VISIT_EVENT_TYPE = 'WAITLIST_VISIT_UPDATED_EVENT';
@@ -81,7 +82,7 @@ export class WaitlistLines {
   defaults(businessId: string, now: number): WaitlistRestaurant {
     return {
       business_id: businessId,
-      config: JSON.stringify(DEFAULT_CONFIG),
+      config: toJson(DEFAULT_CONFIG),
       manual_state: 'OPEN',
       closed_reason: null,
       next_position: 1,
@@ -93,7 +94,7 @@ export class WaitlistLines {
   /** The restaurant's row and configuration (the defaults when the operator set none). */
   async restaurant(businessId: string, db: DbOrTx = this.database.db) {
     const row = (await this.store(db).restaurant(businessId)) ?? this.defaults(businessId, this.clock.now());
-    return { row, config: JSON.parse(row.config) as WaitlistConfig };
+    return { row, config: fromJson(row.config) };
   }
 
   /** Everything the state and estimates depend on, read through `db`. */
@@ -112,7 +113,7 @@ export class WaitlistLines {
    */
   async lockedLine(store: WaitlistStore, business: Business, now: number) {
     const { position, row } = await store.takePosition(this.defaults(business.id, now));
-    const config = JSON.parse(row.config) as WaitlistConfig;
+    const config = fromJson(row.config);
     const waiting = await store.waitingByBucket(business.id);
     const total = BUCKETS.reduce((n, b) => n + waiting[b], 0);
     const state = waitlistState(business, config, { state: row.manual_state, reason: row.closed_reason }, total, now);

@@ -5,6 +5,8 @@ import type { WaitlistLines } from './waitlist-lines.js';
 import { MANUAL_CLOSED_REASONS, mergeConfig, paceFromInventory } from './waitlist-rules.js';
 import type { Visit, WaitlistStore } from './waitlist-store.js';
 import { isOneOf } from '../platform/query.js';
+import { toJson } from '../platform/values.js';
+import { isRecord } from '../platform/values.js';
 
 /**
  * The restaurant's side of the waitlist, run by the operator (API, console, CLI): its settings
@@ -27,13 +29,13 @@ export class WaitlistRestaurantSide {
     await lines.store().ensureRestaurant(lines.defaults(business.id, now));
     const { config } = await lines.restaurant(business.id);
     const next = mergeConfig(config, input);
-    if ((input.pace as { from_reservations?: boolean } | undefined)?.from_reservations) {
+    if (isRecord(input.pace) && input.pace.from_reservations) {
       const inventory = await lines.options.inventoryOf?.(business.id);
       if (!inventory || inventory.tables.length === 0) invalid('pace', 'The restaurant has no reservation tables to take a pace from.');
-      next.pace.parties_per_interval = paceFromInventory(inventory!, next.pace.interval_minutes);
+      next.pace.parties_per_interval = paceFromInventory(inventory, next.pace.interval_minutes);
     }
     await lines.database.transact(async (trx) => {
-      await lines.store(trx).updateRestaurant(business.id, { config: JSON.stringify(next), updated_at: now });
+      await lines.store(trx).updateRestaurant(business.id, { config: toJson(next), updated_at: now });
       await lines.publish(trx, business.id);
     });
     lines.forget(business.id);

@@ -3,6 +3,7 @@ import { isOpenAt } from '../businesses/hours.js';
 import { apiError } from '../platform/errors.js';
 import { schemaValidator } from '../platform/validation.js';
 import { BUCKETS, type Bucket } from './waitlist-tables.js';
+import { recordOf } from '../platform/values.js';
 
 /**
  * The waitlist's rules that need no database: a restaurant's configuration and its defaults, the
@@ -70,14 +71,12 @@ const BUCKET_SIZE: Record<Bucket, number> = { '1-2': 2, '3-4': 4, '5-6': 6, '7+'
  * is what each bucket could get, as if it had the room to itself.
  */
 export function paceFromInventory(inventory: TableInventory, intervalMinutes: number): Record<Bucket, number> {
-  const out = {} as Record<Bucket, number>;
-  for (const bucket of BUCKETS) {
+  return recordOf(BUCKETS, (bucket) => {
     const size = BUCKET_SIZE[bucket];
     const tables = inventory.tables.filter((t) => t.min_party <= size && size <= t.max_party).length;
     const turn = inventory.turn_times.find((t) => t.max_party === null || size <= t.max_party)?.minutes ?? 90;
-    out[bucket] = Math.round((tables * intervalMinutes) / turn);
-  }
-  return out;
+    return Math.round((tables * intervalMinutes) / turn);
+  });
 }
 
 export function bucketOf(partySize: number): Bucket {

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { forUpdateOn, type Dialect, type DbOrTx } from '../platform/db/database.js';
-import { ACTIVE_STATES, type Bucket, type WaitlistRestaurantsTable, type WaitlistVisitsTable } from './waitlist-tables.js';
+import { ACTIVE_STATES, type Bucket, type VisitState, type WaitlistRestaurantsTable, type WaitlistVisitsTable } from './waitlist-tables.js';
 import './waitlist-tables.js';
 
 export type WaitlistRestaurant = Selectable<WaitlistRestaurantsTable>;
@@ -160,12 +160,12 @@ export class WaitlistStore {
   }
 
   /** Moves a visit from one of `from` to `change.state`; false when it was no longer in one of them. */
-  async moveVisit(id: string, from: readonly string[], change: Partial<Visit>): Promise<boolean> {
+  async moveVisit(id: string, from: readonly VisitState[], change: Partial<Visit>): Promise<boolean> {
     const result = await this.db
       .updateTable('waitlist_visits')
       .set(change)
       .where('id', '=', id)
-      .where('state', 'in', from as Visit['state'][])
+      .where('state', 'in', from)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

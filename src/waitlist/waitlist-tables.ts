@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
+import type { Json } from '../platform/values.js';
+import type { WaitlistConfig } from './waitlist-rules.js';
 
 /** Party-size buckets of the wait estimates (docs/contract/waitlist.md §4.3). */
 export const BUCKETS = ['1-2', '3-4', '5-6', '7+'] as const;
@@ -14,7 +16,7 @@ export type VisitState = (typeof ACTIVE_STATES)[number] | (typeof TERMINAL_STATE
 export interface WaitlistRestaurantsTable {
   business_id: string;
   /** JSON WaitlistConfig. */
-  config: string;
+  config: Json<WaitlistConfig>;
   /** The restaurant side's switch: OPEN follows the hours; CLOSED with a reason closes it. */
   manual_state: 'OPEN' | 'CLOSED';
   closed_reason: string | null;

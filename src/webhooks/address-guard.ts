@@ -155,11 +155,11 @@ export function guardedLookup(policy: AddressPolicy, resolve: Resolve = systemRe
             return callback(error, '', 0);
           }
         }
-        const family = (options as { family?: number | string }).family;
+        const family = options.family;
         const wanted = family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : 0;
         const usable = addresses.filter((a) => wanted === 0 || a.family === wanted);
         if (usable.length === 0) return callback(Object.assign(new Error(`cannot resolve ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-        if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof usable) => void)(null, usable);
+        if (options.all) return callback(null, usable);
         callback(null, usable[0].address, usable[0].family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),

@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { verifySignature } from './signing.js';
+import { isRecord } from '../platform/values.js';
 
 export interface ListenOptions {
   port: number;
@@ -49,8 +49,7 @@ export async function listenForWebhooks(options: ListenOptions): Promise<{ url: 
           : 'SIGNATURE DOES NOT MATCH';
       let summary = body;
       try {
-        const parsed = JSON.parse(body) as { data?: { id?: string; updates?: Array<{ event_type?: string }> } };
-        summary = `${parsed.data?.updates?.map((u) => u.event_type).join(',') ?? '?'} for business ${parsed.data?.id ?? '?'}\n  ${body}`;
+        summary = `${summaryOf(JSON.parse(body))}\n  ${body}`;
       } catch {
         // printed as it came
       }
@@ -62,7 +61,8 @@ export async function listenForWebhooks(options: ListenOptions): Promise<{ url: 
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
   return {
     url: `http://${options.host}:${port}/hooks`,
     close: () =>
@@ -71,4 +71,12 @@ export async function listenForWebhooks(options: ListenOptions): Promise<{ url: 
         server.close(() => resolve());
       }),
   };
+}
+
+/** `NEW_REVIEW,… for business ID` from a delivery's JSON, `?` where a part is missing. */
+function summaryOf(parsed: unknown): string {
+  const data = isRecord(parsed) && isRecord(parsed.data) ? parsed.data : {};
+  const updates = Array.isArray(data.updates) ? data.updates : undefined;
+  const types = updates?.map((u: unknown) => (isRecord(u) && typeof u.event_type === 'string' ? u.event_type : '?')).join(',') ?? '?';
+  return `${types} for business ${typeof data.id === 'string' ? data.id : '?'}`;
 }

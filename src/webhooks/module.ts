@@ -5,6 +5,7 @@ import { webhookAttemptsTimeIndexMigration, webhookEventTypes, webhooksMigration
 import type { WebhookService } from './webhook-service.js';
 import { eventCommand } from '../commands/event.js';
 import { webhookCommand } from '../commands/webhook.js';
+import { DELIVERY_STATUSES } from './webhook-tables.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -90,7 +91,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
               type: 'object',
               properties: {
                 partner_id: { type: 'string' },
-                status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+                status: { type: 'string', enum: DELIVERY_STATUSES },
                 limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
               },
             },
@@ -176,10 +177,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             },
           },
         },
-        async (request, reply) =>
-          reply
-            .code(201)
-            .send(await service.emitLead(request.params.business_id, (request.body ?? {}) as Parameters<WebhookService['emitLead']>[1])),
+        async (request, reply) => reply.code(201).send(await service.emitLead(request.params.business_id, request.body ?? {})),
       );
       app.post(
         '/admin/v1/businesses/:business_id/events/license-verifications',

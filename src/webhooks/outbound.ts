@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import { codeOf, messageOf, nameOf } from '../platform/values.js';
 
 /** Raised when a receiver has not answered within the whole deadline (not just between bytes). */
 export class DeadlineError extends Error {
@@ -8,17 +9,17 @@ export class DeadlineError extends Error {
 
 /** How a failed outbound request is described in an endpoint's state or an attempt record. */
 export function describeRequestFailure(error: unknown, timeoutMs: number): string {
-  const e = error as { name?: string; code?: string; message?: string };
+  const code = codeOf(error);
   if (
-    e.name === 'TimeoutError' ||
-    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    e.code === 'UND_ERR_BODY_TIMEOUT' ||
-    e.code === 'UND_ERR_CONNECT_TIMEOUT'
+    nameOf(error) === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
   ) {
     return `no answer within ${timeoutMs / 1000} seconds`;
   }
-  if (e.code === 'EADDRREFUSED') return `url refused: ${e.message}`;
-  return `request failed: ${e.code ?? e.message ?? 'unknown error'}`;
+  if (code === 'EADDRREFUSED') return `url refused: ${messageOf(error)}`;
+  return `request failed: ${code ?? messageOf(error)}`;
 }
 
 /**

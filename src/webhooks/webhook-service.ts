@@ -12,9 +12,11 @@ import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-gu
 import { describeRequestFailure, MAX_ANSWER_BYTES } from './outbound.js';
 import { newWebhookSecret } from './signing.js';
 import { ingestionUpdate, leadUpdate, licenseUpdate, type LicenseInput, type WebhookUpdate } from './operator-events.js';
-import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes } from './webhook-tables.js';
+export { DELIVERY_STATUSES } from './webhook-tables.js';
+import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes, type DeliveryStatus } from './webhook-tables.js';
 import { WebhookStore, type EndpointRow } from './webhook-store.js';
 import { isOneOf, storedStrings } from '../platform/query.js';
+import { isRecord } from '../platform/values.js';
 
 /** A message's id (the `webhook-id` header) is its event's: a receiver de-duplicates by it. */
 export const messageIdOf = (eventId: string) => `msg_${eventId}`;
@@ -189,12 +191,14 @@ export class WebhookService {
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
+        // undici's body yields Buffers (no encoding is set on it); the check keeps that honest.
+        if (!Buffer.isBuffer(chunk)) throw new Error('the answer body yielded text, not bytes');
+        size += chunk.length;
         if (size > MAX_ANSWER_BYTES) {
           response.body.destroy();
           return `answer is longer than ${MAX_ANSWER_BYTES} bytes`;
         }
-        chunks.push(chunk as Buffer);
+        chunks.push(chunk);
       }
       const text = Buffer.concat(chunks).toString('utf8');
       if (response.statusCode < 200 || response.statusCode >= 300) return `answered HTTP ${response.statusCode}`;
@@ -204,10 +208,10 @@ export class WebhookService {
       } catch {
         return 'answer is not JSON';
       }
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'answer is not a JSON object';
+      if (!isRecord(parsed)) return 'answer is not a JSON object';
       const keys = Object.keys(parsed);
       if (keys.length !== 1 || keys[0] !== 'verification') return 'answer must have exactly one key, "verification"';
-      if ((parsed as { verification: unknown }).verification !== token) return 'answer does not echo the verification string';
+      if (parsed.verification !== token) return 'answer does not echo the verification string';
       return undefined;
     } catch (error) {
       return describeRequestFailure(error, this.config.timeoutMs);
@@ -278,7 +282,7 @@ export class WebhookService {
     return this.emitForBusiness(businessIdOrAlias, ingestionUpdate(input));
   }
 
-  async deliveries(filter: { partnerId?: string; status?: string; limit?: number }) {
+  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; limit?: number }) {
     const { rows, attempts } = await this.store().deliveries({ ...filter, limit: filter.limit ?? 50 });
     return rows.map((r) => ({
       ...r,

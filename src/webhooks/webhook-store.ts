@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { DbOrTx } from '../platform/db/database.js';
-import type { WebhookDeliveriesTable, WebhookEndpointsTable, WebhookMessagesTable } from './webhook-tables.js';
+import type { DeliveryStatus, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookMessagesTable } from './webhook-tables.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -57,7 +57,7 @@ export class WebhookStore {
   }
 
   /** The newest deliveries (optionally of one partner, in one state), with their message's type and business and every attempt. */
-  async deliveries(filter: { partnerId?: string; status?: string; limit: number }) {
+  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; limit: number }) {
     let q = this.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_messages as m', 'm.id', 'd.message_id')
@@ -77,7 +77,7 @@ export class WebhookStore {
         'm.business_id',
       ]);
     if (filter.partnerId) q = q.where('d.partner_id', '=', filter.partnerId);
-    if (filter.status) q = q.where('d.status', '=', filter.status as 'pending');
+    if (filter.status) q = q.where('d.status', '=', filter.status);
     const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id').limit(filter.limit).execute();
     const attempts = rows.length
       ? await this.db

@@ -78,7 +78,8 @@ export interface WebhookMessagesTable {
   occurred_at: number;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface WebhookDeliveriesTable {
   id: string;

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'k
 import pg from 'pg';
 import { GroupCommit } from './group-commit.js';
 import { preparedOnPostgres } from './raw.js';
+import { codeOf } from '../values.js';
 
 /**
  * Tables are declared by their owners (platform and families) by merging into this interface
@@ -112,7 +113,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     dialect: 'sqlite',
     description: `sqlite:${file}`,
     transact: (work) => groupCommit.run(work),
-    dataVersion: () => dataVersion.get() as number,
+    dataVersion: () => Number(dataVersion.get()),
     close: () => db.destroy(),
   };
 }
@@ -146,6 +147,8 @@ function withStatementCache(sqlite: SqliteDatabase.Database) {
  * text, so the client's query is wrapped to add the name for texts that were registered.
  */
 function usePreparedStatements(client: pg.PoolClient): void {
+  // Casts: pg's `query` has a dozen overloads; the wrapper forwards whatever it is called with,
+  // so it is typed as the loosest function and put back in its place.
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
     const name = typeof config === 'string' ? preparedOnPostgres.get(config) : undefined;
@@ -168,6 +171,6 @@ export const toFlag = (value: boolean): number => (value ? 1 : 0);
 export const fromFlag = (value: number | boolean | null | undefined): boolean => Boolean(value);
 
 export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  const code = codeOf(error);
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

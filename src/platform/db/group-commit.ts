@@ -48,6 +48,7 @@ export class GroupCommit {
 
   run<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      // Cast: the queue holds work of every result type; each entry's resolve gets its own work's result.
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;

@@ -30,7 +30,7 @@ export async function migrateToLatest(database: Database, migrations: PbsMigrati
       await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.pbs_migrations'))`.execute(trx);
     }
     await sql`create table if not exists pbs_migrations (name varchar(255) primary key, timestamp varchar(255) not null)`.execute(trx);
-    const applied = new Set((await trx.selectFrom('pbs_migrations').select('name').execute()).map((r) => r.name as string));
+    const applied = new Set((await trx.selectFrom('pbs_migrations').select('name').execute()).map((r) => String(r.name)));
     const done: string[] = [];
     for (const migration of sorted) {
       if (applied.has(migration.name)) continue;

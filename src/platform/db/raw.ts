@@ -26,6 +26,7 @@ export class RawStatement<Row = Record<string, unknown>> {
     const direct = dialect === 'sqlite' ? directRunner(db) : undefined;
     if (direct) {
       const statement = direct(this.sqliteText);
+      // Cast: better-sqlite3 types rows as unknown; the statement's text selects the columns of `Row`.
       if (statement.reader) return statement.all([...parameters]) as Row[];
       statement.run([...parameters]);
       return [];

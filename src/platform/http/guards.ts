@@ -7,7 +7,8 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from './authenticate.js';
-import { isRecord, principalOf } from './typed-routes.js';
+import { principalOf } from './typed-routes.js';
+import { isRecord, messageOf } from '../values.js';
 import {
   grantedInterface,
   isPartnerInterface,
@@ -110,13 +111,18 @@ export function declarationProblem(url: string, config: { partner?: PartnerRoute
   );
   if (kinds.length !== 1)
     return 'must declare exactly one business scope: param, query, bodyList, paramList, queryList, deferred or unscoped';
-  if (typeof scope[kinds[0]] !== 'string' || (scope[kinds[0]] as string).trim() === '')
-    return `business scope ${kinds[0]} needs a non-empty text`;
-  if ('param' in scope && !url.split('/').includes(`:${scope.param as string}`)) return `has no path parameter :${scope.param as string}`;
-  if (('bodyList' in scope || 'paramList' in scope || 'queryList' in scope) && !(Number.isInteger(scope.max) && (scope.max as number) > 0))
-    return `${kinds[0]} scope needs a positive max`;
-  if ('paramList' in scope && !url.split('/').includes(`:${scope.paramList as string}`))
-    return `has no path parameter :${scope.paramList as string}`;
+  const [kind] = kinds;
+  const scopeName = scope[kind];
+  if (typeof scopeName !== 'string' || scopeName.trim() === '') return `business scope ${kind} needs a non-empty text`;
+  const inPath = url.split('/').includes(`:${scopeName}`);
+  if (kind === 'param' && !inPath) return `has no path parameter :${scopeName}`;
+  const max = scope.max;
+  if (
+    (kind === 'bodyList' || kind === 'paramList' || kind === 'queryList') &&
+    !(typeof max === 'number' && Number.isInteger(max) && max > 0)
+  )
+    return `${kind} scope needs a positive max`;
+  if (kind === 'paramList' && !inPath) return `has no path parameter :${scopeName}`;
   return undefined;
 }
 
@@ -145,7 +151,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         known = authenticateKnown(request, route, options.verifier);
         if (known) admit(request, reply, route, known);
       } catch (error) {
-        return done(error as Error);
+        return done(error instanceof Error ? error : new Error(messageOf(error)));
       }
       if (known) return done();
       throttledAuthentication(options.authFailures, partnerFailureKey(request), () => authenticatePartner(request, route, options.verifier))
@@ -268,7 +274,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
             return done();
           }
         } catch (error) {
-          return done(error as Error);
+          return done(error instanceof Error ? error : new Error(messageOf(error)));
         }
         options.links
           .check(principalOf(request).partnerId, unique)

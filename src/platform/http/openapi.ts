@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
-import type { PartnerRouteConfig } from '../auth/principal.js';
+import type { FastifyContextConfig, FastifyInstance, FastifySchema } from 'fastify';
+import { isRecord } from '../values.js';
 import type { OpenApiTag } from '../module.js';
 import { errorResponseSchema } from './server.js';
 
@@ -12,22 +12,18 @@ const error = (description: string) => ({ description, $ref: 'ErrorResponse#' })
  * rate limits and Idempotency-Key can answer, and `x-pbs-partner` (interface, scheme and business
  * scope), which the every-operation test reads to know what to expect of each route.
  */
-function documentGuards(
-  schema: Record<string, unknown> | undefined,
-  config: { partner?: PartnerRouteConfig; admin?: boolean } | undefined,
-  method: string,
-) {
-  if (!config?.partner && !config?.admin) return schema;
-  const response = { ...((schema?.response as Record<string, unknown> | undefined) ?? {}) };
+function documentGuards(schema: FastifySchema, config: FastifyContextConfig | undefined, method: string): FastifySchema {
+  const partner = config?.partner;
+  if (!partner && !config?.admin) return schema;
+  const response: Record<string, unknown> = { ...(isRecord(schema.response) ? schema.response : {}) };
   const add = (status: number, description: string) => {
-    const existing = response[status] as { description?: string } | undefined;
-    if (!existing?.description) response[status] = error(description);
+    const existing = response[status];
+    if (!(isRecord(existing) && existing.description)) response[status] = error(description);
   };
-  const out: Record<string, unknown> = { ...schema };
-  if (config.admin) {
+  const out: FastifySchema & Record<string, unknown> = { ...schema };
+  if (!partner) {
     add(401, 'TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong');
   } else {
-    const partner = config.partner!;
     const scope = partner.business;
     out['x-pbs-partner'] = { interface: partner.interface, scheme: partner.scheme, business: scope };
     add(
@@ -88,16 +84,9 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
     transform: ({ schema, url, route }) => {
       // Typed parameters for the document where the route's own schemas leave checks to the
       // service (which answers the spec's codes, not the validator's): see `config.docs`.
-      const config = route.config as { docs?: Record<string, unknown> } | undefined;
-      const documented = config?.docs ? { ...(schema as object), ...config.docs } : schema;
-      return {
-        schema: documentGuards(
-          documented as Record<string, unknown> | undefined,
-          route.config as never,
-          String(route.method),
-        ) as typeof schema,
-        url,
-      };
+      const docs = route.config?.docs;
+      const documented: FastifySchema = docs ? { ...schema, ...docs } : schema;
+      return { schema: documentGuards(documented, route.config, String(route.method)), url };
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

@@ -102,6 +102,7 @@ class LazyRequestLogger implements FastifyBaseLogger {
 for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const) {
   Object.defineProperty(LazyRequestLogger.prototype, level, {
     value(this: LazyRequestLogger, ...args: unknown[]) {
+      // Cast: pino's level methods are overloaded; the arguments pass through unchanged.
       (this.logger[level] as (...a: unknown[]) => void)(...args);
     },
   });
@@ -210,6 +211,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // Slow clients are cut off: a partial body once stayed open for minutes. Node checks open
     // requests against these every connectionsCheckingInterval.
     requestTimeout: options.requestTimeoutMs,
+    // Cast: Fastify types `http` for its http2/https variants too; these are plain http.ServerOptions.
     http: { headersTimeout: options.headersTimeoutMs, connectionsCheckingInterval: 1000 } as never,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

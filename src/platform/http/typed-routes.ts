@@ -33,11 +33,6 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/** True for a plain object: what a parsed JSON body or query object is. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The schema of parameters a service checks itself (with the spec's own error codes): any
  * object, read by the handler as `Record<string, unknown>`.

@@ -110,6 +110,8 @@ export class TaskRunner {
 
   register<Payload>(type: TaskType<Payload>, handler: (payload: Payload, context: TaskContext) => Promise<void>): void {
     if (this.handlers.has(type.name)) throw new Error(`task type ${type.name} registered twice`);
+    // Cast: handlers of every payload type share one map; `execute` checks a payload against its
+    // type's schema before the handler sees it.
     this.handlers.set(type.name, { handler: handler as AnyHandler, type: type });
   }
 
@@ -305,7 +307,7 @@ export class TaskRunner {
 
   private async execute(task: Task): Promise<void> {
     const entry = this.handlers.get(task.type)!;
-    const payload = JSON.parse(task.payload) as unknown;
+    const payload: unknown = JSON.parse(task.payload);
     const problem = payloadProblem(entry.type, payload);
     if (problem) {
       // Retrying cannot make it fit: straight to the dead state, where the operator sees why.
