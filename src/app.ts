@@ -1,40 +1,28 @@
 import type { FastifyInstance } from 'fastify';
-import { businessAdminRoutes } from './businesses/admin-routes.js';
-import { BusinessLookup } from './businesses/business-lookup.js';
-import { businessPublicRoutes } from './businesses/public-routes.js';
-import { BusinessService } from './businesses/business-service.js';
 import { businessesMigration, catalogSequenceMigration } from './businesses/business-tables.js';
-import { consoleRoutes } from './operations/console-routes.js';
-import { operationsAdminRoutes, systemRoutes } from './operations/routes.js';
-import { CredentialService } from './partners/credential-service.js';
-import { PartnerService } from './partners/partner-service.js';
-import { oauthTokenSecretMigration, partnersMigration } from './partners/partner-tables.js';
-import { oauthRoutes, partnerAdminRoutes } from './partners/routes.js';
+import { businessesModule } from './businesses/module.js';
 import { engagementModule } from './engagement/module.js';
-import { EngagementService } from './engagement/engagement-service.js';
+import { operationsModule, systemModule } from './operations/module.js';
+import { partnersModule } from './partners/module.js';
+import { oauthTokenSecretMigration, partnersMigration } from './partners/partner-tables.js';
 import { reviewsModule } from './reviews/module.js';
-import { ReviewService } from './reviews/review-service.js';
-import { waitlistModule, waitlistServices, type WaitlistServices } from './waitlist/module.js';
-import { advertisingModule, advertisingServices, type AdvertisingServices } from './advertising/module.js';
-import { ApiError } from './platform/errors.js';
-import { reservationServices, reservationsModule, type ReservationServices } from './reservations/module.js';
-import { InventoryStore } from './reservations/inventory-store.js';
+import { waitlistModule } from './waitlist/module.js';
+import { advertisingModule } from './advertising/module.js';
+import { reservationsModule } from './reservations/module.js';
 import { searchModule } from './search/module.js';
-import { Catalog } from './catalog/catalog.js';
-import { ChangeFeed, changeLogMigration } from './platform/change-feed.js';
-import { OccupancyIndex } from './reservations/occupancy.js';
 import { subscriptionsModule } from './subscriptions/module.js';
-import { SubscriptionService } from './subscriptions/subscription-service.js';
-import { WebhookDeliverer } from './webhooks/deliverer.js';
 import { webhooksModule } from './webhooks/module.js';
-import { WebhookService } from './webhooks/webhook-service.js';
+import { buildServices, type Services } from './services.js';
+import type { OccupancyIndex } from './reservations/occupancy.js';
+import type { WebhookDeliverer } from './webhooks/deliverer.js';
+import { changeLogMigration } from './platform/change-feed.js';
 import { ControllableClock, systemClock, type Clock } from './platform/clock.js';
 import { ClockSync } from './platform/clock-sync.js';
 import type { Config } from './platform/config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest, type PbsMigration } from './platform/db/migrate.js';
 import { platformMigration, tasksMigration } from './platform/db/platform-tables.js';
-import { EventRelay } from './platform/event-relay.js';
+import type { EventRelay } from './platform/event-relay.js';
 import { domainEventsMigration, eventRelayMigration } from './platform/events.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerOpenApi } from './platform/http/openapi.js';
@@ -43,27 +31,14 @@ import { IdempotencyStore } from './platform/idempotency.js';
 import { TaskRunner } from './platform/tasks/task-runner.js';
 import { Metrics } from './platform/metrics.js';
 import type { ApiModule, CommandGroup, PlatformContext } from './platform/module.js';
-import { businessCommand } from './commands/business.js';
-import { partnerCommand } from './commands/partner.js';
 import { FailureThrottle, RateLimiter, TokenBuckets } from './platform/rate-limit.js';
 import { AdminToken } from './platform/admin-token.js';
-import { SecretKeys } from './platform/secret-keys.js';
 import { SettingsStore } from './platform/settings.js';
 import { codeOf, messageOf } from './platform/values.js';
 
-export const VERSION = '0.1.0';
+export type { Services } from './services.js';
 
-export interface Services {
-  businesses: BusinessService;
-  partners: PartnerService;
-  credentials: CredentialService;
-  reservations: ReservationServices;
-  webhooks: WebhookService;
-  waitlist: WaitlistServices;
-  advertising: AdvertisingServices;
-  reviews: ReviewService;
-  engagement: EngagementService;
-}
+export const VERSION = '0.1.0';
 
 /** Everything a running pbs is made of; tests build one per database. */
 export interface Pbs {
@@ -171,125 +146,20 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   });
   const ctx: PlatformContext = { config, database, clock, sandboxClock, clockSync, tasks, metrics, log: app.log };
 
-  const keys = new SecretKeys(database.db, config.secretKey);
-  const credentials = new CredentialService(database, clock, config.authCacheMs, keys);
-  // The catalogue's data comes from its owners (called when it loads, after all is built).
-  const catalog = new Catalog(
-    {
-      sequence: () => businesses.catalogSequence(),
-      businesses: (after, upTo, cursor, limit) => businesses.changedPage(after, upTo, cursor, limit),
-      inventories: (after, upTo, cursor, limit) => new InventoryStore(database.db).changedPage(after, upTo, cursor, limit),
-    },
-    config.catalogMaxStaleMs,
-  );
-  const changes = new ChangeFeed(database);
-  const occupancy = new OccupancyIndex(database, clock, changes, config.rememberedDays);
-  const addressPolicy = { allowPrivate: config.webhooks.allowPrivateAddresses, allowLoopback: config.sandbox };
-  const deliverer = new WebhookDeliverer(database, clock, config.webhooks, addressPolicy);
-  const relay = new EventRelay(database, clock, {
-    batchSize: 200,
-    pollMs: config.webhooks.pollMs,
-    onRelayed: () => deliverer.wake(),
-    onError: (error) => app.log.warn({ err: error }, 'relaying events failed; retried'),
-  });
-  const businesses = new BusinessService(database, clock, () => {
-    catalog.invalidate();
-    // Waitlist hours default to a business's opening hours.
-    waitlist.lines.forget();
-    // A confirmed link by alias may name another business now.
-    partners.forgetLinks();
-  });
-  const partners = new PartnerService(database, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
-  const subscriptions = new SubscriptionService(database, clock, tasks, partners, businesses);
-  partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
-  const waitlist = waitlistServices(database, clock, businesses, changes, {
-    onEventsCommitted: () => relay.wake(),
-    // A restaurant without reservations has no inventory (an ApiError); anything else is a fault.
-    inventoryOf: (businessId) =>
-      services.reservations.operator.getSettings(businessId).catch((error: unknown) => {
-        if (error instanceof ApiError) return undefined;
-        throw error;
-      }),
-  });
-  const advertising = advertisingServices(database, clock, tasks, businesses, {
-    processingDelayMs: config.adJobDelayMs,
-    onEventsCommitted: () => relay.wake(),
-  });
-  const services: Services = {
-    businesses,
-    partners,
-    credentials,
-    reservations: reservationServices(database, clock, catalog, occupancy, changes, businesses, {
-      publicUrl: config.publicUrl,
-      openingsWindowMinutes: config.openingsWindowMinutes,
-      onLockedRetry: () => metrics.bookingRetries.inc(),
-      onEventsCommitted: () => relay.wake(),
-    }),
-    webhooks: new WebhookService(
-      database,
-      clock,
-      config.webhooks,
-      addressPolicy,
-      {
-        // Subscribed and still linked: a link is what lets a partner hear of a business at all.
-        async receiversOf(db, businessId) {
-          const subscribed = await subscriptions.webhookSubscribers(db, businessId);
-          const linked = await partners.partnersLinkedTo(db, businessId, subscribed);
-          return subscribed.filter((id) => linked.has(id));
-        },
-        mayReceive: (db, partnerIds) => partners.activeWith(db, 'webhooks', partnerIds),
-        requirePartner: async (partnerId) => void (await partners.get(partnerId)),
-      },
-      businesses,
-      () => deliverer.wake(),
-      () => relay.wake(),
-    ),
-    waitlist,
-    advertising,
-    reviews: new ReviewService(database, clock, businesses, changes, {
-      publicUrl: config.publicUrl,
-      nestedByDefault: config.reviewsNested,
-      onEventsCommitted: () => relay.wake(),
-    }),
-    engagement: new EngagementService(database, clock, tasks, businesses, changes),
-  };
-  relay.register((trx, events) => services.webhooks.fanOut(trx, events));
+  const { services, catalog, occupancy, changes, relay, deliverer, keys } = buildServices(ctx);
   const rateLimiter = new RateLimiter(clock, options.wallClock);
   const authFailures = new FailureThrottle(config.clientLimits.authFailuresPerMinute, options.wallClock);
   const publicLimiter = new TokenBuckets(config.clientLimits.publicPerSecond, config.clientLimits.publicPerSecond * 2, options.wallClock);
+  // Every family of pbs, in the order their routes register (and the OpenAPI document lists them).
   const modules: ApiModule[] = [
-    { name: 'system', routes: systemRoutes(ctx, { ready: () => ready }) },
-    { name: 'operations', routes: operationsAdminRoutes(ctx) },
-    { name: 'console', routes: consoleRoutes() },
-    {
-      name: 'businesses',
-      routes: businessAdminRoutes(services.businesses),
-      commands: { business: (args, flags) => businessCommand({ businesses, reservations: services.reservations.operator }, args, flags) },
-    },
-    {
-      name: 'business-lookup',
-      tags: [
-        {
-          name: 'businesses',
-          description: 'Public business data: Business Match and business details (Bearer API key; any partner interface)',
-        },
-      ],
-      routes: businessPublicRoutes(new BusinessLookup(database.db, clock)),
-    },
-    {
-      name: 'partners',
-      routes: partnerAdminRoutes(partners, credentials),
-      commands: { partner: (args, flags) => partnerCommand({ partners, credentials }, args, flags) },
-    },
-    {
-      name: 'oauth',
-      tags: [{ name: 'oauth', description: 'Access tokens for partner clients' }],
-      routes: oauthRoutes(credentials, authFailures),
-    },
+    systemModule(ctx, { ready: () => ready }),
+    operationsModule(ctx),
+    businessesModule(database, clock, services.businesses, services.reservations.operator),
+    partnersModule(services.partners, services.credentials, authFailures),
     waitlistModule(services.partners, services.waitlist),
     reservationsModule(services.reservations, keys),
     searchModule(ctx, catalog, occupancy, services.businesses),
-    subscriptionsModule(subscriptions),
+    subscriptionsModule(services.subscriptions),
     webhooksModule(services.webhooks),
     advertisingModule(services.advertising),
     reviewsModule(services.reviews),
@@ -316,7 +186,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   // Stored idempotent answers are kept for a day (pbs time); older ones go every ten minutes.
   tasks.schedule({ name: 'idempotency.purge', everyMs: 600_000, run: async () => void (await idempotency.purgeExpired()) });
   installGuards(app, {
-    verifier: credentials,
+    verifier: services.credentials,
     links: services.partners,
     rateLimiter,
     idempotency,

@@ -2,7 +2,12 @@ import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { pagingQuerySchema } from '../platform/paging.js';
 import type { ApiModule } from '../platform/module.js';
-import { MAX_RANGE_WEEKS, type EngagementService } from './engagement-service.js';
+import { EngagementService, MAX_RANGE_WEEKS } from './engagement-service.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
+import type { Clock } from '../platform/clock.js';
+import type { Database } from '../platform/db/database.js';
+import type { TaskRunner } from '../platform/tasks/task-runner.js';
 import { engagementMigration } from './engagement-tables.js';
 import { engagementCommand } from '../commands/engagement.js';
 
@@ -45,6 +50,17 @@ const businessParams = {
   required: ['business_id'],
   properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } },
 } as const;
+
+/** The engagement family's service: activity loads, weekly scoring (a task) and the partner read. */
+export function engagementServices(
+  database: Database,
+  clock: Clock,
+  tasks: TaskRunner,
+  businesses: BusinessDirectory,
+  changes: ChangeFeed,
+): EngagementService {
+  return new EngagementService(database, clock, tasks, businesses, changes);
+}
 
 /**
  * Engagement metrics (spec part 5; docs/contract/reviews-and-engagement.md §7.2; docs/engagement.md): the partner read, and the

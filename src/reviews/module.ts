@@ -5,7 +5,11 @@ import type { ApiModule } from '../platform/module.js';
 import { bodyObject } from '../platform/query.js';
 import { SUPPORTED_LOCALES } from './locales.js';
 import { publicResponseSchema, reviewEditSchema, reviewInputSchema } from './review-input.js';
-import { REVIEW_PAGE, type ReviewService } from './review-service.js';
+import { REVIEW_PAGE, ReviewService, type ReviewServiceOptions } from './review-service.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
+import type { Clock } from '../platform/clock.js';
+import type { Database } from '../platform/db/database.js';
 import { reviewsMigration } from './review-tables.js';
 import { reviewCommand } from '../commands/review.js';
 
@@ -72,6 +76,17 @@ const operatorReview = { type: 'object', additionalProperties: true } as const;
 const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
+
+/** The reviews family's service (one use case: the reviews of a business, written and read). */
+export function reviewServices(
+  database: Database,
+  clock: Clock,
+  businesses: BusinessDirectory,
+  changes: ChangeFeed,
+  options: ReviewServiceOptions,
+): ReviewService {
+  return new ReviewService(database, clock, businesses, changes, options);
+}
 
 /**
  * Private reviews (spec part 4; docs/contract/reviews-and-engagement.md §7.1; docs/reviews.md): the partner read and the

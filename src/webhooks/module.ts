@@ -2,7 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import type { ApiModule } from '../platform/module.js';
 import { webhookAttemptsTimeIndexMigration, webhookEventTypes, webhooksMigration } from './webhook-tables.js';
-import type { WebhookService } from './webhook-service.js';
+import { WebhookService, type WebhookAudience } from './webhook-service.js';
+import { WebhookDeliverer } from './deliverer.js';
+import type { AddressPolicy } from './address-guard.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { Clock } from '../platform/clock.js';
+import type { Config } from '../platform/config.js';
+import type { Database } from '../platform/db/database.js';
+import type { EventRelay } from '../platform/event-relay.js';
 import { eventCommand } from '../commands/event.js';
 import { webhookCommand } from '../commands/webhook.js';
 import { DELIVERY_STATUSES } from './webhook-tables.js';
@@ -12,6 +19,41 @@ const security = [{ adminToken: [] }];
 const config = { admin: true };
 const partnerParams = { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string' } } } as const;
 const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string' } } } as const;
+
+export interface WebhookServices {
+  /** Endpoints, verification, fan-out of events into messages, the operator's view. */
+  endpoints: WebhookService;
+  /** Claims due deliveries and POSTs them (background work, in every process that runs it). */
+  deliverer: WebhookDeliverer;
+}
+
+/**
+ * The webhooks family's services over the event relay: the relay hands committed events to
+ * `endpoints.fanOut`, which writes deliveries and wakes the deliverer (docs/adr/0006).
+ */
+export function webhookServices(
+  database: Database,
+  clock: Clock,
+  config: Config['webhooks'],
+  policy: AddressPolicy,
+  audience: WebhookAudience,
+  businesses: BusinessDirectory,
+  relay: EventRelay,
+): WebhookServices {
+  const deliverer = new WebhookDeliverer(database, clock, config, policy);
+  const endpoints = new WebhookService(
+    database,
+    clock,
+    config,
+    policy,
+    audience,
+    businesses,
+    () => deliverer.wake(),
+    () => relay.wake(),
+  );
+  relay.register((trx, events) => endpoints.fanOut(trx, events));
+  return { endpoints, deliverer };
+}
 
 /** Operator side of webhooks: endpoints and their verification, events, deliveries. */
 export function webhooksModule(service: WebhookService): ApiModule {

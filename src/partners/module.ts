@@ -1,0 +1,23 @@
+import type { ApiModule } from '../platform/module.js';
+import type { FailureThrottle } from '../platform/rate-limit.js';
+import { partnerCommand } from '../commands/partner.js';
+import type { CredentialService } from './credential-service.js';
+import type { PartnerService } from './partner-service.js';
+import { oauthRoutes, partnerAdminRoutes } from './routes.js';
+
+/**
+ * Partners, their interfaces, credentials and business links (the operator's side), and the
+ * OAuth token endpoint partners' clients call. The tables are foundation migrations (app.ts):
+ * every guard reads them.
+ */
+export function partnersModule(partners: PartnerService, credentials: CredentialService, authFailures: FailureThrottle): ApiModule {
+  return {
+    name: 'partners',
+    tags: [{ name: 'oauth', description: 'Access tokens for partner clients' }],
+    routes: async (app) => {
+      await partnerAdminRoutes(partners, credentials)(app);
+      await oauthRoutes(credentials, authFailures)(app);
+    },
+    commands: { partner: (args, flags) => partnerCommand({ partners, credentials }, args, flags) },
+  };
+}

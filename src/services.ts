@@ -1,0 +1,141 @@
+import { BusinessService } from './businesses/business-service.js';
+import { Catalog } from './catalog/catalog.js';
+import { engagementServices } from './engagement/module.js';
+import type { EngagementService } from './engagement/engagement-service.js';
+import { CredentialService } from './partners/credential-service.js';
+import { PartnerService } from './partners/partner-service.js';
+import { ApiError } from './platform/errors.js';
+import { ChangeFeed } from './platform/change-feed.js';
+import { EventRelay } from './platform/event-relay.js';
+import type { PlatformContext } from './platform/module.js';
+import { SecretKeys } from './platform/secret-keys.js';
+import { InventoryStore } from './reservations/inventory-store.js';
+import { reservationServices, type ReservationServices } from './reservations/module.js';
+import { OccupancyIndex } from './reservations/occupancy.js';
+import { reviewServices } from './reviews/module.js';
+import type { ReviewService } from './reviews/review-service.js';
+import { SubscriptionService } from './subscriptions/subscription-service.js';
+import { waitlistServices, type WaitlistServices } from './waitlist/module.js';
+import { advertisingServices, type AdvertisingServices } from './advertising/module.js';
+import { webhookServices } from './webhooks/module.js';
+import type { WebhookDeliverer } from './webhooks/deliverer.js';
+import type { WebhookService } from './webhooks/webhook-service.js';
+
+/** Every family's services, by family: what routes, commands and tests call. */
+export interface Services {
+  businesses: BusinessService;
+  partners: PartnerService;
+  credentials: CredentialService;
+  subscriptions: SubscriptionService;
+  reservations: ReservationServices;
+  webhooks: WebhookService;
+  waitlist: WaitlistServices;
+  advertising: AdvertisingServices;
+  reviews: ReviewService;
+  engagement: EngagementService;
+}
+
+/** The services and the shared parts around them that a running pbs starts, stops and serves from. */
+export interface Wiring {
+  services: Services;
+  /** The reservable restaurants in memory, for search and openings (docs/adr/0007). */
+  catalog: Catalog;
+  occupancy: OccupancyIndex;
+  /** Committed changes seen by every process (read caches forget by it). */
+  changes: ChangeFeed;
+  /** Hands committed events to their consumers (webhook fan-out). */
+  relay: EventRelay;
+  deliverer: WebhookDeliverer;
+  keys: SecretKeys;
+}
+
+/**
+ * Builds every family's services over the platform, in one place, so that what one family asks
+ * of another is written here and nowhere else: each family's factory (its `module.ts`) takes
+ * plain functions or the other family's exported service, never its store.
+ */
+export function buildServices(ctx: PlatformContext): Wiring {
+  const { config, database, clock, tasks, metrics, log } = ctx;
+  const keys = new SecretKeys(database.db, config.secretKey);
+  const credentials = new CredentialService(database, clock, config.authCacheMs, keys);
+  const changes = new ChangeFeed(database);
+  // The catalogue's data comes from its owners (called when it loads, after all is built).
+  const catalog = new Catalog(
+    {
+      sequence: () => businesses.catalogSequence(),
+      businesses: (after, upTo, cursor, limit) => businesses.changedPage(after, upTo, cursor, limit),
+      inventories: (after, upTo, cursor, limit) => new InventoryStore(database.db).changedPage(after, upTo, cursor, limit),
+    },
+    config.catalogMaxStaleMs,
+  );
+  const occupancy = new OccupancyIndex(database, clock, changes, config.rememberedDays);
+  const relay = new EventRelay(database, clock, {
+    batchSize: 200,
+    pollMs: config.webhooks.pollMs,
+    onRelayed: () => webhooks.deliverer.wake(),
+    onError: (error) => log.warn({ err: error }, 'relaying events failed; retried'),
+  });
+  const onEventsCommitted = () => relay.wake();
+
+  const businesses = new BusinessService(database, clock, () => {
+    catalog.invalidate();
+    // Waitlist hours default to a business's opening hours.
+    waitlist.lines.forget();
+    // A confirmed link by alias may name another business now.
+    partners.forgetLinks();
+  });
+  const partners = new PartnerService(database, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
+  const subscriptions = new SubscriptionService(database, clock, tasks, partners, businesses);
+  partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
+  const reservations = reservationServices(database, clock, catalog, occupancy, changes, businesses, {
+    publicUrl: config.publicUrl,
+    openingsWindowMinutes: config.openingsWindowMinutes,
+    onLockedRetry: () => metrics.bookingRetries.inc(),
+    onEventsCommitted,
+  });
+  const waitlist = waitlistServices(database, clock, businesses, changes, {
+    onEventsCommitted,
+    // A restaurant without reservations has no inventory (an ApiError); anything else is a fault.
+    inventoryOf: (businessId) =>
+      reservations.operator.getSettings(businessId).catch((error: unknown) => {
+        if (error instanceof ApiError) return undefined;
+        throw error;
+      }),
+  });
+  const addressPolicy = { allowPrivate: config.webhooks.allowPrivateAddresses, allowLoopback: config.sandbox };
+  const webhooks = webhookServices(
+    database,
+    clock,
+    config.webhooks,
+    addressPolicy,
+    {
+      // Subscribed and still linked: a link is what lets a partner hear of a business at all.
+      async receiversOf(db, businessId) {
+        const subscribed = await subscriptions.webhookSubscribers(db, businessId);
+        const linked = await partners.partnersLinkedTo(db, businessId, subscribed);
+        return subscribed.filter((id) => linked.has(id));
+      },
+      mayReceive: (db, partnerIds) => partners.activeWith(db, 'webhooks', partnerIds),
+      requirePartner: async (partnerId) => void (await partners.get(partnerId)),
+    },
+    businesses,
+    relay,
+  );
+  const services: Services = {
+    businesses,
+    partners,
+    credentials,
+    subscriptions,
+    reservations,
+    webhooks: webhooks.endpoints,
+    waitlist,
+    advertising: advertisingServices(database, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs, onEventsCommitted }),
+    reviews: reviewServices(database, clock, businesses, changes, {
+      publicUrl: config.publicUrl,
+      nestedByDefault: config.reviewsNested,
+      onEventsCommitted,
+    }),
+    engagement: engagementServices(database, clock, tasks, businesses, changes),
+  };
+  return { services, catalog, occupancy, changes, relay, deliverer: webhooks.deliverer, keys };
+}
