@@ -153,7 +153,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: [...familyGlobs, '**/app.js', '**/cli.js'], message: 'src/platform imports no family and not the composition root.' },
+            {
+              group: [...familyGlobs, '**/app.js', '**/services.js', '**/cli.js'],
+              message: 'src/platform imports no family and not the composition root.',
+            },
           ],
         },
       ],
@@ -167,7 +170,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/app.js', '**/cli.js'],
+              group: ['**/app.js', '**/services.js', '**/cli.js'],
               message: 'Families do not import the composition root; take what you need as a parameter.',
             },
             {

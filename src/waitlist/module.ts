@@ -133,6 +133,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             response: {
               201: {
                 type: 'object',
+                required: ['visit_id', 'party_size'],
                 properties: {
                   visit_id: { type: 'string' },
                   queue_time: { type: 'integer' },
@@ -164,6 +165,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             response: {
               201: {
                 type: 'object',
+                required: ['visit_id', 'party_size'],
                 properties: { visit_id: { type: 'string' }, party_size: { type: 'integer' }, arrive_by_time: { type: 'integer' } },
               },
               409: { $ref: 'ErrorResponse#' },

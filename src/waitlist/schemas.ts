@@ -47,6 +47,7 @@ export const onMyWayBody = {
 const unixSeconds = { type: ['integer', 'null'], description: 'Unix seconds' } as const;
 export const visitSchema = {
   type: 'object',
+  required: ['visit_id', 'business_id', 'visit_type', 'state', 'party_size', 'name'],
   properties: {
     visit_id: { type: 'string' },
     business_id: { type: 'string' },

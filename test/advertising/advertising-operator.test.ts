@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness, linkedBusiness } from '../support/harness.js';
+import { admin, call, dialects, sampleBusiness, T0, type Harness, type TestPartner } from '../support/harness.js';
+import { advertisingHelpers, startAdvertising } from './fixture.js';
 import { Receiver } from '../support/receiver.js';
 
 // The harness clock: Monday 2031-05-05 16:00 UTC, 09:00 in Los Angeles.
@@ -11,33 +12,18 @@ import { Receiver } from '../support/receiver.js';
  */
 describe.each(dialects)('advertising with the operator on %s', (dialect) => {
   let h: Harness;
-  let p: Awaited<ReturnType<typeof createPartner>>;
-  let other: Awaited<ReturnType<typeof createPartner>>;
-  let n = 0;
+  let p: TestPartner;
+  let other: TestPartner;
 
   beforeAll(async () => {
-    h = await startPbs(dialect, { env: { PBS_AD_JOB_DELAY_MS: '2000' } });
-    p = await createPartner(h.url, ['advertising', 'webhooks'], 'Reseller');
-    other = await createPartner(h.url, ['advertising'], 'Other Reseller');
-    for (const q of [p, other])
-      await admin(h.url, 'PUT', `/admin/v1/partners/${q.partner.id}/interfaces/advertising`, { json: { per_second: 100000 } });
+    ({ h, p, other } = await startAdvertising(dialect, ['webhooks']));
   });
   afterAll(() => h.close());
 
-  const business = async (overrides: Record<string, unknown> = {}, alsoOther = false) =>
-    (
-      await linkedBusiness(h.url, alsoOther ? [p.partner.id, other.partner.id] : [p.partner.id], {
-        name: `Operated ${++n}`,
-        specialties: 'Handmade pasta',
-        ...overrides,
-      })
-    ).id;
-  const as = (q: typeof p) => ({ basic: [q.basic.username, q.basic.password] as [string, string] });
-  const process = async () => {
-    h.clock.advance(2000);
-    await h.pbs.ctx.tasks.runDue();
-  };
-  const status = (jobId: string, q = p) => call(h.url, 'GET', `/v1/reseller/status/${jobId}`, as(q));
+  const { business, as, process, status } = advertisingHelpers(() => ({ h, p, other }), {
+    name: 'Operated',
+    specialties: 'Handmade pasta',
+  });
   const submit = async (path: string, params: Record<string, string | string[]>, q = p) => {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) for (const one of [v].flat()) query.append(k, one);

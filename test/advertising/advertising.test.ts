@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness, linkedBusiness } from '../support/harness.js';
+import { admin, call, dialects, sampleBusiness, type Harness, type TestPartner } from '../support/harness.js';
+import { advertisingHelpers, startAdvertising } from './fixture.js';
 
 // The harness clock: Monday 2031-05-05 16:00 UTC, 09:00 in Los Angeles.
 const COMPLETED = (requested_value: unknown) => ({ status: 'COMPLETED', requested_value });
@@ -7,37 +8,20 @@ const COMPLETED = (requested_value: unknown) => ({ status: 'COMPLETED', requeste
 /** Issue 14, first slice: create and end programs through jobs; poll receipts. */
 describe.each(dialects)('advertising on %s', (dialect) => {
   let h: Harness;
-  let p: Awaited<ReturnType<typeof createPartner>>;
-  let other: Awaited<ReturnType<typeof createPartner>>;
-  let n = 0;
+  let p: TestPartner;
+  let other: TestPartner;
 
   beforeAll(async () => {
-    h = await startPbs(dialect, { env: { PBS_AD_JOB_DELAY_MS: '2000' } });
-    p = await createPartner(h.url, ['advertising'], 'Reseller');
-    other = await createPartner(h.url, ['advertising'], 'Other Reseller');
-    for (const q of [p, other])
-      await admin(h.url, 'PUT', `/admin/v1/partners/${q.partner.id}/interfaces/advertising`, { json: { per_second: 100000 } });
+    ({ h, p, other } = await startAdvertising(dialect));
   });
   afterAll(() => h.close());
 
-  /** A business linked to the partner (and to `other` when asked). */
-  const business = async (overrides: Record<string, unknown> = {}, alsoOther = false) =>
-    (
-      await linkedBusiness(h.url, alsoOther ? [p.partner.id, other.partner.id] : [p.partner.id], {
-        name: `Advertised ${++n}`,
-        specialties: 'Wood-fired pizza since 1990',
-        ...overrides,
-      })
-    ).id;
-  const as = (q: typeof p) => ({ basic: [q.basic.username, q.basic.password] as [string, string] });
+  const { business, as, process, status } = advertisingHelpers(() => ({ h, p, other }), {
+    name: 'Advertised',
+    specialties: 'Wood-fired pizza since 1990',
+  });
   const create = (params: Record<string, string>, q = p) =>
     call(h.url, 'POST', `/v1/reseller/program/create?${new URLSearchParams(params)}`, as(q));
-  const status = (jobId: string, q = p) => call(h.url, 'GET', `/v1/reseller/status/${jobId}`, as(q));
-  /** Lets the processing delay pass on the pbs clock and runs the due jobs. */
-  const process = async () => {
-    h.clock.advance(2000);
-    await h.pbs.ctx.tasks.runDue();
-  };
   const receiptOf = async (params: Record<string, string>, q = p) => {
     const created = await create(params, q);
     expect(created.status, created.text).toBe(200);

@@ -1,15 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVITY_FIELDS, LEVELS, levelsOf, scoreWeek, type Activity } from '../../src/engagement/scoring.js';
 import {
-  accessToken,
   admin,
+  answered,
   call,
   createPartner,
   dialects,
-  sampleBusiness,
-  startPbs,
-  type Harness,
+  expectCode,
   linkedBusiness,
+  partnerClient,
+  sampleBusiness,
+  startWithOAuthPartner,
+  type Harness,
+  type TestPartner,
 } from '../support/harness.js';
 
 const WEEK = '2031-04-28'; // a Monday
@@ -19,14 +22,12 @@ const ndjson = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n'
 /** Issue 16: weekly activity in, scores relative to North America out, read with a token. */
 describe.each(dialects)('engagement metrics on %s', (dialect) => {
   let h: Harness;
-  let p: Awaited<ReturnType<typeof createPartner>>;
+  let p: TestPartner;
   let token: string;
   let n = 0;
 
   beforeAll(async () => {
-    h = await startPbs(dialect, { env: { PBS_RATE_LIMIT_PER_SECOND: '1000' } });
-    p = await createPartner(h.url, ['engagement'], 'Insights Partner');
-    token = await accessToken(h.url, p);
+    ({ h, p, token } = await startWithOAuthPartner(dialect, 'engagement', 'Insights Partner'));
   });
   afterAll(() => h.close());
 
@@ -46,14 +47,12 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
     return r.body;
   };
   const read = (query: string, t = token) => call(h.url, 'GET', `/v3/businesses/engagement?${query}`, { token: t });
-  const expectCode = (r: { status: number; body: any; text: string }, status: number, code: string) => {
-    expect(r.status, r.text).toBe(status);
-    expect(r.body.error.code).toBe(code);
-  };
-  const metricsOf = async (ids: string[], range = '') => {
-    const r = await read(`business_ids=${ids.join(',')}${range}`);
+  /** Each business's weeks, read through the typed SDK with the OAuth client flow, as a partner would. */
+  const metricsOf = async (ids: string[], range: { date_range_start?: string; date_range_end?: string } = {}) => {
+    const client = partnerClient(h.url, p, 'oauth');
+    const r = await answered(client.GET('/v3/businesses/engagement', { params: { query: { business_ids: ids, ...range } } }));
     expect(r.status, r.text).toBe(200);
-    return new Map<string, any[]>(r.body.data.map((d: { business_id: string; metrics: unknown[] }) => [d.business_id, d.metrics]));
+    return new Map(r.body.data.map((d) => [d.business_id, d.metrics]));
   };
 
   it('scores a week relative to North America and answers the latest scored week by default', async () => {
@@ -112,14 +111,16 @@ describe.each(dialects)('engagement metrics on %s', (dialect) => {
     // Two weeks of one business; the default range is the latest scored week (NEXT_WEEK).
     await load([{ business_id: ids[1].id, week: WEEK, page_views: 3 }]);
     expect((await metricsOf([ids[1].id])).get(ids[1].id)!.map((m) => m.start_of_week_date)).toEqual([NEXT_WEEK]);
-    const both = (await metricsOf([ids[1].id], `&date_range_start=${WEEK}&date_range_end=2031-05-11`)).get(ids[1].id)!;
+    const both = (await metricsOf([ids[1].id], { date_range_start: WEEK, date_range_end: '2031-05-11' })).get(ids[1].id)!;
     expect(both.map((m) => m.start_of_week_date)).toEqual([WEEK, NEXT_WEEK]);
-    expect((await metricsOf([ids[1].id], `&date_range_start=2031-04-30`)).get(ids[1].id)!.map((m) => m.start_of_week_date)).toEqual([
+    expect((await metricsOf([ids[1].id], { date_range_start: '2031-04-30' })).get(ids[1].id)!.map((m) => m.start_of_week_date)).toEqual([
       WEEK,
       NEXT_WEEK,
     ]);
-    expect((await metricsOf([ids[1].id], `&date_range_end=2031-05-01`)).get(ids[1].id)!.map((m) => m.start_of_week_date)).toEqual([WEEK]);
-    expect((await metricsOf([ids[1].id], `&date_range_start=2030-01-01&date_range_end=2030-02-01`)).get(ids[1].id)).toEqual([]);
+    expect((await metricsOf([ids[1].id], { date_range_end: '2031-05-01' })).get(ids[1].id)!.map((m) => m.start_of_week_date)).toEqual([
+      WEEK,
+    ]);
+    expect((await metricsOf([ids[1].id], { date_range_start: '2030-01-01', date_range_end: '2030-02-01' })).get(ids[1].id)).toEqual([]);
 
     const view = (await admin(h.url, 'GET', `/admin/v1/businesses/${ids[1].id}/engagement`)).body;
     expect(view.weeks.map((w: { week: string }) => w.week)).toEqual([WEEK, NEXT_WEEK]);

@@ -2,30 +2,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localeFromAcceptLanguage } from '../../src/reviews/locales.js';
 import { displayName } from '../../src/reviews/review-views.js';
 import {
-  accessToken,
   admin,
+  answered,
   call,
   createPartner,
   dialects,
+  expectCode,
+  linkedBusiness,
+  partnerClient,
   sampleBusiness,
   startPbs,
+  startWithOAuthPartner,
   T0,
   type Harness,
-  linkedBusiness,
+  type TestPartner,
 } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 
 /** Issue 16: private reviews read with an OAuth token, the operator's reviews, and review webhooks. */
 describe.each(dialects)('private reviews on %s', (dialect) => {
   let h: Harness;
-  let p: Awaited<ReturnType<typeof createPartner>>;
+  let p: TestPartner;
   let token: string;
   let n = 0;
 
   beforeAll(async () => {
-    h = await startPbs(dialect, { env: { PBS_RATE_LIMIT_PER_SECOND: '1000' } });
-    p = await createPartner(h.url, ['private_reviews'], 'Review Partner');
-    token = await accessToken(h.url, p);
+    ({ h, p, token } = await startWithOAuthPartner(dialect, 'private_reviews', 'Review Partner'));
   });
   afterAll(() => h.close());
 
@@ -41,10 +43,6 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
   };
   const read = (businessId: string, query = '', headers: Record<string, string> = {}) =>
     call(h.url, 'GET', `/v3/private/businesses/${businessId}/reviews${query}`, { token, headers });
-  const expectCode = (r: { status: number; body: any; text: string }, status: number, code: string) => {
-    expect(r.status, r.text).toBe(status);
-    expect(r.body.error.code).toBe(code);
-  };
 
   it('answers every field of the spec table, newest first, times in Pacific, the response complete', async () => {
     const id = await business({ alias: `reviewed-place-${dialect}` });
@@ -63,13 +61,18 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
     expect(older.public_response.business_user.role).toBe('CUSTOMER_SERVICE');
     await addReview(id, { id: 'rev-newer', rating: 2, text: 'Cold soup.', user: { name: 'Bob' }, time_created: '2031-04-01 12:00:00' });
 
-    const r = await read(id);
+    // As a partner's code reads it: the typed SDK with the OAuth client flow.
+    const client = partnerClient(h.url, p, 'oauth');
+    const r = await answered(client.GET('/v3/private/businesses/{business_id}/reviews', { params: { path: { business_id: id } } }));
     expect(r.status, r.text).toBe(200);
     expect(r.headers.get('content-language')).toBe('en_US');
     expect(r.body.total).toBe(2);
     expect(r.body.possible_languages).toEqual(['en']);
-    expect(r.body.reviews.map((x: { id: string }) => x.id)).toEqual(['rev-newer', 'rev-older']);
-    expect(r.body.reviews[0]).toEqual({
+    // The flat list, the default here (PBS_REVIEWS_NESTED is off); the type allows both shapes.
+    const reviews = Array.isArray(r.body.reviews) ? r.body.reviews : r.body.reviews.review;
+    expect(Array.isArray(r.body.reviews)).toBe(true);
+    expect(reviews.map((x) => x.id)).toEqual(['rev-newer', 'rev-older']);
+    expect(reviews[0]).toEqual({
       id: 'rev-newer',
       rating: 2,
       text: 'Cold soup.',
@@ -79,7 +82,7 @@ describe.each(dialects)('private reviews on %s', (dialect) => {
       user: { id: expect.any(String), name: 'Bob', image_url: '' },
       public_response: null,
     });
-    expect(r.body.reviews[1]).toEqual({
+    expect(reviews[1]).toEqual({
       id: 'rev-older',
       rating: 4,
       text: 'Lovely pasta, slow service.',

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createPbsClient, PbsError, type PbsClient } from '@pbs/sdk';
+import { expect } from 'vitest';
 import { sql } from 'kysely';
 import { createPbs, type Pbs, type PbsOptions } from '../../src/app.js';
 import { ControllableClock } from '../../src/platform/clock.js';
@@ -157,6 +159,53 @@ export async function createPartner(base: string, interfaces: string[], name = '
   return { partner, apiKey, basic, oauth };
 }
 
+/** Checks an answer's status and its error code (`{"error": {"code"}}`), with the body in the message. */
+export function expectCode(r: { status: number; body: any; text: string }, status: number, code: string): void {
+  expect(r.status, r.text).toBe(status);
+  expect(r.body?.error?.code, r.text).toBe(code);
+}
+
+export type TestPartner = Awaited<ReturnType<typeof createPartner>>;
+
+/**
+ * The typed SDK client that a partner's own code would use, for tests that act as a partner:
+ * every path, parameter and body is checked against pbs's OpenAPI document when the tests are
+ * type-checked. It neither retries nor adds Idempotency-Keys, so each call is one request, as
+ * with `call`. Refusals of shapes no typed client can send (a missing field, a wrong type) are
+ * tested through `call`.
+ */
+export function partnerClient(base: string, p: TestPartner, auth: 'apiKey' | 'basic' | 'oauth' = 'apiKey'): PbsClient {
+  return createPbsClient({
+    baseUrl: base,
+    maxRetries: 0,
+    idempotencyKeys: false,
+    auth:
+      auth === 'apiKey'
+        ? { apiKey: p.apiKey.api_key }
+        : auth === 'basic'
+          ? { basic: { username: p.basic.username, password: p.basic.password } }
+          : { oauth: { clientId: p.oauth.client_id, clientSecret: p.oauth.client_secret } },
+  });
+}
+
+/**
+ * An SDK call answered in the shape `call` gives: the status and the typed body; when pbs
+ * refused it, `error` and, for helpers written for `call`, the error's body as `body`.
+ */
+export async function answered<T>(
+  request: Promise<{ data?: T; response: Response }>,
+): Promise<{ status: number; headers: Headers; body: T; error?: { code: string; description: string }; text: string }> {
+  try {
+    const { data, response } = await request;
+    return { status: response.status, headers: response.headers, body: data as T, text: JSON.stringify(data) };
+  } catch (error) {
+    if (!(error instanceof PbsError)) throw error;
+    const body = { error: { code: error.code, description: error.description, field: error.field } };
+    // The SDK's error keeps no headers; tests of a refusal's headers use `call`.
+    return { status: error.status, headers: new Headers(), body: body as T, error: body.error, text: JSON.stringify(body) };
+  }
+}
+
 /** An access token for the partner's OAuth client (the token flow of private reviews and engagement). */
 export async function accessToken(base: string, p: { oauth: { client_id: string; client_secret: string } }): Promise<string> {
   const form = { grant_type: 'client_credentials', client_id: p.oauth.client_id, client_secret: p.oauth.client_secret };
@@ -172,6 +221,16 @@ export async function linkedBusiness(base: string, partnerIds: string[], overrid
   if (created.status !== 201) throw new Error(`creating a business answered ${created.status}: ${created.text}`);
   for (const partnerId of partnerIds) await admin(base, 'PUT', `/admin/v1/partners/${partnerId}/businesses/${created.body.id}`);
   return created.body as { id: string; alias: string };
+}
+
+/**
+ * A pbs with roomy rate limits and one partner of the OAuth interfaces (private reviews,
+ * engagement), with an access token already fetched: what the token-flow families' tests share.
+ */
+export async function startWithOAuthPartner(dialect: Dialect, iface: string, name: string) {
+  const h = await startPbs(dialect, { env: { PBS_RATE_LIMIT_PER_SECOND: '1000' } });
+  const p = await createPartner(h.url, [iface], name);
+  return { h, p, token: await accessToken(h.url, p) };
 }
 
 export function sampleBusiness(overrides: Record<string, unknown> = {}) {

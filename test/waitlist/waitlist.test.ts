@@ -1,7 +1,24 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, T0, type Harness, linkedBusiness } from '../support/harness.js';
+import type { paths } from '@pbs/sdk';
+import {
+  admin,
+  answered,
+  call,
+  createPartner,
+  dialects,
+  expectCode,
+  linkedBusiness,
+  partnerClient,
+  sampleBusiness,
+  startPbs,
+  T0,
+  type Harness,
+} from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 import { createRestaurant } from '../support/restaurant.js';
+
+type JoinBody = paths['/v3/businesses/{business_id}/waitlist/visits']['post']['requestBody']['content']['application/json'];
+type OnMyWayBody = paths['/v3/businesses/{business_id}/waitlist/on-my-way']['post']['requestBody']['content']['application/json'];
 
 // The harness clock: Monday 2031-05-05 16:00 UTC, 09:00 in Los Angeles.
 const ALL_DAY = [
@@ -34,27 +51,32 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
   };
   const phone = () => `+1415555${String(1000 + ++phones).padStart(4, '0')}`;
   const as = (q = p) => ({ token: q.apiKey.api_key });
-  const status = (id: string) => call(h.url, 'GET', `/v3/businesses/${id}/waitlist/status`, as());
-  const join = (id: string, json: Record<string, unknown> = {}, q = p) =>
-    call(h.url, 'POST', `/v3/businesses/${id}/waitlist/visits`, {
-      ...as(q),
-      json: { phone: phone(), party_size: 2, name: 'Ada', ...json },
-    });
-  const onMyWay = (id: string, json: Record<string, unknown> = {}) =>
-    call(h.url, 'POST', `/v3/businesses/${id}/waitlist/on-my-way`, {
-      ...as(),
-      json: { phone: phone(), party_size: 2, name: 'Grace', arrival_range_min: 5, arrival_range_max: 15, ...json },
-    });
+  // The partner's calls go through the typed SDK; shapes no typed client can send go through `call`.
+  const sdk = (q = p) => partnerClient(h.url, q);
+  const business = (id: string) => ({ params: { path: { business_id: id } } });
+  const status = (id: string) => answered(sdk().GET('/v3/businesses/{business_id}/waitlist/status', business(id)));
+  const join = (id: string, body: Partial<JoinBody> = {}, q = p) =>
+    answered(
+      sdk(q).POST('/v3/businesses/{business_id}/waitlist/visits', {
+        ...business(id),
+        body: { phone: phone(), party_size: 2, name: 'Ada', ...body },
+      }),
+    );
+  const joinRaw = (id: string, json: Record<string, unknown>) =>
+    call(h.url, 'POST', `/v3/businesses/${id}/waitlist/visits`, { ...as(), json: { phone: phone(), party_size: 2, name: 'Ada', ...json } });
+  const onMyWay = (id: string, body: Partial<OnMyWayBody> = {}) =>
+    answered(
+      sdk().POST('/v3/businesses/{business_id}/waitlist/on-my-way', {
+        ...business(id),
+        body: { phone: phone(), party_size: 2, name: 'Grace', arrival_range_min: 5, arrival_range_max: 15, ...body },
+      }),
+    );
   const walkIn = (id: string, party_size = 2) =>
     admin(h.url, 'POST', `/admin/v1/businesses/${id}/waitlist/walk-ins`, { json: { party_size } });
-  const visit = (id: string, q = p) => call(h.url, 'GET', `/v3/visits/${id}`, as(q));
+  const visit = (id: string, q = p) => answered(sdk(q).GET('/v3/visits/{visit_id}', { params: { path: { visit_id: id } } }));
   const tick = async (minutes: number) => {
     h.clock.advance(minutes * 60_000);
     await h.pbs.ctx.tasks.runDue();
-  };
-  const expectCode = (r: { status: number; body: any; text: string }, status: number, code: string) => {
-    expect(r.status, r.text).toBe(status);
-    expect(r.body.error.code).toBe(code);
   };
 
   it('reads a waitlist: CLOSED outside its hours, ON_MY_WAY open without a wait, OPEN with one; info with defaults', async () => {
@@ -163,7 +185,7 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
       { party_notes: 'n'.repeat(501) },
       { party_size: 101 },
     ]) {
-      expectCode(await join(id, bad), 400, 'VALIDATION_ERROR');
+      expectCode(await joinRaw(id, bad), 400, 'VALIDATION_ERROR');
     }
   });
 
@@ -310,7 +332,7 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     const same = phone();
     const twice = await Promise.all([join(id, { phone: same }), join(id, { phone: same })]);
     expect(twice.map((r) => r.status).sort()).toEqual([201, 422]);
-    expect(twice.find((r) => r.status === 422)!.body.error.code).toBe('ALREADY_IN_LINE');
+    expect(twice.find((r) => r.status === 422)?.error?.code).toBe('ALREADY_IN_LINE');
   });
 
   it('lets exactly 9 of 10 concurrent on-my-way visits in; the 10th is a CONFLICT', async () => {
@@ -318,7 +340,7 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     const results = await Promise.all(Array.from({ length: 10 }, () => onMyWay(id)));
     expect(results.filter((r) => r.status === 201)).toHaveLength(9);
     const refused = results.filter((r) => r.status !== 201);
-    expect(refused.map((r) => [r.status, r.body.error.code])).toEqual([[409, 'CONFLICT']]);
+    expect(refused.map((r) => [r.status, r.error?.code])).toEqual([[409, 'CONFLICT']]);
   });
 
   it('forgets visits 30 days after they ended', async () => {

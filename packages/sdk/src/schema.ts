@@ -1585,9 +1585,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            visit_id?: string;
+                            visit_id: string;
                             queue_time?: number;
-                            party_size?: number;
+                            party_size: number;
                             arrive_by_time?: number;
                             expected_seating_time_min?: number;
                             expected_seating_time_max?: number;
@@ -1697,8 +1697,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            visit_id?: string;
-                            party_size?: number;
+                            visit_id: string;
+                            party_size: number;
                             arrive_by_time?: number;
                         };
                     };
@@ -1791,14 +1791,14 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            visit_id?: string;
-                            business_id?: string;
+                            visit_id: string;
+                            business_id: string;
                             /** @enum {string} */
-                            visit_type?: "WAITLIST" | "ON_MY_WAY";
+                            visit_type: "WAITLIST" | "ON_MY_WAY";
                             /** @enum {string} */
-                            state?: "WAITING" | "NOTIFIED" | "ON_MY_WAY" | "SEATED" | "CANCELED" | "NO_SHOW" | "EXPIRED";
-                            party_size?: number;
-                            name?: string;
+                            state: "WAITING" | "NOTIFIED" | "ON_MY_WAY" | "SEATED" | "CANCELED" | "NO_SHOW" | "EXPIRED";
+                            party_size: number;
+                            name: string;
                             phone?: string | null;
                             seating_area_preference?: string;
                             party_notes?: string;
