@@ -53,6 +53,7 @@ export const engagementMigration: PbsMigration = {
       .createTable('engagement_activity')
       .addColumn('week_start', 'text', (c) => c.notNull())
       .addColumn('business_id', 'text', (c) => c.notNull());
+    // Spelled out rather than ACTIVITY_FIELDS: a migration creates what existed when it was written.
     for (const column of [
       'page_views',
       'website_clicks',

@@ -24,11 +24,21 @@ export interface ReservationFactsForEvent {
 }
 
 export function reservationCreated(r: ReservationFactsForEvent & { partner_id: string }, at: number): DomainEvent {
-  const type = RESERVATION_EVENT_TYPES.created;
+  return reservationEvent(RESERVATION_EVENT_TYPES.created, r, r.partner_id, at, { status: 'ACTIVE' });
+}
+
+/** A reservation's event, addressed to the partner that made it: its type, the booking's facts, and `extra`. */
+function reservationEvent(
+  type: string,
+  r: ReservationFactsForEvent,
+  partnerId: string,
+  at: number,
+  extra: Record<string, unknown>,
+): DomainEvent {
   return {
     type,
     businessId: r.business_id,
-    partnerId: r.partner_id,
+    partnerId,
     at,
     payload: {
       event_type: type,
@@ -38,7 +48,7 @@ export function reservationCreated(r: ReservationFactsForEvent & { partner_id: s
       time: r.time,
       covers: r.covers,
       unique_id: r.unique_id,
-      status: 'ACTIVE',
+      ...extra,
     },
   };
 }
@@ -50,21 +60,5 @@ export type CancelSource = 'PARTNER_API' | 'CONFIRMATION_PAGE' | 'RESTAURANT';
 export function reservationCanceled(r: ReservationFactsForEvent, source: CancelSource, at: number): DomainEvent | undefined {
   if (r.partner_id === null) return undefined;
   const type = source === 'RESTAURANT' ? RESERVATION_EVENT_TYPES.canceledByRestaurant : RESERVATION_EVENT_TYPES.canceledByGuest;
-  return {
-    type,
-    businessId: r.business_id,
-    partnerId: r.partner_id,
-    at,
-    payload: {
-      event_type: type,
-      event_id: newId(),
-      reservation_id: r.id,
-      date: r.date,
-      time: r.time,
-      covers: r.covers,
-      unique_id: r.unique_id,
-      status: 'CANCELED',
-      source,
-    },
-  };
+  return reservationEvent(type, r, r.partner_id, at, { status: 'CANCELED', source });
 }

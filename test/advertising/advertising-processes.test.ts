@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROGRAM_TYPES } from '../../src/advertising/advertising-tables.js';
-import { ADMIN_TOKEN, admin, call, createPartner, postgresSchemaForProcesses, sampleBusiness } from '../support/harness.js';
-import { startServerProcess, type ServerProcess } from '../support/process.js';
+import { admin, call, createPartner, sampleBusiness } from '../support/harness.js';
+import { startProcessPair, type ProcessPair, type ServerProcess } from '../support/process.js';
 import { eventually } from '../support/wait.js';
 
 /** Eight types a business can hold together (EP excludes BP; PORTFOLIO left out to make 8). */
@@ -15,29 +12,14 @@ const JOBS = BUSINESSES * TYPES.length;
 
 /** Issue 14: two pbs processes on one PostgreSQL database apply 1,000 advertising jobs, each exactly once. */
 describe('advertising jobs across two processes on postgres', () => {
-  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>>;
+  let pair: ProcessPair | undefined;
   let servers: ServerProcess[] = [];
-  let dataDir: string;
 
   beforeAll(async () => {
-    pg = await postgresSchemaForProcesses('ads');
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-ads-'));
-    const env = {
-      DATABASE_URL: pg.databaseUrl,
-      PBS_DATA_DIR: dataDir,
-      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
-      PBS_SEED_DEMO: '0',
-      PBS_RATE_LIMIT_PER_SECOND: '1000000',
-      PBS_AD_JOB_DELAY_MS: '0',
-      PBS_TASKS_POLL_MS: '20',
-    };
-    servers = [await startServerProcess(env), await startServerProcess(env)];
+    pair = await startProcessPair('ads', { PBS_AD_JOB_DELAY_MS: '0', PBS_TASKS_POLL_MS: '20' });
+    servers = pair.servers;
   });
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.stop()));
-    await pg?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => pair?.close());
 
   it(`applies ${JOBS} jobs submitted to both processes exactly once`, async () => {
     const base = servers[0].url;
@@ -86,7 +68,7 @@ describe('advertising jobs across two processes on postgres', () => {
       async () =>
         Number(
           (
-            await pg.database.db
+            await pair!.pg.database.db
               .selectFrom('ad_jobs')
               .select((eb) => eb.fn.countAll<number>().as('n'))
               .where('status', '=', 'PROCESSING')
@@ -98,23 +80,27 @@ describe('advertising jobs across two processes on postgres', () => {
       100,
     );
     // Every receipt COMPLETED with its program; one program per (business, type); one CREATED event each.
-    const results = await pg.database.db.selectFrom('ad_jobs').select(['id', 'results']).execute();
+    const results = await pair!.pg.database.db.selectFrom('ad_jobs').select(['id', 'results']).execute();
     expect(results).toHaveLength(JOBS);
     for (const row of results) {
       const added = JSON.parse(row.results!)[0].update_results.program_added;
       expect(added.program_id.status, row.id).toBe('COMPLETED');
     }
-    const programs = await pg.database.db.selectFrom('ad_programs').select(['business_id', 'program_type']).execute();
+    const programs = await pair!.pg.database.db.selectFrom('ad_programs').select(['business_id', 'program_type']).execute();
     expect(programs).toHaveLength(JOBS);
     expect(new Set(programs.map((p) => `${p.business_id}/${p.program_type}`)).size).toBe(JOBS);
-    const events = await pg.database.db
+    const events = await pair!.pg.database.db
       .selectFrom('domain_events')
       .select('type')
       .where('type', '=', 'ADVERTISING_JOB_COMPLETED_EVENT')
       .execute();
     expect(events).toHaveLength(JOBS);
     // Each task ran once, and both processes took part.
-    const tasks = await pg.database.db.selectFrom('tasks').select(['state', 'attempts']).where('type', '=', 'advertising.apply').execute();
+    const tasks = await pair!.pg.database.db
+      .selectFrom('tasks')
+      .select(['state', 'attempts'])
+      .where('type', '=', 'advertising.apply')
+      .execute();
     expect(tasks).toHaveLength(JOBS);
     for (const task of tasks) expect(task).toEqual({ state: 'succeeded', attempts: 1 });
     const applied = await Promise.all(

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, call } from '../support/harness.js';
 import { eventually, processTarget, startServerProcess, stopStrayServers, type ServerProcess } from '../support/process.js';
 import { Receiver } from '../support/receiver.js';
+import { launchChromium } from '../support/browser.js';
 import { TEST_DEADLINE_MS } from '../support/wait.js';
 
-const CHROMIUM = process.env.PBS_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Where the run leaves a screenshot of every console page (kept after the run, not committed). */
 const SHOTS = path.join(ROOT, '.pbs-test', 'screenshots');
@@ -50,18 +50,7 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
       PBS_WEBHOOK_RETRY_SCHEDULE: '1',
     });
     credentials = JSON.parse(fs.readFileSync(/also saved in (\S+)\)/.exec(server.output())![1], 'utf8'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(TEST_DEADLINE_MS);
     page.on('pageerror', (error) => errors.push(error.message));

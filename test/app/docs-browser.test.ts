@@ -1,30 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPbs, type Harness } from '../support/harness.js';
+import { launchChromium } from '../support/browser.js';
 import { TEST_DEADLINE_MS } from '../support/wait.js';
-
-const CHROMIUM = process.env.PBS_CHROMIUM ?? '/usr/bin/chromium';
 
 describe('the /docs page in a real browser', () => {
   let h: Harness;
   let browser: Browser;
   beforeAll(async () => {
     h = await startPbs('sqlite');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, admin, call, createPartner, postgresSchemaForProcesses, startPbs, T0, type Harness } from '../support/harness.js';
-import { startServerProcess, type ServerProcess } from '../support/process.js';
+import { admin, call, createPartner, startPbs, T0, type Harness } from '../support/harness.js';
+import { startProcessPair } from '../support/process.js';
 import { guest, restaurantSettings } from '../support/restaurant.js';
 import { eventually } from '../support/wait.js';
 
@@ -34,22 +31,10 @@ async function sqliteCluster(): Promise<Cluster> {
 
 /** PostgreSQL: two real pbs processes on one database (its own schema), sharing the sandbox clock. */
 async function postgresCluster(): Promise<Cluster> {
-  const pg = await postgresSchemaForProcesses('c');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-cluster-'));
-  const env = {
-    DATABASE_URL: pg.databaseUrl,
-    PBS_DATA_DIR: dataDir,
-    PBS_ADMIN_TOKEN: ADMIN_TOKEN,
-    PBS_SEED_DEMO: '0',
-    PBS_CLOCK_SYNC_MS: '50',
-    PBS_RATE_LIMIT_PER_SECOND: '1000000',
-    PBS_AUTH_CACHE_MS: '0',
-  };
-  const first = await startServerProcess(env);
-  const second: ServerProcess = await startServerProcess(env);
-  const servers = [first, second];
+  const pair = await startProcessPair('c', { PBS_CLOCK_SYNC_MS: '50', PBS_AUTH_CACHE_MS: '0' });
+  const [first, second] = pair.servers;
   return {
-    urls: servers.map((s) => s.url),
+    urls: pair.servers.map((s) => s.url),
     async setClock(ms) {
       await admin(first.url, 'PUT', '/admin/v1/clock', { json: { time: new Date(ms).toISOString(), frozen: true } });
       // Wait until the other process has read the shared clock.
@@ -61,13 +46,9 @@ async function postgresCluster(): Promise<Cluster> {
       );
     },
     countActiveReservations: async (id) =>
-      (await pg.database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute())
+      (await pair.pg.database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute())
         .length,
-    async close() {
-      await Promise.all(servers.map((s) => s.stop()));
-      await pg.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
+    close: () => pair.close(),
   };
 }
 

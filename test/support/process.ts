@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { stopStrayProcesses, track } from './children.js';
 import { PBS_ENTRY } from './entry.js';
-import { postgresSchemaForProcesses } from './harness.js';
+import { ADMIN_TOKEN, postgresSchemaForProcesses } from './harness.js';
 import { TEST_DEADLINE_MS } from './wait.js';
 
 export { eventually } from './wait.js';
@@ -126,4 +126,45 @@ export async function processTarget(
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Two pbs processes on one PostgreSQL database (a schema of its own) and one data directory. */
+export interface ProcessPair {
+  servers: ServerProcess[];
+  /** The schema's database, for reading rows directly. */
+  pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>>;
+  /** Stops both processes, drops the schema and removes the data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts two pbs processes sharing one PostgreSQL schema: what the tests of guarantees across
+ * processes share. No demo data, the operator's test token, and rate limits out of the way;
+ * `env` adds to or overrides that.
+ */
+export async function startProcessPair(name: string, env: Record<string, string> = {}): Promise<ProcessPair> {
+  const pg = await postgresSchemaForProcesses(name);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pbs-${name}-`));
+  const servers: ServerProcess[] = [];
+  const close = async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await pg.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const all = {
+      DATABASE_URL: pg.databaseUrl,
+      PBS_DATA_DIR: dataDir,
+      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
+      PBS_SEED_DEMO: '0',
+      PBS_RATE_LIMIT_PER_SECOND: '1000000',
+      ...env,
+    };
+    servers.push(await startServerProcess(all));
+    servers.push(await startServerProcess(all));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { servers, pg, close };
 }

@@ -1,41 +1,25 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, admin, call, createPartner, postgresSchemaForProcesses, sampleBusiness } from '../support/harness.js';
-import { startServerProcess, type ServerProcess } from '../support/process.js';
+import { admin, call, createPartner, sampleBusiness } from '../support/harness.js';
+import { startProcessPair, type ProcessPair, type ServerProcess } from '../support/process.js';
 
 const ALL_DAY = [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359' })) }];
 
 /** Issue 15: the waitlist's guarantees with two pbs processes on one PostgreSQL database. */
 describe('waitlist across two processes on postgres', () => {
-  let pg: Awaited<ReturnType<typeof postgresSchemaForProcesses>>;
+  let pair: ProcessPair | undefined;
   let servers: ServerProcess[] = [];
-  let dataDir: string;
   let key: string;
   let partnerId: string;
   let n = 0;
 
   beforeAll(async () => {
-    pg = await postgresSchemaForProcesses('wl');
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-wl-'));
-    const env = {
-      DATABASE_URL: pg.databaseUrl,
-      PBS_DATA_DIR: dataDir,
-      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
-      PBS_SEED_DEMO: '0',
-      PBS_RATE_LIMIT_PER_SECOND: '1000000',
-    };
-    servers = [await startServerProcess(env), await startServerProcess(env)];
+    pair = await startProcessPair('wl');
+    servers = pair.servers;
     const partner = await createPartner(servers[0].url, ['waitlist'], 'Busy Line');
     key = partner.apiKey.api_key;
     partnerId = partner.partner.id;
   });
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.stop()));
-    await pg?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => pair?.close());
 
   const restaurant = async () => {
     const base = servers[0].url;
@@ -59,7 +43,7 @@ describe('waitlist across two processes on postgres', () => {
       ),
     );
     for (const r of joins) expect(r.status, r.text).toBe(201);
-    const rows = await pg.database.db.selectFrom('waitlist_visits').select('position').where('business_id', '=', id).execute();
+    const rows = await pair!.pg.database.db.selectFrom('waitlist_visits').select('position').where('business_id', '=', id).execute();
     expect(rows).toHaveLength(501);
     expect(new Set(rows.map((r) => r.position)).size).toBe(501);
     const twice = await Promise.all(
