@@ -85,6 +85,18 @@ export interface Config {
    * sample's form, instead of `{"reviews": […]}` (a request chooses with `nested=true|false`).
    */
   reviewsNested: boolean;
+  /** What partners sent and were answered (docs/request-log.md). */
+  requestLog: {
+    enabled: boolean;
+    /** Entries older than this (pbs time) are purged. */
+    retentionHours: number;
+    /** At most this many entries a partner; older ones are purged. */
+    maxRowsPerPartner: number;
+    /** Sandbox only: keep guest names, phones, e-mails and notes instead of masking them. */
+    fullBodies: boolean;
+    /** How often the buffered entries are written, ms. */
+    flushMs: number;
+  };
   webhooks: {
     /** A receiver must answer within this (spec: 10 seconds). */
     timeoutMs: number;
@@ -121,6 +133,13 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be a boolean (1/0/true/false), got "${raw}"`);
+}
+
+/** Guest data in the request log unmasked: a sandbox's choice only (production refuses it). */
+function fullBodies(env: Env, sandbox: boolean): boolean {
+  const full = bool(env, 'PBS_REQUEST_LOG_FULL_BODIES', false);
+  if (full && !sandbox) throw new ConfigError('PBS_REQUEST_LOG_FULL_BODIES is for the sandbox only: production masks guest data');
+  return full;
 }
 
 function schedule(raw: string): number[] {
@@ -265,6 +284,13 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     searchRecordsKept: int(merged, 'PBS_SEARCH_RECORDS_KEPT', 50_000, 100),
     adJobDelayMs: int(merged, 'PBS_AD_JOB_DELAY_MS', 2000, 0),
     reviewsNested: bool(merged, 'PBS_REVIEWS_NESTED', false),
+    requestLog: {
+      enabled: bool(merged, 'PBS_REQUEST_LOG', true),
+      retentionHours: int(merged, 'PBS_REQUEST_LOG_RETENTION_HOURS', 7 * 24, 1),
+      maxRowsPerPartner: int(merged, 'PBS_REQUEST_LOG_MAX_ROWS_PER_PARTNER', 10_000, 1),
+      fullBodies: fullBodies(merged, sandbox),
+      flushMs: int(merged, 'PBS_REQUEST_LOG_FLUSH_MS', 250, 10),
+    },
     role,
     processes,
     webhooks: {

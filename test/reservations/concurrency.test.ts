@@ -46,8 +46,14 @@ async function postgresCluster(): Promise<Cluster> {
       );
     },
     countActiveReservations: async (id) =>
-      (await pair.pg.database.db.selectFrom('reservations').select('id').where('business_id', '=', id).where('status', '=', 'active').execute())
-        .length,
+      (
+        await pair.pg.database.db
+          .selectFrom('reservations')
+          .select('id')
+          .where('business_id', '=', id)
+          .where('status', '=', 'active')
+          .execute()
+      ).length,
     close: () => pair.close(),
   };
 }
