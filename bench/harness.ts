@@ -75,6 +75,8 @@ export function startPbs(dataDir: string, extra: Record<string, string> = {}) {
     PBS_ADMIN_TOKEN: ADMIN,
     PBS_RATE_LIMIT_PER_SECOND: '1000000000',
     PBS_RATE_LIMIT_PER_DAY: '1000000000',
+    // Off as on a production server; the requestlog scenario measures what it costs.
+    PBS_REQUEST_LOG: '0',
     ...extra,
   });
 }

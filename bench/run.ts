@@ -43,6 +43,7 @@ import { reviewsScenario, engagementScenario } from './scenarios/reads.js';
 import { type ScoringFigures, scoringRun, scoringLines } from './scenarios/scoring-runs.js';
 import { type AdvertisingFigures, advertisingScenario, advertisingLines } from './scenarios/advertising.js';
 import { webhookScenario, webhookLines } from './scenarios/webhook-delivery.js';
+import { requestLogScenario, requestLogLines, type RequestLogFigures } from './scenarios/request-log.js';
 
 /** Businesses of the engagement scoring runs (BENCH_SCORING_SIZES, a comma list): the growth up to a country. */
 const SCORING_SIZES = (process.env.BENCH_SCORING_SIZES ?? process.env.BENCH_SCORING_BUSINESSES ?? '10000,100000,1000000')
@@ -65,7 +66,8 @@ const wanted = (
     | 'scaleout'
     | 'catalogue'
     | 'scoring'
-    | 'hostile',
+    | 'hostile'
+    | 'requestlog',
 ) => !ONLY || ONLY.has(group);
 
 async function main() {
@@ -77,6 +79,7 @@ async function main() {
   const advertising: AdvertisingFigures[] = [];
   const scoring: ScoringFigures[] = [];
   let catalogue: CatalogueRun[] = [];
+  const requestLog: RequestLogFigures[] = [];
   const adSettings = { PBS_AD_JOB_DELAY_MS: '0', PBS_TASKS_POLL_MS: '20' };
   setRawUrl(`${raw.url}/`);
   try {
@@ -194,6 +197,22 @@ async function main() {
         }
       });
     }
+    if (wanted('requestlog')) {
+      const sqliteRun = await requestLogScenario(dataDir, dates, 'SQLite');
+      figures.push(...sqliteRun.figures);
+      requestLog.push(sqliteRun.result);
+      // Each server on a database of its own (a schema each), as on SQLite.
+      await withPostgres((onUrl) =>
+        withPostgres(async (offUrl) => {
+          const pgRun = await requestLogScenario(dataDir, dates, 'PostgreSQL', {
+            on: { DATABASE_URL: onUrl, PBS_DATA_DIR: path.join(dataDir, 'log-on-pg') },
+            off: { DATABASE_URL: offUrl, PBS_DATA_DIR: path.join(dataDir, 'log-off-pg') },
+          });
+          figures.push(...pgRun.figures);
+          requestLog.push(pgRun.result);
+        }),
+      );
+    }
     if (wanted('scoring')) {
       for (const businesses of SCORING_SIZES) {
         scoring.push(await scoringRun('sqlite', businesses));
@@ -222,6 +241,7 @@ async function main() {
     ...(scoring.length > 0 ? ['', ...scoringLines(scoring)] : []),
     ...(catalogue.length > 0 ? ['', ...catalogueLines(catalogue)] : []),
     ...(webhooks ? ['', ...webhookLines(webhooks)] : []),
+    ...(requestLog.length > 0 ? ['', ...requestLogLines(requestLog)] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

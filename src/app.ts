@@ -12,6 +12,8 @@ import { reservationsModule } from './reservations/module.js';
 import { searchModule } from './search/module.js';
 import { subscriptionsModule } from './subscriptions/module.js';
 import { webhooksModule } from './webhooks/module.js';
+import { workbenchModule } from './workbench/module.js';
+import { installRequestRecording } from './platform/http/request-recording.js';
 import { buildServices, type Services } from './services.js';
 import type { OccupancyIndex } from './reservations/occupancy.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
@@ -164,6 +166,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     advertisingModule(services.advertising),
     reviewsModule(services.reviews),
     engagementModule(services.engagement),
+    workbenchModule(services.requestLog),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 
@@ -195,6 +198,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     publicLimiter,
     authFailures,
   });
+  // After the guards: the answer recorded is the one sent (a replayed Idempotency-Key answer too).
+  if (config.requestLog.enabled) installRequestRecording(app, services.requestLog, () => clock.now());
   const http = options.http ?? true;
   if (http) await registerOpenApi(app, { version: VERSION, tags: modules.flatMap((m) => m.tags ?? []) });
   // A worker process answers only health, readiness and metrics: its port is for probes.
@@ -249,6 +254,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       await tasks.stop();
       await relay.stop();
       await deliverer.stop();
+      await services.requestLog.close();
       await services.webhooks.close();
       await changes.close();
       if (!options.keepDatabaseOpen) await database.close();

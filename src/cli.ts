@@ -50,6 +50,9 @@ Usage:
   pbs webhook deliveries [--partner ID] [--status pending|delivered|failed] [--limit N]
   pbs webhook redeliver DELIVERY_ID | redeliver-failed --from ISO --to ISO [--partner ID]
   pbs event lead|license|ingestion BUSINESS_ID [--lead-id ID] [--status S] [--license-number N] [--job-id ID]
+  pbs logs tail [--partner ID] [--status 4xx|404] [--operation "POST /v3/…"] [--json] [--count N] [--after ENTRY_ID]
+                                            new partner requests as pbs answers them (Ctrl-C ends)
+  pbs logs list [same filters] [--limit N] | show ENTRY_ID   the request log, newest first; one entry whole
   pbs webhook-listen [--port 9999] [--host 127.0.0.1] [--secret whsec_…]
                                             a receiver for trying webhooks: answers verification,
                                             prints each delivery and checks its signature

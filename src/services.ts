@@ -18,6 +18,8 @@ import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { waitlistServices, type WaitlistServices } from './waitlist/module.js';
 import { advertisingServices, type AdvertisingServices } from './advertising/module.js';
 import { webhookServices } from './webhooks/module.js';
+import { workbenchServices } from './workbench/module.js';
+import type { RequestLog } from './workbench/request-log.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import type { WebhookService } from './webhooks/webhook-service.js';
 
@@ -33,6 +35,8 @@ export interface Services {
   advertising: AdvertisingServices;
   reviews: ReviewService;
   engagement: EngagementService;
+  /** What partners sent and were answered (the workbench). */
+  requestLog: RequestLog;
 }
 
 /** The services and the shared parts around them that a running pbs starts, stops and serves from. */
@@ -136,6 +140,9 @@ export function buildServices(ctx: PlatformContext): Wiring {
       onEventsCommitted,
     }),
     engagement: engagementServices(database, clock, tasks, businesses, changes),
+    requestLog: workbenchServices(database, clock, config.requestLog, (error) =>
+      log.warn({ err: error }, 'writing the request log failed; those entries are lost'),
+    ),
   };
   return { services, catalog, occupancy, changes, relay, deliverer: webhooks.deliverer, keys };
 }

@@ -285,7 +285,8 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     adJobDelayMs: int(merged, 'PBS_AD_JOB_DELAY_MS', 2000, 0),
     reviewsNested: bool(merged, 'PBS_REVIEWS_NESTED', false),
     requestLog: {
-      enabled: bool(merged, 'PBS_REQUEST_LOG', true),
+      // On in the sandbox, where partner developers read it; a production server opts in (its cost: docs/request-log.md).
+      enabled: bool(merged, 'PBS_REQUEST_LOG', sandbox),
       retentionHours: int(merged, 'PBS_REQUEST_LOG_RETENTION_HOURS', 7 * 24, 1),
       maxRowsPerPartner: int(merged, 'PBS_REQUEST_LOG_MAX_ROWS_PER_PARTNER', 10_000, 1),
       fullBodies: fullBodies(merged, sandbox),

@@ -7401,6 +7401,172 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/request-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Partner requests as pbs received and answered them, newest first (or oldest first after `after_id`) */
+        get: {
+            parameters: {
+                query?: {
+                    partner_id?: string;
+                    /** @description A status (`404`) or a class (`4xx`) */
+                    status?: string;
+                    interface?: string;
+                    /** @description As listed, e.g. `POST /v3/bookings/{business_id}/holds` */
+                    operation?: string;
+                    error_code?: string;
+                    request_id?: string;
+                    idempotency_key?: string;
+                    from?: string;
+                    to?: string;
+                    /** @description Entries after this one, oldest first (tailing) */
+                    after_id?: number;
+                    /** @description Entries before this one, newest first (paging back) */
+                    before_id?: number;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: {
+                                id: number;
+                                at: string;
+                                partner_id: string | null;
+                                credential?: {
+                                    kind?: string;
+                                    id?: string | null;
+                                } | null;
+                                interface: string;
+                                operation: string;
+                                method: string;
+                                path: string;
+                                query: string;
+                                status: number;
+                                error_code: string | null;
+                                duration_ms?: number;
+                                request_id: string;
+                                idempotency_key?: string | null;
+                                client_address?: string;
+                                /** @description A body was longer than 16 kB and is cut */
+                                bodies_cut?: boolean;
+                            }[];
+                            /** @description Entries this process could not keep up with since it started */
+                            dropped: number;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/request-log/{entry_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One partner request whole: what was sent and answered (secrets redacted, guest data masked) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    entry_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            at: string;
+                            partner_id: string | null;
+                            credential?: {
+                                kind?: string;
+                                id?: string | null;
+                            } | null;
+                            interface: string;
+                            operation: string;
+                            method: string;
+                            path: string;
+                            query: string;
+                            status: number;
+                            error_code: string | null;
+                            duration_ms?: number;
+                            request_id: string;
+                            idempotency_key?: string | null;
+                            client_address?: string;
+                            /** @description A body was longer than 16 kB and is cut */
+                            bodies_cut?: boolean;
+                            request_body: string | null;
+                            response_body: string | null;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

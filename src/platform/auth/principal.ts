@@ -127,6 +127,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal?: Principal;
+    /** Whose credentials these are, set as soon as they verify, also when the request is then refused. */
+    identified?: Principal;
     /** The business of a route scoped by `{ param }`, once its link is checked. */
     business?: { id: string };
     /** The businesses of a route scoped by `{ queryList }`, resolved, in the order given, once each. */

@@ -63,7 +63,7 @@ export async function authenticatePartner(
       challenge,
     );
   }
-  return admitted(principal, route);
+  return admitted(request, principal, route);
 }
 
 /**
@@ -81,10 +81,12 @@ export function authenticateKnown(request: FastifyRequest, route: PartnerRouteCo
     const credentials = decodeBasic(header);
     principal = credentials ? verifier.knownBasic(credentials.username, credentials.password) : undefined;
   }
-  return principal ? admitted(principal, route) : undefined;
+  return principal ? admitted(request, principal, route) : undefined;
 }
 
-function admitted(principal: Principal, route: PartnerRouteConfig): Principal {
+function admitted(request: FastifyRequest, principal: Principal, route: PartnerRouteConfig): Principal {
+  // Known even when refused below: the request log names the partner of a refused call.
+  request.identified = principal;
   if (!principal.partnerActive) {
     throw apiError('UNAUTHORIZED_API_KEY', 'This partner is disabled; its credentials cannot query any endpoint.');
   }

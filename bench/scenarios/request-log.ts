@@ -1,0 +1,62 @@
+/**
+ * The request log's cost (issue 26; a scenario of `npm run bench`, run by bench/run.ts): openings
+ * on two servers alike but for PBS_REQUEST_LOG, measured in turns, each beside raw node:http.
+ */
+import path from 'node:path';
+import { type Figure, loadMetro, measure, medianBy, PAIRS, besideRaw, startPbs, stop } from '../harness.js';
+import { openingsOptions } from './bookings.js';
+
+export interface RequestLogFigures {
+  database: string;
+  on: Figure;
+  off: Figure;
+  /** Median over the turns of (log on ÷ log off) req/s. */
+  ratio: number;
+  each: number[];
+}
+
+export async function requestLogScenario(
+  dataDir: string,
+  dates: string[],
+  database: string,
+  env: { on: Record<string, string>; off: Record<string, string> } = { on: {}, off: {} },
+): Promise<{ figures: Figure[]; result: RequestLogFigures }> {
+  const on = await startPbs(path.join(dataDir, `log-on-${database}`), { ...env.on, PBS_REQUEST_LOG: '1' });
+  const off = await startPbs(path.join(dataDir, `log-off-${database}`), { ...env.off, PBS_REQUEST_LOG: '0' });
+  try {
+    const [metroOn, metroOff] = [await loadMetro(on.url, 1_000), await loadMetro(off.url, 1_000)];
+    const turns: Array<{ on: Figure; off: Figure }> = [];
+    for (let i = 0; i < PAIRS; i++) {
+      // Alternating which goes first, so a drift of the machine's speed favours neither.
+      const measureOn = () =>
+        besideRaw(() => measure(`openings, request log on (${database})`, openingsOptions(on.url, metroOn.key, metroOn.ids, dates)));
+      const measureOff = () =>
+        besideRaw(() => measure(`openings, request log off (${database})`, openingsOptions(off.url, metroOff.key, metroOff.ids, dates)));
+      if (i % 2 === 0) {
+        const a = await measureOn();
+        turns.push({ on: a, off: await measureOff() });
+      } else {
+        const b = await measureOff();
+        turns.push({ on: await measureOn(), off: b });
+      }
+    }
+    const each = turns.map((t) => t.on.reqPerSec / t.off.reqPerSec);
+    const median = medianBy(turns, (t) => t.on.reqPerSec / t.off.reqPerSec);
+    const ratio = median.on.reqPerSec / median.off.reqPerSec;
+    return { figures: [median.on, median.off], result: { database, on: median.on, off: median.off, ratio, each } };
+  } finally {
+    await stop(on);
+    await stop(off);
+  }
+}
+
+export function requestLogLines(results: RequestLogFigures[]): string[] {
+  return [
+    '| request log (issue 26) | log on req/s | log off req/s | on ÷ off | each turn |',
+    '|---|---:|---:|---:|---|',
+    ...results.map(
+      (r) =>
+        `| openings, 1,000 restaurants (${r.database}) | ${Math.round(r.on.reqPerSec)} | ${Math.round(r.off.reqPerSec)} | ${(r.ratio * 100).toFixed(1)} % | ${r.each.map((x) => `${(x * 100).toFixed(1)} %`).join(', ')} |`,
+    ),
+  ];
+}

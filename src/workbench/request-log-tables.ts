@@ -1,0 +1,68 @@
+import type { Generated } from 'kysely';
+import type { PbsMigration } from '../platform/db/migrate.js';
+
+/** One partner request as the request log keeps it (docs/request-log.md). */
+export interface RequestLogTable {
+  /** Increasing in the order entries were written (a cursor for listing and tailing). */
+  id: Generated<number>;
+  /** pbs time (ms) when the answer was sent. */
+  at: number;
+  /** Null when the request did not authenticate (no partner is known). */
+  partner_id: string | null;
+  credential_kind: string | null;
+  credential_id: string | null;
+  interface: string;
+  operation: string;
+  method: string;
+  path: string;
+  /** The query string, secrets redacted and guest data masked. */
+  query: string;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  request_id: string;
+  idempotency_key: string | null;
+  client_address: string;
+  request_body: string | null;
+  response_body: string | null;
+  /** 1 when a body was longer than the cap and is cut. */
+  bodies_cut: number;
+}
+
+declare module '../platform/db/database.js' {
+  interface Tables {
+    request_log: RequestLogTable;
+  }
+}
+
+export const requestLogMigration: PbsMigration = {
+  name: '0900_request_log',
+  async up(db, dialect) {
+    await db.schema
+      .createTable('request_log')
+      .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
+        dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+      )
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('partner_id', 'text')
+      .addColumn('credential_kind', 'text')
+      .addColumn('credential_id', 'text')
+      .addColumn('interface', 'text', (c) => c.notNull())
+      .addColumn('operation', 'text', (c) => c.notNull())
+      .addColumn('method', 'text', (c) => c.notNull())
+      .addColumn('path', 'text', (c) => c.notNull())
+      .addColumn('query', 'text', (c) => c.notNull())
+      .addColumn('status', 'integer', (c) => c.notNull())
+      .addColumn('error_code', 'text')
+      .addColumn('duration_ms', 'double precision', (c) => c.notNull())
+      .addColumn('request_id', 'text', (c) => c.notNull())
+      .addColumn('idempotency_key', 'text')
+      .addColumn('client_address', 'text', (c) => c.notNull())
+      .addColumn('request_body', 'text')
+      .addColumn('response_body', 'text')
+      .addColumn('bodies_cut', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema.createIndex('request_log_partner').on('request_log').columns(['partner_id', 'id']).execute();
+    await db.schema.createIndex('request_log_at').on('request_log').columns(['at']).execute();
+  },
+};

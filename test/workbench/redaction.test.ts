@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/platform/config.js';
+import {
+  errorCodeOf,
+  keptQuery,
+  keptRequestBody,
+  keptResponseBody,
+  MASKED,
+  MAX_BODY_BYTES,
+  REDACTED,
+} from '../../src/workbench/redaction.js';
+
+/** Issue 26: what the request log keeps of a body (docs/request-log.md "What is kept"). */
+describe('request log redaction', () => {
+  it('never keeps a secret, and masks guest data unless full bodies are on', () => {
+    const form = { grant_type: 'client_credentials', client_id: 'c1', client_secret: 's3cret', first_name: 'Ada', phone: '+14155550123' };
+    expect(JSON.parse(keptRequestBody(form, false).text!)).toEqual({
+      grant_type: 'client_credentials',
+      client_id: 'c1',
+      client_secret: REDACTED,
+      first_name: MASKED,
+      phone: MASKED,
+    });
+    // Full bodies show the guest, never the secret.
+    expect(JSON.parse(keptRequestBody(form, true).text!)).toMatchObject({ client_secret: REDACTED, first_name: 'Ada' });
+  });
+
+  it('masks nested guest data in answers, but not a business record’s own name and phone', () => {
+    const answer = JSON.stringify({
+      visit: { name: 'Grace', phone: '+14155550100', party_notes: 'high chair', party_size: 2 },
+      businesses: [{ id: 'b1', alias: 'cafe', name: 'Cafe', phone: '+14155550199' }],
+      reviews: [{ user: { name: 'Jane D.' }, text: 'Good.' }],
+    });
+    const kept = JSON.parse(keptResponseBody(answer, false).text!);
+    expect(kept.visit).toEqual({ name: MASKED, phone: MASKED, party_notes: MASKED, party_size: 2 });
+    expect(kept.businesses[0]).toEqual({ id: 'b1', alias: 'cafe', name: 'Cafe', phone: '+14155550199' });
+    expect(kept.reviews[0].user.name).toBe(MASKED);
+    // Nothing to hide: kept byte for byte.
+    const plain = '{"reservation_times":[{"date":"2031-05-07","times":[]}]}';
+    expect(keptResponseBody(Buffer.from(plain), false).text).toBe(plain);
+  });
+
+  it('redacts form and query text, and NDJSON line by line', () => {
+    expect(keptQuery('date=2031-05-07&api_key=k&email=a%40b.c&covers=2', false)).toBe(
+      `date=2031-05-07&api_key=${encodeURIComponent(REDACTED)}&email=${encodeURIComponent(MASKED)}&covers=2`,
+    );
+    expect(keptRequestBody('{"phone":"+1415"}\n{"token":"t"}', false).text).toBe(`{"phone":"${MASKED}"}\n{"token":"${REDACTED}"}`);
+  });
+
+  it('cuts a body at 16 kB and says so; reads the error code of an answer', () => {
+    const long = keptRequestBody({ text: 'x'.repeat(MAX_BODY_BYTES * 2) }, false);
+    expect(long.cut).toBe(true);
+    expect(Buffer.byteLength(long.text!)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    expect(keptRequestBody({ covers: 2 }, false)).toEqual({ text: '{"covers":2}', cut: false });
+    expect(errorCodeOf('{"error":{"code":"HOLD_NOT_FOUND","description":"…"}}')).toBe('HOLD_NOT_FOUND');
+    expect(errorCodeOf('{"reservation_id":"r"}')).toBeNull();
+    expect(errorCodeOf(undefined)).toBeNull();
+  });
+});
+
+describe('request log settings', () => {
+  it('is on in the sandbox and off in production unless asked; full bodies are for the sandbox only', () => {
+    const production = { PBS_SANDBOX: '0', PBS_ADMIN_TOKEN: 'a'.repeat(32), PBS_SECRET_KEY: 'b'.repeat(64) };
+    expect(loadConfig({}).requestLog).toMatchObject({ enabled: true, fullBodies: false, retentionHours: 168, maxRowsPerPartner: 10_000 });
+    expect(loadConfig(production).requestLog.enabled).toBe(false);
+    expect(loadConfig({ ...production, PBS_REQUEST_LOG: '1' }).requestLog.enabled).toBe(true);
+    expect(loadConfig({ PBS_REQUEST_LOG_FULL_BODIES: '1' }).requestLog.fullBodies).toBe(true);
+    expect(() => loadConfig({ ...production, PBS_REQUEST_LOG_FULL_BODIES: '1' })).toThrow(ConfigError);
+  });
+});
