@@ -53,6 +53,7 @@ Usage:
   pbs logs tail [--partner ID] [--status 4xx|404] [--operation "POST /v3/…"] [--json] [--count N] [--after ENTRY_ID]
                                             new partner requests as pbs answers them (Ctrl-C ends)
   pbs logs list [same filters] [--limit N] | show ENTRY_ID   the request log, newest first; one entry whole
+  pbs logs errors [--partner ID] [--from ISO] [--to ISO]    errors grouped by code and operation, with hints
   pbs webhook-listen [--port 9999] [--host 127.0.0.1] [--secret whsec_…]
                                             a receiver for trying webhooks: answers verification,
                                             prints each delivery and checks its signature

@@ -20,11 +20,15 @@ export async function logsCommand(log: RequestLog, args: string[], flags: Record
     operation: flags.operation,
     interface: flags.interface,
     error_code: flags['error-code'],
+    from: flags.from,
+    to: flags.to,
     limit: optionalInt(flags.limit, '--limit') ?? 50,
   });
   switch (sub) {
     case 'list':
       return { entries: await log.list(filter) };
+    case 'errors':
+      return { errors: await log.errorGroups({ partnerId: filter.partnerId, from: filter.from, to: filter.to }) };
     case 'show': {
       const id = optionalInt(need(a, 'entry id'), 'entry id');
       const entry = id === undefined ? undefined : await log.entry(id);

@@ -73,6 +73,25 @@ export class RequestLogStore {
       .execute();
   }
 
+  /** Errors grouped by code and operation: how many, first and last seen (pbs ms), most frequent first. */
+  errorGroups(filter: { partnerId?: string; from?: number; to?: number }) {
+    let q = this.db
+      .selectFrom('request_log')
+      .select((eb) => [
+        'error_code',
+        'operation',
+        eb.fn.countAll<number>().as('count'),
+        eb.fn.min('at').as('first_at'),
+        eb.fn.max('at').as('last_at'),
+        eb.fn.max('status').as('status'),
+      ])
+      .where('error_code', 'is not', null);
+    if (filter.partnerId !== undefined) q = q.where('partner_id', '=', filter.partnerId);
+    if (filter.from !== undefined) q = q.where('at', '>=', filter.from);
+    if (filter.to !== undefined) q = q.where('at', '<=', filter.to);
+    return q.groupBy(['error_code', 'operation']).orderBy('count', 'desc').orderBy('error_code').orderBy('operation').limit(500).execute();
+  }
+
   one(id: number) {
     return this.db.selectFrom('request_log').selectAll().where('id', '=', id).executeTakeFirst();
   }

@@ -4,6 +4,11 @@ import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/database.js';
 import type { RequestRecord, RequestRecorder } from '../platform/http/request-recording.js';
 import { insertEntries } from './request-log-statements.js';
+import { errorHints } from './error-hints.js';
+import { isOneOf } from '../platform/query.js';
+import { errorCatalogue, type ErrorCode } from '../platform/errors.js';
+
+const ERROR_CODES = Object.keys(errorCatalogue).filter((code): code is ErrorCode => code in errorCatalogue);
 import { errorCodeOf, keptQuery, keptRequestBody, keptResponseBody } from './redaction.js';
 import { RequestLogStore, type NewRequestLogRow, type RequestLogFilter, type RequestLogRow } from './request-log-store.js';
 
@@ -75,6 +80,20 @@ export class RequestLog implements RequestRecorder {
     await this.flush();
     const row = await this.store().one(id);
     return row ? { ...entryView(row), request_body: row.request_body, response_body: row.response_body } : undefined;
+  }
+
+  /** Errors over a period, grouped by code and operation, each with its hint (docs/request-log.md "Errors explained"). */
+  async errorGroups(filter: { partnerId?: string; from?: number; to?: number }) {
+    await this.flush();
+    return (await this.store().errorGroups(filter)).map((g) => ({
+      error_code: g.error_code ?? '',
+      operation: g.operation,
+      status: Number(g.status),
+      count: Number(g.count),
+      first_seen: toIso(Number(g.first_at)),
+      last_seen: toIso(Number(g.last_at)),
+      hint: isOneOf(ERROR_CODES, g.error_code) ? errorHints[g.error_code] : null,
+    }));
   }
 
   /** Drops entries past their age and past each partner's row budget; answers how many went. */

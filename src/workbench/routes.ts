@@ -123,6 +123,50 @@ export function requestLogAdminRoutes(log: RequestLog) {
       async (request) => ({ entries: await log.list(requestLogFilter(request.query)), dropped: log.dropped }),
     );
     app.get(
+      '/admin/v1/request-log/errors',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Errors answered over a period, grouped by code and operation, with counts, first and last seen, and a hint',
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { partner_id: text(64), from: requestLogQuery.properties.from, to: requestLogQuery.properties.to },
+          },
+          response: {
+            200: {
+              type: 'object',
+              required: ['errors'],
+              properties: {
+                errors: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['error_code', 'operation', 'status', 'count', 'first_seen', 'last_seen', 'hint'],
+                    properties: {
+                      error_code: { type: 'string' },
+                      operation: { type: 'string' },
+                      status: { type: 'integer' },
+                      count: { type: 'integer' },
+                      first_seen: { type: 'string' },
+                      last_seen: { type: 'string' },
+                      hint: { type: ['string', 'null'], description: 'What the rule behind the code is and what to do' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      async (request) => {
+        const { partnerId, from, to } = requestLogFilter(request.query);
+        return { errors: await log.errorGroups({ partnerId, from, to }) };
+      },
+    );
+    app.get(
       '/admin/v1/request-log/:entry_id',
       {
         config,

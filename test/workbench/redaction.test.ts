@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
+import { errorCatalogue } from '../../src/platform/errors.js';
+import { errorHints } from '../../src/workbench/error-hints.js';
 import {
   errorCodeOf,
   keptQuery,
@@ -66,5 +68,15 @@ describe('request log settings', () => {
     expect(loadConfig({ ...production, PBS_REQUEST_LOG: '1' }).requestLog.enabled).toBe(true);
     expect(loadConfig({ PBS_REQUEST_LOG_FULL_BODIES: '1' }).requestLog.fullBodies).toBe(true);
     expect(() => loadConfig({ ...production, PBS_REQUEST_LOG_FULL_BODIES: '1' })).toThrow(ConfigError);
+  });
+});
+
+describe('error hints', () => {
+  it('has a plain hint for every code of the error catalogue', () => {
+    for (const code of Object.keys(errorCatalogue)) {
+      const hint: unknown = Reflect.get(errorHints, code);
+      expect(typeof hint === 'string' && hint.length > 20, `${code} has no hint`).toBe(true);
+    }
+    expect(Object.keys(errorHints).sort()).toEqual(Object.keys(errorCatalogue).sort());
   });
 });

@@ -104,6 +104,32 @@ describe.each(dialects)('the request log on %s', (dialect) => {
     expect(entry).toMatchObject({ partner_id: p.partner.id, error_code: 'PARTNER_ENDPOINT_DISABLED', interface: 'engagement' });
   });
 
+  it('groups errors by code and operation with counts, first and last seen, and a hint', async () => {
+    h.clock.advance(60_000);
+    await hold(h.url, p.apiKey.api_key, restaurantId, { date: DAY, time: '19:00', covers: '2' });
+    await h.pbs.services.requestLog.flush();
+    const r = await admin(h.url, 'GET', `/admin/v1/request-log/errors?partner_id=${p.partner.id}`);
+    expect(r.status, r.text).toBe(200);
+    const holds = r.body.errors.find((g: { operation: string }) => g.operation === 'POST /v3/bookings/{business_id}/holds');
+    expect(holds).toMatchObject({
+      status: 400,
+      count: 2,
+      first_seen: new Date(T0).toISOString(),
+      last_seen: new Date(T0 + 60_000).toISOString(),
+    });
+    expect(holds.hint).toEqual(expect.any(String));
+    const disabled = r.body.errors.find((g: { error_code: string }) => g.error_code === 'PARTNER_ENDPOINT_DISABLED');
+    expect(disabled).toMatchObject({ count: 1, operation: 'GET /v3/businesses/engagement', hint: expect.stringContaining('enable') });
+    // Another partner's errors are not among them; a period leaves out what is outside it.
+    const later = await admin(
+      h.url,
+      'GET',
+      `/admin/v1/request-log/errors?partner_id=${p.partner.id}&from=${new Date(T0 + 1).toISOString()}`,
+    );
+    expect(later.body.errors).toEqual([expect.objectContaining({ count: 1, first_seen: new Date(T0 + 60_000).toISOString() })]);
+    expect((await admin(h.url, 'GET', '/admin/v1/request-log/errors?partner_id=nobody')).body.errors).toEqual([]);
+  });
+
   it('records requests that did not authenticate without a partner, and keeps no token', async () => {
     await call(h.url, 'GET', `/v3/bookings/${restaurantId}/openings?date=${DAY}&time=19:00&covers=2`, { token: 'not-a-key' });
     await h.pbs.services.requestLog.flush();

@@ -7488,6 +7488,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/request-log/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Errors answered over a period, grouped by code and operation, with counts, first and last seen, and a hint */
+        get: {
+            parameters: {
+                query?: {
+                    partner_id?: string;
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors: {
+                                error_code: string;
+                                operation: string;
+                                status: number;
+                                count: number;
+                                first_seen: string;
+                                last_seen: string;
+                                /** @description What the rule behind the code is and what to do */
+                                hint: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/request-log/{entry_id}": {
         parameters: {
             query?: never;
