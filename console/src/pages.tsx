@@ -11,6 +11,7 @@ import { Webhooks } from './pages/webhooks';
 import { Tasks } from './pages/tasks';
 import { Clock } from './pages/clock';
 import { Imports } from './pages/imports';
+import { Requests } from './pages/requests';
 
 /** The console's pages, in the order of its navigation (one file per page in pages/). */
 export const pages: PageDef[] = [
@@ -23,6 +24,7 @@ export const pages: PageDef[] = [
   { id: 'reviews', title: 'Reviews', component: Reviews },
   { id: 'engagement', title: 'Engagement', component: Engagement },
   { id: 'webhooks', title: 'Webhooks', component: Webhooks },
+  { id: 'requests', title: 'Requests', component: Requests },
   { id: 'tasks', title: 'Tasks', component: Tasks },
   { id: 'clock', title: 'Clock', component: Clock },
   { id: 'imports', title: 'Imports', component: Imports },

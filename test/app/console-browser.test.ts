@@ -126,6 +126,17 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await open('overview');
     await page.waitForSelector('[data-testid=bookings-chart] >> text=kept (1)');
     await shot('overview');
+    // The request log shows the reservation as sent, the guest masked, and a refused call's hint.
+    await call(server.url, 'POST', `/v3/bookings/${restaurant}/holds`, { token: key, form: { date, time: '25:00', covers: '2' } });
+    const operation = 'POST /v3/bookings/{business_id}/reservations';
+    await open(`requests?${new URLSearchParams({ partner_id: credentials.partner_id, operation })}`);
+    await page.click(`[data-testid=requests] >> text=${operation}`);
+    await page.waitForSelector('[data-testid=request-body] >> text=[masked]');
+    expect(await page.textContent('[data-testid=request-body]')).not.toContain('Hopper');
+    expect(await page.textContent('[data-testid=response-body]')).toContain(reserved.body.reservation_id);
+    await page.waitForSelector('[data-testid=error-groups] >> text=DATE_TIME_VALIDATION_ERROR');
+    expect(await page.textContent('[data-testid=error-groups]')).toContain('HH:MM');
+    await shot('requests');
   });
 
   it('redelivers a failed webhook after the clock was moved past its retry window', async () => {
