@@ -157,7 +157,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     systemModule(ctx, { ready: () => ready }),
     operationsModule(ctx),
     businessesModule(database, clock, services.businesses, services.reservations.operator),
-    partnersModule(services.partners, services.credentials, authFailures),
+    partnersModule(services.partners, services.credentials, authFailures, services.portal),
     waitlistModule(services.partners, services.waitlist),
     reservationsModule(services.reservations, keys),
     searchModule(ctx, catalog, occupancy, services.businesses),
@@ -166,7 +166,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     advertisingModule(services.advertising),
     reviewsModule(services.reviews),
     engagementModule(services.engagement),
-    workbenchModule(services.requestLog),
+    workbenchModule(services, config.publicUrl),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 
@@ -197,6 +197,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     adminTokenMatches: (token) => adminToken.matches(token),
     publicLimiter,
     authFailures,
+    portal: services.portal,
   });
   // After the guards: the answer recorded is the one sent (a replayed Idempotency-Key answer too).
   if (config.requestLog.enabled) installRequestRecording(app, services.requestLog, () => clock.now());

@@ -20,6 +20,7 @@ import { advertisingServices, type AdvertisingServices } from './advertising/mod
 import { webhookServices } from './webhooks/module.js';
 import { workbenchServices } from './workbench/module.js';
 import type { RequestLog } from './workbench/request-log.js';
+import type { Portal } from './workbench/portal.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import type { WebhookService } from './webhooks/webhook-service.js';
 
@@ -37,6 +38,8 @@ export interface Services {
   engagement: EngagementService;
   /** What partners sent and were answered (the workbench). */
   requestLog: RequestLog;
+  /** Partner portal links and sessions (the workbench). */
+  portal: Portal;
 }
 
 /** The services and the shared parts around them that a running pbs starts, stops and serves from. */
@@ -140,8 +143,19 @@ export function buildServices(ctx: PlatformContext): Wiring {
       onEventsCommitted,
     }),
     engagement: engagementServices(database, clock, tasks, businesses, changes),
-    requestLog: workbenchServices(database, clock, config.requestLog, (error) =>
-      log.warn({ err: error }, 'writing the request log failed; those entries are lost'),
+    ...workbenchServices(
+      database,
+      clock,
+      config,
+      {
+        nameOf: async (partnerId) => (await partners.get(partnerId)).name,
+        credentialsChangedAt: (partnerId) => credentials.lastChangedAt(partnerId),
+        partnerOfApiKey: async (token) => {
+          const principal = await credentials.verifyBearer(token);
+          return principal?.credentialKind === 'api_key' ? principal.partnerId : undefined;
+        },
+      },
+      (error) => log.warn({ err: error }, 'writing the request log failed; those entries are lost'),
     ),
   };
   return { services, catalog, occupancy, changes, relay, deliverer: webhooks.deliverer, keys };

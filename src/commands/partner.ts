@@ -3,15 +3,25 @@ import type { CredentialService } from '../partners/credential-service.js';
 import type { PartnerService } from '../partners/partner-service.js';
 import { need, optionalInt, UsageError } from './args.js';
 
-/** `pbs partner …`: partners, their credentials and business links. */
+/** What the partner commands need of the portal (the workbench family's). */
+export interface PortalAccess {
+  issueLink(partnerId: string): Promise<{ url: string; expires_at: string }>;
+  revokeAll(partnerId: string): Promise<{ revoked: number }>;
+}
+
+/** `pbs partner …`: partners, their credentials and business links, and portal links. */
 export async function partnerCommand(
-  services: { partners: PartnerService; credentials: CredentialService },
+  services: { partners: PartnerService; credentials: CredentialService; portal: PortalAccess },
   args: string[],
   flags: Record<string, string>,
 ): Promise<unknown> {
   const { partners, credentials } = services;
   const [sub, a, b, c] = args;
   switch (sub) {
+    case 'portal-link':
+      return services.portal.issueLink(need(a, 'partner id'));
+    case 'portal-revoke':
+      return services.portal.revokeAll(need(a, 'partner id'));
     case 'create':
       return partners.create({
         name: need(flags.name, '--name'),

@@ -141,6 +141,13 @@ export class CredentialService implements CredentialVerifier {
     return toView({ ...row, revoked_at: row.revoked_at ?? now, previous_secret_hash: null, previous_expires_at: null });
   }
 
+  /** When any of the partner's credentials was last rotated or revoked (pbs ms; 0 if never): portal sessions older than it end. */
+  async lastChangedAt(partnerId: string): Promise<number> {
+    let last = 0;
+    for (const row of await this.store().listCredentials(partnerId)) last = Math.max(last, row.rotated_at ?? 0, row.revoked_at ?? 0);
+    return last;
+  }
+
   async list(partnerId: string): Promise<CredentialView[]> {
     if (!(await this.store().findPartner(partnerId))) throw apiError('NOT_FOUND', `Partner not found: ${partnerId}`);
     return (await this.store().listCredentials(partnerId)).map(toView);

@@ -1,6 +1,6 @@
 import type { ApiModule } from '../platform/module.js';
 import type { FailureThrottle } from '../platform/rate-limit.js';
-import { partnerCommand } from '../commands/partner.js';
+import { partnerCommand, type PortalAccess } from '../commands/partner.js';
 import type { CredentialService } from './credential-service.js';
 import type { PartnerService } from './partner-service.js';
 import { oauthRoutes, partnerAdminRoutes } from './routes.js';
@@ -10,7 +10,12 @@ import { oauthRoutes, partnerAdminRoutes } from './routes.js';
  * OAuth token endpoint partners' clients call. The tables are foundation migrations (app.ts):
  * every guard reads them.
  */
-export function partnersModule(partners: PartnerService, credentials: CredentialService, authFailures: FailureThrottle): ApiModule {
+export function partnersModule(
+  partners: PartnerService,
+  credentials: CredentialService,
+  authFailures: FailureThrottle,
+  portal: PortalAccess,
+): ApiModule {
   return {
     name: 'partners',
     tags: [{ name: 'oauth', description: 'Access tokens for partner clients' }],
@@ -18,6 +23,6 @@ export function partnersModule(partners: PartnerService, credentials: Credential
       await partnerAdminRoutes(partners, credentials)(app);
       await oauthRoutes(credentials, authFailures)(app);
     },
-    commands: { partner: (args, flags) => partnerCommand({ partners, credentials }, args, flags) },
+    commands: { partner: (args, flags) => partnerCommand({ partners, credentials, portal }, args, flags) },
   };
 }

@@ -97,6 +97,8 @@ export interface Config {
     /** How often the buffered entries are written, ms. */
     flushMs: number;
   };
+  /** How long a partner portal session lasts (pbs time), ms. */
+  portalSessionMs: number;
   webhooks: {
     /** A receiver must answer within this (spec: 10 seconds). */
     timeoutMs: number;
@@ -292,6 +294,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
       fullBodies: fullBodies(merged, sandbox),
       flushMs: int(merged, 'PBS_REQUEST_LOG_FLUSH_MS', 250, 10),
     },
+    portalSessionMs: int(merged, 'PBS_PORTAL_SESSION_HOURS', 7 * 24, 1) * 3_600_000,
     role,
     processes,
     webhooks: {

@@ -6,29 +6,58 @@ import { logsCommand } from '../commands/logs.js';
 import { RequestLog } from './request-log.js';
 import { requestLogMigration } from './request-log-tables.js';
 import { requestLogAdminRoutes } from './routes.js';
+import { Portal, type PortalPartners } from './portal.js';
+import { portalMigration } from './portal-tables.js';
+import { portalRoutes } from './portal-routes.js';
 
-/** The workbench family's services: the request log (partners' requests as pbs saw them). */
+export interface WorkbenchServices {
+  /** Partners' requests as pbs saw them. */
+  requestLog: RequestLog;
+  /** Portal links and sessions. */
+  portal: Portal;
+}
+
+/** The workbench family's services, over what it needs of the partners family. */
 export function workbenchServices(
   database: Database,
   clock: Clock,
-  options: Config['requestLog'],
+  config: Pick<Config, 'requestLog' | 'publicUrl' | 'portalSessionMs' | 'sandbox'>,
+  partners: PortalPartners,
   onError: (error: unknown) => void,
-): RequestLog {
-  return new RequestLog(database, clock, options, onError);
+): WorkbenchServices {
+  return {
+    requestLog: new RequestLog(database, clock, config.requestLog, onError),
+    portal: new Portal(database, clock, partners, {
+      publicUrl: config.publicUrl,
+      sessionMs: config.portalSessionMs,
+      sandbox: config.sandbox,
+    }),
+  };
 }
 
 /**
  * The partner's side of pbs (docs/request-log.md): what pbs received and answered, for the
  * operator's API and console and for `pbs logs`.
  */
-export function workbenchModule(log: RequestLog): ApiModule {
+export function workbenchModule({ requestLog: log, portal }: WorkbenchServices, publicUrl: string): ApiModule {
   return {
     name: 'workbench',
-    migrations: [requestLogMigration],
-    registerTasks: (tasks) =>
-      // Entries past their age or their partner's row budget go every ten minutes (pbs time).
-      tasks.schedule({ name: 'request-log.purge', everyMs: 600_000, run: async () => void (await log.purge()) }),
-    routes: requestLogAdminRoutes(log),
+    tags: [
+      {
+        name: 'portal',
+        description: 'The partner portal (a session from a portal link): your own request log and errors, with hints',
+      },
+    ],
+    migrations: [requestLogMigration, portalMigration],
+    registerTasks: (tasks) => {
+      // Entries past their age or their partner's row budget go every ten minutes (pbs time), and ended portal links and sessions.
+      tasks.schedule({ name: 'request-log.purge', everyMs: 600_000, run: async () => void (await log.purge()) });
+      tasks.schedule({ name: 'portal.purge', everyMs: 3_600_000, run: () => portal.purgeEnded() });
+    },
+    routes: async (app) => {
+      await requestLogAdminRoutes(log)(app);
+      await portalRoutes(portal, log, publicUrl)(app);
+    },
     commands: { logs: (args, flags) => logsCommand(log, args, flags) },
   };
 }

@@ -56,6 +56,48 @@ const entry = {
   },
 } as const;
 
+export const requestLogListSchema = {
+  type: 'object',
+  required: ['entries', 'dropped'],
+  properties: {
+    entries: { type: 'array', items: entry },
+    dropped: { type: 'integer', description: 'Entries this process could not keep up with since it started' },
+  },
+} as const;
+
+export const requestLogEntrySchema = {
+  type: 'object',
+  required: [...entry.required, 'request_body', 'response_body'],
+  properties: {
+    ...entry.properties,
+    request_body: { type: ['string', 'null'] },
+    response_body: { type: ['string', 'null'] },
+  },
+} as const;
+
+export const errorGroupsSchema = {
+  type: 'object',
+  required: ['errors'],
+  properties: {
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['error_code', 'operation', 'status', 'count', 'first_seen', 'last_seen', 'hint'],
+        properties: {
+          error_code: { type: 'string' },
+          operation: { type: 'string' },
+          status: { type: 'integer' },
+          count: { type: 'integer' },
+          first_seen: { type: 'string' },
+          last_seen: { type: 'string' },
+          hint: { type: ['string', 'null'], description: 'What the rule behind the code is and what to do' },
+        },
+      },
+    },
+  },
+} as const;
+
 /** The filter a listing asks for, from its query (checked by the schema; the dates and the status read here). */
 export function requestLogFilter(query: {
   partner_id?: string;
@@ -109,14 +151,7 @@ export function requestLogAdminRoutes(log: RequestLog) {
           summary: 'Partner requests as pbs received and answered them, newest first (or oldest first after `after_id`)',
           querystring: requestLogQuery,
           response: {
-            200: {
-              type: 'object',
-              required: ['entries', 'dropped'],
-              properties: {
-                entries: { type: 'array', items: entry },
-                dropped: { type: 'integer', description: 'Entries this process could not keep up with since it started' },
-              },
-            },
+            200: requestLogListSchema,
           },
         },
       },
@@ -135,30 +170,7 @@ export function requestLogAdminRoutes(log: RequestLog) {
             additionalProperties: false,
             properties: { partner_id: text(64), from: requestLogQuery.properties.from, to: requestLogQuery.properties.to },
           },
-          response: {
-            200: {
-              type: 'object',
-              required: ['errors'],
-              properties: {
-                errors: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['error_code', 'operation', 'status', 'count', 'first_seen', 'last_seen', 'hint'],
-                    properties: {
-                      error_code: { type: 'string' },
-                      operation: { type: 'string' },
-                      status: { type: 'integer' },
-                      count: { type: 'integer' },
-                      first_seen: { type: 'string' },
-                      last_seen: { type: 'string' },
-                      hint: { type: ['string', 'null'], description: 'What the rule behind the code is and what to do' },
-                    },
-                  },
-                },
-              },
-            },
-          },
+          response: { 200: errorGroupsSchema },
         },
       },
       async (request) => {
@@ -180,15 +192,7 @@ export function requestLogAdminRoutes(log: RequestLog) {
             properties: { entry_id: { type: 'integer', minimum: 1, maximum: MAX_ID } },
           },
           response: {
-            200: {
-              type: 'object',
-              required: [...entry.required, 'request_body', 'response_body'],
-              properties: {
-                ...entry.properties,
-                request_body: { type: ['string', 'null'] },
-                response_body: { type: ['string', 'null'] },
-              },
-            },
+            200: requestLogEntrySchema,
             404: { $ref: 'ErrorResponse#' },
           },
         },

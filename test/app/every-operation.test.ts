@@ -4,13 +4,22 @@ import { admin, call, createPartner, dialects, startPbs, type CallOptions, type 
 import { createRestaurant, hold, reserve } from '../support/restaurant.js';
 
 /** Operations anyone may call: a new unauthenticated operation must be added here on purpose. */
-const PUBLIC = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'POST /oauth2/token']);
+const PUBLIC = new Set([
+  'GET /healthz',
+  'GET /readyz',
+  'GET /metrics',
+  'POST /oauth2/token',
+  'GET /portal/sign-in',
+  'POST /portal/sign-in',
+]);
 
 interface Operation {
   method: string;
   path: string;
   partner?: { interface: string; scheme: 'bearer' | 'basic'; business: Record<string, unknown> };
   admin: boolean;
+  /** A partner portal route (a session cookie). */
+  portal: boolean;
   requestBody?: { content?: Record<string, { schema?: { required?: string[] } }> };
 }
 
@@ -60,6 +69,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
           path,
           partner: op['x-pbs-partner'] as Operation['partner'],
           admin: security.some((s) => 'adminToken' in s),
+          portal: op['x-pbs-portal'] === true,
           requestBody: op.requestBody as Operation['requestBody'],
         });
       }
@@ -117,19 +127,20 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
   it('finds partner, operator and public operations, each declared', () => {
     expect(operations.filter((o) => o.partner).length).toBeGreaterThan(10);
     expect(operations.filter((o) => o.admin).length).toBeGreaterThan(20);
-    const undeclared = operations.filter((o) => !o.partner && !o.admin && !PUBLIC.has(`${o.method} ${o.path}`));
+    expect(operations.filter((o) => o.portal).length).toBeGreaterThan(3);
+    const undeclared = operations.filter((o) => !o.partner && !o.admin && !o.portal && !PUBLIC.has(`${o.method} ${o.path}`));
     expect(undeclared.map((o) => `${o.method} ${o.path}`)).toEqual([]);
   });
 
   it('(a) answers every protected operation without credentials with 401 TOKEN_MISSING', async () => {
-    for (const op of operations.filter((o) => o.partner || o.admin)) {
+    for (const op of operations.filter((o) => o.partner || o.admin || o.portal)) {
       const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), body(op, ownersBusiness));
       expectCode(r, 401, 'TOKEN_MISSING', `${op.method} ${op.path}`);
     }
   });
 
   it("(b) gives another partner's credentials nothing of the owner's", async () => {
-    for (const op of operations.filter((o) => o.partner || o.admin)) {
+    for (const op of operations.filter((o) => o.partner || o.admin || o.portal)) {
       const what = `${op.method} ${op.path}`;
       const scheme = op.partner?.scheme ?? 'bearer';
       const r = await call(h.url, op.method, concrete(op.path, ownersBusiness, op), {
@@ -138,9 +149,30 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
       });
       expect(r.status, what).toBeLessThan(500);
       if (op.admin) expectCode(r, 401, 'TOKEN_INVALID', what);
+      // An API key is no portal session.
+      else if (op.portal) expectCode(r, 401, 'TOKEN_MISSING', what);
       else if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
       else if (op.path.includes('{reservation_id}')) expect(r.body?.error?.code, what).toBe('INVALID_RESERVATION_ID');
       else expect([401, 403], `${what}: ${r.text.slice(0, 200)}`).not.toContain(r.status);
+    }
+  });
+
+  it("(e) gives another partner's portal session nothing of the owner's, and the operator token no portal", async () => {
+    await call(h.url, 'GET', '/v3/partner/restaurants', { token: owner.apiKey.api_key });
+    await h.pbs.services.requestLog.flush();
+    const ownersEntry = (await admin(h.url, 'GET', `/admin/v1/request-log?partner_id=${owner.partner.id}&limit=1`)).body.entries[0].id;
+    const link = (await admin(h.url, 'POST', `/admin/v1/partners/${other.partner.id}/portal-links`)).body.url as string;
+    const signedIn = await fetch(link.replace(h.pbs.ctx.config.publicUrl, h.url), { redirect: 'manual' });
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
+    for (const op of operations.filter((o) => o.portal)) {
+      const what = `${op.method} ${op.path}`;
+      const path = op.path.replace('{entry_id}', String(ownersEntry));
+      expectCode(await admin(h.url, op.method, path), 401, 'TOKEN_MISSING', what);
+      if (op.method !== 'GET') continue;
+      const r = await call(h.url, op.method, path, { headers: { cookie } });
+      expect(r.status, what).toBeLessThan(500);
+      if (op.path.includes('{entry_id}')) expectCode(r, 404, 'NOT_FOUND', what);
+      else expect(JSON.stringify(r.body), what).not.toContain(owner.partner.id);
     }
   });
 

@@ -24,6 +24,7 @@ import { list, single } from '../query.js';
 import { ApiError, apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
+import { portalGuard, type PortalSessionVerifier } from './portal-session.js';
 
 export interface GuardOptions {
   verifier: CredentialVerifier;
@@ -37,6 +38,8 @@ export interface GuardOptions {
   publicLimiter: TokenBuckets;
   /** Failed authentications per (client address, identity). */
   authFailures: FailureThrottle;
+  /** Portal sessions (routes declaring `config.portal`). */
+  portal?: PortalSessionVerifier;
 }
 
 /** Routes anyone may call that are not limited per address: probes and scrapers call them often. */
@@ -88,15 +91,19 @@ function toArray<T>(value: T | T[] | undefined): T[] {
 }
 
 /** Paths of the partner interfaces and the operator API: a route here must declare how it authenticates. */
-const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/program/', '/programs/', '/admin/'];
+const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/program/', '/programs/', '/admin/', '/portal/v1/'];
 
 /** Why a route's security declaration cannot be used, or undefined when it can. */
-export function declarationProblem(url: string, config: { partner?: PartnerRouteConfig; admin?: boolean } | undefined): string | undefined {
+export function declarationProblem(
+  url: string,
+  config: { partner?: PartnerRouteConfig; admin?: boolean; portal?: boolean } | undefined,
+): string | undefined {
   const partner = config?.partner;
+  if (config?.portal) return partner || config.admin ? 'declares a portal guard beside another' : undefined;
   if (!partner) {
     if (config?.admin) return undefined;
     return AUTHENTICATED_PREFIXES.some((p) => url.startsWith(p) || `${url}/` === p)
-      ? 'declares no authentication (config.partner or config.admin)'
+      ? 'declares no authentication (config.partner, config.admin or config.portal)'
       : undefined;
   }
   if (config?.admin) return 'declares both a partner and an operator guard';
@@ -305,6 +312,9 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       }
     } else if (config?.admin) {
       route.onRequest = [...toArray(route.onRequest), adminOnRequest];
+    } else if (config?.portal) {
+      if (!options.portal) throw new Error(`Route ${methods.join(',')} ${route.url} is a portal route, and no portal sessions are set up`);
+      route.onRequest = [publicOnRequest, ...toArray(route.onRequest), portalGuard(options.portal)];
     } else if (!UNLIMITED_PUBLIC.has(route.url)) {
       route.onRequest = [publicOnRequest, ...toArray(route.onRequest)];
     }

@@ -14,14 +14,18 @@ const error = (description: string) => ({ description, $ref: 'ErrorResponse#' })
  */
 function documentGuards(schema: FastifySchema, config: FastifyContextConfig | undefined, method: string): FastifySchema {
   const partner = config?.partner;
-  if (!partner && !config?.admin) return schema;
+  if (!partner && !config?.admin && !config?.portal) return schema;
   const response: Record<string, unknown> = { ...(isRecord(schema.response) ? schema.response : {}) };
   const add = (status: number, description: string) => {
     const existing = response[status];
     if (!(isRecord(existing) && existing.description)) response[status] = error(description);
   };
   const out: FastifySchema & Record<string, unknown> = { ...schema };
-  if (!partner) {
+  if (config?.portal) {
+    out['x-pbs-portal'] = true;
+    add(401, 'TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended');
+    if (method !== 'GET') add(403, 'AUTHORIZATION_ERROR: the change came from another origin than the portal');
+  } else if (!partner) {
     add(401, 'TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong');
   } else {
     const scope = partner.business;
@@ -72,6 +76,12 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Partner API key or OAuth access token' },
           basicAuth: { type: 'http', scheme: 'basic', description: 'Data-ingestion credentials (username:password)' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'Operator admin token' },
+          portalSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'pbs_portal',
+            description: 'A partner portal session, from a portal link the operator issues (docs/request-log.md "Portal")',
+          },
         },
       },
       // The families' tags first (partners read the document), then the platform's.
