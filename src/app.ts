@@ -198,6 +198,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     publicLimiter,
     authFailures,
     portal: services.portal,
+    // Sandbox only: a production server never looks for fault rules.
+    faults: config.sandbox ? services.faults : undefined,
   });
   // After the guards: the answer recorded is the one sent (a replayed Idempotency-Key answer too).
   if (config.requestLog.enabled) installRequestRecording(app, services.requestLog, () => clock.now());

@@ -55,6 +55,9 @@ Usage:
                                             new partner requests as pbs answers them (Ctrl-C ends)
   pbs logs list [same filters] [--limit N] | show ENTRY_ID   the request log, newest first; one entry whole
   pbs logs errors [--partner ID] [--from ISO] [--to ISO]    errors grouped by code and operation, with hints
+  pbs fault add PARTNER_ID --operation "POST /v3/…" [--status 503] [--code C] [--retry-after S] | [--latency-ms N] | [--drop]
+                 [--business ID] [--count N] [--percent P] [--expires-in S]   (sandbox) make matching calls fail
+  pbs fault list [PARTNER_ID] | remove FAULT_ID
   pbs webhook-listen [--port 9999] [--host 127.0.0.1] [--secret whsec_…]
                                             a receiver for trying webhooks: answers verification,
                                             prints each delivery and checks its signature

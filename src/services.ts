@@ -21,6 +21,7 @@ import { webhookServices } from './webhooks/module.js';
 import { workbenchServices } from './workbench/module.js';
 import type { RequestLog } from './workbench/request-log.js';
 import type { Portal } from './workbench/portal.js';
+import type { Faults } from './workbench/faults.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import type { WebhookService } from './webhooks/webhook-service.js';
 
@@ -40,6 +41,8 @@ export interface Services {
   requestLog: RequestLog;
   /** Partner portal links and sessions (the workbench). */
   portal: Portal;
+  /** Faults on demand, sandbox (the workbench). */
+  faults: Faults;
 }
 
 /** The services and the shared parts around them that a running pbs starts, stops and serves from. */

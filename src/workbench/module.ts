@@ -4,7 +4,11 @@ import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
 import { logsCommand } from '../commands/logs.js';
 import { RequestLog } from './request-log.js';
-import { requestLogMigration } from './request-log-tables.js';
+import { requestLogFaultMigration, requestLogMigration } from './request-log-tables.js';
+import { faultRulesMigration } from './fault-tables.js';
+import { Faults } from './faults.js';
+import { faultRoutes } from './fault-routes.js';
+import { faultCommand } from '../commands/fault.js';
 import { requestLogAdminRoutes } from './routes.js';
 import { Portal, type PortalPartners } from './portal.js';
 import { portalMigration } from './portal-tables.js';
@@ -15,6 +19,8 @@ export interface WorkbenchServices {
   requestLog: RequestLog;
   /** Portal links and sessions. */
   portal: Portal;
+  /** Faults on demand (sandbox). */
+  faults: Faults;
 }
 
 /** The workbench family's services, over what it needs of the partners family. */
@@ -32,6 +38,7 @@ export function workbenchServices(
       sessionMs: config.portalSessionMs,
       sandbox: config.sandbox,
     }),
+    faults: new Faults(database, clock, { sandbox: config.sandbox }),
   };
 }
 
@@ -39,7 +46,7 @@ export function workbenchServices(
  * The partner's side of pbs (docs/request-log.md): what pbs received and answered, for the
  * operator's API and console and for `pbs logs`.
  */
-export function workbenchModule({ requestLog: log, portal }: WorkbenchServices, publicUrl: string): ApiModule {
+export function workbenchModule({ requestLog: log, portal, faults }: WorkbenchServices, publicUrl: string): ApiModule {
   return {
     name: 'workbench',
     tags: [
@@ -48,16 +55,18 @@ export function workbenchModule({ requestLog: log, portal }: WorkbenchServices, 
         description: 'The partner portal (a session from a portal link): your own request log and errors, with hints',
       },
     ],
-    migrations: [requestLogMigration, portalMigration],
+    migrations: [requestLogMigration, portalMigration, requestLogFaultMigration, faultRulesMigration],
     registerTasks: (tasks) => {
       // Entries past their age or their partner's row budget go every ten minutes (pbs time), and ended portal links and sessions.
       tasks.schedule({ name: 'request-log.purge', everyMs: 600_000, run: async () => void (await log.purge()) });
       tasks.schedule({ name: 'portal.purge', everyMs: 3_600_000, run: () => portal.purgeEnded() });
+      tasks.schedule({ name: 'faults.purge', everyMs: 3_600_000, run: () => faults.purgeEnded() });
     },
     routes: async (app) => {
       await requestLogAdminRoutes(log)(app);
       await portalRoutes(portal, log, publicUrl)(app);
+      await faultRoutes(faults)(app);
     },
-    commands: { logs: (args, flags) => logsCommand(log, args, flags) },
+    commands: { logs: (args, flags) => logsCommand(log, args, flags), fault: (args, flags) => faultCommand(faults, args, flags) },
   };
 }

@@ -27,6 +27,7 @@ const COLUMNS = [
   'request_body',
   'response_body',
   'bodies_cut',
+  'fault_rule',
 ] as const;
 const INSERT_ONE = new RawStatement(`insert into request_log (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
 

@@ -46,6 +46,7 @@ const LISTED = [
   'idempotency_key',
   'client_address',
   'bodies_cut',
+  'fault_rule',
 ] as const;
 
 export class RequestLogStore {

@@ -27,6 +27,8 @@ export interface RequestLogTable {
   response_body: string | null;
   /** 1 when a body was longer than the cap and is cut. */
   bodies_cut: number;
+  /** The fault rule that answered instead of pbs, or delayed it (docs/faults.md). */
+  fault_rule: string | null;
 }
 
 declare module '../platform/db/database.js' {
@@ -64,5 +66,13 @@ export const requestLogMigration: PbsMigration = {
       .execute();
     await db.schema.createIndex('request_log_partner').on('request_log').columns(['partner_id', 'id']).execute();
     await db.schema.createIndex('request_log_at').on('request_log').columns(['at']).execute();
+  },
+};
+
+/** Entries say which fault rule acted on them. */
+export const requestLogFaultMigration: PbsMigration = {
+  name: '0902_request_log_fault',
+  async up(db) {
+    await db.schema.alterTable('request_log').addColumn('fault_rule', 'text').execute();
   },
 };

@@ -129,6 +129,7 @@ export class RequestLog implements RequestRecorder {
       request_body: request.text,
       response_body: response.text,
       bodies_cut: request.cut || response.cut ? 1 : 0,
+      fault_rule: r.faultRule ?? null,
     };
   }
 }
@@ -152,5 +153,6 @@ export function entryView(row: Omit<RequestLogRow, 'request_body' | 'response_bo
     idempotency_key: row.idempotency_key,
     client_address: row.client_address,
     bodies_cut: row.bodies_cut === 1,
+    fault_rule: row.fault_rule,
   };
 }

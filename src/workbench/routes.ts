@@ -53,6 +53,7 @@ const entry = {
     idempotency_key: { type: ['string', 'null'] },
     client_address: { type: 'string' },
     bodies_cut: { type: 'boolean', description: 'A body was longer than 16 kB and is cut' },
+    fault_rule: { type: ['string', 'null'], description: 'The fault rule that acted on the request (sandbox)' },
   },
 } as const;
 

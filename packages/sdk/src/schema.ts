@@ -7463,6 +7463,8 @@ export interface paths {
                                 client_address?: string;
                                 /** @description A body was longer than 16 kB and is cut */
                                 bodies_cut?: boolean;
+                                /** @description The fault rule that acted on the request (sandbox) */
+                                fault_rule?: string | null;
                             }[];
                             /** @description Entries this process could not keep up with since it started */
                             dropped: number;
@@ -7594,6 +7596,8 @@ export interface paths {
                             client_address?: string;
                             /** @description A body was longer than 16 kB and is cut */
                             bodies_cut?: boolean;
+                            /** @description The fault rule that acted on the request (sandbox) */
+                            fault_rule?: string | null;
                             request_body: string | null;
                             response_body: string | null;
                         };
@@ -7991,6 +7995,8 @@ export interface paths {
                                 client_address?: string;
                                 /** @description A body was longer than 16 kB and is cut */
                                 bodies_cut?: boolean;
+                                /** @description The fault rule that acted on the request (sandbox) */
+                                fault_rule?: string | null;
                             }[];
                             /** @description Entries this process could not keep up with since it started */
                             dropped: number;
@@ -8121,6 +8127,8 @@ export interface paths {
                             client_address?: string;
                             /** @description A body was longer than 16 kB and is cut */
                             bodies_cut?: boolean;
+                            /** @description The fault rule that acted on the request (sandbox) */
+                            fault_rule?: string | null;
                             request_body: string | null;
                             response_body: string | null;
                         };
@@ -8149,6 +8157,441 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/partners/{partner_id}/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a fault rule for the partner (sandbox): matching calls fail, slow down or lose their connection */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description As /docs names it, e.g. `POST /v3/bookings/{business_id}/holds` */
+                        operation: string;
+                        /** @description Only calls for this business */
+                        business_id?: string;
+                        /**
+                         * @default error
+                         * @enum {string}
+                         */
+                        action?: "error" | "latency" | "drop";
+                        /** @default 503 */
+                        status?: number;
+                        /** @description A code of the error catalogue; default: the status’s */
+                        error_code?: string;
+                        retry_after_seconds?: number;
+                        /** @default 1000 */
+                        latency_ms?: number;
+                        /** @description Act on this many calls; default: every one */
+                        count?: number;
+                        /** @default 100 */
+                        percent?: number;
+                        /** @default 3600 */
+                        expires_in_seconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            operation: string;
+                            business_id?: string | null;
+                            action: string;
+                            status?: number | null;
+                            error_code?: string | null;
+                            retry_after_seconds?: number | null;
+                            latency_ms?: number | null;
+                            /** @description Calls left to act on; null: every one until it expires */
+                            remaining?: number | null;
+                            percent: number;
+                            expires_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live fault rules, of every partner or of one */
+        get: {
+            parameters: {
+                query?: {
+                    partner_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            faults: {
+                                id: string;
+                                partner_id: string;
+                                operation: string;
+                                business_id?: string | null;
+                                action: string;
+                                status?: number | null;
+                                error_code?: string | null;
+                                retry_after_seconds?: number | null;
+                                latency_ms?: number | null;
+                                /** @description Calls left to act on; null: every one until it expires */
+                                remaining?: number | null;
+                                percent: number;
+                                expires_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/faults/{fault_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a fault rule */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    fault_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your live fault rules (sandbox) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            faults: {
+                                id: string;
+                                partner_id: string;
+                                operation: string;
+                                business_id?: string | null;
+                                action: string;
+                                status?: number | null;
+                                error_code?: string | null;
+                                retry_after_seconds?: number | null;
+                                latency_ms?: number | null;
+                                /** @description Calls left to act on; null: every one until it expires */
+                                remaining?: number | null;
+                                percent: number;
+                                expires_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a fault rule for your calls (sandbox): try your client against errors, latency and dropped connections */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description As /docs names it, e.g. `POST /v3/bookings/{business_id}/holds` */
+                        operation: string;
+                        /** @description Only calls for this business */
+                        business_id?: string;
+                        /**
+                         * @default error
+                         * @enum {string}
+                         */
+                        action?: "error" | "latency" | "drop";
+                        /** @default 503 */
+                        status?: number;
+                        /** @description A code of the error catalogue; default: the status’s */
+                        error_code?: string;
+                        retry_after_seconds?: number;
+                        /** @default 1000 */
+                        latency_ms?: number;
+                        /** @description Act on this many calls; default: every one */
+                        count?: number;
+                        /** @default 100 */
+                        percent?: number;
+                        /** @default 3600 */
+                        expires_in_seconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            operation: string;
+                            business_id?: string | null;
+                            action: string;
+                            status?: number | null;
+                            error_code?: string | null;
+                            retry_after_seconds?: number | null;
+                            latency_ms?: number | null;
+                            /** @description Calls left to act on; null: every one until it expires */
+                            remaining?: number | null;
+                            percent: number;
+                            expires_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/faults/{fault_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of your fault rules */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    fault_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;

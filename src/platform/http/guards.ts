@@ -25,6 +25,7 @@ import { ApiError, apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
 import { portalGuard, type PortalSessionVerifier } from './portal-session.js';
+import { faultGuard, type FaultInjector } from './fault-injection.js';
 
 export interface GuardOptions {
   verifier: CredentialVerifier;
@@ -40,6 +41,8 @@ export interface GuardOptions {
   authFailures: FailureThrottle;
   /** Portal sessions (routes declaring `config.portal`). */
   portal?: PortalSessionVerifier;
+  /** Faults on demand (sandbox): checked on every partner route before its handler. */
+  faults?: FaultInjector;
 }
 
 /** Routes anyone may call that are not limited per address: probes and scrapers call them often. */
@@ -306,6 +309,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       route.onRequest = [...toArray(route.onRequest), partnerOnRequest(config.partner)];
       const links = linkGuard(config.partner.business);
       if (links) route.preHandler = [...toArray(route.preHandler), links];
+      if (options.faults) route.preHandler = [...toArray(route.preHandler), faultGuard(options.faults)];
       if (methods.some((m) => m === 'POST' || m === 'DELETE')) {
         route.preHandler = [...toArray(route.preHandler), idempotencyPreHandler];
         route.onSend = [...toArray(route.onSend), idempotencyOnSend];

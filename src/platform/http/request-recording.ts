@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
+import { operationOf } from './fault-injection.js';
 
 /**
  * What pbs received and answered on one partner request, as the request hands it over: raw
@@ -26,6 +27,8 @@ export interface RequestRecord {
   requestBody: unknown;
   /** The answer's bytes as sent. */
   responseBody: string | Buffer | undefined;
+  /** The fault rule that acted on the request, if one did (docs/faults.md). */
+  faultRule: string | undefined;
 }
 
 /** Implemented by the workbench family; the platform only hands records over. */
@@ -53,7 +56,7 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
     recorder.record({
       at: now(),
       interface: Array.isArray(declared) ? String(declared[0]) : String(declared),
-      operation: `${request.method} ${(request.routeOptions.url ?? '').replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`,
+      operation: operationOf(request),
       method: request.method,
       url: request.url,
       status: reply.statusCode,
@@ -66,6 +69,7 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
       clientAddress: request.ip,
       requestBody: request.body,
       responseBody: request[answered],
+      faultRule: request.faultRule,
     });
     done();
   };

@@ -1,0 +1,126 @@
+import { createPbsClient, ok } from '@pbs/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin, call, createPartner, dialects, expectCode, startPbs, type Harness, type TestPartner } from '../support/harness.js';
+import { createRestaurant, hold } from '../support/restaurant.js';
+
+const DAY = '2031-05-07';
+const HOLDS = 'POST /v3/bookings/{business_id}/holds';
+const OPENINGS = 'GET /v3/bookings/{business_id}/openings';
+
+/** Issue 26 "Faults on demand": rules make matching calls fail, wait or drop, and change nothing. */
+describe.each(dialects)('faults on demand on %s', (dialect) => {
+  let h: Harness;
+  let p: TestPartner;
+  let other: TestPartner;
+  let restaurant: string;
+
+  beforeAll(async () => {
+    h = await startPbs(dialect);
+    p = await createPartner(h.url, ['reservations']);
+    other = await createPartner(h.url, ['reservations']);
+    restaurant = (await createRestaurant(h.url)).id;
+  });
+  afterAll(() => h.close());
+
+  const addFault = async (rule: Record<string, unknown>, partner = p) => {
+    const r = await admin(h.url, 'POST', `/admin/v1/partners/${partner.partner.id}/faults`, { json: rule });
+    expect(r.status, r.text).toBe(201);
+    return r.body as { id: string };
+  };
+  const slot = { date: DAY, time: '19:00', covers: '2', unique_id: 'fault-guest' };
+  const holdsOf = async () => (await h.database.db.selectFrom('holds').select('id').where('business_id', '=', restaurant).execute()).length;
+
+  it('answers the next N matching calls with the chosen error, naming the rule, changing nothing', async () => {
+    const rule = await addFault({ operation: HOLDS, status: 503, error_code: 'SERVICE_UNAVAILABLE', retry_after_seconds: 2, count: 2 });
+    const before = await holdsOf();
+    for (let i = 0; i < 2; i++) {
+      const r = await hold(h.url, p.apiKey.api_key, restaurant, slot);
+      expectCode(r, 503, 'SERVICE_UNAVAILABLE');
+      expect(r.headers.get('pbs-fault-injected')).toBe(rule.id);
+      expect(r.headers.get('retry-after')).toBe('2');
+      expect(r.body.error.description).toContain(rule.id);
+    }
+    expect(await holdsOf()).toBe(before);
+    // Used up: the third call is pbs's own answer.
+    expect((await hold(h.url, p.apiKey.api_key, restaurant, slot)).status).toBe(200);
+    expect((await admin(h.url, 'GET', `/admin/v1/faults?partner_id=${p.partner.id}`)).body.faults).toEqual([]);
+    // The request log says which rule answered.
+    await h.pbs.services.requestLog.flush();
+    const logged = (await admin(h.url, 'GET', `/admin/v1/request-log?partner_id=${p.partner.id}&status=503`)).body.entries;
+    expect(logged.map((e: { fault_rule: string }) => e.fault_rule)).toEqual([rule.id, rule.id]);
+  });
+
+  it("lets the SDK's retry ride out an injected 503 with Retry-After", async () => {
+    await addFault({ operation: OPENINGS, status: 503, retry_after_seconds: 1, count: 1 });
+    const waits: number[] = [];
+    const client = createPbsClient({ baseUrl: h.url, auth: { apiKey: p.apiKey.api_key }, sleep: async (ms) => void waits.push(ms) });
+    const answer = await ok(
+      client.GET('/v3/bookings/{business_id}/openings', {
+        params: { path: { business_id: restaurant }, query: { date: DAY, time: '19:00', covers: 2 } },
+      }),
+    );
+    expect(answer.reservation_times.length).toBeGreaterThan(0);
+    expect(waits).toEqual([1000]);
+  });
+
+  it('matches one business only when asked, delays, and drops the connection', async () => {
+    const elsewhere = (await createRestaurant(h.url, {}, 'Elsewhere')).id;
+    const rule = await addFault({ operation: OPENINGS, business_id: elsewhere, action: 'latency', latency_ms: 50, count: 1 });
+    const plain = await call(h.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${DAY}&time=19:00&covers=2`, {
+      token: p.apiKey.api_key,
+    });
+    expect(plain.headers.get('pbs-fault-injected')).toBeNull();
+    const slow = await call(h.url, 'GET', `/v3/bookings/${elsewhere}/openings?date=${DAY}&time=19:00&covers=2`, {
+      token: p.apiKey.api_key,
+    });
+    expect(slow.status).toBe(200);
+    expect(slow.headers.get('pbs-fault-injected')).toBe(rule.id);
+    await addFault({ operation: OPENINGS, action: 'drop', count: 1 });
+    await expect(
+      call(h.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${DAY}&time=19:00&covers=2`, { token: p.apiKey.api_key }),
+    ).rejects.toThrow();
+    expect(
+      (await call(h.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${DAY}&time=19:00&covers=2`, { token: p.apiKey.api_key })).status,
+    ).toBe(200);
+  });
+
+  it('ends a rule at its expiry, removes it, and refuses a rule it cannot use', async () => {
+    const rule = await addFault({ operation: OPENINGS, status: 500, expires_in_seconds: 60 }, other);
+    const openings = () =>
+      call(h.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${DAY}&time=19:00&covers=2`, { token: other.apiKey.api_key });
+    expectCode(await openings(), 500, 'INTERNAL_ERROR');
+    h.clock.advance(61_000);
+    expect((await openings()).status).toBe(200);
+    expect((await admin(h.url, 'DELETE', `/admin/v1/faults/${rule.id}`)).status).toBe(204);
+    for (const [rule, field] of [
+      [{ operation: 'GET /v3/nothing/here' }, 'operation'],
+      [{ operation: 'GET /admin/v1/faults' }, 'operation'],
+      [{ operation: OPENINGS, action: 'explode' }, 'action'],
+      [{ operation: OPENINGS, status: 200 }, 'status'],
+      [{ operation: OPENINGS, error_code: 'NOPE' }, 'error_code'],
+      [{ operation: OPENINGS, percent: 0 }, 'percent'],
+    ] as const) {
+      const r = await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/faults`, { json: rule });
+      expectCode(r, 400, 'VALIDATION_ERROR');
+      expect(r.body.error.field).toBe(field);
+    }
+    expectCode(await admin(h.url, 'DELETE', '/admin/v1/faults/nope'), 404, 'NOT_FOUND');
+  });
+
+  it('lets a partner manage its own rules in the portal, and no other partner’s', async () => {
+    const link = (await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/portal-links`)).body.url as string;
+    const signedIn = await fetch(link.replace(h.pbs.ctx.config.publicUrl, h.url), { redirect: 'manual' });
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
+    const headers = { cookie, origin: h.url };
+    const added = await call(h.url, 'POST', '/portal/v1/faults', { headers, json: { operation: HOLDS, status: 429, count: 1 } });
+    expect(added.status, added.text).toBe(201);
+    expect(added.body).toMatchObject({ partner_id: p.partner.id, error_code: 'TOO_MANY_REQUESTS_PER_SECOND', remaining: 1 });
+    expect((await call(h.url, 'GET', '/portal/v1/faults', { headers })).body.faults.map((f: { id: string }) => f.id)).toEqual([
+      added.body.id,
+    ]);
+    const theirs = await addFault({ operation: HOLDS, status: 500, count: 5 }, other);
+    expectCode(await call(h.url, 'DELETE', `/portal/v1/faults/${theirs.id}`, { headers }), 404, 'NOT_FOUND');
+    expect((await call(h.url, 'DELETE', `/portal/v1/faults/${added.body.id}`, { headers })).status).toBe(204);
+    expect((await admin(h.url, 'DELETE', `/admin/v1/faults/${theirs.id}`)).status).toBe(204);
+  });
+});
