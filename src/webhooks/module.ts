@@ -13,6 +13,7 @@ import type { EventRelay } from '../platform/event-relay.js';
 import { eventCommand } from '../commands/event.js';
 import { webhookCommand } from '../commands/webhook.js';
 import { DELIVERY_STATUSES } from './webhook-tables.js';
+import { webhookPortalRoutes } from './portal-routes.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -65,6 +66,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
     },
     migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration],
     routes: async (fastify: FastifyInstance) => {
+      await webhookPortalRoutes(service)(fastify);
       const app = typedRoutes(fastify);
       app.put(
         '/admin/v1/partners/:partner_id/webhook',

@@ -317,9 +317,9 @@ export class WebhookService {
   }
 
   /** Sends a message again: the delivery starts over with a fresh 24-hour window. */
-  async redeliver(deliveryId: string) {
+  async redeliver(deliveryId: string, partnerId?: string) {
     const now = this.clock.now();
-    const outcome = await this.store().redeliver(deliveryId, now, now + this.config.retryWindowHours * 3600_000);
+    const outcome = await this.store().redeliver(deliveryId, now, now + this.config.retryWindowHours * 3600_000, partnerId);
     if (outcome === 'pending') throw apiError('CONFLICT', 'The delivery is still pending');
     if (outcome === 'unknown') throw apiError('NOT_FOUND', 'Delivery not found');
     this.wake();

@@ -111,15 +111,19 @@ export class WebhookStore {
   }
 
   /** Starts a finished delivery over: 'redelivered', 'pending' (still under way), or 'unknown'. */
-  async redeliver(deliveryId: string, now: number, giveUpAt: number): Promise<'redelivered' | 'pending' | 'unknown'> {
-    const result = await this.db
+  /** Starts a delivery over (of `partnerId` only, when given: another partner's reads as unknown). */
+  async redeliver(deliveryId: string, now: number, giveUpAt: number, partnerId?: string): Promise<'redelivered' | 'pending' | 'unknown'> {
+    let update = this.db
       .updateTable('webhook_deliveries')
       .set(startOver(now, giveUpAt))
       .where('id', '=', deliveryId)
-      .where('status', '!=', 'pending')
-      .executeTakeFirst();
+      .where('status', '!=', 'pending');
+    if (partnerId !== undefined) update = update.where('partner_id', '=', partnerId);
+    const result = await update.executeTakeFirst();
     if (Number(result.numUpdatedRows) > 0) return 'redelivered';
-    const exists = await this.db.selectFrom('webhook_deliveries').select('id').where('id', '=', deliveryId).executeTakeFirst();
+    let found = this.db.selectFrom('webhook_deliveries').select('id').where('id', '=', deliveryId);
+    if (partnerId !== undefined) found = found.where('partner_id', '=', partnerId);
+    const exists = await found.executeTakeFirst();
     return exists ? 'pending' : 'unknown';
   }
 

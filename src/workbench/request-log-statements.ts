@@ -1,6 +1,7 @@
 import { RawStatement } from '../platform/db/raw.js';
 import type { DbOrTx, Dialect } from '../platform/db/database.js';
 import type { NewRequestLogRow } from './request-log-store.js';
+import { REQUEST_LOG_FIELDS } from './request-log-tables.js';
 
 /**
  * Writing a batch of request log entries. SQLite runs one prepared single-row insert per entry
@@ -8,27 +9,7 @@ import type { NewRequestLogRow } from './request-log-store.js';
  * inserts, measured cheaper than one `unnest` of arrays (whose text escaping in the client cost
  * more than the rows). docs/request-log.md has the figures.
  */
-const COLUMNS = [
-  'at',
-  'partner_id',
-  'credential_kind',
-  'credential_id',
-  'interface',
-  'operation',
-  'method',
-  'path',
-  'query',
-  'status',
-  'error_code',
-  'duration_ms',
-  'request_id',
-  'idempotency_key',
-  'client_address',
-  'request_body',
-  'response_body',
-  'bodies_cut',
-  'fault_rule',
-] as const;
+const COLUMNS = [...REQUEST_LOG_FIELDS, 'request_body', 'response_body'] as const;
 const INSERT_ONE = new RawStatement(`insert into request_log (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
 
 export async function insertEntries(db: DbOrTx, dialect: Dialect, rows: NewRequestLogRow[]): Promise<void> {

@@ -1,7 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { DbOrTx } from '../platform/db/database.js';
-import type { RequestLogTable } from './request-log-tables.js';
-import './request-log-tables.js';
+import { REQUEST_LOG_FIELDS, type RequestLogTable } from './request-log-tables.js';
 
 export type RequestLogRow = Selectable<RequestLogTable>;
 export type NewRequestLogRow = Insertable<RequestLogTable>;
@@ -28,26 +27,7 @@ export interface RequestLogFilter {
 }
 
 /** The columns of a listing: everything but the bodies. */
-const LISTED = [
-  'id',
-  'at',
-  'partner_id',
-  'credential_kind',
-  'credential_id',
-  'interface',
-  'operation',
-  'method',
-  'path',
-  'query',
-  'status',
-  'error_code',
-  'duration_ms',
-  'request_id',
-  'idempotency_key',
-  'client_address',
-  'bodies_cut',
-  'fault_rule',
-] as const;
+const LISTED = ['id', ...REQUEST_LOG_FIELDS] as const;
 
 export class RequestLogStore {
   constructor(private readonly db: DbOrTx) {}

@@ -31,6 +31,27 @@ export interface RequestLogTable {
   fault_rule: string | null;
 }
 
+/** Every column an entry is written with, but the bodies: what a listing reads (with the id). */
+export const REQUEST_LOG_FIELDS = [
+  'at',
+  'partner_id',
+  'credential_kind',
+  'credential_id',
+  'interface',
+  'operation',
+  'method',
+  'path',
+  'query',
+  'status',
+  'error_code',
+  'duration_ms',
+  'request_id',
+  'idempotency_key',
+  'client_address',
+  'bodies_cut',
+  'fault_rule',
+] as const;
+
 declare module '../platform/db/database.js' {
   interface Tables {
     request_log: RequestLogTable;

@@ -223,6 +223,15 @@ export async function linkedBusiness(base: string, partnerIds: string[], overrid
   return created.body as { id: string; alias: string };
 }
 
+/** A partner portal session through a fresh portal link, as a browser signs in: the `cookie` and `origin` headers to send. */
+export async function portalSession(h: Harness, partnerId: string): Promise<{ cookie: string; origin: string }> {
+  const link = (await admin(h.url, 'POST', `/admin/v1/partners/${partnerId}/portal-links`)).body.url as string;
+  const signedIn = await fetch(link.replace(h.pbs.ctx.config.publicUrl, h.url), { redirect: 'manual' });
+  const cookie = signedIn.headers.get('set-cookie');
+  if (!cookie) throw new Error(`the portal link did not sign in: ${signedIn.status}`);
+  return { cookie: cookie.split(';')[0], origin: h.url };
+}
+
 /**
  * A pbs with roomy rate limits and one partner of the OAuth interfaces (private reviews,
  * engagement), with an access token already fetched: what the token-flow families' tests share.

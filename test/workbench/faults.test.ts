@@ -1,6 +1,16 @@
 import { createPbsClient, ok } from '@pbs/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, call, createPartner, dialects, expectCode, startPbs, type Harness, type TestPartner } from '../support/harness.js';
+import {
+  admin,
+  call,
+  createPartner,
+  dialects,
+  expectCode,
+  portalSession,
+  startPbs,
+  type Harness,
+  type TestPartner,
+} from '../support/harness.js';
 import { createRestaurant, hold } from '../support/restaurant.js';
 
 const DAY = '2031-05-07';
@@ -108,10 +118,7 @@ describe.each(dialects)('faults on demand on %s', (dialect) => {
   });
 
   it('lets a partner manage its own rules in the portal, and no other partner’s', async () => {
-    const link = (await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/portal-links`)).body.url as string;
-    const signedIn = await fetch(link.replace(h.pbs.ctx.config.publicUrl, h.url), { redirect: 'manual' });
-    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
-    const headers = { cookie, origin: h.url };
+    const headers = await portalSession(h, p.partner.id);
     const added = await call(h.url, 'POST', '/portal/v1/faults', { headers, json: { operation: HOLDS, status: 429, count: 1 } });
     expect(added.status, added.text).toBe(201);
     expect(added.body).toMatchObject({ partner_id: p.partner.id, error_code: 'TOO_MANY_REQUESTS_PER_SECOND', remaining: 1 });

@@ -1,0 +1,100 @@
+import type { FastifyInstance } from 'fastify';
+import { portalOf } from '../platform/http/portal-session.js';
+import { typedRoutes } from '../platform/http/typed-routes.js';
+import { DELIVERY_STATUSES } from './webhook-tables.js';
+import type { WebhookService } from './webhook-service.js';
+
+const config = { portal: true };
+const tags = ['portal'];
+const security = [{ portalSession: [] }];
+const error = { $ref: 'ErrorResponse#' } as const;
+
+/**
+ * Webhooks self-served in the partner portal (issue 26): the partner's own endpoint with its
+ * state, verification and secret rotation, and its own deliveries with their attempts and
+ * replay. What the operator's routes do for any partner, these do for the session's partner only.
+ */
+export function webhookPortalRoutes(service: WebhookService) {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
+    app.get(
+      '/portal/v1/webhooks/endpoint',
+      { config, schema: { tags, security, summary: 'Your webhook endpoint: URL, verification state and last result, signing secret' } },
+      async (request) => service.getEndpoint(portalOf(request).partnerId),
+    );
+    app.post(
+      '/portal/v1/webhooks/endpoint/verify',
+      { config, schema: { tags, security, summary: 'Verify your endpoint again now (GET url?verification=…, echoed within the timeout)' } },
+      async (request) => service.verify(portalOf(request).partnerId),
+    );
+    app.post(
+      '/portal/v1/webhooks/endpoint/rotate-secret',
+      {
+        config,
+        schema: { tags, security, summary: 'A new signing secret; messages carry the old and the new signature for 24 hours' },
+      },
+      async (request) => service.rotateSecret(portalOf(request).partnerId),
+    );
+    app.get(
+      '/portal/v1/webhooks/deliveries',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Your deliveries (newest first) with every attempt: time, status, duration, answer excerpt, error, next retry',
+          querystring: {
+            type: 'object',
+            properties: {
+              status: { type: 'string', enum: DELIVERY_STATUSES },
+              limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+            },
+          },
+        },
+      },
+      async (request) => ({
+        deliveries: await service.deliveries({
+          partnerId: portalOf(request).partnerId,
+          status: request.query.status,
+          limit: request.query.limit,
+        }),
+      }),
+    );
+    app.post(
+      '/portal/v1/webhooks/deliveries/:delivery_id/redeliver',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Send one of your messages again (another partner’s answers 404)',
+          params: {
+            type: 'object',
+            required: ['delivery_id'],
+            properties: { delivery_id: { type: 'string', minLength: 1, maxLength: 64 } },
+          },
+          response: { 200: { type: 'object', properties: { redelivered: { type: 'integer' } } }, 404: error, 409: error },
+        },
+      },
+      async (request) => service.redeliver(request.params.delivery_id, portalOf(request).partnerId),
+    );
+    app.post(
+      '/portal/v1/webhooks/deliveries/redeliver-failed',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Send again every failed message of yours created in a period',
+          body: {
+            type: 'object',
+            required: ['from', 'to'],
+            properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } },
+          },
+          response: { 200: { type: 'object', properties: { redelivered: { type: 'integer' } } } },
+        },
+      },
+      async (request) => service.redeliverFailed(Date.parse(request.body.from), Date.parse(request.body.to), portalOf(request).partnerId),
+    );
+  };
+}
