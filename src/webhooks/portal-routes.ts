@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { portalOf } from '../platform/http/portal-session.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
-import { DELIVERY_STATUSES } from './webhook-tables.js';
+import { isRecord } from '../platform/values.js';
+import { DELIVERY_STATUSES, webhookEventTypes } from './webhook-tables.js';
 import type { WebhookService } from './webhook-service.js';
 
 const config = { portal: true };
@@ -34,6 +35,42 @@ export function webhookPortalRoutes(service: WebhookService) {
         schema: { tags, security, summary: 'A new signing secret; messages carry the old and the new signature for 24 hours' },
       },
       async (request) => service.rotateSecret(portalOf(request).partnerId),
+    );
+    app.post(
+      '/portal/v1/webhooks/test-events',
+      {
+        config: {
+          ...config,
+          docs: {
+            body: {
+              type: 'object',
+              required: ['event_type'],
+              properties: {
+                event_type: { type: 'string', enum: webhookEventTypes },
+                business_id: { type: 'string', description: 'The business the update is about; default a placeholder id' },
+              },
+            },
+          },
+        },
+        schema: {
+          tags,
+          security,
+          summary: 'Send yourself a test event of a type your endpoint receives: a realistic update marked "test": true',
+          response: {
+            202: {
+              type: 'object',
+              required: ['event_id', 'message_id'],
+              properties: { event_id: { type: 'string' }, message_id: { type: 'string' } },
+            },
+            400: error,
+            404: error,
+          },
+        },
+      },
+      async (request, reply) => {
+        const body = isRecord(request.body) ? request.body : {};
+        return reply.code(202).send(await service.sendTestEvent(portalOf(request).partnerId, body.event_type, body.business_id));
+      },
     );
     app.get(
       '/portal/v1/webhooks/deliveries',

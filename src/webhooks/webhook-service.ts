@@ -17,6 +17,7 @@ import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes, type DeliveryS
 import { WebhookStore, type EndpointRow } from './webhook-store.js';
 import { isOneOf, storedStrings } from '../platform/query.js';
 import { isRecord } from '../platform/values.js';
+import { testUpdate } from './test-events.js';
 
 /** A message's id (the `webhook-id` header) is its event's: a receiver de-duplicates by it. */
 export const messageIdOf = (eventId: string) => `msg_${eventId}`;
@@ -265,6 +266,29 @@ export class WebhookService {
     const business = await this.businesses.requireRef(businessIdOrAlias);
     const eventId = await this.database.transact((trx) =>
       recordEvent(trx, this.database.dialect, { type: update.event_type, businessId: business.id, payload: update, at: this.clock.now() }),
+    );
+    this.eventsCommitted();
+    return { event_id: eventId, message_id: messageIdOf(eventId) };
+  }
+
+  /**
+   * A test event for one partner (its portal): a realistic update of `type`, marked `"test": true`,
+   * addressed to that partner only, for `businessId` or a business linked to it. It travels the
+   * event path like any other, so it arrives only where a real one would (a verified endpoint with
+   * the type enabled).
+   */
+  async sendTestEvent(partnerId: string, type: unknown, businessId: unknown) {
+    if (!isOneOf(webhookEventTypes, type))
+      throw apiError('VALIDATION_ERROR', `event_type must be one of ${webhookEventTypes.join(', ')}`, { field: 'event_type' });
+    const endpoint = await this.endpointRow(partnerId);
+    if (!endpoint) throw apiError('NOT_FOUND', 'No webhook endpoint: set one first.');
+    if (!storedStrings(endpoint.event_types).includes(type))
+      throw apiError('VALIDATION_ERROR', `Your endpoint does not receive ${type}; enable the type first.`, { field: 'event_type' });
+    const business =
+      typeof businessId === 'string' && businessId !== '' ? (await this.businesses.requireRef(businessId)).id : 'TEST_BUSINESS_ID';
+    const now = this.clock.now();
+    const eventId = await this.database.transact((trx) =>
+      recordEvent(trx, this.database.dialect, { type, businessId: business, partnerId, payload: testUpdate(type, business, now), at: now }),
     );
     this.eventsCommitted();
     return { event_id: eventId, message_id: messageIdOf(eventId) };

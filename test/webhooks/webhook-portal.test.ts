@@ -95,4 +95,25 @@ describe.each(dialects)('webhooks in the partner portal on %s', (dialect) => {
       'AUTHORIZATION_ERROR',
     );
   });
+
+  it('sends a test event of a type the endpoint receives, to that partner only, marked as a test', async () => {
+    const p = await hookedPartner(200);
+    const other = await hookedPartner(200);
+    for (const q of [p, other]) await call(h.url, 'POST', '/portal/v1/webhooks/endpoint/verify', { headers: q.headers });
+    const sent = await call(h.url, 'POST', '/portal/v1/webhooks/test-events', {
+      headers: p.headers,
+      json: { event_type: 'NEW_REVIEW_EVENT', business_id: businessId },
+    });
+    expect(sent.status, sent.text).toBe(202);
+    await h.pbs.deliverWebhooks();
+    const [post] = p.receiver.posts().filter((r) => r.headers['webhook-id'] === sent.body.message_id);
+    const body = JSON.parse(post.body);
+    expect(body.data).toMatchObject({ id: businessId, updates: [{ event_type: 'NEW_REVIEW_EVENT', test: true, rating: 4 }] });
+    expect(other.receiver.posts().some((r) => r.headers['webhook-id'] === sent.body.message_id)).toBe(false);
+    // A type the endpoint does not receive (reservation events are opt-in), and an unknown type.
+    for (const event_type of ['RESERVATION_CREATED_EVENT', 'NOPE']) {
+      const r = await call(h.url, 'POST', '/portal/v1/webhooks/test-events', { headers: p.headers, json: { event_type } });
+      expectCode(r, 400, 'VALIDATION_ERROR');
+    }
+  });
 });

@@ -4405,6 +4405,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/v1/webhooks/test-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send yourself a test event of a type your endpoint receives: a realistic update marked "test": true */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        event_type: "NEW_REVIEW_EVENT" | "REVIEW_EDITED_EVENT" | "REVIEW_REMOVED_EVENT" | "NEW_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_IN_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT" | "VERIFIED_LICENSE_UPDATE_EVENT" | "DATA_INGESTION_JOB_UPDATE_EVENT" | "RESERVATION_CREATED_EVENT" | "RESERVATION_CANCELED_BY_GUEST_EVENT" | "RESERVATION_CANCELED_BY_RESTAURANT_EVENT" | "ADVERTISING_JOB_COMPLETED_EVENT" | "ADVERTISING_PROGRAM_UPDATED_EVENT" | "WAITLIST_VISIT_UPDATED_EVENT";
+                        /** @description The business the update is about; default a placeholder id */
+                        business_id?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event_id: string;
+                            message_id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portal/v1/webhooks/deliveries": {
         parameters: {
             query?: never;
