@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import type { ApiModule } from '../platform/module.js';
-import { webhookAttemptsTimeIndexMigration, webhookEventTypes, webhooksMigration } from './webhook-tables.js';
+import { webhookAttemptsTimeIndexMigration, webhookEventTypes, webhookShuffleMigration, webhooksMigration } from './webhook-tables.js';
 import { WebhookService, type WebhookAudience } from './webhook-service.js';
 import { WebhookDeliverer } from './deliverer.js';
 import type { AddressPolicy } from './address-guard.js';
@@ -64,7 +64,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
       webhook: (args, flags) => webhookCommand(service, args, flags),
       event: (args, flags) => eventCommand(service, args, flags),
     },
-    migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration],
+    migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration, webhookShuffleMigration],
     routes: async (fastify: FastifyInstance) => {
       await webhookPortalRoutes(service)(fastify);
       const app = typedRoutes(fastify);
@@ -116,6 +116,20 @@ export function webhooksModule(service: WebhookService): ApiModule {
           },
         },
         async (request) => service.verify(request.params.partner_id),
+      );
+      app.put(
+        '/admin/v1/partners/:partner_id/webhook/duplicate-and-reorder',
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Sandbox: send every message of the partner twice and out of order (to try its de-duplication and ordering)',
+            params: partnerParams,
+            body: { type: 'object', required: ['on'], properties: { on: { type: 'boolean' } } },
+          },
+        },
+        async (request) => service.setDuplicateAndReorder(request.params.partner_id, request.body.on),
       );
       app.post(
         '/admin/v1/partners/:partner_id/webhook/rotate-secret',

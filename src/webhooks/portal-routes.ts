@@ -72,6 +72,20 @@ export function webhookPortalRoutes(service: WebhookService) {
         return reply.code(202).send(await service.sendTestEvent(portalOf(request).partnerId, body.event_type, body.business_id));
       },
     );
+    app.put(
+      '/portal/v1/webhooks/endpoint/duplicate-and-reorder',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary:
+            'Sandbox: every message of yours sent twice and out of order, to try your de-duplication (by message id) and ordering (by time)',
+          body: { type: 'object', required: ['on'], properties: { on: { type: 'boolean' } } },
+        },
+      },
+      async (request) => service.setDuplicateAndReorder(portalOf(request).partnerId, request.body.on),
+    );
     app.get(
       '/portal/v1/webhooks/deliveries',
       {

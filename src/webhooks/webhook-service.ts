@@ -45,6 +45,7 @@ function endpointView(e: EndpointRow) {
     verified_at: e.verified_at === null ? null : toIso(e.verified_at),
     secret: e.secret,
     previous_secret_valid_until: e.previous_secret_until === null ? null : toIso(e.previous_secret_until),
+    duplicate_and_reorder: e.duplicate_and_reorder === 1,
   };
 }
 
@@ -135,6 +136,17 @@ export class WebhookService {
 
   async removeEndpoint(partnerId: string): Promise<void> {
     if (!(await this.store().deleteEndpoint(partnerId))) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
+  }
+
+  /** Sandbox: send every message twice, each after a random delay, to try a receiver's de-duplication and ordering. */
+  async setDuplicateAndReorder(partnerId: string, on: boolean) {
+    // Loopback receivers are allowed exactly in the sandbox (services.ts): the same switch.
+    if (!this.policy.allowLoopback)
+      throw apiError('AUTHORIZATION_ERROR', 'Duplicated and reordered deliveries are for the sandbox; this server runs in production.');
+    const row = await this.endpointRow(partnerId);
+    if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
+    await this.store().updateEndpoint(partnerId, { duplicate_and_reorder: on ? 1 : 0, updated_at: this.clock.now() });
+    return this.getEndpoint(partnerId);
   }
 
   /** New signing secret; messages carry old and new signatures for 24 hours. */
@@ -241,22 +253,31 @@ export class WebhookService {
       const body = `{"time":${JSON.stringify(time)},"object":"business","data":{"id":${JSON.stringify(event.business_id)},"updates":[${event.payload}]}}`;
       await store.insertMessage(
         { id: messageId, business_id: event.business_id, event_type: event.type, body, occurred_at: event.occurred_at },
-        targets.map((t) => ({
-          id: newId(),
-          message_id: messageId,
-          partner_id: t.partner_id,
-          status: 'pending' as const,
-          attempts: 0,
-          next_attempt_at: this.clock.now(),
-          // Retried for 24 hours after the event, not after the relay.
-          give_up_at: event.occurred_at + this.config.retryWindowHours * 3600_000,
-          locked_by: null,
-          locked_until: null,
-          last_status_code: null,
-          last_error: null,
-          created_at: event.occurred_at,
-          finished_at: null,
-        })),
+        targets.flatMap((t) => {
+          const delivery = {
+            message_id: messageId,
+            partner_id: t.partner_id,
+            status: 'pending' as const,
+            attempts: 0,
+            next_attempt_at: this.clock.now(),
+            // Retried for 24 hours after the event, not after the relay.
+            give_up_at: event.occurred_at + this.config.retryWindowHours * 3600_000,
+            locked_by: null,
+            locked_until: null,
+            last_status_code: null,
+            last_error: null,
+            created_at: event.occurred_at,
+            finished_at: null,
+          };
+          if (t.duplicate_and_reorder !== 1) return [{ ...delivery, id: newId() }];
+          // Sandbox switch: the same message twice, each sent after its own random delay of up to 2 s,
+          // so the receiver sees duplicates and messages out of order (docs/request-log.md "Webhooks").
+          return [0, 1].map(() => ({
+            ...delivery,
+            id: newId(),
+            next_attempt_at: delivery.next_attempt_at + Math.floor(Math.random() * 2000),
+          }));
+        }),
       );
     }
   }

@@ -40,11 +40,11 @@ export class WebhookStore {
   }
 
   /** The verified endpoints of these partners, with the event types each receives. */
-  verifiedEndpointsOf(partnerIds: string[]): Promise<Array<Pick<EndpointRow, 'partner_id' | 'event_types'>>> {
+  verifiedEndpointsOf(partnerIds: string[]): Promise<Array<Pick<EndpointRow, 'partner_id' | 'event_types' | 'duplicate_and_reorder'>>> {
     if (partnerIds.length === 0) return Promise.resolve([]);
     return this.db
       .selectFrom('webhook_endpoints')
-      .select(['partner_id', 'event_types'])
+      .select(['partner_id', 'event_types', 'duplicate_and_reorder'])
       .where('partner_id', 'in', partnerIds)
       .where('status', '=', 'verified')
       .execute();

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import type { PbsMigration } from '../platform/db/migrate.js';
 import { isOneOf } from '../platform/query.js';
 
@@ -68,6 +68,8 @@ export interface WebhookEndpointsTable {
   previous_secret_until: number | null;
   created_at: number;
   updated_at: number;
+  /** Sandbox: every message is sent twice, each after a random delay (docs/request-log.md "Webhooks"). */
+  duplicate_and_reorder: Generated<number>;
 }
 
 export interface WebhookMessagesTable {
@@ -185,5 +187,16 @@ export const webhookAttemptsTimeIndexMigration: PbsMigration = {
   name: '0301_webhook_attempts_attempted_at',
   async up(db) {
     await db.schema.createIndex('webhook_attempts_attempted_at').on('webhook_attempts').column('attempted_at').execute();
+  },
+};
+
+/** The sandbox switch that sends each message twice and out of order. */
+export const webhookShuffleMigration: PbsMigration = {
+  name: '0302_webhook_duplicate_and_reorder',
+  async up(db) {
+    await db.schema
+      .alterTable('webhook_endpoints')
+      .addColumn('duplicate_and_reorder', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
   },
 };

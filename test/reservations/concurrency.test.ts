@@ -84,6 +84,16 @@ describe.each([
       json: { ...restaurantSettings, tables: [{ name: 'last', min_party: 1, max_party: 4 }] },
     });
     expect(r.status).toBe(200);
+    // Every process sees the new restaurant before the race (another process's change shows within
+    // PBS_CATALOG_MAX_STALE_MS); otherwise a racer is refused DOES_NOT_TAKE_RESERVATIONS, not the slot.
+    for (const url of cluster.urls) {
+      await eventually(
+        async () => (await call(url, 'GET', `/v3/bookings/${business.id}/openings?date=${DAY}&time=19:00&covers=2`, { token: key })).status,
+        (status) => status === 200,
+        'every process to know the new restaurant',
+        25,
+      );
+    }
     return business.id as string;
   };
 

@@ -116,4 +116,30 @@ describe.each(dialects)('webhooks in the partner portal on %s', (dialect) => {
       expectCode(r, 400, 'VALIDATION_ERROR');
     }
   });
+
+  it('duplicates and reorders deliveries when the partner switches it on (sandbox)', async () => {
+    const p = await hookedPartner(200);
+    await call(h.url, 'POST', '/portal/v1/webhooks/endpoint/verify', { headers: p.headers });
+    const on = await call(h.url, 'PUT', '/portal/v1/webhooks/endpoint/duplicate-and-reorder', { headers: p.headers, json: { on: true } });
+    expect(on.body.duplicate_and_reorder).toBe(true);
+    const sent = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await call(h.url, 'POST', '/portal/v1/webhooks/test-events', { headers: p.headers, json: { event_type: 'NEW_EVENT' } });
+      sent.push(r.body.message_id);
+    }
+    await h.pbs.deliverWebhooks();
+    // Each delivery waits up to 2 s (pbs time) before its first attempt.
+    h.clock.advance(2_000);
+    await h.pbs.deliverWebhooks();
+    const ids = p.receiver.posts().map((r) => r.headers['webhook-id']);
+    for (const id of sent)
+      expect(
+        ids.filter((x) => x === id),
+        id,
+      ).toHaveLength(2);
+    const deliveries = (await call(h.url, 'GET', '/portal/v1/webhooks/deliveries', { headers: p.headers })).body.deliveries;
+    expect(deliveries.filter((d: { status: string }) => d.status === 'delivered')).toHaveLength(6);
+    const off = await call(h.url, 'PUT', '/portal/v1/webhooks/endpoint/duplicate-and-reorder', { headers: p.headers, json: { on: false } });
+    expect(off.body.duplicate_and_reorder).toBe(false);
+  });
 });
