@@ -88,6 +88,11 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
+/** Whether `value` is a code of the catalogue (read from a stored rule or an answer). */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(errorCatalogue, value);
+}
+
 export interface ErrorBody {
   error: { code: string; description: string; field?: string | null; instance?: unknown };
 }

@@ -1,6 +1,6 @@
 import { toIso, type Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
-import { apiError, codeForStatus, errorCatalogue, type ErrorCode } from '../platform/errors.js';
+import { apiError, codeForStatus, isErrorCode } from '../platform/errors.js';
 import type { FaultInjector, InjectedFault } from '../platform/http/fault-injection.js';
 import { newId } from '../platform/ids.js';
 import { isOneOf } from '../platform/query.js';
@@ -9,7 +9,6 @@ import { FaultStore, type FaultRule } from './fault-store.js';
 
 /** How long a process trusts its copy of the live rules (another process's change shows within it). */
 const RULES_FRESH_MS = 1000;
-const ERROR_CODES = Object.keys(errorCatalogue).filter((code): code is ErrorCode => code in errorCatalogue);
 const ACTIONS = ['error', 'latency', 'drop'] as const;
 
 /**
@@ -87,7 +86,7 @@ export class Faults implements FaultInjector {
     };
     const status = action === 'error' ? whole('status', 400, 599, 503) : null;
     const code = input.error_code ?? (status === null ? null : codeForStatus(status));
-    if (code !== null && !isOneOf(ERROR_CODES, code))
+    if (code !== null && !isErrorCode(code))
       throw apiError('VALIDATION_ERROR', 'error_code must be a code of the error catalogue', { field: 'error_code' });
     const businessId = input.business_id ?? null;
     if (businessId !== null && (typeof businessId !== 'string' || businessId === '' || businessId.length > 200))
@@ -135,7 +134,7 @@ export class Faults implements FaultInjector {
 function actionOf(rule: FaultRule): InjectedFault['action'] {
   if (rule.action === 'latency') return { kind: 'latency', ms: rule.latency_ms ?? 1000 };
   if (rule.action === 'drop') return { kind: 'drop' };
-  const code = isOneOf(ERROR_CODES, rule.error_code) ? rule.error_code : 'SERVICE_UNAVAILABLE';
+  const code = isErrorCode(rule.error_code) ? rule.error_code : 'SERVICE_UNAVAILABLE';
   return { kind: 'error', status: rule.status ?? 503, code, retryAfterSeconds: rule.retry_after_seconds };
 }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiError } from '../platform/errors.js';
 import { portalOf } from '../platform/http/portal-session.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
-import type { Portal } from './portal.js';
+import { CLEARED_COOKIE, type Portal } from './portal.js';
 import type { RequestLog } from './request-log.js';
 import { errorGroupsSchema, requestLogEntrySchema, requestLogFilter, requestLogListSchema, requestLogQuery } from './routes.js';
 
@@ -139,7 +139,7 @@ export function portalRoutes(portal: Portal, log: RequestLog, publicUrl: string)
       { config, schema: { tags, security, summary: 'End this session', response: { 204: { type: 'null' } } } },
       async (request, reply) => {
         await portal.signOut(portalOf(request));
-        return reply.code(204).header('set-cookie', 'pbs_portal=; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=0').send();
+        return reply.code(204).header('set-cookie', CLEARED_COOKIE).send();
       },
     );
     app.get(

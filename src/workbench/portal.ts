@@ -1,7 +1,7 @@
 import { toIso, type Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
-import type { PortalSession, PortalSessionVerifier } from '../platform/http/portal-session.js';
+import { PORTAL_COOKIE, type PortalSession, type PortalSessionVerifier } from '../platform/http/portal-session.js';
 import { randomBase62, sha256Hex } from '../platform/ids.js';
 import { PortalStore } from './portal-store.js';
 
@@ -99,7 +99,7 @@ export class Portal implements PortalSessionVerifier {
   /** The cookie of a session: HttpOnly, SameSite=Strict, Path=/portal, Secure behind HTTPS. */
   cookieFor(token: string, secure: boolean): string {
     const seconds = Math.floor(this.options.sessionMs / 1000);
-    return `pbs_portal=${token}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=${seconds}${secure ? '; Secure' : ''}`;
+    return `${PORTAL_COOKIE}=${token}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=${seconds}${secure ? '; Secure' : ''}`;
   }
 
   private async startSession(partnerId: string) {
@@ -117,4 +117,4 @@ export class Portal implements PortalSessionVerifier {
 }
 
 /** The cookie that ends a session in the browser. */
-export const CLEARED_COOKIE = 'pbs_portal=; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=0';
+export const CLEARED_COOKIE = `${PORTAL_COOKIE}=; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=0`;

@@ -5,10 +5,8 @@ import type { Database } from '../platform/db/database.js';
 import type { RequestRecord, RequestRecorder } from '../platform/http/request-recording.js';
 import { insertEntries } from './request-log-statements.js';
 import { errorHints } from './error-hints.js';
-import { isOneOf } from '../platform/query.js';
-import { errorCatalogue, type ErrorCode } from '../platform/errors.js';
+import { isErrorCode } from '../platform/errors.js';
 
-const ERROR_CODES = Object.keys(errorCatalogue).filter((code): code is ErrorCode => code in errorCatalogue);
 import { errorCodeOf, keptQuery, keptRequestBody, keptResponseBody } from './redaction.js';
 import { RequestLogStore, type NewRequestLogRow, type RequestLogFilter, type RequestLogRow } from './request-log-store.js';
 
@@ -92,7 +90,7 @@ export class RequestLog implements RequestRecorder {
       count: Number(g.count),
       first_seen: toIso(Number(g.first_at)),
       last_seen: toIso(Number(g.last_at)),
-      hint: isOneOf(ERROR_CODES, g.error_code) ? errorHints[g.error_code] : null,
+      hint: isErrorCode(g.error_code) ? errorHints[g.error_code] : null,
     }));
   }
 
