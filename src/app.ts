@@ -25,7 +25,7 @@ import { openDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest, type PbsMigration } from './platform/db/migrate.js';
 import { platformMigration, tasksMigration } from './platform/db/platform-tables.js';
 import type { EventRelay } from './platform/event-relay.js';
-import { domainEventsMigration, eventRelayMigration } from './platform/events.js';
+import { domainEventsMigration, eventRelayMigration, eventRequestMigration } from './platform/events.js';
 import { installGuards } from './platform/http/guards.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { createHttpServer } from './platform/http/server.js';
@@ -94,6 +94,7 @@ export const foundationMigrations: PbsMigration[] = [
   changeLogMigration,
   oauthTokenSecretMigration,
   eventRelayMigration,
+  eventRequestMigration,
   tasksMigration,
 ];
 

@@ -158,6 +158,7 @@ export function buildServices(ctx: PlatformContext): Wiring {
           return principal?.credentialKind === 'api_key' ? principal.partnerId : undefined;
         },
       },
+      (requestId, partnerId) => webhooks.endpoints.causedBy(requestId, partnerId),
       (error) => log.warn({ err: error }, 'writing the request log failed; those entries are lost'),
     ),
   };

@@ -41,6 +41,7 @@ import {
 import { endProgram } from './advertising-schedule.js';
 import { AdvertisingStore, type AdJob, type AdProgram } from './advertising-store.js';
 import { toJson } from '../platform/values.js';
+import { currentRequestId } from '../platform/request-context.js';
 
 /** Applies one advertising job (create, edit, end) after the configured processing delay. */
 export const APPLY_AD_JOB = defineTask<{ job_id: string }>(
@@ -143,6 +144,7 @@ export class AdvertisingJobs {
         created_at: now,
         completed_at: null,
         held: held ? 1 : 0,
+        request_id: currentRequestId() ?? null,
       });
       if (!held) await this.tasks.enqueue(trx, APPLY_AD_JOB, { job_id: id }, { runAt: now + this.options.processingDelayMs });
       await answerWithinChange(trx, pending, 200, answer);
@@ -192,7 +194,8 @@ export class AdvertisingJobs {
           completed_at: toIsoOffset(now),
         },
       });
-      for (const event of events) await recordEvent(trx, this.database.dialect, event);
+      // Applied later by a task: the events name the request that created the job.
+      for (const event of events) await recordEvent(trx, this.database.dialect, { ...event, requestId: job.request_id });
       return true;
     });
     if (committed) {

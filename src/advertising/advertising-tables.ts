@@ -106,6 +106,8 @@ export interface AdJobsTable {
   completed_at: number | null;
   /** Held by the operator (sandbox): not applied until released or completed. */
   held: number;
+  /** The partner request that created the job: its events link back to it (docs/request-log.md "Links"). */
+  request_id: string | null;
 }
 
 /** A program's features set through the Program Feature API (docs/advertising.md "Program features"). */
@@ -232,6 +234,14 @@ export const advertisingOperatorMigration: PbsMigration = {
       .addColumn('billed_impressions', 'bigint', (c) => c.notNull())
       .addPrimaryKeyConstraint('ad_program_days_pk', ['program_id', 'day'])
       .execute();
+  },
+};
+
+/** Jobs remember the request that created them, so the events they write when applied link back to it. */
+export const advertisingJobRequestMigration: PbsMigration = {
+  name: '0403_advertising_job_request',
+  async up(db) {
+    await db.schema.alterTable('ad_jobs').addColumn('request_id', 'text').execute();
   },
 };
 

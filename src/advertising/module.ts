@@ -14,7 +14,12 @@ import { ProgramListings } from './advertising-listings.js';
 import { AdvertisingOperator } from './advertising-operator.js';
 import { AdvertisingSchedule } from './advertising-schedule.js';
 import { JobStatus } from './advertising-receipts.js';
-import { advertisingFeaturesMigration, advertisingMigration, advertisingOperatorMigration } from './advertising-tables.js';
+import {
+  advertisingFeaturesMigration,
+  advertisingJobRequestMigration,
+  advertisingMigration,
+  advertisingOperatorMigration,
+} from './advertising-tables.js';
 import { programFeatureRoutes } from './feature-routes.js';
 import { ProgramFeatureService } from './feature-service.js';
 import { advertisingCommand } from '../commands/advertising.js';
@@ -81,7 +86,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
       },
     ],
     commands: { advertising: (args, flags) => advertisingCommand({ operator, features }, args, flags) },
-    migrations: [advertisingMigration, advertisingOperatorMigration, advertisingFeaturesMigration],
+    migrations: [advertisingMigration, advertisingOperatorMigration, advertisingFeaturesMigration, advertisingJobRequestMigration],
     registerTasks: (tasks) => {
       tasks.register(APPLY_AD_JOB, (payload) => jobs.apply(payload.job_id));
       tasks.schedule({ name: 'advertising.end-of-day', everyMs: 60_000, run: () => schedule.runSchedule() });

@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import type { PbsMigration } from './db/migrate.js';
 import type { DbOrTx, Dialect } from './db/database.js';
 import { RawStatement } from './db/raw.js';
 import { newId } from './ids.js';
+import { currentRequestId } from './request-context.js';
 
 /**
  * The outbox. Every change that partners may hear of writes its event here, in the transaction
@@ -21,6 +22,8 @@ export interface DomainEventsTable {
   occurred_at: number;
   /** When the relay handed the event on; null while it waits. */
   relayed_at: number | null;
+  /** The partner request that caused the event, when the request log is on (docs/request-log.md "Links"). */
+  request_id: Generated<string | null>;
 }
 
 declare module './db/database.js' {
@@ -66,8 +69,25 @@ export const eventRelayMigration: PbsMigration = {
   },
 };
 
-const EVENT_COLUMNS = 'id, type, business_id, partner_id, payload, occurred_at';
-const INSERT_EVENT = new RawStatement(`insert into domain_events (${EVENT_COLUMNS}) values (?, ?, ?, ?, ?, ?)`);
+/**
+ * Events carry the id of the request that caused them, for the request log's links; most are
+ * found by it only while they are new, so the index holds only events that have one.
+ */
+export const eventRequestMigration: PbsMigration = {
+  name: '0008_domain_events_request',
+  async up(db) {
+    await db.schema.alterTable('domain_events').addColumn('request_id', 'text').execute();
+    await db.schema
+      .createIndex('domain_events_request')
+      .on('domain_events')
+      .column('request_id')
+      .where(sql.ref('request_id'), 'is not', null)
+      .execute();
+  },
+};
+
+const EVENT_COLUMNS = 'id, type, business_id, partner_id, payload, occurred_at, request_id';
+const INSERT_EVENT = new RawStatement(`insert into domain_events (${EVENT_COLUMNS}) values (?, ?, ?, ?, ?, ?, ?)`);
 
 export interface DomainEvent {
   type: string;
@@ -76,21 +96,43 @@ export interface DomainEvent {
   partnerId?: string | null;
   payload: unknown;
   at: number;
+  /** The request that caused it; default: the request being handled (platform/request-context.ts). */
+  requestId?: string | null;
 }
 
 /** An event as the relay hands it to consumers. */
-export type RelayedEvent = Omit<DomainEventsTable, 'relayed_at'>;
+export type RelayedEvent = Omit<DomainEventsTable, 'relayed_at' | 'request_id'>;
 
 /**
  * The statement that records an event when `condition` holds, for writers that fold it into a
  * statement of their own: `values` are SQL expressions for id, type, business_id, partner_id,
- * payload (JSON text) and occurred_at.
+ * payload (JSON text), occurred_at and request_id (`currentRequestId()`, or null).
  */
 export const eventInsertWhen = (values: string, condition: string) =>
   `insert into domain_events (${EVENT_COLUMNS}) select ${values} where ${condition}`;
 
 function eventParameters(id: string, event: DomainEvent): unknown[] {
-  return [id, event.type, event.businessId, event.partnerId ?? null, JSON.stringify(event.payload), event.at];
+  return [
+    id,
+    event.type,
+    event.businessId,
+    event.partnerId ?? null,
+    JSON.stringify(event.payload),
+    event.at,
+    event.requestId ?? currentRequestId() ?? null,
+  ];
+}
+
+/** The events a partner request caused (written while it was handled), oldest first. */
+export function eventsOfRequest(db: DbOrTx, requestId: string) {
+  return db
+    .selectFrom('domain_events')
+    .select(['id', 'type', 'business_id', 'partner_id', 'occurred_at'])
+    .where('request_id', '=', requestId)
+    .orderBy('occurred_at')
+    .orderBy('id')
+    .limit(100)
+    .execute();
 }
 
 /** Writes an event; pass the transaction of the change it records. */

@@ -160,7 +160,8 @@ type ReserveParams =
   | 'notes'
   | 'event_id'
   | 'event_type'
-  | 'event_payload';
+  | 'event_payload'
+  | 'event_request_id';
 /** The hold's own window is the slot: `start_at`/`end_at` come from the hold row (`h`). */
 export const RESERVE = new PostgresStatement<
   Partial<Omit<HoldRow, 'created_at'>> & { duplicates: number; chosen_table: string | null; won: number },
@@ -189,7 +190,7 @@ export const RESERVE = new PostgresStatement<
        :first_name, :last_name, :phone, :email, :notes, 'active', null, :now, null
      from consumed, chosen
    ),
-   event as (${eventInsertWhen(':event_id, :event_type, :business_id, :partner_id, :event_payload, :now', 'exists (select 1 from consumed)')}),
+   event as (${eventInsertWhen(':event_id, :event_type, :business_id, :partner_id, :event_payload, :now, :event_request_id', 'exists (select 1 from consumed)')}),
    notice as (${changeLogInsertWhen(':notice', 'exists (select 1 from consumed)')}),
    answered as (${completeIdempotencyWhen('exists (select 1 from consumed)')})
    select h.id, h.business_id, h.partner_id, h.table_id, h.unique_id, h.date, h.time, h.covers, h.start_at, h.end_at, h.expires_at, h.status,

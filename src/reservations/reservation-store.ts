@@ -23,6 +23,7 @@ import {
   withLapse,
 } from './reservation-statements.js';
 import type { HoldRow, ReservationRow } from './reservation-tables.js';
+import { currentRequestId } from '../platform/request-context.js';
 
 /** The answer a booking gives when it is written, stored with it for its Idempotency-Key (if any). */
 export interface BookingAnswer {
@@ -228,6 +229,7 @@ export class ReservationStore {
         event_id: newId(),
         event_type: input.event.type,
         event_payload: JSON.stringify(input.event.payload),
+        event_request_id: currentRequestId() ?? null,
         ...idempotencyParameters(input.answer.pending, 200, input.answer.body),
       });
       return {

@@ -5,7 +5,7 @@ import type { Clock } from '../platform/clock.js';
 import { toIso, toIsoOffset } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database, DbOrTx, Tx } from '../platform/db/database.js';
-import { recordEvent, type RelayedEvent } from '../platform/events.js';
+import { eventsOfRequest, recordEvent, type RelayedEvent } from '../platform/events.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-guard.js';
@@ -327,7 +327,25 @@ export class WebhookService {
     return this.emitForBusiness(businessIdOrAlias, ingestionUpdate(input));
   }
 
-  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; limit?: number }) {
+  /**
+   * The events a partner request caused, each with its message id and its deliveries (only
+   * `partnerId`'s when given: a partner sees no other receiver of the same event).
+   */
+  async causedBy(requestId: string, partnerId?: string) {
+    const events = await eventsOfRequest(this.database.db, requestId);
+    if (events.length === 0) return [];
+    const deliveries = await this.deliveries({ partnerId, messageIds: events.map((e) => messageIdOf(e.id)), limit: 500 });
+    return events.map((e) => ({
+      event_id: e.id,
+      event_type: e.type,
+      business_id: e.business_id,
+      occurred_at: toIso(e.occurred_at),
+      message_id: messageIdOf(e.id),
+      deliveries: deliveries.filter((d) => d.message_id === messageIdOf(e.id)),
+    }));
+  }
+
+  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; messageIds?: string[]; limit?: number }) {
     const { rows, attempts } = await this.store().deliveries({ ...filter, limit: filter.limit ?? 50 });
     return rows.map((r) => ({
       ...r,

@@ -3,7 +3,7 @@ import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
 import { logsCommand } from '../commands/logs.js';
-import { RequestLog } from './request-log.js';
+import { RequestLog, type CausedLookup } from './request-log.js';
 import { requestLogFaultMigration, requestLogMigration } from './request-log-tables.js';
 import { faultRulesMigration } from './fault-tables.js';
 import { Faults } from './faults.js';
@@ -29,10 +29,11 @@ export function workbenchServices(
   clock: Clock,
   config: Pick<Config, 'requestLog' | 'publicUrl' | 'portalSessionMs' | 'sandbox'>,
   partners: PortalPartners,
+  causedBy: CausedLookup,
   onError: (error: unknown) => void,
 ): WorkbenchServices {
   return {
-    requestLog: new RequestLog(database, clock, config.requestLog, onError),
+    requestLog: new RequestLog(database, clock, config.requestLog, onError, causedBy),
     portal: new Portal(database, clock, partners, {
       publicUrl: config.publicUrl,
       sessionMs: config.portalSessionMs,

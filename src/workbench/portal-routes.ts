@@ -193,9 +193,8 @@ export function portalRoutes(portal: Portal, log: RequestLog, publicUrl: string)
         },
       },
       async (request) => {
-        const found = await log.entry(request.params.entry_id);
-        if (!found || found.partner_id !== portalOf(request).partnerId)
-          throw apiError('NOT_FOUND', `No request log entry ${request.params.entry_id}`);
+        const found = await log.entry(request.params.entry_id, portalOf(request).partnerId);
+        if (!found) throw apiError('NOT_FOUND', `No request log entry ${request.params.entry_id}`);
         return found;
       },
     );

@@ -10,6 +10,19 @@ import { isErrorCode } from '../platform/errors.js';
 import { errorCodeOf, keptQuery, keptRequestBody, keptResponseBody } from './redaction.js';
 import { RequestLogStore, type NewRequestLogRow, type RequestLogFilter, type RequestLogRow } from './request-log-store.js';
 
+/** A webhook event a request caused, with its deliveries (docs/request-log.md "Links"). */
+export interface CausedEvent {
+  event_id: string;
+  event_type: string;
+  business_id: string;
+  occurred_at: string;
+  message_id: string;
+  deliveries: Array<{ id: string; partner_id: string; status: string; attempts: number; last_status_code: number | null }>;
+}
+
+/** The events a request caused, with only `partnerId`'s deliveries when given; supplied by the webhooks family. */
+export type CausedLookup = (requestId: string, partnerId?: string) => Promise<CausedEvent[]>;
+
 /** At most this many records wait in memory; past it new ones are counted and dropped (the database is behind). */
 const MAX_WAITING = 20_000;
 
@@ -30,6 +43,7 @@ export class RequestLog implements RequestRecorder {
     private readonly clock: Clock,
     private readonly options: Config['requestLog'],
     private readonly onError: (error: unknown) => void = () => {},
+    private readonly causedBy: CausedLookup = async () => [],
   ) {}
 
   store() {
@@ -74,10 +88,17 @@ export class RequestLog implements RequestRecorder {
     return (await this.store().list(filter)).map(entryView);
   }
 
-  async entry(id: number) {
+  /** One entry whole, with the webhook events it caused; `viewer`: only if it is that partner's (and only its deliveries). */
+  async entry(id: number, viewer?: string) {
     await this.flush();
     const row = await this.store().one(id);
-    return row ? { ...entryView(row), request_body: row.request_body, response_body: row.response_body } : undefined;
+    if (!row || (viewer !== undefined && row.partner_id !== viewer)) return undefined;
+    return {
+      ...entryView(row),
+      request_body: row.request_body,
+      response_body: row.response_body,
+      caused: await this.causedBy(row.request_id, viewer),
+    };
   }
 
   /** Errors over a period, grouped by code and operation, each with its hint (docs/request-log.md "Errors explained"). */

@@ -66,13 +66,44 @@ export const requestLogListSchema = {
   },
 } as const;
 
+const causedEvent = {
+  type: 'object',
+  required: ['event_id', 'event_type', 'business_id', 'occurred_at', 'message_id', 'deliveries'],
+  properties: {
+    event_id: { type: 'string' },
+    event_type: { type: 'string' },
+    business_id: { type: 'string' },
+    occurred_at: { type: 'string' },
+    message_id: { type: 'string', description: 'The webhook message’s id (its `webhook-id` header)' },
+    deliveries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'partner_id', 'status', 'attempts', 'last_status_code'],
+        properties: {
+          id: { type: 'string' },
+          partner_id: { type: 'string' },
+          status: { type: 'string' },
+          attempts: { type: 'integer' },
+          last_status_code: { type: ['integer', 'null'] },
+        },
+      },
+    },
+  },
+} as const;
+
 export const requestLogEntrySchema = {
   type: 'object',
-  required: [...entry.required, 'request_body', 'response_body'],
+  required: [...entry.required, 'request_body', 'response_body', 'caused'],
   properties: {
     ...entry.properties,
     request_body: { type: ['string', 'null'] },
     response_body: { type: ['string', 'null'] },
+    caused: {
+      type: 'array',
+      description: 'The webhook events the request caused, each with its deliveries (a portal session sees its own only)',
+      items: causedEvent,
+    },
   },
 } as const;
 

@@ -72,6 +72,13 @@ describe.each(dialects)('the request log on %s', (dialect) => {
     const whole = (await admin(h.url, 'GET', `/admin/v1/request-log/${booking.id}`)).body;
     expect(JSON.parse(whole.request_body)).toMatchObject({ first_name: '[masked]', phone: '[masked]', email: '[masked]', covers: '2' });
     expect(JSON.parse(whole.response_body)).toMatchObject({ reservation_id: reserved.body.reservation_id });
+    // The event the booking caused, linked by the request's id (its message id is the webhook-id header partners see).
+    expect(whole.caused).toEqual([
+      expect.objectContaining({ event_type: 'RESERVATION_CREATED_EVENT', business_id: restaurantId, deliveries: [] }),
+    ]);
+    expect(whole.caused[0].message_id).toBe(`msg_${whole.caused[0].event_id}`);
+    const holdEntry = entries[3];
+    expect((await admin(h.url, 'GET', `/admin/v1/request-log/${holdEntry.id}`)).body.caused).toEqual([]);
 
     // Nothing stored anywhere holds a secret or the guest.
     const rows = JSON.stringify(await h.database.db.selectFrom('request_log').selectAll().execute());

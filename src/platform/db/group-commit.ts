@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { Db, Tx } from './database.js';
 
 /** Units that share one commit at most; bounds how long other queries wait for the connection. */
@@ -48,8 +49,10 @@ export class GroupCommit {
 
   run<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      // The work runs later, in the drain's turn; bound here, it runs in its caller's async
+      // context (the request it is done for: platform/request-context.ts).
       // Cast: the queue holds work of every result type; each entry's resolve gets its own work's result.
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work: AsyncResource.bind(work), resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;
         // Start after the event loop has read every request that is ready: statements run

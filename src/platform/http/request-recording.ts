@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import { runForRequest } from '../request-context.js';
 import { operationOf } from './fault-injection.js';
 
 /**
@@ -73,8 +74,12 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
     });
     done();
   };
+  // Last before the handler: the handler and all it awaits run as done for this request, so the
+  // events it writes carry the request's id (docs/request-log.md "Links").
+  const enter: preHandlerHookHandler = (request, _reply, done) => runForRequest(request.id, done);
   app.addHook('onRoute', (route) => {
     if (!route.config?.partner) return;
+    route.preHandler = [...toArray(route.preHandler), enter];
     route.onSend = [...toArray(route.onSend), keepAnswer];
     route.onResponse = [...toArray(route.onResponse), record];
   });
