@@ -80,7 +80,10 @@ function banner(config: Config, base: string, intro: Introduction, processes?: s
   const lines = [`pbs ${config.sandbox ? '(sandbox) ' : ''}listening on ${base}`, `  database: ${intro.database}`];
   if (processes) lines.push(`  processes: ${processes}`);
   lines.push(`  API docs: ${base}/docs   OpenAPI: ${base}/openapi.json`);
-  if (config.role !== 'worker') lines.push(`  operator console: ${base}/console (sign in with the operator token)`);
+  if (config.role !== 'worker') {
+    lines.push(`  operator console: ${base}/console (sign in with the operator token)`);
+    lines.push(`  partner portal:   ${base}/portal (a partner signs in with a portal link${config.sandbox ? ' or its API key' : ''})`);
+  }
   lines.push(...intro.lines.map((line) => line.replace('{base}', base)));
   return `${lines.join('\n')}\n`;
 }

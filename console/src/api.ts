@@ -17,6 +17,12 @@ export const session = {
   clear: () => sessionStorage.removeItem(TOKEN_KEY),
 };
 
+/** Whether calls carry the operator token; the partner portal's travel with its HttpOnly cookie instead. */
+let sendToken = true;
+export function signInByCookie(): void {
+  sendToken = false;
+}
+
 type Listener = () => void;
 const loggedOut = new Set<Listener>();
 export const onLoggedOut = (listener: Listener) => (loggedOut.add(listener), () => loggedOut.delete(listener));
@@ -27,7 +33,7 @@ export async function api<T = unknown>(
   path: string,
   body?: unknown,
   contentType = 'application/json',
-  token = session.token(),
+  token = sendToken ? session.token() : null,
 ): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;

@@ -109,6 +109,16 @@ export function Badge(props: { value: string | null | undefined }) {
   return <span class={`badge badge-${value.toLowerCase().replace(/[^a-z]+/g, '-')}`}>{value}</span>;
 }
 
+/** An HTTP status, coloured by its class (2xx green, 4xx amber, 5xx red). */
+export function StatusBadge(props: { status: number }) {
+  const kind = props.status < 300 ? 'ok' : props.status < 500 ? 'client' : 'server';
+  return (
+    <span class={`badge badge-status-${kind}`} data-status={props.status}>
+      {props.status}
+    </span>
+  );
+}
+
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
 export interface BarSeries {

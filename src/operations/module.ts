@@ -1,5 +1,5 @@
 import type { ApiModule, PlatformContext } from '../platform/module.js';
-import { consoleRoutes } from './console-routes.js';
+import { builtAssetsRoutes, builtPageRoute } from '../platform/http/built-pages.js';
 import { operationsAdminRoutes, systemRoutes } from './routes.js';
 
 /** Liveness, readiness and metrics: the one module a worker process also serves (its port is for probes). */
@@ -13,8 +13,9 @@ export function operationsModule(ctx: PlatformContext): ApiModule {
     name: 'operations',
     routes: async (app) => {
       await operationsAdminRoutes(ctx)(app);
-      // Its own plugin: the console's static files and headers stay inside it.
-      await app.register(consoleRoutes());
+      // Their own plugins: the static files and their headers stay inside them.
+      await app.register(builtAssetsRoutes());
+      await app.register(builtPageRoute('/console', 'index.html'));
     },
   };
 }

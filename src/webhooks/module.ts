@@ -150,6 +150,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
               properties: {
                 partner_id: { type: 'string' },
                 status: { type: 'string', enum: DELIVERY_STATUSES },
+                message_id: { type: 'string', minLength: 1, maxLength: 80, description: 'One message’s deliveries (its `webhook-id`)' },
                 limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
               },
             },
@@ -157,7 +158,14 @@ export function webhooksModule(service: WebhookService): ApiModule {
         },
         async (request) => {
           const q = request.query;
-          return { deliveries: await service.deliveries({ partnerId: q.partner_id, status: q.status, limit: q.limit }) };
+          return {
+            deliveries: await service.deliveries({
+              partnerId: q.partner_id,
+              status: q.status,
+              messageIds: q.message_id === undefined ? undefined : [q.message_id],
+              limit: q.limit,
+            }),
+          };
         },
       );
       app.get(

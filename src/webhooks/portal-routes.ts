@@ -98,6 +98,7 @@ export function webhookPortalRoutes(service: WebhookService) {
             type: 'object',
             properties: {
               status: { type: 'string', enum: DELIVERY_STATUSES },
+              message_id: { type: 'string', minLength: 1, maxLength: 80, description: 'One message’s deliveries (its `webhook-id`)' },
               limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
             },
           },
@@ -107,6 +108,7 @@ export function webhookPortalRoutes(service: WebhookService) {
         deliveries: await service.deliveries({
           partnerId: portalOf(request).partnerId,
           status: request.query.status,
+          messageIds: request.query.message_id === undefined ? undefined : [request.query.message_id],
           limit: request.query.limit,
         }),
       }),

@@ -13,6 +13,7 @@ import { requestLogAdminRoutes } from './routes.js';
 import { Portal, type PortalPartners } from './portal.js';
 import { portalMigration } from './portal-tables.js';
 import { portalRoutes } from './portal-routes.js';
+import { builtPageRoute } from '../platform/http/built-pages.js';
 
 export interface WorkbenchServices {
   /** Partners' requests as pbs saw them. */
@@ -67,6 +68,8 @@ export function workbenchModule({ requestLog: log, portal, faults }: WorkbenchSe
       await requestLogAdminRoutes(log)(app);
       await portalRoutes(portal, log, publicUrl)(app);
       await faultRoutes(faults)(app);
+      // The portal's pages (console/portal.html; their assets are served with the console's).
+      await app.register(builtPageRoute('/portal', 'portal.html'));
     },
     commands: { logs: (args, flags) => logsCommand(log, args, flags), fault: (args, flags) => faultCommand(faults, args, flags) },
   };

@@ -28,7 +28,7 @@ function secure(request: FastifyRequest, publicUrl: string): boolean {
 /**
  * The partner portal (docs/request-log.md "Portal"): the operator issues a link, the partner's
  * browser exchanges it for a session, and the portal's API answers that partner's own request
- * log. The pages that use this API are not built yet.
+ * log. Its pages (/portal, console/src/portal/) call this API with the session's cookie.
  */
 export function portalRoutes(portal: Portal, log: RequestLog, publicUrl: string) {
   return async (fastify: FastifyInstance) => {
@@ -79,14 +79,14 @@ export function portalRoutes(portal: Portal, log: RequestLog, publicUrl: string)
             required: ['token'],
             properties: { token: { type: 'string', minLength: 1, maxLength: 100 } },
           },
-          response: { 303: { type: 'null', description: 'Signed in: the session cookie is set' }, 401: error },
+          response: { 303: { type: 'null', description: 'Signed in: the session cookie is set, and the portal’s pages open' }, 401: error },
         },
       },
       async (request, reply) => {
         const session = await portal.exchange(request.query.token);
         // No-store and no referrer: the used link stays out of caches and other sites' logs.
         reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
-        return reply.header('set-cookie', portal.cookieFor(session.token, secure(request, publicUrl))).redirect('/portal/v1/me', 303);
+        return reply.header('set-cookie', portal.cookieFor(session.token, secure(request, publicUrl))).redirect('/portal', 303);
       },
     );
     app.post(

@@ -30,7 +30,7 @@ describe.each(dialects)('the partner portal on %s', (dialect) => {
     expect(link.status, link.text).toBe(201);
     const r = await fetch(link.body.url.replace(h.pbs.ctx.config.publicUrl, h.url), { redirect: 'manual' });
     expect(r.status).toBe(303);
-    expect(r.headers.get('location')).toBe('/portal/v1/me');
+    expect(r.headers.get('location')).toBe('/portal');
     const cookie = r.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^pbs_portal=\w+; Path=\/portal; HttpOnly; SameSite=Strict; Max-Age=604800$/);
     return { cookie: cookie.split(';')[0], link: link.body.url as string };

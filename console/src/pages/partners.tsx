@@ -75,6 +75,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
   );
   const webhook = useGet<{ url: string; status: string; event_types: string[] }>(`/admin/v1/partners/${props.id}/webhook`);
   const [secret, setSecret] = useState<string | undefined>(undefined);
+  const [portalLink, setPortalLink] = useState<{ url: string; expires_at: string } | undefined>(undefined);
   const p = partner.data;
   const reload = () => (partner.reload(), credentials.reload(), props.onChange());
   return (
@@ -90,7 +91,19 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
               ) : (
                 <Action label="Enable" run={() => api('POST', `/admin/v1/partners/${p.id}/enable`)} done={reload} />
               )}
+              <Action
+                label="Portal link"
+                testId="portal-link"
+                run={async () => setPortalLink(await api('POST', `/admin/v1/partners/${p.id}/portal-links`))}
+              />
+              <Action label="End portal sessions" kind="danger" run={() => api('DELETE', `/admin/v1/partners/${p.id}/portal-sessions`)} />
             </div>
+            {portalLink && (
+              <p class="secret">
+                Give the partner this sign-in link (single use, until {when(portalLink.expires_at)}):{' '}
+                <code data-testid="portal-url">{portalLink.url}</code>
+              </p>
+            )}
             <Table
               rows={Object.entries(p.interfaces)}
               columns={[

@@ -4552,6 +4552,8 @@ export interface paths {
             parameters: {
                 query?: {
                     status?: "pending" | "delivered" | "failed";
+                    /** @description One message’s deliveries (its `webhook-id`) */
+                    message_id?: string;
                     limit?: number;
                 };
                 header?: never;
@@ -4943,6 +4945,8 @@ export interface paths {
                 query?: {
                     partner_id?: string;
                     status?: "pending" | "delivered" | "failed";
+                    /** @description One message’s deliveries (its `webhook-id`) */
+                    message_id?: string;
                     limit?: number;
                 };
                 header?: never;
@@ -8085,6 +8089,22 @@ export interface paths {
                             fault_rule?: string | null;
                             request_body: string | null;
                             response_body: string | null;
+                            /** @description The webhook events the request caused, each with its deliveries (a portal session sees its own only) */
+                            caused: {
+                                event_id: string;
+                                event_type: string;
+                                business_id: string;
+                                occurred_at: string;
+                                /** @description The webhook message’s id (its `webhook-id` header) */
+                                message_id: string;
+                                deliveries: {
+                                    id: string;
+                                    partner_id: string;
+                                    status: string;
+                                    attempts: number;
+                                    last_status_code: number | null;
+                                }[];
+                            }[];
                         };
                     };
                 };
@@ -8252,7 +8272,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Signed in: the session cookie is set */
+                /** @description Signed in: the session cookie is set, and the portal’s pages open */
                 303: {
                     headers: {
                         [name: string]: unknown;
@@ -8616,6 +8636,22 @@ export interface paths {
                             fault_rule?: string | null;
                             request_body: string | null;
                             response_body: string | null;
+                            /** @description The webhook events the request caused, each with its deliveries (a portal session sees its own only) */
+                            caused: {
+                                event_id: string;
+                                event_type: string;
+                                business_id: string;
+                                occurred_at: string;
+                                /** @description The webhook message’s id (its `webhook-id` header) */
+                                message_id: string;
+                                deliveries: {
+                                    id: string;
+                                    partner_id: string;
+                                    status: string;
+                                    attempts: number;
+                                    last_status_code: number | null;
+                                }[];
+                            }[];
                         };
                     };
                 };

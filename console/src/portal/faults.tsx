@@ -1,0 +1,142 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { useGet } from '../hooks';
+import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
+
+interface Rule {
+  id: string;
+  operation: string;
+  business_id: string | null;
+  action: string;
+  status: number | null;
+  error_code: string | null;
+  retry_after_seconds: number | null;
+  latency_ms: number | null;
+  remaining: number | null;
+  percent: number;
+  expires_at: string;
+}
+
+type OpenApi = { paths: Record<string, Record<string, { security?: unknown[] }>> };
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** The partner operations a rule can match, as /docs names them (those that take partner credentials). */
+function partnerOperations(doc: OpenApi | undefined): string[] {
+  if (!doc) return [];
+  return Object.entries(doc.paths)
+    .filter(([path]) => !/^\/(admin|portal)\//.test(path))
+    .flatMap(([path, item]) => METHODS.filter((m) => (item[m]?.security?.length ?? 0) > 0).map((m) => `${m.toUpperCase()} ${path}`))
+    .sort((a, b) => a.split(' ')[1].localeCompare(b.split(' ')[1]));
+}
+
+const NUMBER_FIELDS = [
+  { name: 'status', label: 'status', placeholder: '503' },
+  { name: 'retry_after_seconds', label: 'Retry-After (s)', placeholder: '' },
+  { name: 'latency_ms', label: 'latency (ms)', placeholder: '1000' },
+  { name: 'count', label: 'for the next N calls', placeholder: 'every call' },
+  { name: 'percent', label: 'percent of calls', placeholder: '100' },
+  { name: 'expires_in_seconds', label: 'expires in (s)', placeholder: '3600' },
+] as const;
+
+/** A new rule: an operation (and optionally a business), and what happens to matching calls. */
+function NewRule(props: { added: () => void }) {
+  const doc = useGet<OpenApi>('/openapi.json');
+  const operations = partnerOperations(doc.data);
+  const [form, setForm] = useState<Record<string, string>>({ action: 'error' });
+  const field = (name: string) => (e: Event) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value.trim() });
+  const body = () => {
+    const rule: Record<string, string | number> = { operation: form.operation ?? operations[0], action: form.action };
+    if (form.business_id) rule.business_id = form.business_id;
+    if (form.error_code) rule.error_code = form.error_code;
+    for (const { name } of NUMBER_FIELDS) if (form[name]) rule[name] = Number(form[name]);
+    return rule;
+  };
+  return (
+    <Card title="Add a rule" wide>
+      <form class="form" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          operation
+          <select name="operation" value={form.operation ?? operations[0]} onChange={field('operation')}>
+            {operations.map((o) => (
+              <option value={o}>{o}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          business id (optional)
+          <input name="business_id" onInput={field('business_id')} />
+        </label>
+        <label>
+          action
+          <select name="action" value={form.action} onChange={field('action')}>
+            <option value="error">answer an error</option>
+            <option value="latency">add latency</option>
+            <option value="drop">drop the connection</option>
+          </select>
+        </label>
+        <label>
+          error code
+          <input name="error_code" placeholder="the status’s" onInput={field('error_code')} />
+        </label>
+        {NUMBER_FIELDS.map((f) => (
+          <label>
+            {f.label}
+            <input name={f.name} type="number" size={8} placeholder={f.placeholder} onInput={field(f.name)} />
+          </label>
+        ))}
+      </form>
+      <Action label="Add rule" kind="primary" testId="add-fault" run={() => api('POST', '/portal/v1/faults', body())} done={props.added} />
+    </Card>
+  );
+}
+
+/** Faults on demand (sandbox; docs/faults.md): your calls fail, slow down or lose their connection, by your rules. */
+export function PortalFaults() {
+  const rules = useGet<{ faults: Rule[] }>('/portal/v1/faults', 5_000);
+  return (
+    <Page title="Faults on demand">
+      <p class="muted">
+        Sandbox only. A matching call is answered by the rule instead of the API: it changes nothing, carries a{' '}
+        <code>Pbs-Fault-Injected</code> header naming the rule, and is marked in your request log.
+      </p>
+      <NewRule added={rules.reload} />
+      <Card title="Live rules" wide>
+        <Problem error={rules.error} />
+        <Table
+          testId="faults"
+          rows={rules.data?.faults}
+          empty="No rule: every call reaches the API."
+          columns={[
+            { title: 'Operation', cell: (r) => <code>{r.operation}</code> },
+            { title: 'Business', cell: (r) => (r.business_id ? <code>{r.business_id}</code> : 'any') },
+            { title: 'Action', cell: (r) => <Badge value={r.action} /> },
+            {
+              title: 'Answer',
+              cell: (r) =>
+                r.action === 'error'
+                  ? `${r.status} ${r.error_code ?? ''}${r.retry_after_seconds !== null ? `, Retry-After ${r.retry_after_seconds}` : ''}`
+                  : r.action === 'latency'
+                    ? `+${r.latency_ms} ms`
+                    : 'connection dropped',
+            },
+            { title: 'Calls left', numeric: true, cell: (r) => r.remaining ?? 'every' },
+            { title: 'Percent', numeric: true, cell: (r) => `${r.percent} %` },
+            { title: 'Expires', cell: (r) => when(r.expires_at) },
+            {
+              title: '',
+              cell: (r) => (
+                <Action
+                  label="Remove"
+                  kind="danger"
+                  testId={`remove-fault-${r.id}`}
+                  run={() => api('DELETE', `/portal/v1/faults/${r.id}`)}
+                  done={rules.reload}
+                />
+              ),
+            },
+          ]}
+        />
+      </Card>
+    </Page>
+  );
+}

@@ -1,0 +1,98 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, onLoggedOut, signInByCookie } from '../api';
+import { useRoute } from '../hooks';
+import { when } from '../ui';
+import { portalPages } from './pages';
+import '../styles.css';
+
+// The portal's calls travel with its HttpOnly session cookie (docs/request-log.md "Portal"), never a token.
+signInByCookie();
+
+interface Me {
+  partner_id: string;
+  partner_name: string;
+  session_expires_at: string | null;
+}
+
+/** Signed out: the operator's link signs in; in the sandbox the partner's own API key does too. */
+function SignIn(props: { onIn: () => void; ended: boolean }) {
+  const [key, setKey] = useState('');
+  const [problem, setProblem] = useState('');
+  return (
+    <form
+      class="login"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        try {
+          await api('POST', '/portal/sign-in', undefined, undefined, key.trim());
+          props.onIn();
+        } catch (e) {
+          setProblem(
+            e instanceof ApiError && e.status === 404
+              ? 'Signing in with an API key is for the sandbox only: ask your operator for a portal link.'
+              : 'That is not an API key of an active partner.',
+          );
+        }
+      }}
+    >
+      <h1>pbs partner portal</h1>
+      <p class="muted">
+        {props.ended ? 'Your session has ended. ' : ''}Open the sign-in link your operator gave you (it works once, within 15 minutes). In
+        the sandbox you may also sign in with your own API key.
+      </p>
+      <input
+        type="password"
+        name="api_key"
+        placeholder="your API key"
+        autocomplete="off"
+        value={key}
+        onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+      />
+      <button class="primary" type="submit">
+        Sign in
+      </button>
+      {problem && <p class="problem">{problem}</p>}
+    </form>
+  );
+}
+
+function Portal() {
+  // undefined: asking; null: signed out.
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [ended, setEnded] = useState(false);
+  const load = () => api<Me>('GET', '/portal/v1/me').then(setMe, () => setMe(null));
+  useEffect(() => {
+    void load();
+    return onLoggedOut(() => (setEnded(true), setMe(null)));
+  }, []);
+  const route = useRoute();
+  if (me === undefined) return <p class="muted">Loading…</p>;
+  if (me === null) return <SignIn onIn={() => void load()} ended={ended} />;
+  const current = portalPages.find((p) => p.id === route.page) ?? portalPages[0];
+  const Current = current.component;
+  return (
+    <div class="shell">
+      <nav class="side">
+        <div class="brand" data-testid="partner">
+          {me.partner_name}
+          <small>partner portal · {me.partner_id}</small>
+        </div>
+        {portalPages.map((p) => (
+          <a href={`#/${p.id}`} class={p.id === current.id ? 'active' : undefined}>
+            {p.title}
+          </a>
+        ))}
+        <p class="session muted">Session until {when(me.session_expires_at)}</p>
+        <button class="logout" onClick={() => void api('POST', '/portal/v1/sign-out').finally(() => setMe(null))}>
+          Sign out
+        </button>
+      </nav>
+      <main>
+        <Current params={route.params} />
+      </main>
+    </div>
+  );
+}
+
+render(<Portal />, document.getElementById('app')!);

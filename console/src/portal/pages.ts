@@ -1,0 +1,13 @@
+import type { PageDef } from '../pages/shared';
+import { PortalRequests } from './requests';
+import { PortalErrors } from './errors';
+import { PortalWebhooks } from './webhooks';
+import { PortalFaults } from './faults';
+
+/** The partner portal's pages, in the order of its navigation (one file per page). */
+export const portalPages: PageDef[] = [
+  { id: 'requests', title: 'Requests', component: PortalRequests },
+  { id: 'errors', title: 'Errors', component: PortalErrors },
+  { id: 'webhooks', title: 'Webhooks', component: PortalWebhooks },
+  { id: 'faults', title: 'Faults', component: PortalFaults },
+];

@@ -1,0 +1,179 @@
+import { Badge, Card, StatusBadge, Table, when, type Column } from './ui';
+
+/**
+ * The request log as the operator's console and the partner portal both show it
+ * (docs/request-log.md): a list of entries, one entry whole with the events it caused, and
+ * errors grouped with their hints. Each page passes its own links.
+ */
+
+export interface RequestEntry {
+  id: number;
+  at: string;
+  partner_id: string | null;
+  credential: { kind: string; id: string | null } | null;
+  operation: string;
+  path: string;
+  query: string;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  request_id: string;
+  idempotency_key: string | null;
+  bodies_cut: boolean;
+  fault_rule: string | null;
+}
+
+export interface CausedEvent {
+  event_id: string;
+  event_type: string;
+  business_id: string;
+  occurred_at: string;
+  message_id: string;
+  deliveries: Array<{ id: string; partner_id: string; status: string; attempts: number; last_status_code: number | null }>;
+}
+
+export interface WholeEntry extends RequestEntry {
+  request_body: string | null;
+  response_body: string | null;
+  caused: CausedEvent[];
+}
+
+export interface ErrorGroup {
+  error_code: string;
+  operation: string;
+  status: number;
+  count: number;
+  first_seen: string;
+  last_seen: string;
+  hint: string | null;
+}
+
+/** A body as JSON, indented when it is JSON. */
+function pretty(text: string | null): string {
+  if (text === null) return '(none)';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** The entries, newest first; the operation opens one whole. `extra` columns go before the request id. */
+export function RequestTable(props: {
+  rows: RequestEntry[] | undefined;
+  open: number | undefined;
+  onOpen: (id: number | undefined) => void;
+  extra?: Column<RequestEntry>[];
+  empty: string;
+}) {
+  return (
+    <Table
+      testId="requests"
+      rows={props.rows}
+      empty={props.empty}
+      columns={[
+        { title: 'At', cell: (e) => when(e.at) },
+        { title: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
+        {
+          title: 'Operation',
+          cell: (e) => (
+            <a href="#" role="button" onClick={(event) => (event.preventDefault(), props.onOpen(props.open === e.id ? undefined : e.id))}>
+              {e.operation}
+            </a>
+          ),
+        },
+        {
+          title: 'Error',
+          cell: (e) => (e.fault_rule ? <span class="badge badge-fault">fault {e.error_code ?? ''}</span> : (e.error_code ?? '')),
+        },
+        ...(props.extra ?? []),
+        { title: 'Duration', numeric: true, cell: (e) => `${e.duration_ms} ms` },
+        { title: 'Request id', cell: (e) => <code>{e.request_id}</code> },
+      ]}
+    />
+  );
+}
+
+/** One entry whole: what was sent and answered, and the webhook events it caused with their deliveries. */
+export function RequestDetail(props: { entry: WholeEntry; deliveryLink?: (messageId: string) => string }) {
+  const e = props.entry;
+  return (
+    <Card title="One request, whole" wide>
+      <p data-testid="request-summary">
+        <strong>{e.operation}</strong> → {e.status} {e.error_code ?? ''}
+        <br />
+        <code>
+          {e.path}
+          {e.query ? `?${e.query}` : ''}
+        </code>{' '}
+        {e.idempotency_key && (
+          <>
+            Idempotency-Key <code>{e.idempotency_key}</code>
+          </>
+        )}
+        {e.bodies_cut && ' (a body was cut at 16 kB)'}
+      </p>
+      {e.fault_rule && (
+        <p class="notice" data-testid="fault-marked">
+          Answered by fault rule <code>{e.fault_rule}</code>, not by the API: nothing was changed.
+        </p>
+      )}
+      <p class="muted">
+        {when(e.at)} · {e.duration_ms} ms · request id <code>{e.request_id}</code>
+        {e.credential && (
+          <>
+            {' '}
+            · {e.credential.kind} <code>{e.credential.id ?? ''}</code>
+          </>
+        )}
+      </p>
+      <h3>Sent</h3>
+      <pre data-testid="request-body">{pretty(e.request_body)}</pre>
+      <h3>Answered</h3>
+      <pre data-testid="response-body">{pretty(e.response_body)}</pre>
+      <h3>Webhook events it caused</h3>
+      <Table
+        testId="caused"
+        rows={e.caused}
+        empty="None."
+        columns={[
+          { title: 'Event', cell: (c) => c.event_type },
+          { title: 'Business', cell: (c) => <code>{c.business_id}</code> },
+          {
+            title: 'Message id',
+            cell: (c) => (props.deliveryLink ? <a href={props.deliveryLink(c.message_id)}>{c.message_id}</a> : <code>{c.message_id}</code>),
+          },
+          {
+            title: 'Deliveries',
+            cell: (c) =>
+              c.deliveries.length === 0
+                ? 'none (no endpoint receives it)'
+                : c.deliveries.map((d) => (
+                    <span>
+                      <Badge value={d.status} /> {d.attempts} attempt{d.attempts === 1 ? '' : 's'}{' '}
+                    </span>
+                  )),
+          },
+        ]}
+      />
+    </Card>
+  );
+}
+
+/** Errors grouped by code and operation, each with its hint. */
+export function ErrorGroups(props: { rows: ErrorGroup[] | undefined; codeLink: (g: ErrorGroup) => string }) {
+  return (
+    <Table
+      testId="error-groups"
+      rows={props.rows}
+      empty="No error answered."
+      columns={[
+        { title: 'Code', cell: (g) => <a href={props.codeLink(g)}>{g.error_code}</a> },
+        { title: 'Operation', cell: (g) => g.operation },
+        { title: 'Count', numeric: true, cell: (g) => g.count },
+        { title: 'Last seen', cell: (g) => when(g.last_seen) },
+        { title: 'What to do', cell: (g) => g.hint ?? '' },
+      ]}
+    />
+  );
+}

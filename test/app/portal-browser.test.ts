@@ -1,0 +1,227 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createPbsClient, formBody, ok } from '@pbs/sdk';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, admin, call } from '../support/harness.js';
+import { eventually, processTarget, startServerProcess, stopStrayServers, type ServerProcess } from '../support/process.js';
+import { Receiver } from '../support/receiver.js';
+import { launchChromium } from '../support/browser.js';
+import { TEST_DEADLINE_MS } from '../support/wait.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** Where the run leaves a screenshot of every portal page (kept after the run, not committed). */
+const SHOTS = path.join(ROOT, '.pbs-test', 'screenshots');
+const OPENINGS = 'GET /v3/bookings/{business_id}/openings';
+
+/**
+ * Issue 26's walk in Debian's chromium against a real pbs process with the demo dataset: the
+ * operator issues a portal link from the console; the partner signs in with it; a reservation made
+ * through the SDK shows in its request log with its hold and the event it caused; an error group
+ * shows its hint; a test webhook arrives at a loopback receiver and is replayed; a fault rule makes
+ * the next call fail and the log says so. Each portal page is saved as a screenshot.
+ */
+describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real browser (%s)', (dialect) => {
+  let target: Awaited<ReturnType<typeof processTarget>>;
+  let server: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+  let credentials: Record<string, string>;
+  const errors: string[] = [];
+  const receiver = new Receiver();
+  let restaurant: string;
+  const shots = path.join(SHOTS, dialect);
+
+  const shot = async (name: string) => {
+    const file = path.join(shots, `portal-${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+  };
+  const open = async (hash: string) => {
+    await page.goto(`${server.url}/portal#/${hash}`);
+    await page.waitForSelector('section.page h1');
+  };
+  const sdk = () => createPbsClient({ baseUrl: server.url, auth: { apiKey: credentials.api_key }, maxRetries: 0 });
+
+  beforeAll(async () => {
+    fs.mkdirSync(shots, { recursive: true });
+    target = await processTarget(dialect, 'portal');
+    server = await startServerProcess({
+      ...target.env,
+      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
+      PBS_TASKS_POLL_MS: '50',
+      PBS_WEBHOOK_POLL_MS: '50',
+      PBS_REQUEST_LOG_FLUSH_MS: '50',
+    });
+    credentials = JSON.parse(fs.readFileSync(/also saved in (\S+)\)/.exec(server.output())![1], 'utf8'));
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(TEST_DEADLINE_MS);
+    page.on('pageerror', (error) => errors.push(error.message));
+    // A Content-Security-Policy violation is reported on the console: the portal must cause none.
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
+    });
+    const restaurants = await call(server.url, 'GET', '/v3/partner/restaurants?limit=1', { token: credentials.api_key });
+    restaurant = restaurants.body.restaurants[0].business_id;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await receiver.stop().catch(() => {});
+    await stopStrayServers();
+    await target?.cleanup();
+  });
+
+  it('is signed in through a link the operator issues in the console, and served with a strict policy', async () => {
+    const signedOut = await fetch(`${server.url}/portal`);
+    expect(signedOut.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(signedOut.headers.get('cache-control')).toBe('no-cache');
+    await page.goto(`${server.url}/portal`);
+    await page.waitForSelector('.login input[name=api_key]');
+    await shot('sign-in');
+
+    // The operator, in the console: the partner's page, "Portal link".
+    await page.goto(`${server.url}/console`);
+    await page.fill('input[name=token]', ADMIN_TOKEN);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('section.page h1');
+    await page.goto(`${server.url}/console/#/partners?id=${credentials.partner_id}`);
+    await page.click('[data-testid=portal-link]');
+    const link = (await page.textContent('[data-testid=portal-url]'))!;
+    const url = new URL(link);
+    expect(url.pathname).toBe('/portal/sign-in');
+
+    // The partner opens it (this browser has the operator's token in another page's storage only).
+    await page.goto(`${server.url}${url.pathname}${url.search}`);
+    await page.waitForSelector('[data-testid=partner]');
+    expect(page.url()).toBe(`${server.url}/portal`);
+    expect(await page.textContent('[data-testid=partner]')).toContain(credentials.partner_id);
+    // The link was single-use.
+    expect((await fetch(`${server.url}${url.pathname}${url.search}`, { redirect: 'manual' })).status).toBe(401);
+  });
+
+  it('shows a reservation made through the SDK with its hold and the event it caused', async () => {
+    const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    const pbs = sdk();
+    const path = { business_id: restaurant };
+    const openings = await ok(
+      pbs.GET('/v3/bookings/{business_id}/openings', { params: { path, query: { date, time: '19:00', covers: 2 } } }),
+    );
+    const time = openings.reservation_times.find((d) => d.date === date)!.times[0].time;
+    const form = { date, time, covers: 2, unique_id: 'portal-test' };
+    const hold = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path }, ...formBody(form) }));
+    const guest = { first_name: 'Grace', last_name: 'Hopper', phone: '+14155550142', email: 'grace@example.com' };
+    const reserved = await ok(
+      pbs.POST('/v3/bookings/{business_id}/reservations', {
+        params: { path },
+        ...formBody({ ...form, ...guest, hold_id: hold.hold_id! }, { 'idempotency-key': `portal-${dialect}` }),
+      }),
+    );
+
+    await open('requests');
+    await page.waitForSelector('[data-testid=requests] >> text=POST /v3/bookings/{business_id}/reservations');
+    expect(await page.textContent('[data-testid=requests]')).toContain('POST /v3/bookings/{business_id}/holds');
+    await page.click('[data-testid=requests] >> text=POST /v3/bookings/{business_id}/reservations');
+    await page.waitForSelector('[data-testid=request-body] >> text=[masked]');
+    expect(await page.textContent('[data-testid=request-body]')).toContain(hold.hold_id);
+    expect(await page.textContent('[data-testid=request-body]')).not.toContain('Hopper');
+    expect(await page.textContent('[data-testid=response-body]')).toContain(reserved.reservation_id);
+    expect(await page.textContent('[data-testid=request-summary]')).toContain(`portal-${dialect}`);
+    await page.waitForSelector('[data-testid=caused] >> text=RESERVATION_CREATED_EVENT');
+    // The URL says which entry is open: a reload shows the same.
+    await page.reload();
+    await page.waitForSelector('[data-testid=caused] >> text=RESERVATION_CREATED_EVENT');
+    await shot('requests');
+  });
+
+  it('groups an error with its hint', async () => {
+    await call(server.url, 'POST', `/v3/bookings/${restaurant}/holds`, {
+      token: credentials.api_key,
+      form: { date: '2031-01-01', time: '25:00', covers: '2' },
+    });
+    await open('errors');
+    await page.waitForSelector('[data-testid=error-groups] >> text=DATE_TIME_VALIDATION_ERROR');
+    expect(await page.textContent('[data-testid=error-groups]')).toContain('HH:MM');
+    await page.click('[data-testid=error-groups] >> text=DATE_TIME_VALIDATION_ERROR');
+    await page.waitForSelector('[data-testid=requests] >> text=DATE_TIME_VALIDATION_ERROR');
+    await open('errors');
+    await page.waitForSelector('[data-testid=error-groups] >> text=DATE_TIME_VALIDATION_ERROR');
+    await shot('errors');
+  });
+
+  it('sends a test webhook event to a loopback receiver and replays it', async () => {
+    receiver.behaviour = Receiver.echoing(200);
+    const url = await receiver.start();
+    await admin(server.url, 'PUT', `/admin/v1/partners/${credentials.partner_id}/webhook`, { json: { url, client_id: 'portal' } });
+    await open('webhooks');
+    await page.waitForSelector('[data-testid=endpoint] .badge-unverified');
+    await page.click('[data-testid=verify]');
+    await page.waitForSelector('[data-testid=endpoint] .badge-verified');
+
+    await page.click('[data-testid=send-test-event]');
+    const messageId = (await page.textContent('[data-testid=test-event-sent] code'))!;
+    const arrived = () => receiver.posts().filter((post) => post.headers['webhook-id'] === messageId);
+    await eventually(
+      async () => arrived().length,
+      (n) => n === 1,
+      'the test event at the receiver',
+    );
+    expect(JSON.parse(arrived()[0].body).data.updates[0].test).toBe(true);
+
+    await page.waitForSelector('[data-testid=deliveries] .badge-delivered');
+    const deliveryId = (await page.getAttribute('[data-testid=deliveries] a[data-testid^=delivery-]', 'data-testid'))!.slice(
+      'delivery-'.length,
+    );
+    await page.click(`[data-testid=delivery-${deliveryId}]`);
+    await page.waitForSelector('[data-testid=attempts] [data-status="200"]');
+    await page.click(`[data-testid=redeliver-${deliveryId}]`);
+    await eventually(
+      async () => arrived().length,
+      (n) => n === 2,
+      'the replayed event at the receiver',
+    );
+    await shot('webhooks');
+  });
+
+  it('makes the next call fail by a fault rule, and the log says so', async () => {
+    await open('faults');
+    await page.selectOption('select[name=operation]', OPENINGS);
+    await page.fill('input[name=status]', '503');
+    await page.fill('input[name=retry_after_seconds]', '2');
+    await page.fill('input[name=count]', '1');
+    await page.click('[data-testid=add-fault]');
+    await page.waitForSelector(`[data-testid=faults] >> text=${OPENINGS}`);
+    await shot('faults');
+
+    const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    const failed = await call(server.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${date}&time=19:00&covers=2`, {
+      token: credentials.api_key,
+    });
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).toBe('2');
+    expect(failed.headers.get('pbs-fault-injected')).toEqual(expect.any(String));
+    // One call only: the next reaches the API, and the rule is gone.
+    const next = await call(server.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${date}&time=19:00&covers=2`, {
+      token: credentials.api_key,
+    });
+    expect(next.status).toBe(200);
+
+    await open(`requests?status=5xx`);
+    await page.waitForSelector('[data-testid=requests] .badge-fault');
+    await page.click(`[data-testid=requests] >> text=${OPENINGS}`);
+    await page.waitForSelector('[data-testid=fault-marked]');
+    expect(await page.textContent('[data-testid=fault-marked]')).toContain(failed.headers.get('pbs-fault-injected')!);
+    await shot('fault-logged');
+  });
+
+  it('signs out, and then asks to sign in again', async () => {
+    await open('requests');
+    await page.click('button.logout');
+    await page.waitForSelector('.login input[name=api_key]');
+    // Signing in with the partner's own API key (sandbox).
+    await page.fill('input[name=api_key]', credentials.api_key);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('[data-testid=partner]');
+    expect(errors).toEqual([]);
+  });
+});
