@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { createPbs, type Pbs } from './app.js';
@@ -69,6 +70,11 @@ async function introduce(pbs: Pbs, config: Config): Promise<Introduction> {
     lines.push(`  try: curl -H "Authorization: Bearer ${c.api_key}" {base}/v3/partner/restaurants`);
   }
   if (secretsFile) lines.push(`  (sandbox: these secrets are also saved in ${secretsFile})`);
+  else if (config.sandbox) {
+    // A later start shows no secret: it says where the first start kept them.
+    const saved = demoCredentialsFile(config.dataDir, config.databaseUrl);
+    if (fs.existsSync(saved)) lines.push(`  sandbox secrets (operator token, demo partner): ${saved}`);
+  }
   return { database: pbs.ctx.database.description, lines };
 }
 

@@ -219,14 +219,16 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
   if (role === 'worker' && !tasksEnabled)
     throw new ConfigError('PBS_ROLE=worker runs background work: it cannot be combined with PBS_TASKS=0');
   const port = int(merged, 'PORT', 8080);
-  const host = merged.HOST || '0.0.0.0';
   const dataDir = path.resolve(merged.PBS_DATA_DIR || './data');
   const databaseUrl = merged.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
-  const visibleHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   const sandbox = bool(merged, 'PBS_SANDBOX', true);
+  // The sandbox prints its secrets and serves a demo partner: this machine only, unless HOST says
+  // otherwise (the container image sets HOST=0.0.0.0). Production listens on every interface.
+  const host = merged.HOST || (sandbox ? '127.0.0.1' : '0.0.0.0');
+  const visibleHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   // Production keeps no secret it could derive tokens from in the database (see SecretKeys).
   if (!sandbox && !merged.PBS_SECRET_KEY) {
     throw new ConfigError(

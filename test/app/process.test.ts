@@ -86,10 +86,12 @@ describe.each([
 
     expect(await server.stop('SIGTERM')).toBe(0);
 
-    // A second start keeps the data and prints no new secrets.
+    // A second start keeps the data and prints no new secrets, but says where the first start kept them.
     const again = await startServerProcess(target.env);
     try {
       expect(again.output()).not.toContain('admin token (shown once)');
+      const saved = /sandbox secrets \(operator token, demo partner\): (\S+)/.exec(again.output())?.[1];
+      expect(saved && JSON.parse(fs.readFileSync(saved, 'utf8')).api_key).toBe(apiKey);
       expect((await call(again.url, 'GET', '/v3/partner/restaurants', { token: apiKey })).status).toBe(200);
     } finally {
       expect(await again.stop('SIGTERM')).toBe(0);
