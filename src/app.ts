@@ -84,6 +84,27 @@ export interface PbsOptions {
   http?: boolean;
 }
 
+/**
+ * /docs lists the partner interfaces in the spec's order (docs/contract/), then what serves them
+ * all; the operator's and the system's tags follow (registerOpenApi adds them last).
+ */
+const TAG_ORDER = [
+  'reservations',
+  'advertising',
+  'waitlist',
+  'private reviews',
+  'engagement metrics',
+  'subscriptions',
+  'businesses',
+  'oauth',
+  'portal',
+];
+
+function inSpecOrder<T extends { name: string }>(tags: T[]): T[] {
+  const rank = (tag: T) => (TAG_ORDER.includes(tag.name) ? TAG_ORDER.indexOf(tag.name) : TAG_ORDER.length);
+  return [...tags].sort((a, b) => rank(a) - rank(b));
+}
+
 /** Migrations of the foundation; families add theirs through their module. */
 export const foundationMigrations: PbsMigration[] = [
   platformMigration,
@@ -205,7 +226,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   // After the guards: the answer recorded is the one sent (a replayed Idempotency-Key answer too).
   if (config.requestLog.enabled) installRequestRecording(app, services.requestLog, () => clock.now());
   const http = options.http ?? true;
-  if (http) await registerOpenApi(app, { version: VERSION, tags: modules.flatMap((m) => m.tags ?? []) });
+  if (http) await registerOpenApi(app, { version: VERSION, tags: inSpecOrder(modules.flatMap((m) => m.tags ?? [])) });
   // A worker process answers only health, readiness and metrics: its port is for probes.
   const servesApi = config.role !== 'worker';
   for (const module of modules) {

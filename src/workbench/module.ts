@@ -54,7 +54,8 @@ export function workbenchModule({ requestLog: log, portal, faults }: WorkbenchSe
     tags: [
       {
         name: 'portal',
-        description: 'The partner portal (a session from a portal link): your own request log and errors, with hints',
+        description:
+          'The partner portal (a session from a portal link; its pages at /portal): your own requests, errors with hints, webhooks and faults',
       },
     ],
     migrations: [requestLogMigration, portalMigration, requestLogFaultMigration, faultRulesMigration],

@@ -26,10 +26,31 @@ describe('the /docs page in a real browser', () => {
     await page.waitForSelector('.opblock-summary-path');
     const title = await page.textContent('.info .title');
     expect(title).toContain('Partner Business Services');
+    // pbs's, not the framework's: its title and mark, and the partner interfaces first in the spec's order.
+    expect(await page.title()).toBe('pbs API — Partner Business Services');
+    expect(await page.getAttribute('.topbar-wrapper img', 'src')).toContain('svg');
+    expect(await page.isVisible('.download-url-wrapper')).toBe(false);
+    const tags = await page.$$eval('.opblock-tag', (nodes) => nodes.map((n) => n.getAttribute('data-tag')));
+    expect(tags).toEqual([
+      'reservations',
+      'advertising',
+      'waitlist',
+      'private reviews',
+      'engagement metrics',
+      'subscriptions',
+      'businesses',
+      'oauth',
+      'portal',
+      'operator',
+      'system',
+    ]);
+    const described = await page.$$eval('.opblock-tag', (nodes) => nodes.map((n) => n.querySelector('small')?.textContent?.trim() ?? ''));
+    expect(described.every((d) => d.length > 10)).toBe(true);
     const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((n) => n.getAttribute('data-path')));
     expect(paths).toContain('/oauth2/token');
     expect(paths).toContain('/admin/v1/partners');
     const shot = path.join(os.tmpdir(), 'pbs-docs.png');
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.screenshot({ path: shot });
     expect(fs.statSync(shot).size).toBeGreaterThan(10_000);
   });

@@ -52,6 +52,16 @@ function documentGuards(schema: FastifySchema, config: FastifyContextConfig | un
   return out;
 }
 
+/** pbs's mark for /docs (top bar and favicon): the name on the console's red. */
+const PBS_LOGO =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40">' +
+  '<rect width="40" height="40" rx="8" fill="#d32323"/>' +
+  '<text x="20" y="27" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">pbs</text>' +
+  '<text x="48" y="26" font-family="system-ui,sans-serif" font-size="15" fill="#fff">API docs</text></svg>';
+const DOCS_CSS =
+  '.swagger-ui .topbar { background: #1d2330; } .swagger-ui .topbar .download-url-wrapper { display: none; } ' +
+  '.swagger-ui .topbar-wrapper img { height: 40px; }';
+
 /**
  * The OpenAPI 3.1 document is generated from the route schemas; register this before any route.
  * `/openapi.json` serves it and `/docs` renders it (assets are bundled: no CDN needed).
@@ -65,9 +75,11 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
         title: 'pbs — Partner Business Services',
         version: info.version,
         description:
-          'Partner interfaces of a local-business platform (reservations, advertising, waitlist, private reviews, ' +
-          'engagement metrics, business subscriptions, listing management, webhooks) and the operator API. ' +
-          'Errors always have the form {"error": {"code", "description"}}.',
+          'The partner interfaces of a local-business platform, in the order of its specification: reservations, ' +
+          'advertising, waitlist, private reviews, engagement metrics, business subscriptions with listing management, ' +
+          'and webhooks (sent to your endpoint; see the portal). Each tag below names the credentials it takes. ' +
+          'Errors always have the form {"error": {"code", "description"}}. Your own requests, errors, webhooks and ' +
+          'faults: the partner portal at /portal. The operator API (tag operator) comes last.',
       },
       // Relative, so "Try it out" calls whichever host served the page.
       servers: [{ url: '/', description: 'this pbs' }],
@@ -102,6 +114,16 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    logo: { type: 'image/svg+xml', content: Buffer.from(PBS_LOGO), href: '/docs', target: '_self' },
+    theme: {
+      title: 'pbs API — Partner Business Services',
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(PBS_LOGO) }],
+      // pbs's colours, and no "Explore" box (this page documents this server only).
+      css: [{ filename: 'pbs.css', content: DOCS_CSS }],
+    },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
