@@ -4,6 +4,7 @@ import { checkToken, onLoggedOut, session } from './api';
 import { useRoute } from './hooks';
 import { pages } from './pages';
 import './styles.css';
+import { Shell } from './shell';
 
 function Login(props: { onIn: () => void }) {
   const [token, setToken] = useState('');
@@ -45,24 +46,22 @@ function App() {
   const current = pages.find((p) => p.id === route.page) ?? pages[0];
   const Current = current.component;
   return (
-    <div class="shell">
-      <nav class="side">
-        <div class="brand">
+    <Shell
+      brand={
+        <>
           pbs <small>operator console</small>
-        </div>
-        {pages.map((p) => (
-          <a href={`#/${p.id}`} class={p.id === current.id ? 'active' : undefined}>
-            {p.title}
-          </a>
-        ))}
+        </>
+      }
+      pages={pages}
+      current={current}
+      footer={
         <button class="logout" onClick={() => (session.clear(), setSignedIn(false))}>
           Sign out
         </button>
-      </nav>
-      <main>
-        <Current params={route.params} />
-      </main>
-    </div>
+      }
+    >
+      <Current params={route.params} />
+    </Shell>
   );
 }
 

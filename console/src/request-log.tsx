@@ -128,9 +128,13 @@ export function RequestDetail(props: { entry: WholeEntry; deliveryLink?: (messag
         )}
       </p>
       <h3>Sent</h3>
-      <pre data-testid="request-body">{pretty(e.request_body)}</pre>
+      <pre tabIndex={0} data-testid="request-body">
+        {pretty(e.request_body)}
+      </pre>
       <h3>Answered</h3>
-      <pre data-testid="response-body">{pretty(e.response_body)}</pre>
+      <pre tabIndex={0} data-testid="response-body">
+        {pretty(e.response_body)}
+      </pre>
       <h3>Webhook events it caused</h3>
       <Table
         testId="caused"

@@ -151,6 +151,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
                 partner_id: { type: 'string' },
                 status: { type: 'string', enum: DELIVERY_STATUSES },
                 message_id: { type: 'string', minLength: 1, maxLength: 80, description: 'One message’s deliveries (its `webhook-id`)' },
+                event_type: { type: 'string', minLength: 1, maxLength: 80 },
                 limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
               },
             },
@@ -162,6 +163,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             deliveries: await service.deliveries({
               partnerId: q.partner_id,
               status: q.status,
+              eventType: q.event_type,
               messageIds: q.message_id === undefined ? undefined : [q.message_id],
               limit: q.limit,
             }),

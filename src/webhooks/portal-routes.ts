@@ -99,6 +99,7 @@ export function webhookPortalRoutes(service: WebhookService) {
             properties: {
               status: { type: 'string', enum: DELIVERY_STATUSES },
               message_id: { type: 'string', minLength: 1, maxLength: 80, description: 'One message’s deliveries (its `webhook-id`)' },
+              event_type: { type: 'string', minLength: 1, maxLength: 80 },
               limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
             },
           },
@@ -108,6 +109,7 @@ export function webhookPortalRoutes(service: WebhookService) {
         deliveries: await service.deliveries({
           partnerId: portalOf(request).partnerId,
           status: request.query.status,
+          eventType: request.query.event_type,
           messageIds: request.query.message_id === undefined ? undefined : [request.query.message_id],
           limit: request.query.limit,
         }),

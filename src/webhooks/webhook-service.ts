@@ -345,7 +345,7 @@ export class WebhookService {
     }));
   }
 
-  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; messageIds?: string[]; limit?: number }) {
+  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; eventType?: string; messageIds?: string[]; limit?: number }) {
     const { rows, attempts } = await this.store().deliveries({ ...filter, limit: filter.limit ?? 50 });
     return rows.map((r) => ({
       ...r,

@@ -57,7 +57,7 @@ export class WebhookStore {
   }
 
   /** The newest deliveries (optionally of one partner, in one state), with their message's type and business and every attempt. */
-  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; messageIds?: string[]; limit: number }) {
+  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; eventType?: string; messageIds?: string[]; limit: number }) {
     let q = this.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_messages as m', 'm.id', 'd.message_id')
@@ -79,6 +79,7 @@ export class WebhookStore {
     if (filter.partnerId) q = q.where('d.partner_id', '=', filter.partnerId);
     if (filter.status) q = q.where('d.status', '=', filter.status);
     if (filter.messageIds) q = q.where('d.message_id', 'in', filter.messageIds);
+    if (filter.eventType) q = q.where('m.event_type', '=', filter.eventType);
     const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id').limit(filter.limit).execute();
     const attempts = rows.length
       ? await this.db

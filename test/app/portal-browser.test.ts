@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, call } from '../support/harness.js';
 import { eventually, processTarget, startServerProcess, stopStrayServers, type ServerProcess } from '../support/process.js';
 import { Receiver } from '../support/receiver.js';
-import { launchChromium } from '../support/browser.js';
+import { accessibilityViolations, launchChromium } from '../support/browser.js';
 import { TEST_DEADLINE_MS } from '../support/wait.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -32,10 +32,19 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
   let restaurant: string;
   const shots = path.join(SHOTS, dialect);
 
+  /** A screenshot of the page as it is, on a desktop and at 390 px (a phone), and no critical accessibility violation. */
   const shot = async (name: string) => {
-    const file = path.join(shots, `portal-${name}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+    for (const [suffix, viewport] of [
+      ['', { width: 1280, height: 900 }],
+      ['-390px', { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      const file = path.join(shots, `portal-${name}${suffix}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await accessibilityViolations(page), name).toEqual([]);
   };
   const open = async (hash: string) => {
     await page.goto(`${server.url}/portal#/${hash}`);

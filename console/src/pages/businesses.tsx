@@ -69,7 +69,7 @@ function BusinessDetail(props: { id: string }) {
         )}
       </Card>
       <Card title="Reservation inventory" wide>
-        {settings.error ? <p class="muted">No reservation inventory.</p> : <pre>{JSON.stringify(settings.data, null, 2)}</pre>}
+        {settings.error ? <p class="muted">No reservation inventory.</p> : <pre tabIndex={0}>{JSON.stringify(settings.data, null, 2)}</pre>}
       </Card>
     </div>
   );

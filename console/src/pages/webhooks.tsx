@@ -1,33 +1,23 @@
-import { useState } from 'preact/hooks';
 import { api } from '../api';
+import { DeliveriesTable, type Delivery } from '../deliveries';
 import { go, useGet } from '../hooks';
-import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
+import { Action, Card, Page, Problem } from '../ui';
 import { type Params } from './shared';
-
-interface Delivery {
-  id: string;
-  partner_id: string;
-  business_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  next_attempt_at: string;
-  attempts_log: Array<{ at: string; status_code: number | null; latency_ms: number; error: string | null }>;
-}
 
 /** Every failed message, whatever the sandbox clock says (messages are dated on the pbs clock). */
 const EVER = { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' };
+const FILTERS = ['status', 'partner_id', 'event_type'] as const;
 
+/** Webhook deliveries of every partner (docs/webhooks.md): filtered by state, partner and event type; each with its attempts. */
 export function Webhooks(props: Params) {
-  const status = props.params.get('status') ?? '';
+  const chosen = Object.fromEntries(FILTERS.flatMap((name) => (props.params.get(name) ? [[name, props.params.get(name)!]] : [])));
   const deliveries = useGet<{ deliveries: Delivery[] }>(
-    `/admin/v1/webhook-deliveries?limit=100${status ? `&status=${status}` : ''}`,
+    `/admin/v1/webhook-deliveries?${new URLSearchParams({ limit: '100', ...chosen })}`,
     5_000,
   );
-  const [open, setOpen] = useState<string | undefined>(undefined);
+  const partners = useGet<{ partners: Array<{ id: string; name: string }> }>('/admin/v1/partners?limit=200');
+  const nameOf = (id: string) => partners.data?.partners.find((p) => p.id === id)?.name ?? id;
+  const set = (name: string, value: string) => go('webhooks', { ...chosen, [name]: value || undefined });
   return (
     <Page
       title="Webhook deliveries"
@@ -39,63 +29,48 @@ export function Webhooks(props: Params) {
         />
       }
     >
-      <Card>
+      <Card wide>
         <div class="form">
           <label>
             Status
-            <select name="status" value={status} onChange={(e) => go('webhooks', { status: (e.target as HTMLSelectElement).value })}>
+            <select name="status" value={chosen.status ?? ''} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}>
               <option value="">any</option>
               <option value="pending">pending</option>
               <option value="delivered">delivered</option>
               <option value="failed">failed</option>
             </select>
           </label>
+          <label>
+            Partner
+            <select
+              name="partner_id"
+              value={chosen.partner_id ?? ''}
+              onChange={(e) => set('partner_id', (e.target as HTMLSelectElement).value)}
+            >
+              <option value="">any</option>
+              {partners.data?.partners.map((p) => (
+                <option value={p.id}>{p.name}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Event type
+            <input
+              name="event_type"
+              placeholder="NEW_EVENT"
+              value={chosen.event_type ?? ''}
+              onChange={(e) => set('event_type', (e.target as HTMLInputElement).value.trim())}
+            />
+          </label>
         </div>
         <Problem error={deliveries.error} />
-        <Table
-          testId="deliveries"
+        <DeliveriesTable
           rows={deliveries.data?.deliveries}
           empty="No delivery."
-          columns={[
-            { title: 'Event', cell: (d) => d.event_type },
-            { title: 'Partner', cell: (d) => <a href={`#/partners?id=${d.partner_id}`}>{d.partner_id}</a> },
-            { title: 'Status', cell: (d) => <Badge value={d.status} /> },
-            {
-              title: 'Attempts',
-              numeric: true,
-              cell: (d) => <a onClick={() => setOpen(open === d.id ? undefined : d.id)}>{d.attempts}</a>,
-            },
-            { title: 'Last answer', cell: (d) => d.last_status_code ?? d.last_error ?? '—' },
-            { title: 'Created', cell: (d) => when(d.created_at) },
-            {
-              title: '',
-              cell: (d) =>
-                d.status === 'pending' ? (
-                  `next ${when(d.next_attempt_at)}`
-                ) : (
-                  <Action
-                    label="Redeliver"
-                    testId={`redeliver-${d.id}`}
-                    run={() => api('POST', `/admin/v1/webhook-deliveries/${d.id}/redeliver`)}
-                    done={deliveries.reload}
-                  />
-                ),
-            },
-          ]}
+          reload={deliveries.reload}
+          redeliverPath={(id) => `/admin/v1/webhook-deliveries/${id}/redeliver`}
+          extra={[{ title: 'Partner', cell: (d) => <a href={`#/partners?id=${d.partner_id}`}>{nameOf(d.partner_id)}</a> }]}
         />
-        {open && (
-          <Card title="Attempts">
-            <Table
-              rows={deliveries.data?.deliveries.find((d) => d.id === open)?.attempts_log}
-              columns={[
-                { title: 'At', cell: (a) => when(a.at) },
-                { title: 'Status', cell: (a) => a.status_code ?? '—' },
-                { title: 'Latency', numeric: true, cell: (a) => `${a.latency_ms} ms` },
-                { title: 'Error', cell: (a) => a.error ?? '' },
-              ]}
-            />
-          </Card>
-        )}
       </Card>
     </Page>
   );

@@ -5,6 +5,7 @@ import { useRoute } from '../hooks';
 import { when } from '../ui';
 import { portalPages } from './pages';
 import '../styles.css';
+import { Shell } from '../shell';
 
 // The portal's calls travel with its HttpOnly session cookie (docs/request-log.md "Portal"), never a token.
 signInByCookie();
@@ -72,26 +73,26 @@ function Portal() {
   const current = portalPages.find((p) => p.id === route.page) ?? portalPages[0];
   const Current = current.component;
   return (
-    <div class="shell">
-      <nav class="side">
-        <div class="brand" data-testid="partner">
+    <Shell
+      brand={
+        <span data-testid="partner">
           {me.partner_name}
           <small>partner portal · {me.partner_id}</small>
-        </div>
-        {portalPages.map((p) => (
-          <a href={`#/${p.id}`} class={p.id === current.id ? 'active' : undefined}>
-            {p.title}
-          </a>
-        ))}
-        <p class="session muted">Session until {when(me.session_expires_at)}</p>
-        <button class="logout" onClick={() => void api('POST', '/portal/v1/sign-out').finally(() => setMe(null))}>
-          Sign out
-        </button>
-      </nav>
-      <main>
-        <Current params={route.params} />
-      </main>
-    </div>
+        </span>
+      }
+      pages={portalPages}
+      current={current}
+      footer={
+        <>
+          <p class="session">Session until {when(me.session_expires_at)}</p>
+          <button class="logout" onClick={() => void api('POST', '/portal/v1/sign-out').finally(() => setMe(null))}>
+            Sign out
+          </button>
+        </>
+      }
+    >
+      <Current params={route.params} />
+    </Shell>
   );
 }
 

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { go, useGet } from '../hooks';
-import { Action, Badge, Card, Page, Problem, StatusBadge, Table, when } from '../ui';
+import { DeliveriesTable, type Delivery } from '../deliveries';
+import { Action, Badge, Card, Page, Problem, when } from '../ui';
 import type { Params } from '../pages/shared';
 
 interface Endpoint {
@@ -13,26 +14,6 @@ interface Endpoint {
   secret: string;
   previous_secret_valid_until: string | null;
   duplicate_and_reorder: boolean;
-}
-
-interface Delivery {
-  id: string;
-  message_id: string;
-  event_type: string;
-  business_id: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  next_attempt_at: string;
-  attempts_log: Array<{
-    at: string;
-    status_code: number | null;
-    latency_ms: number;
-    error: string | null;
-    response_excerpt: string | null;
-  }>;
 }
 
 const STATUSES = ['', 'pending', 'delivered', 'failed'];
@@ -132,7 +113,6 @@ export function PortalWebhooks(props: Params) {
   const endpoint = useGet<Endpoint>('/portal/v1/webhooks/endpoint');
   const query = new URLSearchParams({ limit: '100', ...(status ? { status } : {}), ...(messageId ? { message_id: messageId } : {}) });
   const deliveries = useGet<{ deliveries: Delivery[] }>(`/portal/v1/webhooks/deliveries?${query}`, 3_000);
-  const [open, setOpen] = useState<string | undefined>(undefined);
   const noEndpoint = endpoint.error instanceof ApiError && endpoint.error.status === 404;
   return (
     <Page title="Your webhooks">
@@ -169,82 +149,23 @@ export function PortalWebhooks(props: Params) {
             </label>
           )}
           <Action
-            label="Redeliver every failed one of the last 24 hours"
+            label="Redeliver every failed one"
             testId="redeliver-failed"
+            // Every one, whatever the sandbox clock says: messages are dated on pbs's clock, not this browser's.
             run={() =>
-              api('POST', '/portal/v1/webhooks/deliveries/redeliver-failed', {
-                from: new Date(Date.now() - 86_400_000).toISOString(),
-                to: new Date(Date.now() + 60_000).toISOString(),
-              })
+              api('POST', '/portal/v1/webhooks/deliveries/redeliver-failed', { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' })
             }
             done={deliveries.reload}
           />
         </form>
         <Problem error={deliveries.error} />
-        <Table
-          testId="deliveries"
+        <DeliveriesTable
           rows={deliveries.data?.deliveries}
           empty="No delivery to you yet."
-          columns={[
-            { title: 'Created', cell: (d) => when(d.created_at) },
-            {
-              title: 'Event',
-              cell: (d) => (
-                <a
-                  href="#"
-                  role="button"
-                  data-testid={`delivery-${d.id}`}
-                  onClick={(e) => (e.preventDefault(), setOpen(open === d.id ? undefined : d.id))}
-                >
-                  {d.event_type}
-                </a>
-              ),
-            },
-            { title: 'Business', cell: (d) => <code>{d.business_id}</code> },
-            { title: 'State', cell: (d) => <Badge value={d.status} /> },
-            { title: 'Attempts', numeric: true, cell: (d) => d.attempts },
-            { title: 'Last answer', cell: (d) => d.last_status_code ?? d.last_error ?? '—' },
-            { title: 'Next try', cell: (d) => (d.status === 'pending' ? when(d.next_attempt_at) : '—') },
-            {
-              title: '',
-              cell: (d) => (
-                <Action
-                  label="Redeliver"
-                  testId={`redeliver-${d.id}`}
-                  run={() => api('POST', `/portal/v1/webhooks/deliveries/${d.id}/redeliver`)}
-                  done={deliveries.reload}
-                />
-              ),
-            },
-          ]}
+          reload={deliveries.reload}
+          redeliverPath={(id) => `/portal/v1/webhooks/deliveries/${id}/redeliver`}
         />
       </Card>
-      {open && <Attempts delivery={deliveries.data?.deliveries.find((d) => d.id === open)} />}
     </Page>
-  );
-}
-
-/** One delivery's attempts: when, the answer's status, how long it took, an excerpt, the error. */
-function Attempts(props: { delivery: Delivery | undefined }) {
-  const d = props.delivery;
-  if (!d) return null;
-  return (
-    <Card title="Attempts" wide>
-      <p>
-        {d.event_type} · message <code>{d.message_id}</code>
-      </p>
-      <Table
-        testId="attempts"
-        rows={d.attempts_log}
-        empty="Not tried yet."
-        columns={[
-          { title: 'At', cell: (a) => when(a.at) },
-          { title: 'Status', cell: (a) => (a.status_code === null ? '—' : <StatusBadge status={a.status_code} />) },
-          { title: 'Took', numeric: true, cell: (a) => `${a.latency_ms} ms` },
-          { title: 'Answer', cell: (a) => <code>{a.response_excerpt ?? ''}</code> },
-          { title: 'Error', cell: (a) => a.error ?? '' },
-        ]}
-      />
-    </Card>
   );
 }
