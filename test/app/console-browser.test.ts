@@ -214,6 +214,22 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await eventually(deliveries, (list) => list.every((d) => d.status === 'delivered'), 'every delivery to be delivered');
   });
 
+  it('opens an advertising job’s receipt, its rejection marked in the list', async () => {
+    const basic: [string, string] = [credentials.basic_username, credentials.basic_password];
+    const created = await call(server.url, 'POST', `/v1/reseller/program/create?business_id=${restaurant}&program_name=CPC&budget=1`, {
+      basic,
+    });
+    expect(created.status, created.text).toBe(200);
+    const jobId = created.body.job_id as string;
+    await admin(server.url, 'POST', `/admin/v1/advertising/jobs/${jobId}/complete`);
+    await open(`advertising?partner_id=${credentials.partner_id}`);
+    await page.waitForSelector(`[data-testid=jobs] >> text=with rejections`);
+    await page.click(`[data-testid=job-${jobId}]`);
+    await page.waitForSelector('[data-testid=receipt-keys] >> text=INVALID_PRICE');
+    expect(await page.textContent('[data-testid=receipt]')).toContain(jobId);
+    await shot('advertising-job');
+  });
+
   it('renders every page without an error', async () => {
     const reviewLine = JSON.stringify({
       business_id: restaurant,

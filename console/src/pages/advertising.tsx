@@ -1,7 +1,79 @@
 import { api } from '../api';
-import { useGet } from '../hooks';
+import { go, useGet } from '../hooks';
 import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
 import { type Params } from './shared';
+
+type Entry = { status: string; requested_value: unknown; error?: { code: string; message: string } };
+type BusinessResult = {
+  status: string;
+  identifier_type: string;
+  identifier: string;
+  update_results?: Record<string, Record<string, Entry> | Entry>;
+  error?: { code: string; message: string };
+};
+interface Job {
+  job_id: string;
+  kind: string;
+  status: string;
+  held: boolean;
+  partner_id: string;
+  created_at: string;
+  completed_at: string | null;
+  business_results: BusinessResult[];
+}
+
+const JOB_FILTERS = ['status', 'partner_id'] as const;
+
+const isEntry = (value: Record<string, Entry> | Entry): value is Entry => typeof value.status === 'string';
+
+/** Each key a job's receipt reports, as rows: the section (program_added, …), the key, its entry. */
+function entriesOf(result: BusinessResult): Array<{ section: string; key: string; entry: Entry }> {
+  return Object.entries(result.update_results ?? {}).flatMap(([section, value]) =>
+    isEntry(value) ? [{ section, key: '', entry: value }] : Object.entries(value).map(([key, entry]) => ({ section, key, entry })),
+  );
+}
+
+/** Whether any part of the job was refused (the job itself still says COMPLETED). */
+const rejected = (job: Job) =>
+  job.business_results.some((r) => r.status === 'REJECTED' || entriesOf(r).some((e) => e.entry.status === 'REJECTED'));
+
+/** A job's receipt as the partner polls it (docs/advertising.md): each business result and each key's status and error. */
+function Receipt(props: { job: Job; partner: string }) {
+  const j = props.job;
+  return (
+    <Card title="Job receipt" wide>
+      <p data-testid="receipt">
+        <code>{j.job_id}</code> · {j.kind} for {props.partner} · <Badge value={j.status} /> · created {when(j.created_at)}
+        {j.completed_at && <> · completed {when(j.completed_at)}</>}
+      </p>
+      {j.business_results.map((r) => (
+        <>
+          <p>
+            {r.identifier_type} <code>{r.identifier}</code> <Badge value={r.status} />
+            {r.error && (
+              <>
+                {' '}
+                <code>{r.error.code}</code> {r.error.message}
+              </>
+            )}
+          </p>
+          <Table
+            testId="receipt-keys"
+            rows={entriesOf(r)}
+            empty="No key reported."
+            columns={[
+              { title: 'Part', cell: (e) => e.section },
+              { title: 'Key', cell: (e) => e.key },
+              { title: 'Asked', cell: (e) => <code>{JSON.stringify(e.entry.requested_value)}</code> },
+              { title: 'Status', cell: (e) => <Badge value={e.entry.status} /> },
+              { title: 'Error', cell: (e) => (e.entry.error ? `${e.entry.error.code}: ${e.entry.error.message}` : '') },
+            ]}
+          />
+        </>
+      ))}
+    </Card>
+  );
+}
 
 export function Advertising(props: Params) {
   const business = props.params.get('business') ?? undefined;
@@ -16,17 +88,14 @@ export function Advertising(props: Params) {
       program_metrics: { budget: number; ad_cost: number; billed_clicks: number };
     }>;
   }>(`/admin/v1/advertising/programs?limit=100${business ? `&business_id=${business}` : ''}`);
-  const jobs = useGet<{
-    jobs: Array<{
-      job_id: string;
-      kind: string;
-      status: string;
-      held: boolean;
-      partner_id: string;
-      created_at: string;
-      completed_at: string | null;
-    }>;
-  }>('/admin/v1/advertising/jobs?limit=50', 5_000);
+  const filter = Object.fromEntries(JOB_FILTERS.flatMap((name) => (props.params.get(name) ? [[name, props.params.get(name)!]] : [])));
+  const jobs = useGet<{ jobs: Job[] }>(`/admin/v1/advertising/jobs?${new URLSearchParams({ limit: '50', ...filter })}`, 5_000);
+  const partners = useGet<{ partners: Array<{ id: string; name: string }> }>('/admin/v1/partners?limit=200');
+  const partnerName = (id: string) => partners.data?.partners.find((p) => p.id === id)?.name ?? id;
+  const openJob = props.params.get('job') ?? undefined;
+  const opened = jobs.data?.jobs.find((j) => j.job_id === openJob);
+  const set = (name: string, value: string | undefined) =>
+    go('advertising', { ...filter, business, job: openJob, [name]: value || undefined });
   const settings = useGet<{ hold_new_jobs: boolean }>('/admin/v1/advertising/settings');
   return (
     <Page
@@ -41,16 +110,55 @@ export function Advertising(props: Params) {
         )
       }
     >
-      <Card title="Jobs (newest first)">
+      <Card title="Jobs (newest first)" wide>
+        <div class="form">
+          <label>
+            Status
+            <select name="status" value={filter.status ?? ''} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}>
+              <option value="">any</option>
+              <option value="PROCESSING">PROCESSING</option>
+              <option value="COMPLETED">COMPLETED</option>
+            </select>
+          </label>
+          <label>
+            Partner
+            <select
+              name="partner_id"
+              value={filter.partner_id ?? ''}
+              onChange={(e) => set('partner_id', (e.target as HTMLSelectElement).value)}
+            >
+              <option value="">any</option>
+              {partners.data?.partners.map((p) => (
+                <option value={p.id}>{p.name}</option>
+              ))}
+            </select>
+          </label>
+        </div>
         <Problem error={jobs.error} />
         <Table
           testId="jobs"
           rows={jobs.data?.jobs}
           empty="No job yet."
           columns={[
-            { title: 'Job', cell: (j) => <code>{j.job_id}</code> },
+            {
+              title: 'Job',
+              cell: (j) => (
+                <a href={`#/advertising?${new URLSearchParams({ ...filter, job: j.job_id })}`} data-testid={`job-${j.job_id}`}>
+                  <code>{j.job_id}</code>
+                </a>
+              ),
+            },
             { title: 'Kind', cell: (j) => j.kind },
-            { title: 'Status', cell: (j) => <Badge value={j.held ? 'held' : j.status} /> },
+            { title: 'Partner', cell: (j) => <a href={`#/partners?id=${j.partner_id}`}>{partnerName(j.partner_id)}</a> },
+            { title: 'Subject', cell: (j) => j.business_results.map((r) => <code>{r.identifier}</code>) },
+            {
+              title: 'Status',
+              cell: (j) => (
+                <>
+                  <Badge value={j.held ? 'held' : j.status} /> {rejected(j) && <Badge value="with rejections" />}
+                </>
+              ),
+            },
             { title: 'Created', cell: (j) => when(j.created_at) },
             {
               title: '',
@@ -77,6 +185,7 @@ export function Advertising(props: Params) {
           ]}
         />
       </Card>
+      {opened && <Receipt job={opened} partner={partnerName(opened.partner_id)} />}
       <Card title={`Programs${business ? ' of the business' : ''}`}>
         <Problem error={programs.error} />
         <Table
