@@ -8,10 +8,14 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** GETs `path` (again when it changes, or on reload); `undefined` skips. */
+/**
+ * GETs `path` (again when it changes, or on reload); `undefined` skips. What it answers is
+ * always `path`'s: an answer (or error) for an earlier path is not shown while the new one
+ * loads, so a page never shows one business's data under another's URL.
+ */
 export function useGet<T = unknown>(path: string | undefined, refreshMs?: number): Loaded<T> {
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<ApiError | Error | undefined>(undefined);
+  const [answer, setAnswer] = useState<{ path: string; data: T } | undefined>(undefined);
+  const [failure, setFailure] = useState<{ path: string; error: ApiError | Error } | undefined>(undefined);
   const [loading, setLoading] = useState(false);
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((t) => t + 1), []);
@@ -22,13 +26,13 @@ export function useGet<T = unknown>(path: string | undefined, refreshMs?: number
     api<T>('GET', path).then(
       (value) => {
         if (cancelled) return;
-        setData(value);
-        setError(undefined);
+        setAnswer({ path, data: value });
+        setFailure(undefined);
         setLoading(false);
       },
       (e: unknown) => {
         if (cancelled) return;
-        setError(e as Error);
+        setFailure({ path, error: e as Error });
         setLoading(false);
       },
     );
@@ -41,7 +45,12 @@ export function useGet<T = unknown>(path: string | undefined, refreshMs?: number
     const timer = setInterval(reload, refreshMs);
     return () => clearInterval(timer);
   }, [refreshMs, reload]);
-  return { data, error, loading, reload };
+  return {
+    data: answer && answer.path === path ? answer.data : undefined,
+    error: failure && failure.path === path ? failure.error : undefined,
+    loading,
+    reload,
+  };
 }
 
 /** The hash route: `#/reservations?business=…&date=…` → { page: 'reservations', params }. */

@@ -180,30 +180,47 @@ export function BarChart(props: { labels: string[]; series: BarSeries[]; height?
   );
 }
 
-/** Lines over labels (weeks) on a fixed range per series: SVG, no library. */
-export function LineChart(props: { labels: string[]; series: Array<BarSeries & { max: number }>; testId?: string }) {
+/**
+ * One measure over labels (weeks) on its own fixed range: a line with each value written above
+ * its point, and a y axis labelled with the measure's name and its range. SVG, no library.
+ */
+export function LineChart(props: { labels: string[]; name: string; color: string; max: number; values: number[]; testId?: string }) {
   const width = 640;
-  const height = 180;
-  const pad = { left: 12, right: 12, top: 10, bottom: 22 };
+  const height = 170;
+  const pad = { left: 44, right: 16, top: 18, bottom: 22 };
   const x = (i: number) => pad.left + (props.labels.length <= 1 ? 0 : (i / (props.labels.length - 1)) * (width - pad.left - pad.right));
+  const y = (v: number) => height - pad.bottom - (v / props.max) * (height - pad.top - pad.bottom);
+  const ticks = [0, Math.round(props.max / 2), props.max];
   return (
     <figure class="chart" data-testid={props.testId}>
-      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={props.series.map((s) => s.name).join(', ')}>
+      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${props.name}, 0 to ${props.max}, by week`}>
+        <line x1={pad.left} x2={pad.left} y1={pad.top} y2={height - pad.bottom} class="axis" />
         <line x1={pad.left} x2={width - pad.right} y1={height - pad.bottom} y2={height - pad.bottom} class="axis" />
-        {props.series.map((s) => {
-          const y = (v: number) => height - pad.bottom - (v / s.max) * (height - pad.top - pad.bottom);
-          const points = s.values.map((v, i) => `${x(i)},${y(v)}`).join(' ');
-          return (
-            <g>
-              <polyline points={points} fill="none" stroke={s.color} stroke-width="2" />
-              {s.values.map((v, i) => (
-                <circle cx={x(i)} cy={y(v)} r="3" fill={s.color}>
-                  <title>{`${props.labels[i]}: ${s.name} ${v} of ${s.max}`}</title>
-                </circle>
-              ))}
-            </g>
-          );
-        })}
+        {ticks.map((t) => (
+          <text x={pad.left - 6} y={y(t) + 3} class="tick" text-anchor="end">
+            {t}
+          </text>
+        ))}
+        <text
+          x={12}
+          y={(pad.top + height - pad.bottom) / 2}
+          class="tick"
+          text-anchor="middle"
+          transform={`rotate(-90 12 ${(pad.top + height - pad.bottom) / 2})`}
+        >
+          {props.name}
+        </text>
+        <polyline points={props.values.map((v, i) => `${x(i)},${y(v)}`).join(' ')} fill="none" stroke={props.color} stroke-width="2" />
+        {props.values.map((v, i) => (
+          <g>
+            <circle cx={x(i)} cy={y(v)} r="3" fill={props.color}>
+              <title>{`${props.labels[i]}: ${props.name} ${v} of ${props.max}`}</title>
+            </circle>
+            <text x={x(i)} y={y(v) - 7} class="value" text-anchor="middle">
+              {v}
+            </text>
+          </g>
+        ))}
         {props.labels.map((label, i) => (
           <text x={x(i)} y={height - 6} class="tick" text-anchor="middle">
             {label}
@@ -211,11 +228,7 @@ export function LineChart(props: { labels: string[]; series: Array<BarSeries & {
         ))}
       </svg>
       <figcaption>
-        {props.series.map((s) => (
-          <span class="legend">
-            <i style={{ background: s.color }} /> {s.name} (1–{s.max})
-          </span>
-        ))}
+        {props.name}: 1–{props.max}, by week
       </figcaption>
     </figure>
   );

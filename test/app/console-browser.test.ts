@@ -266,8 +266,9 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     }
     // The engagement chart draws the restaurant's four scored weeks.
     await open(`engagement?business=${restaurant}`);
-    await page.waitForSelector('[data-testid=engagement-chart] polyline');
-    expect(await page.$$('[data-testid=engagement-chart] circle')).toHaveLength(3 * 4);
+    await page.waitForSelector('[data-testid=engagement-chart-engagement_metric] polyline');
+    for (const metric of ['engagement_metric', 'intent_metric', 'transaction_metric'])
+      expect(await page.$$(`[data-testid=engagement-chart-${metric}] circle`), metric).toHaveLength(4);
     expect(errors).toEqual([]);
   });
 });

@@ -3,6 +3,13 @@ import { go, useGet } from '../hooks';
 import { Action, Badge, Card, LineChart, Page, Problem, Table, when } from '../ui';
 import { shortDay, BusinessPicker, type Params } from './shared';
 
+/** The three scores, each on its own range (docs/engagement.md): one chart each. */
+const METRICS = [
+  { key: 'engagement_metric', name: 'engagement', color: '#d32323', max: 20 },
+  { key: 'intent_metric', name: 'intent', color: '#2b6cb0', max: 10 },
+  { key: 'transaction_metric', name: 'transaction', color: '#23663f', max: 4 },
+] as const;
+
 export function Engagement(props: Params) {
   const business = props.params.get('business') ?? undefined;
   const weeks = useGet<{
@@ -19,17 +26,18 @@ export function Engagement(props: Params) {
           <BusinessPicker value={business} onPick={(id) => go('engagement', { business: id })} />
         </div>
         <Problem error={scores.error} />
-        {business && scores.data && (
-          <LineChart
-            testId="engagement-chart"
-            labels={scored.map((w) => shortDay(w.week))}
-            series={[
-              { name: 'engagement', color: '#d32323', max: 20, values: scored.map((w) => w.scores!.engagement_metric) },
-              { name: 'intent', color: '#2b6cb0', max: 10, values: scored.map((w) => w.scores!.intent_metric) },
-              { name: 'transaction', color: '#2f855a', max: 4, values: scored.map((w) => w.scores!.transaction_metric) },
-            ]}
-          />
-        )}
+        {business &&
+          scores.data &&
+          METRICS.map((m) => (
+            <LineChart
+              testId={`engagement-chart-${m.key}`}
+              labels={scored.map((w) => shortDay(w.week))}
+              name={m.name}
+              color={m.color}
+              max={m.max}
+              values={scored.map((w) => w.scores![m.key])}
+            />
+          ))}
       </Card>
       <Card title="Weeks">
         <Problem error={weeks.error} />

@@ -6,8 +6,13 @@ export const PERIODS = [
   { value: '7d', label: 'the last 7 days', ms: 7 * 86_400_000 },
 ] as const;
 
-/** `from=…` for a period's value, or nothing. */
+/**
+ * `from=…` for a period's value, or nothing. Whole minutes: the page asks again with the same
+ * address on every render within a minute, not a new one each time.
+ */
 export function periodQuery(value: string | null): Record<string, string> {
   const period = PERIODS.find((p) => p.value === value);
-  return period && 'ms' in period ? { from: new Date(Date.now() - period.ms).toISOString() } : {};
+  if (!period || !('ms' in period)) return {};
+  const minute = Math.floor(Date.now() / 60_000) * 60_000;
+  return { from: new Date(minute - period.ms).toISOString() };
 }

@@ -4554,6 +4554,7 @@ export interface paths {
                     status?: "pending" | "delivered" | "failed";
                     /** @description One message’s deliveries (its `webhook-id`) */
                     message_id?: string;
+                    event_type?: string;
                     limit?: number;
                 };
                 header?: never;
@@ -4947,6 +4948,7 @@ export interface paths {
                     status?: "pending" | "delivered" | "failed";
                     /** @description One message’s deliveries (its `webhook-id`) */
                     message_id?: string;
+                    event_type?: string;
                     limit?: number;
                 };
                 header?: never;
