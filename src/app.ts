@@ -37,6 +37,7 @@ import { FailureThrottle, RateLimiter, TokenBuckets } from './platform/rate-limi
 import { AdminToken } from './platform/admin-token.js';
 import { SettingsStore } from './platform/settings.js';
 import { codeOf, messageOf } from './platform/values.js';
+import { OperatorSessions, operatorSessionRoutes } from './platform/http/operator-session.js';
 
 export type { Services } from './services.js';
 
@@ -206,6 +207,12 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   await changes.start();
   const adminToken = new AdminToken(new SettingsStore(database.db), config.adminToken, options.wallClock);
   const generatedAdminToken = await adminToken.load(options.issueAdminToken ?? true);
+  const operatorSessions = new OperatorSessions(
+    () => keys.key('operator-session'),
+    () => adminToken.currentHash(),
+    config.operatorSessionMs,
+    options.wallClock,
+  );
 
   const idempotency = new IdempotencyStore(database.db, clock, config.idempotencyTtlMs, config.idempotencyTakeoverMs);
   // Stored idempotent answers are kept for a day (pbs time); older ones go every ten minutes.
@@ -220,6 +227,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     publicLimiter,
     authFailures,
     portal: services.portal,
+    operatorSessions,
     // Sandbox only: a production server never looks for fault rules.
     faults: config.sandbox ? services.faults : undefined,
   });
@@ -227,6 +235,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   if (config.requestLog.enabled) installRequestRecording(app, services.requestLog, () => clock.now());
   const http = options.http ?? true;
   if (http) await registerOpenApi(app, { version: VERSION, tags: inSpecOrder(modules.flatMap((m) => m.tags ?? [])) });
+  if (http && config.role !== 'worker') await app.register(operatorSessionRoutes(operatorSessions, config.publicUrl));
   // A worker process answers only health, readiness and metrics: its port is for probes.
   const servesApi = config.role !== 'worker';
   for (const module of modules) {

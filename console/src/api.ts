@@ -1,5 +1,5 @@
-// The console talks to pbs's operator API with the operator token (kept for this tab only).
-const TOKEN_KEY = 'pbs-console-token';
+// The console and the portal call pbs with their HttpOnly session cookies (the browser sends
+// them; no token is kept in the page). Only signing the console in sends the operator token.
 
 export class ApiError extends Error {
   constructor(
@@ -9,18 +9,6 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-}
-
-export const session = {
-  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
-  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
-  clear: () => sessionStorage.removeItem(TOKEN_KEY),
-};
-
-/** Whether calls carry the operator token; the partner portal's travel with its HttpOnly cookie instead. */
-let sendToken = true;
-export function signInByCookie(): void {
-  sendToken = false;
 }
 
 type Listener = () => void;
@@ -33,7 +21,7 @@ export async function api<T = unknown>(
   path: string,
   body?: unknown,
   contentType = 'application/json',
-  token = sendToken ? session.token() : null,
+  token?: string,
 ): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
@@ -65,10 +53,20 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** Checks a token against the operator API (any operator read will do). */
-export async function checkToken(token: string): Promise<boolean> {
+/** Signs this browser in with the operator token: pbs answers with the session cookie. */
+export async function signIn(token: string): Promise<boolean> {
   try {
-    await api('GET', '/admin/v1/clock', undefined, undefined, token);
+    await api('POST', '/admin/v1/session', undefined, undefined, token);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether this browser has a live console session. */
+export async function signedIn(): Promise<boolean> {
+  try {
+    await api('GET', '/admin/v1/session');
     return true;
   } catch {
     return false;

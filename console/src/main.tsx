@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { checkToken, onLoggedOut, session } from './api';
+import { api, onLoggedOut, signedIn as hasSession, signIn } from './api';
 import { useRoute } from './hooks';
 import { pages } from './pages';
 import './styles.css';
@@ -14,14 +14,17 @@ function Login(props: { onIn: () => void }) {
       class="login"
       onSubmit={async (event) => {
         event.preventDefault();
-        if (await checkToken(token.trim())) {
-          session.set(token.trim());
+        if (await signIn(token.trim())) {
+          setToken('');
           props.onIn();
         } else setProblem('That token is not the operator token.');
       }}
     >
       <h1>pbs operator console</h1>
-      <p class="muted">Sign in with the operator token (printed by pbs at its first start, or PBS_ADMIN_TOKEN).</p>
+      <p class="muted">
+        Sign in with the operator token (printed by pbs at its first start, or PBS_ADMIN_TOKEN). This browser then stays signed in (12 hours
+        unless PBS_OPERATOR_SESSION_HOURS says otherwise) with an HttpOnly cookie; the token is not kept.
+      </p>
       <input
         type="password"
         name="token"
@@ -39,9 +42,14 @@ function Login(props: { onIn: () => void }) {
 }
 
 function App() {
-  const [signedIn, setSignedIn] = useState(Boolean(session.token()));
+  // undefined: asking pbs whether this browser has a session.
+  const [signedIn, setSignedIn] = useState<boolean | undefined>(undefined);
   const route = useRoute();
-  useEffect(() => onLoggedOut(() => (session.clear(), setSignedIn(false))), []);
+  useEffect(() => {
+    void hasSession().then(setSignedIn);
+    return onLoggedOut(() => setSignedIn(false));
+  }, []);
+  if (signedIn === undefined) return <p class="muted">Loading…</p>;
   if (!signedIn) return <Login onIn={() => setSignedIn(true)} />;
   const current = pages.find((p) => p.id === route.page) ?? pages[0];
   const Current = current.component;
@@ -55,7 +63,7 @@ function App() {
       pages={pages}
       current={current}
       footer={
-        <button class="logout" onClick={() => (session.clear(), setSignedIn(false))}>
+        <button class="logout" onClick={() => void api('DELETE', '/admin/v1/session').finally(() => setSignedIn(false))}>
           Sign out
         </button>
       }

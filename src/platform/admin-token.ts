@@ -43,6 +43,12 @@ export class AdminToken {
     return this.hash !== undefined && secretMatches(token, this.hash);
   }
 
+  /** The current token's hash (console sessions are signed over it, so a new token ends them). */
+  async currentHash(): Promise<string | undefined> {
+    if (!this.configured && this.wallNow() - this.readAt > TRUST_MS) await this.refresh();
+    return this.hash;
+  }
+
   private refresh(): Promise<void> {
     this.reading ??= this.settings
       .get(KEY)

@@ -99,6 +99,8 @@ export interface Config {
   };
   /** How long a partner portal session lasts (pbs time), ms. */
   portalSessionMs: number;
+  /** How long an operator's console session lasts (wall time), ms. */
+  operatorSessionMs: number;
   webhooks: {
     /** A receiver must answer within this (spec: 10 seconds). */
     timeoutMs: number;
@@ -297,6 +299,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
       flushMs: int(merged, 'PBS_REQUEST_LOG_FLUSH_MS', 250, 10),
     },
     portalSessionMs: int(merged, 'PBS_PORTAL_SESSION_HOURS', 7 * 24, 1) * 3_600_000,
+    operatorSessionMs: int(merged, 'PBS_OPERATOR_SESSION_HOURS', 12, 1) * 3_600_000,
     role,
     processes,
     webhooks: {

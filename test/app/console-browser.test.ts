@@ -60,7 +60,7 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     });
     credentials = JSON.parse(fs.readFileSync(/also saved in (\S+)\)/.exec(server.output())![1], 'utf8'));
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.setDefaultTimeout(TEST_DEADLINE_MS);
     page.on('pageerror', (error) => errors.push(error.message));
     // A Content-Security-Policy violation is reported on the console: the app must cause none.
@@ -105,6 +105,14 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await page.click('button[type=submit]');
     await page.waitForSelector('[data-testid=bookings-chart]');
     expect(await page.textContent('section.page h1')).toBe('Overview');
+    // Signed in once per browser: an HttpOnly, SameSite=Strict cookie, no token in the page's storage.
+    const [cookie] = (await page.context().cookies()).filter((c) => c.name === 'pbs_operator');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
+    expect(await page.evaluate(() => sessionStorage.length + localStorage.length)).toBe(0);
+    const another = await page.context().newPage();
+    await another.goto(`${server.url}/console/#/partners`);
+    await another.waitForSelector('section.page h1 >> text=Partners');
+    await another.close();
   });
 
   it('shows a reservation made through the partner API on the restaurant’s day', async () => {

@@ -1,14 +1,11 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, onLoggedOut, signInByCookie } from '../api';
+import { api, ApiError, onLoggedOut } from '../api';
 import { useRoute } from '../hooks';
 import { when } from '../ui';
 import { portalPages } from './pages';
 import '../styles.css';
 import { Shell } from '../shell';
-
-// The portal's calls travel with its HttpOnly session cookie (docs/request-log.md "Portal"), never a token.
-signInByCookie();
 
 interface Me {
   partner_id: string;

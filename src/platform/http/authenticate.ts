@@ -1,6 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { apiError } from '../errors.js';
 import { grantedInterface, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
+import { cookieValue } from './portal-session.js';
+import { OPERATOR_COOKIE } from './operator-session.js';
+import { cookieChangeAllowed } from './same-origin.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i;
@@ -102,8 +105,30 @@ function admitted(request: FastifyRequest, principal: Principal, route: PartnerR
 }
 
 /** Operator API: `Authorization: Bearer <admin token>`, compared in constant time (by `matches`). */
-export async function authenticateAdmin(request: FastifyRequest, matches: (token: string) => Promise<boolean>): Promise<void> {
+/** Console sessions, as the admin guard checks them (see OperatorSessions). */
+export interface OperatorSessionVerifier {
+  /** When the session ends, if the cookie's value is a live one. */
+  verify(value: string): Promise<number | undefined>;
+}
+
+/**
+ * The operator: the token as `Authorization: Bearer`, or a console session's cookie (a change
+ * with the cookie only from this server's own pages).
+ */
+export async function authenticateAdmin(
+  request: FastifyRequest,
+  matches: (token: string) => Promise<boolean>,
+  sessions?: OperatorSessionVerifier,
+): Promise<void> {
   const header = request.headers.authorization;
+  const cookie = header || !sessions ? undefined : cookieValue(request.headers.cookie, OPERATOR_COOKIE);
+  if (cookie !== undefined && sessions) {
+    if (!cookieChangeAllowed(request))
+      throw apiError('AUTHORIZATION_ERROR', 'Console changes are accepted from the console’s own pages only.');
+    request.operatorSessionEnds = await sessions.verify(cookie);
+    if (request.operatorSessionEnds === undefined) throw apiError('TOKEN_INVALID', 'The console session has ended; sign in again.');
+    return;
+  }
   if (!header) throw apiError('TOKEN_MISSING', 'The operator API needs "Authorization: Bearer <admin token>".');
   const match = BEARER.exec(header);
   if (!match || !(await matches(match[1]))) throw apiError('TOKEN_INVALID', 'Invalid admin token.');

@@ -6,7 +6,7 @@ import type {
   onSendHookHandler,
   preHandlerHookHandler,
 } from 'fastify';
-import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic } from './authenticate.js';
+import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic, type OperatorSessionVerifier } from './authenticate.js';
 import { principalOf } from './typed-routes.js';
 import { isRecord, messageOf } from '../values.js';
 import {
@@ -41,6 +41,8 @@ export interface GuardOptions {
   authFailures: FailureThrottle;
   /** Portal sessions (routes declaring `config.portal`). */
   portal?: PortalSessionVerifier;
+  /** Operator console sessions (a cookie beside the token, on routes declaring `config.admin`). */
+  operatorSessions?: OperatorSessionVerifier;
   /** Faults on demand (sandbox): checked on every partner route before its handler. */
   faults?: FaultInjector;
 }
@@ -211,7 +213,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
 
   const adminOnRequest: onRequestHookHandler = async function adminGuard(request) {
     await throttledAuthentication(options.authFailures, failureKey(request.ip, 'operator'), () =>
-      authenticateAdmin(request, options.adminTokenMatches),
+      authenticateAdmin(request, options.adminTokenMatches, options.operatorSessions),
     );
   };
 

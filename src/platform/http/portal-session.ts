@@ -1,5 +1,6 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { apiError } from '../errors.js';
+import { cookieChangeAllowed } from './same-origin.js';
 
 /** The cookie a portal session travels in (HttpOnly, SameSite=Strict, Path=/portal). */
 export const PORTAL_COOKIE = 'pbs_portal';
@@ -41,8 +42,6 @@ export function portalOf(request: FastifyRequest): PortalSession {
   return request.portal;
 }
 
-const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
 /**
  * The guard of portal routes: a session cookie, and for a change a request from the portal's own
  * origin. The cookie is SameSite=Strict (a browser sends it on no cross-site request); the origin
@@ -50,13 +49,8 @@ const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export function portalGuard(verifier: PortalSessionVerifier): onRequestHookHandler {
   return async function portalSession(request) {
-    if (CHANGES.has(request.method)) {
-      const origin = request.headers.origin;
-      const own = `${request.protocol}://${request.headers.host ?? ''}`;
-      const site = request.headers['sec-fetch-site'];
-      if ((origin !== undefined && origin !== own) || (site !== undefined && site !== 'same-origin' && site !== 'none'))
-        throw apiError('AUTHORIZATION_ERROR', 'Portal changes are accepted from the portal’s own pages only.');
-    }
+    if (!cookieChangeAllowed(request))
+      throw apiError('AUTHORIZATION_ERROR', 'Portal changes are accepted from the portal’s own pages only.');
     const token = cookieValue(request.headers.cookie, PORTAL_COOKIE);
     if (!token) throw apiError('TOKEN_MISSING', 'Sign in to the portal first: ask the operator for a portal link.');
     const session = await verifier.verify(token);
