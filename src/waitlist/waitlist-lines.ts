@@ -162,8 +162,10 @@ export class WaitlistLines {
       const { config } = await this.restaurant(visit.business_id);
       ahead = await this.store().aheadOf(visit.business_id, visit.bucket, visit.position);
       const e = estimate(config.pace, visit.bucket, ahead, true);
-      const now = this.clock.now();
-      expected = { min: now + e.min_wait * 60_000, max: now + (e.max_wait ?? 2 * e.est_wait - e.min_wait) * 60_000 };
+      // From now, or from when the party joined if the sandbox clock was set back before that:
+      // a party is never expected before it joined.
+      const from = Math.max(this.clock.now(), visit.queue_time);
+      expected = { min: from + e.min_wait * 60_000, max: from + (e.max_wait ?? 2 * e.est_wait - e.min_wait) * 60_000 };
     }
     const live = visit.state === 'WAITING' || visit.state === 'ON_MY_WAY';
     return {

@@ -269,6 +269,10 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     expect((await status(quiet)).body.state).toBe('OPEN');
     const queue = (await admin(h.url, 'GET', `/admin/v1/businesses/${quiet}/waitlist/queue`)).body.visits;
     expect(queue.map((x: any) => x.visit_id)).toEqual([coming]);
+    // The sandbox clock set back an hour: the party is still expected after it joined, not before.
+    h.clock.set(T0 - 3_600_000);
+    const [back] = (await admin(h.url, 'GET', `/admin/v1/businesses/${quiet}/waitlist/queue`)).body.visits;
+    expect(back.expected_seating_time_min).toBeGreaterThanOrEqual(back.queue_time);
   });
 
   it('records every visit change as an event for the partner that made it', async () => {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { go, useGet } from '../hooks';
-import { Action, Badge, Card, Page, Problem, Table } from '../ui';
+import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
 import { BusinessPicker, type Params } from './shared';
 
 interface Visit {
@@ -68,10 +68,11 @@ export function Waitlist(props: Params) {
               { title: 'Party', numeric: true, cell: (v) => v.party_size },
               { title: 'Type', cell: (v) => v.visit_type },
               { title: 'State', cell: (v) => <Badge value={v.state} /> },
-              { title: 'Joined', cell: (v) => new Date(v.queue_time * 1000).toLocaleTimeString() },
+              // With the day: the sandbox clock may have moved days since a party joined.
+              { title: 'Joined', cell: (v) => when(new Date(v.queue_time * 1000).toISOString()) },
               {
                 title: 'Expected',
-                cell: (v) => (v.expected_seating_time_min ? new Date(v.expected_seating_time_min * 1000).toLocaleTimeString() : '—'),
+                cell: (v) => (v.expected_seating_time_min ? when(new Date(v.expected_seating_time_min * 1000).toISOString()) : '—'),
               },
               {
                 title: '',
