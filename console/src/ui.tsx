@@ -119,6 +119,27 @@ export function StatusBadge(props: { status: number }) {
   );
 }
 
+/** An id exactly as it is (never re-cased), with a button that copies it. */
+export function Id(props: { value: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <span class="id">
+      <code data-testid="id">{props.value}</code>{' '}
+      <button
+        class="copy"
+        aria-label={`Copy ${props.value}`}
+        onClick={async () => {
+          await navigator.clipboard.writeText(props.value);
+          setCopied(true);
+          setTimeout(() => setCopied(false), 1500);
+        }}
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </span>
+  );
+}
+
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
 export interface BarSeries {

@@ -32,7 +32,13 @@ export function businessAdminRoutes(service: BusinessService) {
           tags,
           security,
           summary: 'List businesses',
-          querystring: pagingQuerySchema({ defaultLimit: 50, maxLimit: 1000 }, { city: { type: 'string', maxLength: 200 } }),
+          querystring: pagingQuerySchema(
+            { defaultLimit: 50, maxLimit: 1000 },
+            {
+              city: { type: 'string', maxLength: 200 },
+              q: { type: 'string', minLength: 1, maxLength: 200, description: 'The start of a name (any case), or an id or alias exactly' },
+            },
+          ),
         },
       },
       async (request) => {

@@ -176,10 +176,10 @@ export class BusinessService {
     return this.store(db).records(ids);
   }
 
-  async list(filter: { city?: string; limit?: number; offset?: number }) {
+  async list(filter: { city?: string; q?: string; limit?: number; offset?: number }) {
     const limit = filter.limit ?? 50;
     const offset = filter.offset ?? 0;
-    const page = await this.store().list({ city: filter.city, limit, offset });
+    const page = await this.store().list({ city: filter.city, q: filter.q, limit, offset });
     return { ...page, limit, offset };
   }
 }

@@ -264,9 +264,16 @@ export class BusinessStore {
     return out;
   }
 
-  async list(filter: { city?: string; limit: number; offset: number }): Promise<{ total: number; businesses: Business[] }> {
+  /** A page of businesses by name; `q`: names starting with it (any case), or the business with that id or alias. */
+  async list(filter: { city?: string; q?: string; limit: number; offset: number }): Promise<{ total: number; businesses: Business[] }> {
     let base = this.db.selectFrom('businesses');
     if (filter.city) base = base.where('city', '=', filter.city);
+    const q = filter.q;
+    if (q) {
+      // The typed text is literal: LIKE's wildcards in it are escaped.
+      const prefix = `${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      base = base.where((eb) => eb.or([eb(sql`lower(name)`, 'like', sql`${prefix} escape '\\'`), eb('id', '=', q), eb('alias', '=', q)]));
+    }
     const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     const rows = await base.select('record').orderBy('name').orderBy('id').limit(filter.limit).offset(filter.offset).execute();
     return { total: Number(total.n), businesses: rows.map((r) => fromRecord(r.record)) };

@@ -272,6 +272,11 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
       expect(await page.$$('.problem'), name).toEqual([]);
       await shot(name);
     }
+    // Ids read exactly as they are (a heading once upper-cased them), and a picked business shows its name.
+    await open(`partners?id=${credentials.partner_id}`);
+    expect(await page.textContent('[data-testid=id]')).toBe(credentials.partner_id);
+    await open(`reviews?business=${restaurant}`);
+    await page.waitForSelector('[data-testid=picked-business]');
     // The engagement chart draws the restaurant's four scored weeks.
     await open(`engagement?business=${restaurant}`);
     await page.waitForSelector('[data-testid=engagement-chart-engagement_metric] polyline');

@@ -121,6 +121,13 @@ describe.each(dialects)('operator API on %s', (dialect) => {
       expect(accepted.body).toEqual({ imported: 3, created: 3, updated: 0 });
       const toronto = await admin(h.url, 'GET', '/admin/v1/businesses?city=Toronto');
       expect(toronto.body.total).toBe(3);
+      // The console's pickers: the start of a name in any case, or an id exactly; LIKE's wildcards are literal.
+      const typed = await admin(h.url, 'GET', '/admin/v1/businesses?q=impORTED%202');
+      expect(typed.body.businesses.map((b: { name: string }) => b.name)).toEqual(['Imported 2']);
+      const byId = await admin(h.url, 'GET', `/admin/v1/businesses?q=${typed.body.businesses[0].id}`);
+      expect(byId.body.total).toBe(1);
+      expect((await admin(h.url, 'GET', '/admin/v1/businesses?q=%25')).body.total).toBe(0);
+      expect((await admin(h.url, 'GET', '/admin/v1/businesses?q=Imported_')).body.total).toBe(0);
       const notJson = await admin(h.url, 'POST', '/admin/v1/businesses/import', { body: '{nope', contentType: 'application/x-ndjson' });
       expect(notJson.status).toBe(400);
     });

@@ -1,6 +1,6 @@
 import { api } from '../api';
 import { go, useGet } from '../hooks';
-import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
+import { Action, Badge, Card, Id, Page, Problem, Table, when } from '../ui';
 import { type Params } from './shared';
 
 type Entry = { status: string; requested_value: unknown; error?: { code: string; message: string } };
@@ -43,7 +43,7 @@ function Receipt(props: { job: Job; partner: string }) {
   return (
     <Card title="Job receipt" wide>
       <p data-testid="receipt">
-        <code>{j.job_id}</code> · {j.kind} for {props.partner} · <Badge value={j.status} /> · created {when(j.created_at)}
+        <Id value={j.job_id} /> · {j.kind} for {props.partner} · <Badge value={j.status} /> · created {when(j.created_at)}
         {j.completed_at && <> · completed {when(j.completed_at)}</>}
       </p>
       {j.business_results.map((r) => (

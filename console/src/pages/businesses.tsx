@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useGet } from '../hooks';
-import { Card, Page, Pager, Problem, Table } from '../ui';
+import { Card, Id, Page, Pager, Problem, Table } from '../ui';
 import { today, type Params } from './shared';
 
 interface Business {
@@ -56,10 +56,11 @@ function BusinessDetail(props: { id: string }) {
   const b = business.data;
   return (
     <div class="grid">
-      <Card title={b ? `${b.name} — ${b.id}` : 'Business'} wide>
+      <Card title={b ? b.name : 'Business'} wide>
         <Problem error={business.error} />
         {b && (
           <div class="actions">
+            <Id value={b.id} />
             <a href={`#/reservations?business=${b.id}&date=${today()}`}>Reservations</a>
             <a href={`#/waitlist?business=${b.id}`}>Waitlist</a>
             <a href={`#/reviews?business=${b.id}`}>Reviews</a>

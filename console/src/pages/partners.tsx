@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { go, useGet } from '../hooks';
-import { Action, Badge, Card, Page, Pager, Problem, Table, when } from '../ui';
+import { Action, Badge, Card, Id, Page, Pager, Problem, Table, when } from '../ui';
 import { type Params } from './shared';
 
 interface Partner {
@@ -80,11 +80,12 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
   const reload = () => (partner.reload(), credentials.reload(), props.onChange());
   return (
     <div class="grid">
-      <Card title={p ? `${p.name} — ${p.id}` : 'Partner'} wide>
+      <Card title={p ? p.name : 'Partner'} wide>
         <Problem error={partner.error} />
         {p && (
           <>
             <div class="actions">
+              <Id value={p.id} />
               <Badge value={p.status} />
               {p.status === 'active' ? (
                 <Action label="Disable" kind="danger" run={() => api('POST', `/admin/v1/partners/${p.id}/disable`)} done={reload} />

@@ -11,11 +11,20 @@ export const today = () => new Date().toISOString().slice(0, 10);
 export const shortDay = (date: string) => date.slice(5);
 export const shortMinute = (iso: string) => iso.slice(11, 16);
 
-/** Picks a business: type a name (suggested from the catalogue) or paste an id; `onPick` gets the id. */
+/**
+ * Picks a business: type the start of its name (pbs suggests the first 20 that match, however
+ * large the catalogue) or paste an id; `onPick` gets the id.
+ */
 export function BusinessPicker(props: { value: string | undefined; onPick: (id: string) => void; label?: string }) {
-  const list = useGet<{ businesses: Array<{ id: string; name: string; location: { city: string } }> }>('/admin/v1/businesses?limit=200');
   const [text, setText] = useState(props.value ?? '');
+  // What was typed, up to a suggestion's " (city)": the part pbs matches names against.
+  const typed = text.replace(/ \([^)]*\)$/, '').trim();
+  const list = useGet<{ businesses: Array<{ id: string; name: string; location: { city: string } }> }>(
+    `/admin/v1/businesses?limit=20${typed ? `&q=${encodeURIComponent(typed)}` : ''}`,
+  );
   const options = list.data?.businesses ?? [];
+  // A picked id shows as the business's name once pbs answered it.
+  const named = props.value ? options.find((b) => b.id === props.value) : undefined;
   const pick = (value: string) => {
     const match = options.find((b) => b.id === value || `${b.name} (${b.location.city})` === value);
     props.onPick(match?.id ?? value.trim());
@@ -37,6 +46,11 @@ export function BusinessPicker(props: { value: string | undefined; onPick: (id: 
           <option value={`${b.name} (${b.location.city})`}>{b.id}</option>
         ))}
       </datalist>
+      {named && text === props.value && (
+        <span class="muted" data-testid="picked-business">
+          {named.name}, {named.location.city}
+        </span>
+      )}
     </label>
   );
 }

@@ -469,6 +469,8 @@ export interface paths {
             parameters: {
                 query?: {
                     city?: string;
+                    /** @description The start of a name (any case), or an id or alias exactly */
+                    q?: string;
                     limit?: number;
                     offset?: number;
                 };
