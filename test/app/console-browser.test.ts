@@ -238,6 +238,23 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await shot('advertising-job');
   });
 
+  it('edits a restaurant’s reservation inventory in a checked form', async () => {
+    await open(`businesses?id=${restaurant}`);
+    await page.waitForSelector('[data-testid=inventory]');
+    // A party range pbs would refuse is marked before anything is sent.
+    await page.fill('input[name=party_max]', '11');
+    await page.waitForSelector('[data-testid=inventory-problems] >> text=Party size');
+    await page.fill('input[name=party_max]', '6');
+    const closed = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
+    await page.fill('textarea[name=closed_dates]', closed);
+    await page.click('[data-testid=save-inventory]');
+    await page.waitForSelector('[data-testid=inventory-saved]');
+    const saved = (await admin(server.url, 'GET', `/admin/v1/businesses/${restaurant}/reservation-settings`)).body;
+    expect(saved.party_size.max).toBe(6);
+    expect(saved.closed_dates).toContain(closed);
+    await shot('business');
+  });
+
   it('renders every page without an error', async () => {
     const reviewLine = JSON.stringify({
       business_id: restaurant,

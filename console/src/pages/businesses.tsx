@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
-import { useGet } from '../hooks';
+import { ApiError } from '../api';
+import { go, useGet } from '../hooks';
+import { InventoryForm, STARTING_INVENTORY, type Settings } from './inventory';
 import { Card, Id, Page, Pager, Problem, Table } from '../ui';
 import { today, type Params } from './shared';
 
@@ -14,20 +16,32 @@ interface Business {
   transactions: string[];
 }
 
+/** The catalogue by name (type the start of one), and one business as its own view with its inventory. */
 export function Businesses(props: Params) {
-  const [offset, setOffset] = useState(0);
-  const [city, setCity] = useState('');
-  const list = useGet<{ total: number; businesses: Business[] }>(
-    `/admin/v1/businesses?limit=50&offset=${offset}${city ? `&city=${encodeURIComponent(city)}` : ''}`,
-  );
   const selected = props.params.get('id') ?? undefined;
+  if (selected) return <BusinessDetail id={selected} />;
+  return <BusinessList params={props.params} />;
+}
+
+function BusinessList(props: Params) {
+  const [offset, setOffset] = useState(0);
+  const q = props.params.get('q') ?? '';
+  const city = props.params.get('city') ?? '';
+  const list = useGet<{ total: number; businesses: Business[] }>(
+    `/admin/v1/businesses?${new URLSearchParams({ limit: '50', offset: String(offset), ...(q ? { q } : {}), ...(city ? { city } : {}) })}`,
+  );
+  const set = (name: string, value: string) => (setOffset(0), go('businesses', { q, city, [name]: value.trim() || undefined }));
   return (
     <Page title="Businesses">
       <Card>
         <div class="form">
           <label>
+            Name starts with (or an id)
+            <input name="q" value={q} onChange={(e) => set('q', (e.target as HTMLInputElement).value)} placeholder="any" />
+          </label>
+          <label>
             City
-            <input value={city} onChange={(e) => (setCity((e.target as HTMLInputElement).value), setOffset(0))} placeholder="any" />
+            <input name="city" value={city} onChange={(e) => set('city', (e.target as HTMLInputElement).value)} placeholder="any" />
           </label>
           <a href="#/imports">Import businesses…</a>
         </div>
@@ -45,22 +59,25 @@ export function Businesses(props: Params) {
         />
         <Pager offset={offset} limit={50} total={list.data?.total} onChange={setOffset} />
       </Card>
-      {selected && <BusinessDetail id={selected} />}
     </Page>
   );
 }
 
 function BusinessDetail(props: { id: string }) {
   const business = useGet<Business>(`/admin/v1/businesses/${props.id}`);
-  const settings = useGet<unknown>(`/admin/v1/businesses/${props.id}/reservation-settings`);
+  const settings = useGet<Settings>(`/admin/v1/businesses/${props.id}/reservation-settings`);
   const b = business.data;
+  const missing = settings.error instanceof ApiError && settings.error.status === 404;
   return (
-    <div class="grid">
-      <Card title={b ? b.name : 'Business'} wide>
+    <Page title={b ? b.name : 'Business'} actions={<a href="#/businesses">← All businesses</a>}>
+      <Card wide>
         <Problem error={business.error} />
         {b && (
           <div class="actions">
             <Id value={b.id} />
+            <span class="muted">
+              {b.location.city}, {b.location.country} · {b.categories.map((c) => c.title).join(', ')}
+            </span>
             <a href={`#/reservations?business=${b.id}&date=${today()}`}>Reservations</a>
             <a href={`#/waitlist?business=${b.id}`}>Waitlist</a>
             <a href={`#/reviews?business=${b.id}`}>Reviews</a>
@@ -69,9 +86,9 @@ function BusinessDetail(props: { id: string }) {
           </div>
         )}
       </Card>
-      <Card title="Reservation inventory" wide>
-        {settings.error ? <p class="muted">No reservation inventory.</p> : <pre tabIndex={0}>{JSON.stringify(settings.data, null, 2)}</pre>}
-      </Card>
-    </div>
+      {settings.data && <InventoryForm key={props.id} businessId={props.id} initial={settings.data} saved={settings.reload} />}
+      {missing && <InventoryForm key={`${props.id}-new`} businessId={props.id} initial={STARTING_INVENTORY} saved={settings.reload} />}
+      {!missing && <Problem error={settings.error} />}
+    </Page>
   );
 }
