@@ -57,6 +57,48 @@ export function systemRoutes(ctx: PlatformContext, state: { ready: () => boolean
   };
 }
 
+const clockSchema = {
+  type: 'object',
+  required: ['now', 'now_unix', 'frozen', 'sandbox'],
+  properties: {
+    now: { type: 'string', description: 'pbs time (ISO 8601)' },
+    now_unix: { type: 'number', description: 'pbs time in seconds' },
+    frozen: { type: 'boolean' },
+    sandbox: { type: 'boolean', description: 'Whether the clock can be moved' },
+  },
+} as const;
+
+const taskSchema = {
+  type: 'object',
+  required: [
+    'id',
+    'type',
+    'state',
+    'attempts',
+    'max_attempts',
+    'run_at',
+    'last_error',
+    'created_at',
+    'updated_at',
+    'finished_at',
+    'payload',
+  ],
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string' },
+    state: { type: 'string', enum: ['pending', 'running', 'succeeded', 'dead'] },
+    attempts: { type: 'integer' },
+    max_attempts: { type: 'integer' },
+    run_at: { type: 'string' },
+    last_error: { type: ['string', 'null'] },
+    created_at: { type: 'string' },
+    updated_at: { type: 'string' },
+    finished_at: { type: ['string', 'null'] },
+    payload: { description: 'What the task was given (its type’s own shape)' },
+  },
+} as const;
+const error = { $ref: 'ErrorResponse#' } as const;
+
 function clockView(ctx: PlatformContext) {
   const now = ctx.clock.now();
   return {
@@ -93,7 +135,11 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     const security = [{ adminToken: [] }];
     const config = { admin: true };
 
-    app.get('/admin/v1/clock', { config, schema: { tags, security, summary: 'Read the clock' } }, async () => clockView(ctx));
+    app.get(
+      '/admin/v1/clock',
+      { config, schema: { tags, security, summary: 'Read the clock', response: { 200: clockSchema } } },
+      async () => clockView(ctx),
+    );
 
     const requireSandbox = () => {
       if (!ctx.sandboxClock || !ctx.clockSync) {
@@ -116,6 +162,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
             additionalProperties: false,
             properties: { time: { type: 'string', format: 'date-time' }, frozen: { type: 'boolean' }, reset: { type: 'boolean' } },
           },
+          response: { 200: clockSchema, 400: error, 409: error },
         },
       },
       async (request) => {
@@ -153,6 +200,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
               hours: { type: 'number', minimum: 0, maximum: 366 * 24 },
             },
           },
+          response: { 200: clockSchema, 400: error, 409: error },
         },
       },
       async (request) => {
@@ -177,6 +225,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
             { defaultLimit: 50, maxLimit: 500 },
             { state: { type: 'string', enum: ['pending', 'running', 'succeeded', 'dead'] }, type: { type: 'string', maxLength: 200 } },
           ),
+          response: { 200: { type: 'object', required: ['tasks'], properties: { tasks: { type: 'array', items: taskSchema } } } },
         },
       },
       async (request) => {
@@ -188,7 +237,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     const taskParams = { type: 'object', required: ['task_id'], properties: { task_id: { type: 'string', maxLength: 64 } } } as const;
     app.get(
       '/admin/v1/tasks/:task_id',
-      { config, schema: { tags, security, summary: 'Show a task', params: taskParams } },
+      { config, schema: { tags, security, summary: 'Show a task', params: taskParams, response: { 200: taskSchema, 404: error } } },
       async (request) => {
         const task = await ctx.tasks.get(request.params.task_id);
         if (!task) throw apiError('NOT_FOUND', 'Task not found');
@@ -198,7 +247,16 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
 
     app.post(
       '/admin/v1/tasks/:task_id/retry',
-      { config, schema: { tags, security, summary: 'Queue a dead task again', params: taskParams } },
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Queue a dead task again',
+          params: taskParams,
+          response: { 200: taskSchema, 404: error, 409: error },
+        },
+      },
       async (request) => {
         const id = request.params.task_id;
         const task = await ctx.tasks.retry(id);

@@ -14,6 +14,9 @@ import { eventCommand } from '../commands/event.js';
 import { webhookCommand } from '../commands/webhook.js';
 import { DELIVERY_STATUSES } from './webhook-tables.js';
 import { webhookPortalRoutes } from './portal-routes.js';
+import { deliveryListSchema, emittedSchema, endpointSchema, redeliveredSchema } from './schemas.js';
+
+const error = { $ref: 'ErrorResponse#' } as const;
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -77,6 +80,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             security,
             summary: "Register or change a partner's webhook URL (a new URL must be verified again)",
             params: partnerParams,
+            response: { 200: endpointSchema, 400: error, 404: error },
             body: {
               type: 'object',
               additionalProperties: false,
@@ -93,12 +97,30 @@ export function webhooksModule(service: WebhookService): ApiModule {
       );
       app.get(
         '/admin/v1/partners/:partner_id/webhook',
-        { config, schema: { tags, security, summary: 'A partner’s webhook endpoint, state and signing secret', params: partnerParams } },
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'A partner’s webhook endpoint, state and signing secret',
+            params: partnerParams,
+            response: { 200: endpointSchema, 404: error },
+          },
+        },
         async (request) => service.getEndpoint(request.params.partner_id),
       );
       app.delete(
         '/admin/v1/partners/:partner_id/webhook',
-        { config, schema: { tags, security, summary: 'Remove a partner’s webhook endpoint', params: partnerParams } },
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'Remove a partner’s webhook endpoint',
+            params: partnerParams,
+            response: { 204: { type: 'null' }, 404: error },
+          },
+        },
         async (request, reply) => {
           await service.removeEndpoint(request.params.partner_id);
           return reply.code(204).send();
@@ -112,6 +134,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             tags,
             security,
             summary: 'Verify the endpoint now: GET url?verification=…, must echo it within the timeout',
+            response: { 200: endpointSchema, 404: error },
             params: partnerParams,
           },
         },
@@ -125,6 +148,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             tags,
             security,
             summary: 'Sandbox: send every message of the partner twice and out of order (to try its de-duplication and ordering)',
+            response: { 200: endpointSchema, 404: error },
             params: partnerParams,
             body: { type: 'object', required: ['on'], properties: { on: { type: 'boolean' } } },
           },
@@ -133,7 +157,16 @@ export function webhooksModule(service: WebhookService): ApiModule {
       );
       app.post(
         '/admin/v1/partners/:partner_id/webhook/rotate-secret',
-        { config, schema: { tags, security, summary: 'New signing secret; the old one also signs for 24 hours', params: partnerParams } },
+        {
+          config,
+          schema: {
+            tags,
+            security,
+            summary: 'New signing secret; the old one also signs for 24 hours',
+            params: partnerParams,
+            response: { 200: endpointSchema, 404: error },
+          },
+        },
         async (request) => service.rotateSecret(request.params.partner_id),
       );
 
@@ -145,6 +178,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             tags,
             security,
             summary: 'Deliveries (newest first) with every attempt',
+            response: { 200: deliveryListSchema },
             querystring: {
               type: 'object',
               properties: {
@@ -179,6 +213,22 @@ export function webhooksModule(service: WebhookService): ApiModule {
             security,
             summary: 'Delivery attempts per minute (pbs clock) over the last minutes: answered 2xx, or not',
             querystring: { type: 'object', properties: { minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 60 } } },
+            response: {
+              200: {
+                type: 'object',
+                required: ['minutes'],
+                properties: {
+                  minutes: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['minute', 'succeeded', 'failed'],
+                      properties: { minute: { type: 'string' }, succeeded: { type: 'integer' }, failed: { type: 'integer' } },
+                    },
+                  },
+                },
+              },
+            },
           },
         },
         async (request) => service.attemptsPerMinute(request.query.minutes),
@@ -192,6 +242,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             security,
             summary: 'Send a delivered or failed message again',
             params: { type: 'object', required: ['delivery_id'], properties: { delivery_id: { type: 'string' } } },
+            response: { 200: redeliveredSchema, 404: error, 409: error },
           },
         },
         async (request) => service.redeliver(request.params.delivery_id),
@@ -214,6 +265,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
                 partner_id: { type: 'string' },
               },
             },
+            response: { 200: redeliveredSchema },
           },
         },
         async (request) => {
@@ -232,6 +284,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             security,
             summary: 'Emit a lead event (new lead or a consumer phone opt-in/out)',
             params: businessParams,
+            response: { 201: emittedSchema, 400: error, 404: error },
             body: {
               type: ['object', 'null'],
               additionalProperties: false,
@@ -256,6 +309,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             security,
             summary: 'Emit a license verification update (verified, rejected or pending)',
             params: businessParams,
+            response: { 201: emittedSchema, 400: error, 404: error },
             body: {
               type: 'object',
               additionalProperties: false,
@@ -285,6 +339,7 @@ export function webhooksModule(service: WebhookService): ApiModule {
             security,
             summary: 'Emit a listing data-ingestion job update',
             params: businessParams,
+            response: { 201: emittedSchema, 400: error, 404: error },
             body: {
               type: 'object',
               additionalProperties: false,

@@ -4,6 +4,7 @@ import { typedRoutes } from '../platform/http/typed-routes.js';
 import { isRecord } from '../platform/values.js';
 import { DELIVERY_STATUSES, webhookEventTypes } from './webhook-tables.js';
 import type { WebhookService } from './webhook-service.js';
+import { deliveryListSchema, endpointSchema, redeliveredSchema } from './schemas.js';
 
 const config = { portal: true };
 const tags = ['portal'];
@@ -20,19 +21,40 @@ export function webhookPortalRoutes(service: WebhookService) {
     const app = typedRoutes(fastify);
     app.get(
       '/portal/v1/webhooks/endpoint',
-      { config, schema: { tags, security, summary: 'Your webhook endpoint: URL, verification state and last result, signing secret' } },
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Your webhook endpoint: URL, verification state and last result, signing secret',
+          response: { 200: endpointSchema, 404: error },
+        },
+      },
       async (request) => service.getEndpoint(portalOf(request).partnerId),
     );
     app.post(
       '/portal/v1/webhooks/endpoint/verify',
-      { config, schema: { tags, security, summary: 'Verify your endpoint again now (GET url?verification=…, echoed within the timeout)' } },
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Verify your endpoint again now (GET url?verification=…, echoed within the timeout)',
+          response: { 200: endpointSchema, 404: error },
+        },
+      },
       async (request) => service.verify(portalOf(request).partnerId),
     );
     app.post(
       '/portal/v1/webhooks/endpoint/rotate-secret',
       {
         config,
-        schema: { tags, security, summary: 'A new signing secret; messages carry the old and the new signature for 24 hours' },
+        schema: {
+          tags,
+          security,
+          summary: 'A new signing secret; messages carry the old and the new signature for 24 hours',
+          response: { 200: endpointSchema, 404: error },
+        },
       },
       async (request) => service.rotateSecret(portalOf(request).partnerId),
     );
@@ -82,6 +104,7 @@ export function webhookPortalRoutes(service: WebhookService) {
           summary:
             'Sandbox: every message of yours sent twice and out of order, to try your de-duplication (by message id) and ordering (by time)',
           body: { type: 'object', required: ['on'], properties: { on: { type: 'boolean' } } },
+          response: { 200: endpointSchema, 404: error },
         },
       },
       async (request) => service.setDuplicateAndReorder(portalOf(request).partnerId, request.body.on),
@@ -103,6 +126,7 @@ export function webhookPortalRoutes(service: WebhookService) {
               limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
             },
           },
+          response: { 200: deliveryListSchema },
         },
       },
       async (request) => ({
@@ -128,7 +152,7 @@ export function webhookPortalRoutes(service: WebhookService) {
             required: ['delivery_id'],
             properties: { delivery_id: { type: 'string', minLength: 1, maxLength: 64 } },
           },
-          response: { 200: { type: 'object', properties: { redelivered: { type: 'integer' } } }, 404: error, 409: error },
+          response: { 200: redeliveredSchema, 404: error, 409: error },
         },
       },
       async (request) => service.redeliver(request.params.delivery_id, portalOf(request).partnerId),
@@ -146,7 +170,7 @@ export function webhookPortalRoutes(service: WebhookService) {
             required: ['from', 'to'],
             properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } },
           },
-          response: { 200: { type: 'object', properties: { redelivered: { type: 'integer' } } } },
+          response: { 200: redeliveredSchema },
         },
       },
       async (request) => service.redeliverFailed(Date.parse(request.body.from), Date.parse(request.body.to), portalOf(request).partnerId),

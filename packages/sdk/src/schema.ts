@@ -245,6 +245,23 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description pbs time (ISO 8601) */
+                            now: string;
+                            /** @description pbs time in seconds */
+                            now_unix: number;
+                            frozen: boolean;
+                            /** @description Whether the clock can be moved */
+                            sandbox: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -278,8 +295,43 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description pbs time (ISO 8601) */
+                            now: string;
+                            /** @description pbs time in seconds */
+                            now_unix: number;
+                            frozen: boolean;
+                            /** @description Whether the clock can be moved */
+                            sandbox: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -323,8 +375,43 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description pbs time (ISO 8601) */
+                            now: string;
+                            /** @description pbs time in seconds */
+                            now_unix: number;
+                            frozen: boolean;
+                            /** @description Whether the clock can be moved */
+                            sandbox: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -362,6 +449,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tasks: {
+                                id: string;
+                                type: string;
+                                /** @enum {string} */
+                                state: "pending" | "running" | "succeeded" | "dead";
+                                attempts: number;
+                                max_attempts: number;
+                                run_at: string;
+                                last_error: string | null;
+                                created_at: string;
+                                updated_at: string;
+                                finished_at: string | null;
+                                /** @description What the task was given (its type’s own shape) */
+                                payload: unknown;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -400,8 +512,40 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            type: string;
+                            /** @enum {string} */
+                            state: "pending" | "running" | "succeeded" | "dead";
+                            attempts: number;
+                            max_attempts: number;
+                            run_at: string;
+                            last_error: string | null;
+                            created_at: string;
+                            updated_at: string;
+                            finished_at: string | null;
+                            /** @description What the task was given (its type’s own shape) */
+                            payload: unknown;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -440,8 +584,49 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            type: string;
+                            /** @enum {string} */
+                            state: "pending" | "running" | "succeeded" | "dead";
+                            attempts: number;
+                            max_attempts: number;
+                            run_at: string;
+                            last_error: string | null;
+                            created_at: string;
+                            updated_at: string;
+                            finished_at: string | null;
+                            /** @description What the task was given (its type’s own shape) */
+                            payload: unknown;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4405,8 +4590,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4443,6 +4661,30 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
                 401: {
                     headers: {
@@ -4454,6 +4696,15 @@ export interface paths {
                 };
                 /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4488,6 +4739,30 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
                 401: {
                     headers: {
@@ -4499,6 +4774,15 @@ export interface paths {
                 };
                 /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4622,6 +4906,30 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
                 401: {
                     headers: {
@@ -4633,6 +4941,15 @@ export interface paths {
                 };
                 /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4672,6 +4989,40 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: {
+                                id: string;
+                                /** @description The `webhook-id` header */
+                                message_id: string;
+                                partner_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "delivered" | "failed";
+                                attempts: number;
+                                next_attempt_at: string;
+                                give_up_at: string;
+                                last_status_code: number | null;
+                                last_error: string | null;
+                                created_at: string;
+                                finished_at: string | null;
+                                event_type: string;
+                                business_id: string;
+                                attempts_log: {
+                                    at: string;
+                                    status_code: number | null;
+                                    latency_ms: number;
+                                    error: string | null;
+                                    response_excerpt: string | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
                 401: {
                     headers: {
@@ -4719,7 +5070,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            redelivered?: number;
+                            /** @description Messages queued again */
+                            redelivered: number;
                         };
                     };
                 };
@@ -4802,7 +5154,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            redelivered?: number;
+                            /** @description Messages queued again */
+                            redelivered: number;
                         };
                     };
                 };
@@ -4851,8 +5204,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4882,8 +5268,50 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4906,8 +5334,24 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4943,8 +5387,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4986,8 +5463,41 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5025,8 +5535,41 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5066,6 +5609,40 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: {
+                                id: string;
+                                /** @description The `webhook-id` header */
+                                message_id: string;
+                                partner_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "delivered" | "failed";
+                                attempts: number;
+                                next_attempt_at: string;
+                                give_up_at: string;
+                                last_status_code: number | null;
+                                last_error: string | null;
+                                created_at: string;
+                                finished_at: string | null;
+                                event_type: string;
+                                business_id: string;
+                                attempts_log: {
+                                    at: string;
+                                    status_code: number | null;
+                                    latency_ms: number;
+                                    error: string | null;
+                                    response_excerpt: string | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -5104,6 +5681,21 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            minutes: {
+                                minute: string;
+                                succeeded: number;
+                                failed: number;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -5144,8 +5736,38 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Messages queued again */
+                            redelivered: number;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5190,6 +5812,18 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Messages queued again */
+                            redelivered: number;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -5236,8 +5870,39 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event_id: string;
+                            /** @description The `webhook-id` its messages carry */
+                            message_id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5288,8 +5953,39 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event_id: string;
+                            /** @description The `webhook-id` its messages carry */
+                            message_id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5334,8 +6030,39 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event_id: string;
+                            /** @description The `webhook-id` its messages carry */
+                            message_id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
