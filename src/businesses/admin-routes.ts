@@ -6,6 +6,7 @@ import type { BusinessService } from './business-service.js';
 import { importSource, streamJsonLines } from '../platform/http/streamed-body.js';
 import { MAX_IMPORT_BYTES } from '../platform/json-lines.js';
 import { pagingQuerySchema } from '../platform/paging.js';
+import { publicBusinessProperties } from './public-schemas.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -16,7 +17,33 @@ const idParam = {
   properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } },
 } as const;
 
-const businessSchema = { type: 'object', additionalProperties: true } as const;
+/** A business as the operator loaded it: the public record with its timezone, hours and specialties. */
+const businessSchema = {
+  type: 'object',
+  required: ['id', 'alias', 'name', 'location', 'coordinates', 'categories', 'timezone', 'hours'],
+  properties: {
+    ...publicBusinessProperties,
+    timezone: { type: 'string' },
+    hours: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    specialties: { type: 'string' },
+  },
+} as const;
+const businessListSchema = {
+  type: 'object',
+  required: ['total', 'limit', 'offset', 'businesses'],
+  properties: {
+    total: { type: 'integer' },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+    businesses: { type: 'array', items: businessSchema },
+  },
+} as const;
+const importedSchema = {
+  type: 'object',
+  required: ['imported', 'created', 'updated'],
+  properties: { imported: { type: 'integer' }, created: { type: 'integer' }, updated: { type: 'integer' } },
+} as const;
+const error = { $ref: 'ErrorResponse#' } as const;
 
 export function businessAdminRoutes(service: BusinessService) {
   return async (fastify: FastifyInstance) => {
@@ -39,6 +66,7 @@ export function businessAdminRoutes(service: BusinessService) {
               q: { type: 'string', minLength: 1, maxLength: 200, description: 'The start of a name (any case), or an id or alias exactly' },
             },
           ),
+          response: { 200: businessListSchema },
         },
       },
       async (request) => {
@@ -51,14 +79,29 @@ export function businessAdminRoutes(service: BusinessService) {
       '/admin/v1/businesses/:business_id',
       {
         config: adminConfig,
-        schema: { tags, security, summary: 'Show a business (id or alias)', params: idParam, response: { 200: businessSchema } },
+        schema: {
+          tags,
+          security,
+          summary: 'Show a business (id or alias)',
+          params: idParam,
+          response: { 200: businessSchema, 404: error },
+        },
       },
       async (request) => service.get(request.params.business_id),
     );
 
     app.post(
       '/admin/v1/businesses',
-      { config: adminConfig, schema: { tags, security, summary: 'Create or replace a business', body: { $ref: 'BusinessInput#' } } },
+      {
+        config: adminConfig,
+        schema: {
+          tags,
+          security,
+          summary: 'Create or replace a business',
+          body: { $ref: 'BusinessInput#' },
+          response: { 200: businessSchema, 201: businessSchema, 400: error },
+        },
+      },
       async (request, reply) => {
         const { business, created } = await service.upsert(request.body);
         return reply.code(created ? 201 : 200).send(business);
@@ -75,6 +118,7 @@ export function businessAdminRoutes(service: BusinessService) {
           summary: 'Create or replace the business with this id',
           params: idParam,
           body: { $ref: 'BusinessInput#' },
+          response: { 200: businessSchema, 201: businessSchema, 400: error },
         },
       },
       async (request, reply) => {
@@ -94,6 +138,7 @@ export function businessAdminRoutes(service: BusinessService) {
           summary: 'Bulk import businesses from JSON lines (streamed; all or nothing)',
           description:
             'Body: one business JSON object per line, Content-Type application/x-ndjson, up to 1,000,000 lines. The body is read as it arrives and never held whole; the import applies only when every line is good (docs/catalogue.md "Imports").',
+          response: { 200: importedSchema, 400: error },
         },
       },
       async (request) => importSource(request.body, MAX_IMPORT_BYTES, (source) => service.importJsonLines(source)),

@@ -9,6 +9,7 @@ import { pagingQuerySchema } from '../platform/paging.js';
 import type { CredentialService } from './credential-service.js';
 import type { PartnerService } from './partner-service.js';
 import { bodyObject, single } from '../platform/query.js';
+import { credentialSchema, issuedCredentialSchema, linkListSchema, linkSchema, partnerListSchema, partnerSchema } from './schemas.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -20,6 +21,7 @@ const partnerParams = {
   properties: { partner_id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;
 const paging = pagingQuerySchema({ defaultLimit: 50, maxLimit: 1000 });
+const error = { $ref: 'ErrorResponse#' } as const;
 /** A partner's own limits: bounded, so no number reaches the database that it cannot hold. */
 const nullableLimit = { type: ['integer', 'null'], minimum: 1, maximum: 1_000_000_000 } as const;
 
@@ -35,6 +37,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
           tags,
           security,
           summary: 'Create a partner (every interface disabled unless listed)',
+          response: { 201: partnerSchema, 400: error },
           body: {
             type: 'object',
             additionalProperties: false,
@@ -51,7 +54,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
 
     app.get(
       '/admin/v1/partners',
-      { config, schema: { tags, security, summary: 'List partners', querystring: paging } },
+      { config, schema: { tags, security, summary: 'List partners', querystring: paging, response: { 200: partnerListSchema } } },
       async (request) => {
         const q = request.query;
         return partners.list(q.limit, q.offset);
@@ -60,7 +63,10 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
 
     app.get(
       '/admin/v1/partners/:partner_id',
-      { config, schema: { tags, security, summary: 'Show a partner', params: partnerParams } },
+      {
+        config,
+        schema: { tags, security, summary: 'Show a partner', params: partnerParams, response: { 200: partnerSchema, 404: error } },
+      },
       async (request) => partners.get(request.params.partner_id),
     );
 
@@ -72,7 +78,13 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
         `/admin/v1/partners/:partner_id/${action}`,
         {
           config,
-          schema: { tags, security, summary: `${action === 'disable' ? 'Disable' : 'Re-enable'} a partner`, params: partnerParams },
+          schema: {
+            tags,
+            security,
+            summary: `${action === 'disable' ? 'Disable' : 'Re-enable'} a partner`,
+            params: partnerParams,
+            response: { 200: partnerSchema, 404: error },
+          },
         },
         async (request) => partners.setStatus(request.params.partner_id, status),
       );
@@ -96,6 +108,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
             additionalProperties: false,
             properties: { enabled: { type: 'boolean' }, per_second: nullableLimit, per_day: nullableLimit },
           },
+          response: { 200: partnerSchema, 400: error, 404: error },
         },
       },
       async (request) => {
@@ -112,6 +125,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
           tags,
           security,
           summary: 'Issue a credential; the secret is shown only in this response',
+          response: { 201: issuedCredentialSchema, 400: error, 404: error, 409: error },
           params: partnerParams,
           body: {
             type: 'object',
@@ -133,7 +147,19 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
 
     app.get(
       '/admin/v1/partners/:partner_id/credentials',
-      { config, schema: { tags, security, summary: "List a partner's credentials (never their secrets)", params: partnerParams } },
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: "List a partner's credentials (never their secrets)",
+          params: partnerParams,
+          response: {
+            200: { type: 'object', required: ['credentials'], properties: { credentials: { type: 'array', items: credentialSchema } } },
+            404: error,
+          },
+        },
+      },
       async (request) => ({ credentials: await credentials.list(request.params.partner_id) }),
     );
 
@@ -151,6 +177,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
           tags,
           security,
           summary: 'Rotate a credential; the old secret may stay valid for a grace period',
+          response: { 200: issuedCredentialSchema, 404: error },
           params: credentialParams,
           body: {
             type: ['object', 'null'],
@@ -166,13 +193,32 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
 
     app.delete(
       '/admin/v1/credentials/:credential_id',
-      { config, schema: { tags, security, summary: 'Revoke a credential (and its access tokens)', params: credentialParams } },
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Revoke a credential (and its access tokens)',
+          params: credentialParams,
+          response: { 200: credentialSchema, 404: error },
+        },
+      },
       async (request) => credentials.revoke(request.params.credential_id),
     );
 
     app.get(
       '/admin/v1/partners/:partner_id/businesses',
-      { config, schema: { tags, security, summary: 'Businesses the partner may act for', params: partnerParams, querystring: paging } },
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Businesses the partner may act for',
+          params: partnerParams,
+          querystring: paging,
+          response: { 200: linkListSchema, 404: error },
+        },
+      },
       async (request) => {
         const q = request.query;
         return partners.listLinks(request.params.partner_id, q.limit, q.offset);
@@ -193,6 +239,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
           tags,
           security,
           summary: 'Link a business to a partner',
+          response: { 200: linkSchema, 404: error },
           params: linkParams,
           body: {
             type: ['object', 'null'],
@@ -209,7 +256,16 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
 
     app.delete(
       '/admin/v1/partners/:partner_id/businesses/:business_id',
-      { config, schema: { tags, security, summary: 'Unlink a business from a partner', params: linkParams } },
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Unlink a business from a partner',
+          params: linkParams,
+          response: { 204: { type: 'null' }, 404: error },
+        },
+      },
       async (request, reply) => {
         const p = request.params;
         await partners.unlink(p.partner_id, p.business_id);
@@ -228,6 +284,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
           summary: 'Import the onboarding CSV (business id, optional comment); all or nothing',
           description: 'Body: text/csv, one `business_id,comment` per line; a header line is optional.',
           params: partnerParams,
+          response: { 200: { type: 'object', required: ['linked'], properties: { linked: { type: 'integer' } } }, 400: error, 404: error },
         },
       },
       async (request) => {

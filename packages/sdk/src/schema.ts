@@ -665,6 +665,60 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            businesses: {
+                                id: string;
+                                alias: string;
+                                name: string;
+                                image_url?: string;
+                                is_closed?: boolean;
+                                url?: string;
+                                review_count?: number;
+                                categories: {
+                                    alias?: string;
+                                    title?: string;
+                                }[];
+                                rating?: number;
+                                coordinates: {
+                                    latitude?: number | null;
+                                    longitude?: number | null;
+                                };
+                                transactions?: string[];
+                                price?: string;
+                                location: {
+                                    address1?: string | null;
+                                    address2?: string | null;
+                                    address3?: string | null;
+                                    city?: string;
+                                    zip_code?: string;
+                                    country?: string;
+                                    state?: string;
+                                    display_address?: string[];
+                                    cross_streets?: string | null;
+                                };
+                                phone?: string;
+                                display_phone?: string;
+                                attributes?: {
+                                    [key: string]: unknown;
+                                };
+                                timezone: string;
+                                hours: {
+                                    [key: string]: unknown;
+                                }[];
+                                specialties?: string;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -691,6 +745,113 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            alias: string;
+                            name: string;
+                            image_url?: string;
+                            is_closed?: boolean;
+                            url?: string;
+                            review_count?: number;
+                            categories: {
+                                alias?: string;
+                                title?: string;
+                            }[];
+                            rating?: number;
+                            coordinates: {
+                                latitude?: number | null;
+                                longitude?: number | null;
+                            };
+                            transactions?: string[];
+                            price?: string;
+                            location: {
+                                address1?: string | null;
+                                address2?: string | null;
+                                address3?: string | null;
+                                city?: string;
+                                zip_code?: string;
+                                country?: string;
+                                state?: string;
+                                display_address?: string[];
+                                cross_streets?: string | null;
+                            };
+                            phone?: string;
+                            display_phone?: string;
+                            attributes?: {
+                                [key: string]: unknown;
+                            };
+                            timezone: string;
+                            hours: {
+                                [key: string]: unknown;
+                            }[];
+                            specialties?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            alias: string;
+                            name: string;
+                            image_url?: string;
+                            is_closed?: boolean;
+                            url?: string;
+                            review_count?: number;
+                            categories: {
+                                alias?: string;
+                                title?: string;
+                            }[];
+                            rating?: number;
+                            coordinates: {
+                                latitude?: number | null;
+                                longitude?: number | null;
+                            };
+                            transactions?: string[];
+                            price?: string;
+                            location: {
+                                address1?: string | null;
+                                address2?: string | null;
+                                address3?: string | null;
+                                city?: string;
+                                zip_code?: string;
+                                country?: string;
+                                state?: string;
+                                display_address?: string[];
+                                cross_streets?: string | null;
+                            };
+                            phone?: string;
+                            display_phone?: string;
+                            attributes?: {
+                                [key: string]: unknown;
+                            };
+                            timezone: string;
+                            hours: {
+                                [key: string]: unknown;
+                            }[];
+                            specialties?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -734,12 +895,59 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            id: string;
+                            alias: string;
+                            name: string;
+                            image_url?: string;
+                            is_closed?: boolean;
+                            url?: string;
+                            review_count?: number;
+                            categories: {
+                                alias?: string;
+                                title?: string;
+                            }[];
+                            rating?: number;
+                            coordinates: {
+                                latitude?: number | null;
+                                longitude?: number | null;
+                            };
+                            transactions?: string[];
+                            price?: string;
+                            location: {
+                                address1?: string | null;
+                                address2?: string | null;
+                                address3?: string | null;
+                                city?: string;
+                                zip_code?: string;
+                                country?: string;
+                                state?: string;
+                                display_address?: string[];
+                                cross_streets?: string | null;
+                            };
+                            phone?: string;
+                            display_phone?: string;
+                            attributes?: {
+                                [key: string]: unknown;
+                            };
+                            timezone: string;
+                            hours: {
+                                [key: string]: unknown;
+                            }[];
+                            specialties?: string;
                         };
                     };
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -765,6 +973,113 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            alias: string;
+                            name: string;
+                            image_url?: string;
+                            is_closed?: boolean;
+                            url?: string;
+                            review_count?: number;
+                            categories: {
+                                alias?: string;
+                                title?: string;
+                            }[];
+                            rating?: number;
+                            coordinates: {
+                                latitude?: number | null;
+                                longitude?: number | null;
+                            };
+                            transactions?: string[];
+                            price?: string;
+                            location: {
+                                address1?: string | null;
+                                address2?: string | null;
+                                address3?: string | null;
+                                city?: string;
+                                zip_code?: string;
+                                country?: string;
+                                state?: string;
+                                display_address?: string[];
+                                cross_streets?: string | null;
+                            };
+                            phone?: string;
+                            display_phone?: string;
+                            attributes?: {
+                                [key: string]: unknown;
+                            };
+                            timezone: string;
+                            hours: {
+                                [key: string]: unknown;
+                            }[];
+                            specialties?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            alias: string;
+                            name: string;
+                            image_url?: string;
+                            is_closed?: boolean;
+                            url?: string;
+                            review_count?: number;
+                            categories: {
+                                alias?: string;
+                                title?: string;
+                            }[];
+                            rating?: number;
+                            coordinates: {
+                                latitude?: number | null;
+                                longitude?: number | null;
+                            };
+                            transactions?: string[];
+                            price?: string;
+                            location: {
+                                address1?: string | null;
+                                address2?: string | null;
+                                address3?: string | null;
+                                city?: string;
+                                zip_code?: string;
+                                country?: string;
+                                state?: string;
+                                display_address?: string[];
+                                cross_streets?: string | null;
+                            };
+                            phone?: string;
+                            display_phone?: string;
+                            attributes?: {
+                                [key: string]: unknown;
+                            };
+                            timezone: string;
+                            hours: {
+                                [key: string]: unknown;
+                            }[];
+                            specialties?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -805,6 +1120,28 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            imported: number;
+                            created: number;
+                            updated: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -1091,6 +1428,77 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            partners: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                status: "active" | "disabled";
+                                created_at: string;
+                                updated_at: string;
+                                interfaces: {
+                                    reservations: {
+                                        enabled: boolean;
+                                        /** @description The partner’s own limit; null: the default */
+                                        per_second: number | null;
+                                        per_day: number | null;
+                                    };
+                                    advertising: {
+                                        enabled: boolean;
+                                        /** @description The partner’s own limit; null: the default */
+                                        per_second: number | null;
+                                        per_day: number | null;
+                                    };
+                                    waitlist: {
+                                        enabled: boolean;
+                                        /** @description The partner’s own limit; null: the default */
+                                        per_second: number | null;
+                                        per_day: number | null;
+                                    };
+                                    private_reviews: {
+                                        enabled: boolean;
+                                        /** @description The partner’s own limit; null: the default */
+                                        per_second: number | null;
+                                        per_day: number | null;
+                                    };
+                                    engagement: {
+                                        enabled: boolean;
+                                        /** @description The partner’s own limit; null: the default */
+                                        per_second: number | null;
+                                        per_day: number | null;
+                                    };
+                                    business_subscriptions: {
+                                        enabled: boolean;
+                                        /** @description The partner’s own limit; null: the default */
+                                        per_second: number | null;
+                                        per_day: number | null;
+                                    };
+                                    webhooks: {
+                                        enabled: boolean;
+                                        /** @description The partner’s own limit; null: the default */
+                                        per_second: number | null;
+                                        per_day: number | null;
+                                    };
+                                    listing_management: {
+                                        enabled: boolean;
+                                        /** @description The partner’s own limit; null: the default */
+                                        per_second: number | null;
+                                        per_day: number | null;
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -1120,6 +1528,81 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
+                            created_at: string;
+                            updated_at: string;
+                            interfaces: {
+                                reservations: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                advertising: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                waitlist: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                private_reviews: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                engagement: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                business_subscriptions: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                webhooks: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                listing_management: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -1156,8 +1639,83 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
+                            created_at: string;
+                            updated_at: string;
+                            interfaces: {
+                                reservations: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                advertising: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                waitlist: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                private_reviews: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                engagement: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                business_subscriptions: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                webhooks: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                listing_management: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                            };
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1196,8 +1754,83 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
+                            created_at: string;
+                            updated_at: string;
+                            interfaces: {
+                                reservations: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                advertising: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                waitlist: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                private_reviews: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                engagement: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                business_subscriptions: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                webhooks: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                listing_management: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                            };
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1234,8 +1867,83 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
+                            created_at: string;
+                            updated_at: string;
+                            interfaces: {
+                                reservations: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                advertising: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                waitlist: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                private_reviews: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                engagement: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                business_subscriptions: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                webhooks: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                listing_management: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                            };
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1280,8 +1988,92 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "active" | "disabled";
+                            created_at: string;
+                            updated_at: string;
+                            interfaces: {
+                                reservations: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                advertising: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                waitlist: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                private_reviews: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                engagement: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                business_subscriptions: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                webhooks: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                listing_management: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1317,8 +2109,40 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            credentials: {
+                                id: string;
+                                partner_id: string;
+                                /** @enum {string} */
+                                kind: "api_key" | "basic" | "oauth_client";
+                                label: string | null;
+                                /** @description What identifies it without its secret (a key’s start, the username, the client id) */
+                                public_id: string;
+                                created_at: string;
+                                rotated_at: string | null;
+                                revoked_at: string | null;
+                                previous_secret_valid_until: string | null;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1351,8 +2175,61 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            kind: "api_key" | "basic" | "oauth_client";
+                            label: string | null;
+                            /** @description What identifies it without its secret (a key’s start, the username, the client id) */
+                            public_id: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            revoked_at: string | null;
+                            previous_secret_valid_until: string | null;
+                            api_key?: string;
+                            username?: string;
+                            password?: string;
+                            client_id?: string;
+                            client_secret?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1395,8 +2272,43 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            kind: "api_key" | "basic" | "oauth_client";
+                            label: string | null;
+                            /** @description What identifies it without its secret (a key’s start, the username, the client id) */
+                            public_id: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            revoked_at: string | null;
+                            previous_secret_valid_until: string | null;
+                            api_key?: string;
+                            username?: string;
+                            password?: string;
+                            client_id?: string;
+                            client_secret?: string;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1434,8 +2346,38 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            kind: "api_key" | "basic" | "oauth_client";
+                            label: string | null;
+                            /** @description What identifies it without its secret (a key’s start, the username, the client id) */
+                            public_id: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            revoked_at: string | null;
+                            previous_secret_valid_until: string | null;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1472,8 +2414,37 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            businesses: {
+                                business_id: string;
+                                alias: string | null;
+                                name: string | null;
+                                comment: string | null;
+                                linked_at: string;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1518,8 +2489,30 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            business_id: string;
+                            comment: string | null;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1543,8 +2536,24 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1583,8 +2592,37 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            linked: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
