@@ -6,6 +6,7 @@ import { requireFormBody } from './params.js';
 import type { ReservationOperator } from './reservation-operator.js';
 import type { ReservationService } from './reservation-service.js';
 import { reservationSettingsSchema } from './inventory.js';
+import { canceledSchema, daySheetSchema, error, importedSettingsSchema, perDaySchema, settingsAnswer } from './operator-schemas.js';
 
 /**
  * Reservations are open to every reservable restaurant, not only linked ones: the original's
@@ -290,7 +291,13 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
       '/admin/v1/businesses/:business_id/reservation-settings',
       {
         config,
-        schema: { tags: adminTags, security: adminSecurity, summary: "A restaurant's reservation inventory", params: businessParams },
+        schema: {
+          tags: adminTags,
+          security: adminSecurity,
+          summary: "A restaurant's reservation inventory",
+          params: businessParams,
+          response: { 200: settingsAnswer, 404: error },
+        },
       },
       async (request) => service.getSettings(request.params.business_id),
     );
@@ -304,6 +311,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
           summary: 'Set how a restaurant takes reservations: hours, tables, turn times, party range, card rules, cancellation',
           params: businessParams,
           body: { $ref: 'ReservationSettings#' },
+          response: { 200: settingsAnswer, 400: error, 404: error },
         },
       },
       async (request) => service.setSettings(request.params.business_id, request.body),
@@ -318,6 +326,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
           summary: 'Bulk import reservation settings (streamed; all or nothing)',
           description:
             'Body: application/x-ndjson, one {"business_id": …, "settings": {…}} per line, up to 1,000,000 lines, read as it arrives; applied only when every line is good (docs/catalogue.md "Imports").',
+          response: { 200: importedSettingsSchema, 400: error },
         },
       },
       async (request) => importSource(request.body, MAX_IMPORT_BYTES, (source) => service.importSettings(source)),
@@ -332,6 +341,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
           summary: "A restaurant's day: its reservations (active and canceled) and live holds of one local date, by time",
           params: businessParams,
           querystring: { type: 'object', required: ['date'], properties: { date: { type: 'string', maxLength: 10 } } },
+          response: { 200: daySheetSchema, 400: error, 404: error },
         },
       },
       async (request) => service.daySheet(request.params.business_id, request.query.date),
@@ -345,6 +355,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
           security: adminSecurity,
           summary: 'Reservations made per day (UTC, by creation on the pbs clock) over the last days, and how many of them are canceled',
           querystring: { type: 'object', properties: { days: { type: 'integer', minimum: 1, maximum: 366, default: 14 } } },
+          response: { 200: perDaySchema },
         },
       },
       async (request) => service.madePerDay(request.query.days),
@@ -358,6 +369,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
           security: adminSecurity,
           summary: 'Cancel a reservation on behalf of the restaurant',
           params: reservationParams,
+          response: { 200: canceledSchema, 404: error, 409: error },
         },
       },
       async (request) => {

@@ -15,7 +15,16 @@ import { WaitlistPartnerSide } from './waitlist-partner.js';
 import { WaitlistRestaurantSide } from './waitlist-restaurant.js';
 import { waitlistMigration } from './waitlist-tables.js';
 import { waitlistCommand } from '../commands/waitlist.js';
-import { businessParams, estimateSchema, joinBody, onMyWayBody, visitParams, visitSchema } from './schemas.js';
+import {
+  businessParams,
+  configAnswer,
+  estimateSchema,
+  joinBody,
+  onMyWayBody,
+  operatorVisitSchema,
+  visitParams,
+  visitSchema,
+} from './schemas.js';
 
 const partner = (business: PartnerRouteConfig['business']): { partner: PartnerRouteConfig } => ({
   partner: { interface: 'waitlist', scheme: 'bearer', business },
@@ -53,6 +62,9 @@ export function waitlistServices(
  * for the operator. `GET /v3/partner/restaurants` answers `{restaurants, total}` (docs/contract/waitlist.md §4.3
  * leaves the shape open).
  */
+const error = { $ref: 'ErrorResponse#' } as const;
+const adminVisit = operatorVisitSchema();
+
 export function waitlistModule(partners: PartnerService, { partner: service, restaurant, pace }: WaitlistServices): ApiModule {
   return {
     name: 'waitlist',
@@ -220,6 +232,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             security: adminSecurity,
             summary: "A restaurant's waitlist configuration and open/closed switch",
             params: businessParams,
+            response: { 200: configAnswer, 404: error },
           },
         },
         async (request) => restaurant.config(request.params.business_id),
@@ -235,6 +248,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
               'Configure a waitlist (fields given replace the current ones): hours, join radius, party size, seating areas, remote entry, on-my-way, seating pace',
             params: businessParams,
             body: waitlistConfigSchema,
+            response: { 200: configAnswer, 400: error, 404: error },
           },
         },
         async (request) => restaurant.setConfig(request.params.business_id, bodyObject(request.body)),
@@ -253,6 +267,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
                   : 'Close the waitlist, with reason waitlist_closed (default) or special_event',
               params: businessParams,
               body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: { type: 'string', maxLength: 40 } } },
+              response: { 200: configAnswer, 400: error, 404: error },
             },
           },
           async (request) => restaurant.setOpen(request.params.business_id, action === 'open', request.body?.reason),
@@ -277,6 +292,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
                 phone: { type: 'string', maxLength: 20 },
               },
             },
+            response: { 201: adminVisit, 400: error, 404: error, 409: error },
           },
         },
         async (request, reply) => reply.code(201).send(await restaurant.addWalkIn(request.params.business_id, bodyObject(request.body))),
@@ -290,6 +306,14 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
             security: adminSecurity,
             summary: "A restaurant's active visits in line order",
             params: businessParams,
+            response: {
+              200: {
+                type: 'object',
+                required: ['business_id', 'visits'],
+                properties: { business_id: { type: 'string' }, visits: { type: 'array', items: adminVisit } },
+              },
+              404: error,
+            },
           },
         },
         async (request) => restaurant.queue(request.params.business_id),
@@ -309,6 +333,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
                 arrive: 'Check in an on-my-way party: it takes the next place in line (WAITING)',
               }[action],
               params: visitParams,
+              response: { 200: adminVisit, 404: error, 409: error },
             },
           },
           async (request) => restaurant.act(request.params.visit_id, action),

@@ -1,3 +1,4 @@
+import { waitlistConfigSchema } from './waitlist-rules.js';
 /** The waitlist routes' JSON schemas (docs/contract/waitlist.md §4): parameters, bodies and answers. */
 
 export const businessParams = {
@@ -45,6 +46,18 @@ export const onMyWayBody = {
   },
 } as const;
 const unixSeconds = { type: ['integer', 'null'], description: 'Unix seconds' } as const;
+
+/** A visit as the operator's routes answer it: a walk-in has no seating preference or notes (null). */
+export function operatorVisitSchema() {
+  return {
+    ...visitSchema,
+    properties: {
+      ...visitSchema.properties,
+      seating_area_preference: { type: ['string', 'null'] },
+      party_notes: { type: ['string', 'null'] },
+    },
+  } as const;
+}
 export const visitSchema = {
   type: 'object',
   required: ['visit_id', 'business_id', 'visit_type', 'state', 'party_size', 'name'],
@@ -71,5 +84,17 @@ export const visitSchema = {
     canceled_time: unixSeconds,
     no_show_time: unixSeconds,
     expired_time: unixSeconds,
+  },
+} as const;
+
+/** A restaurant's waitlist as the operator's routes answer it: its configuration and its switch. */
+export const configAnswer = {
+  type: 'object',
+  required: ['business_id', 'manual_state', 'closed_reason', 'max_party_size', 'pace'],
+  properties: {
+    business_id: { type: 'string' },
+    manual_state: { type: 'string', description: 'OPEN (follows its hours) or CLOSED' },
+    closed_reason: { type: ['string', 'null'] },
+    ...waitlistConfigSchema.properties,
   },
 } as const;

@@ -3315,8 +3315,63 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            business_id: string;
+                            /** @description OPEN (follows its hours) or CLOSED */
+                            manual_state: string;
+                            closed_reason: string | null;
+                            hours?: {
+                                /** @enum {string} */
+                                hours_type?: "REGULAR";
+                                open: {
+                                    day: number;
+                                    start: string;
+                                    end: string;
+                                    /** @default false */
+                                    is_overnight: boolean;
+                                }[];
+                            }[] | null;
+                            join_radius?: number;
+                            /** @enum {string} */
+                            join_radius_unit?: "MILES" | "KILOMETERS";
+                            max_party_size: number;
+                            seating_areas?: {
+                                [key: string]: string;
+                            };
+                            remote_entry?: boolean;
+                            on_my_way?: boolean;
+                            auto_advance?: boolean;
+                            pace: {
+                                interval_minutes?: number;
+                                /** @description true: parties_per_interval from the restaurant's reservation tables and turn times */
+                                from_reservations?: boolean;
+                                parties_per_interval?: {
+                                    "1-2"?: number;
+                                    "3-4"?: number;
+                                    "5-6"?: number;
+                                    "7+"?: number;
+                                };
+                            };
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3375,8 +3430,72 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            business_id: string;
+                            /** @description OPEN (follows its hours) or CLOSED */
+                            manual_state: string;
+                            closed_reason: string | null;
+                            hours?: {
+                                /** @enum {string} */
+                                hours_type?: "REGULAR";
+                                open: {
+                                    day: number;
+                                    start: string;
+                                    end: string;
+                                    /** @default false */
+                                    is_overnight: boolean;
+                                }[];
+                            }[] | null;
+                            join_radius?: number;
+                            /** @enum {string} */
+                            join_radius_unit?: "MILES" | "KILOMETERS";
+                            max_party_size: number;
+                            seating_areas?: {
+                                [key: string]: string;
+                            };
+                            remote_entry?: boolean;
+                            on_my_way?: boolean;
+                            auto_advance?: boolean;
+                            pace: {
+                                interval_minutes?: number;
+                                /** @description true: parties_per_interval from the restaurant's reservation tables and turn times */
+                                from_reservations?: boolean;
+                                parties_per_interval?: {
+                                    "1-2"?: number;
+                                    "3-4"?: number;
+                                    "5-6"?: number;
+                                    "7+"?: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3420,8 +3539,72 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            business_id: string;
+                            /** @description OPEN (follows its hours) or CLOSED */
+                            manual_state: string;
+                            closed_reason: string | null;
+                            hours?: {
+                                /** @enum {string} */
+                                hours_type?: "REGULAR";
+                                open: {
+                                    day: number;
+                                    start: string;
+                                    end: string;
+                                    /** @default false */
+                                    is_overnight: boolean;
+                                }[];
+                            }[] | null;
+                            join_radius?: number;
+                            /** @enum {string} */
+                            join_radius_unit?: "MILES" | "KILOMETERS";
+                            max_party_size: number;
+                            seating_areas?: {
+                                [key: string]: string;
+                            };
+                            remote_entry?: boolean;
+                            on_my_way?: boolean;
+                            auto_advance?: boolean;
+                            pace: {
+                                interval_minutes?: number;
+                                /** @description true: parties_per_interval from the restaurant's reservation tables and turn times */
+                                from_reservations?: boolean;
+                                parties_per_interval?: {
+                                    "1-2"?: number;
+                                    "3-4"?: number;
+                                    "5-6"?: number;
+                                    "7+"?: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3464,8 +3647,72 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            business_id: string;
+                            /** @description OPEN (follows its hours) or CLOSED */
+                            manual_state: string;
+                            closed_reason: string | null;
+                            hours?: {
+                                /** @enum {string} */
+                                hours_type?: "REGULAR";
+                                open: {
+                                    day: number;
+                                    start: string;
+                                    end: string;
+                                    /** @default false */
+                                    is_overnight: boolean;
+                                }[];
+                            }[] | null;
+                            join_radius?: number;
+                            /** @enum {string} */
+                            join_radius_unit?: "MILES" | "KILOMETERS";
+                            max_party_size: number;
+                            seating_areas?: {
+                                [key: string]: string;
+                            };
+                            remote_entry?: boolean;
+                            on_my_way?: boolean;
+                            auto_advance?: boolean;
+                            pace: {
+                                interval_minutes?: number;
+                                /** @description true: parties_per_interval from the restaurant's reservation tables and turn times */
+                                from_reservations?: boolean;
+                                parties_per_interval?: {
+                                    "1-2"?: number;
+                                    "3-4"?: number;
+                                    "5-6"?: number;
+                                    "7+"?: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3510,8 +3757,79 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            visit_id: string;
+                            business_id: string;
+                            /** @enum {string} */
+                            visit_type: "WAITLIST" | "ON_MY_WAY";
+                            /** @enum {string} */
+                            state: "WAITING" | "NOTIFIED" | "ON_MY_WAY" | "SEATED" | "CANCELED" | "NO_SHOW" | "EXPIRED";
+                            party_size: number;
+                            name: string;
+                            phone?: string | null;
+                            seating_area_preference?: string | null;
+                            party_notes?: string | null;
+                            /** @description Unix seconds */
+                            queue_time?: number | null;
+                            /** @description Unix seconds */
+                            arrive_by_time?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_min?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_max?: number | null;
+                            parties_ahead?: number;
+                            arrival_range_min?: number | null;
+                            arrival_range_max?: number | null;
+                            /** @description Unix seconds */
+                            arrived_time?: number | null;
+                            /** @description Unix seconds */
+                            notified_time?: number | null;
+                            /** @description Unix seconds */
+                            seated_time?: number | null;
+                            /** @description Unix seconds */
+                            canceled_time?: number | null;
+                            /** @description Unix seconds */
+                            no_show_time?: number | null;
+                            /** @description Unix seconds */
+                            expired_time?: number | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3546,8 +3864,64 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            business_id: string;
+                            visits: {
+                                visit_id: string;
+                                business_id: string;
+                                /** @enum {string} */
+                                visit_type: "WAITLIST" | "ON_MY_WAY";
+                                /** @enum {string} */
+                                state: "WAITING" | "NOTIFIED" | "ON_MY_WAY" | "SEATED" | "CANCELED" | "NO_SHOW" | "EXPIRED";
+                                party_size: number;
+                                name: string;
+                                phone?: string | null;
+                                seating_area_preference?: string | null;
+                                party_notes?: string | null;
+                                /** @description Unix seconds */
+                                queue_time?: number | null;
+                                /** @description Unix seconds */
+                                arrive_by_time?: number | null;
+                                /** @description Unix seconds */
+                                expected_seating_time_min?: number | null;
+                                /** @description Unix seconds */
+                                expected_seating_time_max?: number | null;
+                                parties_ahead?: number;
+                                arrival_range_min?: number | null;
+                                arrival_range_max?: number | null;
+                                /** @description Unix seconds */
+                                arrived_time?: number | null;
+                                /** @description Unix seconds */
+                                notified_time?: number | null;
+                                /** @description Unix seconds */
+                                seated_time?: number | null;
+                                /** @description Unix seconds */
+                                canceled_time?: number | null;
+                                /** @description Unix seconds */
+                                no_show_time?: number | null;
+                                /** @description Unix seconds */
+                                expired_time?: number | null;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3586,8 +3960,70 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            visit_id: string;
+                            business_id: string;
+                            /** @enum {string} */
+                            visit_type: "WAITLIST" | "ON_MY_WAY";
+                            /** @enum {string} */
+                            state: "WAITING" | "NOTIFIED" | "ON_MY_WAY" | "SEATED" | "CANCELED" | "NO_SHOW" | "EXPIRED";
+                            party_size: number;
+                            name: string;
+                            phone?: string | null;
+                            seating_area_preference?: string | null;
+                            party_notes?: string | null;
+                            /** @description Unix seconds */
+                            queue_time?: number | null;
+                            /** @description Unix seconds */
+                            arrive_by_time?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_min?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_max?: number | null;
+                            parties_ahead?: number;
+                            arrival_range_min?: number | null;
+                            arrival_range_max?: number | null;
+                            /** @description Unix seconds */
+                            arrived_time?: number | null;
+                            /** @description Unix seconds */
+                            notified_time?: number | null;
+                            /** @description Unix seconds */
+                            seated_time?: number | null;
+                            /** @description Unix seconds */
+                            canceled_time?: number | null;
+                            /** @description Unix seconds */
+                            no_show_time?: number | null;
+                            /** @description Unix seconds */
+                            expired_time?: number | null;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3624,8 +4060,70 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            visit_id: string;
+                            business_id: string;
+                            /** @enum {string} */
+                            visit_type: "WAITLIST" | "ON_MY_WAY";
+                            /** @enum {string} */
+                            state: "WAITING" | "NOTIFIED" | "ON_MY_WAY" | "SEATED" | "CANCELED" | "NO_SHOW" | "EXPIRED";
+                            party_size: number;
+                            name: string;
+                            phone?: string | null;
+                            seating_area_preference?: string | null;
+                            party_notes?: string | null;
+                            /** @description Unix seconds */
+                            queue_time?: number | null;
+                            /** @description Unix seconds */
+                            arrive_by_time?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_min?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_max?: number | null;
+                            parties_ahead?: number;
+                            arrival_range_min?: number | null;
+                            arrival_range_max?: number | null;
+                            /** @description Unix seconds */
+                            arrived_time?: number | null;
+                            /** @description Unix seconds */
+                            notified_time?: number | null;
+                            /** @description Unix seconds */
+                            seated_time?: number | null;
+                            /** @description Unix seconds */
+                            canceled_time?: number | null;
+                            /** @description Unix seconds */
+                            no_show_time?: number | null;
+                            /** @description Unix seconds */
+                            expired_time?: number | null;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3662,8 +4160,70 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            visit_id: string;
+                            business_id: string;
+                            /** @enum {string} */
+                            visit_type: "WAITLIST" | "ON_MY_WAY";
+                            /** @enum {string} */
+                            state: "WAITING" | "NOTIFIED" | "ON_MY_WAY" | "SEATED" | "CANCELED" | "NO_SHOW" | "EXPIRED";
+                            party_size: number;
+                            name: string;
+                            phone?: string | null;
+                            seating_area_preference?: string | null;
+                            party_notes?: string | null;
+                            /** @description Unix seconds */
+                            queue_time?: number | null;
+                            /** @description Unix seconds */
+                            arrive_by_time?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_min?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_max?: number | null;
+                            parties_ahead?: number;
+                            arrival_range_min?: number | null;
+                            arrival_range_max?: number | null;
+                            /** @description Unix seconds */
+                            arrived_time?: number | null;
+                            /** @description Unix seconds */
+                            notified_time?: number | null;
+                            /** @description Unix seconds */
+                            seated_time?: number | null;
+                            /** @description Unix seconds */
+                            canceled_time?: number | null;
+                            /** @description Unix seconds */
+                            no_show_time?: number | null;
+                            /** @description Unix seconds */
+                            expired_time?: number | null;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3700,8 +4260,70 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            visit_id: string;
+                            business_id: string;
+                            /** @enum {string} */
+                            visit_type: "WAITLIST" | "ON_MY_WAY";
+                            /** @enum {string} */
+                            state: "WAITING" | "NOTIFIED" | "ON_MY_WAY" | "SEATED" | "CANCELED" | "NO_SHOW" | "EXPIRED";
+                            party_size: number;
+                            name: string;
+                            phone?: string | null;
+                            seating_area_preference?: string | null;
+                            party_notes?: string | null;
+                            /** @description Unix seconds */
+                            queue_time?: number | null;
+                            /** @description Unix seconds */
+                            arrive_by_time?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_min?: number | null;
+                            /** @description Unix seconds */
+                            expected_seating_time_max?: number | null;
+                            parties_ahead?: number;
+                            arrival_range_min?: number | null;
+                            arrival_range_max?: number | null;
+                            /** @description Unix seconds */
+                            arrived_time?: number | null;
+                            /** @description Unix seconds */
+                            notified_time?: number | null;
+                            /** @description Unix seconds */
+                            seated_time?: number | null;
+                            /** @description Unix seconds */
+                            canceled_time?: number | null;
+                            /** @description Unix seconds */
+                            no_show_time?: number | null;
+                            /** @description Unix seconds */
+                            expired_time?: number | null;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4403,8 +5025,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReservationSettings"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4431,8 +5071,35 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReservationSettings"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4471,6 +5138,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            imported: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -4510,8 +5197,63 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            business_id: string;
+                            date: string;
+                            reservations: {
+                                id: string;
+                                partner_id: string;
+                                time: string;
+                                covers: number;
+                                first_name?: string | null;
+                                last_name?: string | null;
+                                phone?: string | null;
+                                email?: string | null;
+                                notes?: string | null;
+                                status: string;
+                                canceled_by?: string | null;
+                                created_at: string;
+                                table_name: string | null;
+                            }[];
+                            holds: {
+                                id: string;
+                                partner_id: string;
+                                time: string;
+                                covers: number;
+                                unique_id?: string | null;
+                                expires_at: string;
+                                created_at: string;
+                                table_name: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4548,6 +5290,21 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            days: {
+                                date: string;
+                                made: number;
+                                canceled: number;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -4588,8 +5345,39 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            reservation_id: string;
+                            status: string;
+                            canceled_by: string | null;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
