@@ -10,6 +10,7 @@ import type { Database } from '../platform/db/database.js';
 import type { TaskRunner } from '../platform/tasks/task-runner.js';
 import { engagementMigration } from './engagement-tables.js';
 import { engagementCommand } from '../commands/engagement.js';
+import { businessEngagementSchema, error, importedActivitySchema, weekListSchema, weekSummarySchema } from './operator-schemas.js';
 
 /** At most 20 businesses per request (spec "Limits"). */
 export const MAX_ENGAGEMENT_BUSINESSES = 20;
@@ -149,6 +150,7 @@ export function engagementModule(service: EngagementService): ApiModule {
               "Load businesses' weekly activity (JSON lines; every line is checked before any is stored); the weeks touched are scored again",
             description:
               'Body: application/x-ndjson, one {"business_id" (id or alias), "week" (YYYY-MM-DD, any day of the week), "page_views", "website_clicks", "bookmarks", "calls_and_messages", "direction_clicks", "reviews_and_photos", "check_ins", "transactions"} per line (counts default to 0), at most 100,000 lines; a (business, week) given again replaces its figures.',
+            response: { 200: importedActivitySchema, 400: error },
           },
         },
         async (request) => service.importJsonLines(typeof request.body === 'string' ? request.body : ''),
@@ -162,6 +164,7 @@ export function engagementModule(service: EngagementService): ApiModule {
             security: adminSecurity,
             summary: 'Weeks with activity, newest first: scored or waiting for scoring, and how many North American businesses were scored',
             querystring: pagingQuerySchema({ defaultLimit: 52, maxLimit: 520 }),
+            response: { 200: weekListSchema },
           },
         },
         async (request) => service.weeks(request.query),
@@ -175,6 +178,7 @@ export function engagementModule(service: EngagementService): ApiModule {
             security: adminSecurity,
             summary: 'Score the week holding this date now (when its data changed since its last scoring)',
             params: weekParams,
+            response: { 200: weekSummarySchema, 400: error },
           },
         },
         async (request) => service.scoreWeekOf(request.params.week),
@@ -183,7 +187,13 @@ export function engagementModule(service: EngagementService): ApiModule {
         '/admin/v1/businesses/:business_id/engagement',
         {
           config: admin,
-          schema: { tags: adminTags, security: adminSecurity, summary: "A business's weekly activity and scores", params: businessParams },
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: "A business's weekly activity and scores",
+            params: businessParams,
+            response: { 200: businessEngagementSchema, 404: error },
+          },
         },
         async (request) => service.business(request.params.business_id),
       );

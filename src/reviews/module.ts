@@ -72,7 +72,40 @@ const pageQuery = {
     business_ids: { type: 'string', description: 'Listed by the original interface; the path names the business, so it is ignored' },
   },
 } as const;
-const operatorReview = { type: 'object', additionalProperties: true } as const;
+/** A review as the operator's routes answer it: every text by locale, the author, the owner's public response. */
+const operatorReview = {
+  type: 'object',
+  required: ['id', 'business_id', 'rating', 'locale', 'text', 'user', 'time_created', 'public_response', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'string' },
+    business_id: { type: 'string' },
+    rating: { type: 'integer' },
+    locale: { type: 'string' },
+    text: { type: 'object', additionalProperties: { type: 'string' }, description: 'Each text by its locale' },
+    user: {
+      type: 'object',
+      required: ['id', 'name', 'image_url'],
+      properties: { id: { type: ['string', 'null'] }, name: { type: 'string' }, image_url: { type: ['string', 'null'] } },
+    },
+    time_created: { type: 'string' },
+    public_response: {
+      type: ['object', 'null'],
+      required: ['text', 'time_created', 'business_user'],
+      properties: {
+        text: { type: 'string' },
+        time_created: { type: 'string' },
+        business_user: {
+          type: 'object',
+          required: ['name', 'role', 'photo_url'],
+          properties: { name: { type: 'string' }, role: { type: 'string' }, photo_url: { type: 'string' } },
+        },
+      },
+    },
+    created_at: { type: 'string' },
+    updated_at: { type: 'string' },
+  },
+} as const;
+const error = { $ref: 'ErrorResponse#' } as const;
 const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
@@ -147,6 +180,19 @@ export function reviewsModule(service: ReviewService): ApiModule {
             tags: adminTags,
             security: adminSecurity,
             summary: "A business's reviews, newest first, with every text",
+            response: {
+              200: {
+                type: 'object',
+                required: ['total', 'limit', 'offset', 'reviews'],
+                properties: {
+                  total: { type: 'integer' },
+                  limit: { type: 'integer' },
+                  offset: { type: 'integer' },
+                  reviews: { type: 'array', items: operatorReview },
+                },
+              },
+              404: error,
+            },
             params: businessParams,
             querystring: pagingQuerySchema({ defaultLimit: 50, maxLimit: 500 }),
           },
@@ -163,7 +209,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             summary: 'Add a review (a NEW_REVIEW_EVENT for the partners subscribed to the business)',
             params: businessParams,
             body: reviewInputSchema,
-            response: { 201: operatorReview },
+            response: { 201: operatorReview, 400: error, 404: error },
           },
         },
         async (request, reply) => reply.code(201).send(await service.add(request.params.business_id, bodyObject(request.body))),
@@ -177,6 +223,14 @@ export function reviewsModule(service: ReviewService): ApiModule {
             tags: adminTags,
             security: adminSecurity,
             summary: 'Import reviews as JSON lines (every line is checked before any is stored)',
+            response: {
+              200: {
+                type: 'object',
+                required: ['imported', 'created', 'updated'],
+                properties: { imported: { type: 'integer' }, created: { type: 'integer' }, updated: { type: 'integer' } },
+              },
+              400: error,
+            },
             description:
               'Body: application/x-ndjson, one review per line with its `business_id` (id or alias), at most 20,000 lines; a line whose `id` exists replaces that review. `notify=false` stores without webhook events (loading history).',
             querystring: { type: 'object', properties: { notify: { type: 'boolean', default: true } } },
@@ -186,7 +240,16 @@ export function reviewsModule(service: ReviewService): ApiModule {
       );
       app.get(
         '/admin/v1/reviews/:review_id',
-        { config: admin, schema: { tags: adminTags, security: adminSecurity, summary: 'A review with every text', params: reviewParams } },
+        {
+          config: admin,
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: 'A review with every text',
+            params: reviewParams,
+            response: { 200: operatorReview, 404: error },
+          },
+        },
         async (request) => service.get(request.params.review_id),
       );
       app.patch(
@@ -197,6 +260,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             tags: adminTags,
             security: adminSecurity,
             summary: 'Edit a review: the fields given replace its own, texts per language (a REVIEW_EDITED_EVENT)',
+            response: { 200: operatorReview, 400: error, 404: error },
             params: reviewParams,
             body: reviewEditSchema,
           },
@@ -228,6 +292,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
             tags: adminTags,
             security: adminSecurity,
             summary: "Set the owner's public response (no webhook: owner replies send none)",
+            response: { 200: operatorReview, 400: error, 404: error },
             params: reviewParams,
             body: publicResponseSchema,
           },
@@ -238,7 +303,13 @@ export function reviewsModule(service: ReviewService): ApiModule {
         '/admin/v1/reviews/:review_id/public-response',
         {
           config: admin,
-          schema: { tags: adminTags, security: adminSecurity, summary: "Remove the owner's public response", params: reviewParams },
+          schema: {
+            tags: adminTags,
+            security: adminSecurity,
+            summary: "Remove the owner's public response",
+            params: reviewParams,
+            response: { 200: operatorReview, 404: error },
+          },
         },
         async (request) => service.removeResponse(request.params.review_id),
       );

@@ -26,17 +26,6 @@ const NOT_TYPED_YET = [
   'GET /admin/v1/advertising/promotions',
   'PUT /admin/v1/advertising/promotions/{code}',
   'POST /admin/v1/advertising/metrics',
-  'GET /admin/v1/businesses/{business_id}/reviews',
-  'POST /admin/v1/businesses/{business_id}/reviews',
-  'POST /admin/v1/reviews/import',
-  'GET /admin/v1/reviews/{review_id}',
-  'PATCH /admin/v1/reviews/{review_id}',
-  'PUT /admin/v1/reviews/{review_id}/public-response',
-  'DELETE /admin/v1/reviews/{review_id}/public-response',
-  'POST /admin/v1/engagement/activity',
-  'GET /admin/v1/engagement/weeks',
-  'POST /admin/v1/engagement/weeks/{week}/score',
-  'GET /admin/v1/businesses/{business_id}/engagement',
 ];
 
 type Operation = { responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> };

@@ -10000,8 +10000,57 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            reviews: {
+                                id: string;
+                                business_id: string;
+                                rating: number;
+                                locale: string;
+                                /** @description Each text by its locale */
+                                text: {
+                                    [key: string]: string;
+                                };
+                                user: {
+                                    id: string | null;
+                                    name: string;
+                                    image_url: string | null;
+                                };
+                                time_created: string;
+                                public_response: {
+                                    text: string;
+                                    time_created: string;
+                                    business_user: {
+                                        name: string;
+                                        role: string;
+                                        photo_url: string;
+                                    };
+                                } | null;
+                                created_at: string;
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10067,12 +10116,54 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            id: string;
+                            business_id: string;
+                            rating: number;
+                            locale: string;
+                            /** @description Each text by its locale */
+                            text: {
+                                [key: string]: string;
+                            };
+                            user: {
+                                id: string | null;
+                                name: string;
+                                image_url: string | null;
+                            };
+                            time_created: string;
+                            public_response: {
+                                text: string;
+                                time_created: string;
+                                business_user: {
+                                    name: string;
+                                    role: string;
+                                    photo_url: string;
+                                };
+                            } | null;
+                            created_at: string;
+                            updated_at: string;
                         };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10112,6 +10203,28 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            imported: number;
+                            created: number;
+                            updated: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -10148,8 +10261,52 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            business_id: string;
+                            rating: number;
+                            locale: string;
+                            /** @description Each text by its locale */
+                            text: {
+                                [key: string]: string;
+                            };
+                            user: {
+                                id: string | null;
+                                name: string;
+                                image_url: string | null;
+                            };
+                            time_created: string;
+                            public_response: {
+                                text: string;
+                                time_created: string;
+                                business_user: {
+                                    name: string;
+                                    role: string;
+                                    photo_url: string;
+                                };
+                            } | null;
+                            created_at: string;
+                            updated_at: string;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10229,8 +10386,61 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            business_id: string;
+                            rating: number;
+                            locale: string;
+                            /** @description Each text by its locale */
+                            text: {
+                                [key: string]: string;
+                            };
+                            user: {
+                                id: string | null;
+                                name: string;
+                                image_url: string | null;
+                            };
+                            time_created: string;
+                            public_response: {
+                                text: string;
+                                time_created: string;
+                                business_user: {
+                                    name: string;
+                                    role: string;
+                                    photo_url: string;
+                                };
+                            } | null;
+                            created_at: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10276,8 +10486,61 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            business_id: string;
+                            rating: number;
+                            locale: string;
+                            /** @description Each text by its locale */
+                            text: {
+                                [key: string]: string;
+                            };
+                            user: {
+                                id: string | null;
+                                name: string;
+                                image_url: string | null;
+                            };
+                            time_created: string;
+                            public_response: {
+                                text: string;
+                                time_created: string;
+                                business_user: {
+                                    name: string;
+                                    role: string;
+                                    photo_url: string;
+                                };
+                            } | null;
+                            created_at: string;
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10300,8 +10563,52 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            business_id: string;
+                            rating: number;
+                            locale: string;
+                            /** @description Each text by its locale */
+                            text: {
+                                [key: string]: string;
+                            };
+                            user: {
+                                id: string | null;
+                                name: string;
+                                image_url: string | null;
+                            };
+                            time_created: string;
+                            public_response: {
+                                text: string;
+                                time_created: string;
+                                business_user: {
+                                    name: string;
+                                    role: string;
+                                    photo_url: string;
+                                };
+                            } | null;
+                            created_at: string;
+                            updated_at: string;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10422,6 +10729,28 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            imported: number;
+                            /** @description The weeks touched (their Mondays) */
+                            weeks: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -10459,6 +10788,25 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            weeks: {
+                                /** @description Its Monday */
+                                week: string;
+                                /** @description Scored since its data last changed */
+                                scored: boolean;
+                                scored_at: string | null;
+                                businesses_scored: number;
+                                changed_at: string;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -10499,6 +10847,28 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            week: string;
+                            businesses_scored: number;
+                            scored: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -10535,8 +10905,46 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            business_id: string;
+                            weeks: {
+                                week: string;
+                                activity: {
+                                    page_views: number;
+                                    website_clicks: number;
+                                    bookmarks: number;
+                                    calls_and_messages: number;
+                                    direction_clicks: number;
+                                    reviews_and_photos: number;
+                                    check_ins: number;
+                                    transactions: number;
+                                };
+                                scores: {
+                                    engagement_metric: number;
+                                    intent_metric: number;
+                                    transaction_metric: number;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
