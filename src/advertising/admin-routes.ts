@@ -2,6 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import type { AdvertisingOperator } from './advertising-operator.js';
 import { JOB_STATES, PROGRAM_STATES, PROGRAM_TYPES } from './advertising-tables.js';
+import {
+  categoryPolicySchema,
+  error,
+  flagsSchema,
+  importedMetricsSchema,
+  jobListSchema,
+  operatorJobSchema,
+  programListSchema,
+  promotionListSchema,
+  promotionSchema,
+  settingsSchema,
+} from './operator-schemas.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -43,6 +55,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
               state: { type: 'string', enum: PROGRAM_STATES },
             },
           },
+          response: { 200: programListSchema },
         },
       },
       async (request) => operator.programs(request.query),
@@ -59,6 +72,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
             type: 'object',
             properties: { ...paging, partner_id: text(64), status: { type: 'string', enum: JOB_STATES } },
           },
+          response: { 200: jobListSchema },
         },
       },
       async (request) => operator.jobs(request.query),
@@ -70,12 +84,14 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     ] as const) {
       app.post(
         `/admin/v1/advertising/jobs/:job_id/${action}`,
-        { config, schema: { tags, security, summary, params: jobParams } },
+        { config, schema: { tags, security, summary, params: jobParams, response: { 200: operatorJobSchema, 404: error, 409: error } } },
         async (request) => operator[action](request.params.job_id),
       );
     }
-    app.get('/admin/v1/advertising/settings', { config, schema: { tags, security, summary: 'Sandbox advertising settings' } }, async () =>
-      operator.settings(),
+    app.get(
+      '/admin/v1/advertising/settings',
+      { config, schema: { tags, security, summary: 'Sandbox advertising settings', response: { 200: settingsSchema } } },
+      async () => operator.settings(),
     );
     app.put(
       '/admin/v1/advertising/settings',
@@ -86,13 +102,23 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           security,
           summary: 'Change sandbox advertising settings: hold_new_jobs keeps every new job PROCESSING until released',
           body: { type: 'object', additionalProperties: false, properties: { hold_new_jobs: { type: 'boolean' } } },
+          response: { 200: settingsSchema },
         },
       },
       async (request) => operator.setSettings(request.body),
     );
     app.get(
       '/admin/v1/advertising/businesses/:business_id/flags',
-      { config, schema: { tags, security, summary: "A business's advertising flags", params: businessParams } },
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: "A business's advertising flags",
+          params: businessParams,
+          response: { 200: flagsSchema, 404: error },
+        },
+      },
       async (request) => operator.flags(request.params.business_id),
     );
     app.put(
@@ -109,13 +135,14 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
             additionalProperties: false,
             properties: { removed_from_search: { type: 'boolean' }, restricted_from_advertising: { type: 'boolean' } },
           },
+          response: { 200: flagsSchema, 404: error },
         },
       },
       async (request) => operator.setFlags(request.params.business_id, request.body),
     );
     app.get(
       '/admin/v1/advertising/category-policy',
-      { config, schema: { tags, security, summary: 'Categories declined for CPC advertising' } },
+      { config, schema: { tags, security, summary: 'Categories declined for CPC advertising', response: { 200: categoryPolicySchema } } },
       async () => operator.categoryPolicy(),
     );
     app.put(
@@ -128,17 +155,29 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           summary: 'Decline a category for CPC advertising (UNSUPPORTED_CATEGORIES)',
           params: categoryParams,
           body: { type: ['object', 'null'], additionalProperties: false, properties: { reason: text(500) } },
+          response: { 200: categoryPolicySchema, 400: error },
         },
       },
       async (request) => operator.declineCategory(request.params.category, request.body?.reason),
     );
     app.delete(
       '/admin/v1/advertising/category-policy/:category',
-      { config, schema: { tags, security, summary: 'Allow a declined category again', params: categoryParams } },
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Allow a declined category again',
+          params: categoryParams,
+          response: { 200: categoryPolicySchema },
+        },
+      },
       async (request) => operator.allowCategory(request.params.category),
     );
-    app.get('/admin/v1/advertising/promotions', { config, schema: { tags, security, summary: 'Promotion codes' } }, async () =>
-      operator.promotions(),
+    app.get(
+      '/admin/v1/advertising/promotions',
+      { config, schema: { tags, security, summary: 'Promotion codes', response: { 200: promotionListSchema } } },
+      async () => operator.promotions(),
     );
     app.put(
       '/admin/v1/advertising/promotions/:code',
@@ -166,6 +205,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
               active: { type: 'boolean', default: true },
             },
           },
+          response: { 200: promotionSchema, 400: error },
         },
       },
       async (request) => operator.savePromotion(request.params.code, request.body),
@@ -181,6 +221,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
           summary: "Record programs' daily spend, billed clicks and impressions (JSON lines; every line is checked before any is stored)",
           description:
             'Body: application/x-ndjson, one {"program_id", "date": "YYYY-MM-DD", "spend" (cents), "billed_clicks", "billed_impressions"} per line, at most 10,000 lines; a day given again replaces its figures.',
+          response: { 200: importedMetricsSchema, 400: error },
         },
       },
       async (request) => operator.importMetrics(typeof request.body === 'string' ? request.body : ''),

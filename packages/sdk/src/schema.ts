@@ -6380,6 +6380,29 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            requests: {
+                                id: string;
+                                action: string;
+                                subscription_types: string[];
+                                business_ids: string[];
+                                status: string;
+                                /** @description Unknown ids: skipped */
+                                skipped_business_ids?: string[];
+                                /** @description Not linked to the partner: refused */
+                                refused_business_ids?: string[];
+                                created_at: string;
+                                completed_at: string | null;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -7927,6 +7950,56 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            programs: ({
+                                program_type: string;
+                                program_id: string;
+                                start_date?: string;
+                                end_date?: string | null;
+                                /** @enum {string} */
+                                program_status?: "ACTIVE" | "INACTIVE";
+                                /** @enum {string} */
+                                program_pause_status?: "PAUSED" | "NOT_PAUSED";
+                                program_metrics?: {
+                                    budget?: number | null;
+                                    currency?: string;
+                                    is_autobid?: boolean | null;
+                                    max_bid?: number | null;
+                                    billed_impressions?: number;
+                                    billed_clicks?: number;
+                                    /** @description recorded spend, cents */
+                                    ad_cost?: number;
+                                    /** @enum {string} */
+                                    fee_period?: "Calendar Month" | "Rolling Month";
+                                };
+                                future_budget_changes?: {
+                                    new_budget?: number;
+                                    start_date?: string;
+                                    old_budget?: number | null;
+                                }[];
+                                /** @description a page upgrade’s price (facts: {monthly_rate, cost}); left out, as pbs prices no page upgrades */
+                                page_upgrade_info?: {
+                                    monthly_rate?: number;
+                                    cost?: number;
+                                };
+                                active_features?: string[];
+                                available_features?: string[];
+                                partner_id: string;
+                                yelp_business_id: string;
+                                /** @enum {string} */
+                                state: "ACTIVE" | "ENDED" | "CANCELED";
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -7968,6 +8041,64 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            jobs: {
+                                job_id: string;
+                                partner_id: string;
+                                /** @enum {string} */
+                                kind: "create" | "edit" | "end";
+                                held: boolean;
+                                /** @enum {string} */
+                                status: "PROCESSING" | "COMPLETED";
+                                created_at: string;
+                                completed_at: string | null;
+                                business_results: ({
+                                    /** @enum {string} */
+                                    status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                    /** @enum {string} */
+                                    identifier_type?: "BUSINESS" | "PROGRAM";
+                                    identifier?: string;
+                                    update_results?: {
+                                        program_added?: {
+                                            [key: string]: {
+                                                status?: string;
+                                                requested_value?: unknown;
+                                            } & {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        program_modified?: {
+                                            [key: string]: {
+                                                status?: string;
+                                                requested_value?: unknown;
+                                            } & {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        program_ended?: {
+                                            status?: string;
+                                            requested_value?: unknown;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    error?: {
+                                        message?: string;
+                                        code?: string;
+                                    };
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -8008,8 +8139,82 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            job_id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            kind: "create" | "edit" | "end";
+                            held: boolean;
+                            /** @enum {string} */
+                            status: "PROCESSING" | "COMPLETED";
+                            created_at: string;
+                            completed_at: string | null;
+                            business_results: ({
+                                /** @enum {string} */
+                                status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                /** @enum {string} */
+                                identifier_type?: "BUSINESS" | "PROGRAM";
+                                identifier?: string;
+                                update_results?: {
+                                    program_added?: {
+                                        [key: string]: {
+                                            status?: string;
+                                            requested_value?: unknown;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    program_modified?: {
+                                        [key: string]: {
+                                            status?: string;
+                                            requested_value?: unknown;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    program_ended?: {
+                                        status?: string;
+                                        requested_value?: unknown;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                error?: {
+                                    message?: string;
+                                    code?: string;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8046,8 +8251,82 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            job_id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            kind: "create" | "edit" | "end";
+                            held: boolean;
+                            /** @enum {string} */
+                            status: "PROCESSING" | "COMPLETED";
+                            created_at: string;
+                            completed_at: string | null;
+                            business_results: ({
+                                /** @enum {string} */
+                                status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                /** @enum {string} */
+                                identifier_type?: "BUSINESS" | "PROGRAM";
+                                identifier?: string;
+                                update_results?: {
+                                    program_added?: {
+                                        [key: string]: {
+                                            status?: string;
+                                            requested_value?: unknown;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    program_modified?: {
+                                        [key: string]: {
+                                            status?: string;
+                                            requested_value?: unknown;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    program_ended?: {
+                                        status?: string;
+                                        requested_value?: unknown;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                error?: {
+                                    message?: string;
+                                    code?: string;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8084,8 +8363,82 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            job_id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            kind: "create" | "edit" | "end";
+                            held: boolean;
+                            /** @enum {string} */
+                            status: "PROCESSING" | "COMPLETED";
+                            created_at: string;
+                            completed_at: string | null;
+                            business_results: ({
+                                /** @enum {string} */
+                                status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                /** @enum {string} */
+                                identifier_type?: "BUSINESS" | "PROGRAM";
+                                identifier?: string;
+                                update_results?: {
+                                    program_added?: {
+                                        [key: string]: {
+                                            status?: string;
+                                            requested_value?: unknown;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    program_modified?: {
+                                        [key: string]: {
+                                            status?: string;
+                                            requested_value?: unknown;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    program_ended?: {
+                                        status?: string;
+                                        requested_value?: unknown;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                error?: {
+                                    message?: string;
+                                    code?: string;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8118,6 +8471,17 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            hold_new_jobs: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -8145,6 +8509,17 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            hold_new_jobs: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -8182,8 +8557,30 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            business_id: string;
+                            removed_from_search: boolean;
+                            restricted_from_advertising: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8212,8 +8609,30 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            business_id: string;
+                            removed_from_search: boolean;
+                            restricted_from_advertising: boolean;
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8247,6 +8666,20 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            declined: {
+                                category: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -8292,6 +8725,29 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            declined: {
+                                category: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -8316,6 +8772,20 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            declined: {
+                                category: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -8349,6 +8819,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            promotions: {
+                                code: string;
+                                program_types: string[];
+                                /** @description cents */
+                                min_budget: number | null;
+                                /** @description cents */
+                                max_budget: number | null;
+                                months: number;
+                                active: boolean;
+                            }[];
+                        };
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -8405,6 +8895,33 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            program_types: string[];
+                            /** @description cents */
+                            min_budget: number | null;
+                            /** @description cents */
+                            max_budget: number | null;
+                            months: number;
+                            active: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
@@ -8445,6 +8962,26 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            imported: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
                     headers: {
