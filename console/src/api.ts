@@ -14,6 +14,8 @@ export class ApiError extends Error {
 type Listener = () => void;
 const loggedOut = new Set<Listener>();
 export const onLoggedOut = (listener: Listener) => (loggedOut.add(listener), () => loggedOut.delete(listener));
+/** Tells the page its session has ended (a 401). */
+export const notifyLoggedOut = () => loggedOut.forEach((listener) => listener());
 
 /** Calls pbs; a JSON body is sent as JSON, a string as-is (with `contentType`). Throws ApiError on a non-2xx. */
 export async function api<T = unknown>(
@@ -35,7 +37,7 @@ export async function api<T = unknown>(
   const parsed = text ? safeJson(text) : undefined;
   if (!response.ok) {
     const error = (parsed as { error?: { code?: string; description?: string } } | undefined)?.error;
-    if (response.status === 401) loggedOut.forEach((listener) => listener());
+    if (response.status === 401) notifyLoggedOut();
     throw new ApiError(
       response.status,
       error?.code ?? `HTTP_${response.status}`,

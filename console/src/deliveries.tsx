@@ -1,29 +1,11 @@
 import { useState } from 'preact/hooks';
-import { api } from './api';
+import { must, pbs, type Answer } from './client';
 import { Action, Badge, Card, StatusBadge, Table, when, type Column } from './ui';
 
 /** Webhook deliveries as the console and the portal both show them: each expandable to its attempts, each replayable. */
 
-export interface Delivery {
-  id: string;
-  message_id: string;
-  partner_id: string;
-  event_type: string;
-  business_id: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  next_attempt_at: string;
-  attempts_log: Array<{
-    at: string;
-    status_code: number | null;
-    latency_ms: number;
-    error: string | null;
-    response_excerpt: string | null;
-  }>;
-}
+/** A delivery with its attempts, as both the operator's and the portal's listings answer it. */
+export type Delivery = Answer<'/admin/v1/webhook-deliveries', 'get'>['deliveries'][number];
 
 /** One delivery's attempts: when, the answer's status, how long it took, an excerpt, the error. */
 function Attempts(props: { delivery: Delivery }) {
@@ -52,7 +34,7 @@ function Attempts(props: { delivery: Delivery }) {
 /** The deliveries, newest first; the event opens its attempts; `redeliverPath` replays one. */
 export function DeliveriesTable(props: {
   rows: Delivery[] | undefined;
-  redeliverPath: (id: string) => string;
+  redeliver: (id: string) => Promise<unknown>;
   reload: () => void;
   extra?: Column<Delivery>[];
   empty: string;
@@ -92,12 +74,7 @@ export function DeliveriesTable(props: {
             // A pending message is sent anyway at its next try.
             cell: (d) =>
               d.status === 'pending' ? null : (
-                <Action
-                  label="Redeliver"
-                  testId={`redeliver-${d.id}`}
-                  run={() => api('POST', props.redeliverPath(d.id))}
-                  done={props.reload}
-                />
+                <Action label="Redeliver" testId={`redeliver-${d.id}`} run={() => props.redeliver(d.id)} done={props.reload} />
               ),
           },
         ]}

@@ -53,6 +53,51 @@ export function useGet<T = unknown>(path: string | undefined, refreshMs?: number
   };
 }
 
+/**
+ * Loads what `load` answers (a typed call: `() => must(pbs.GET(…))`), again when `key` changes or
+ * on reload; an undefined key skips. As useGet, it never shows an earlier key's answer.
+ */
+export function useQuery<T>(key: string | undefined, load: () => Promise<T>, refreshMs?: number): Loaded<T> {
+  const [answer, setAnswer] = useState<{ key: string; data: T } | undefined>(undefined);
+  const [failure, setFailure] = useState<{ key: string; error: ApiError | Error } | undefined>(undefined);
+  const [loading, setLoading] = useState(false);
+  const [tick, setTick] = useState(0);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  useEffect(() => {
+    if (key === undefined) return;
+    let cancelled = false;
+    setLoading(true);
+    load().then(
+      (data) => {
+        if (cancelled) return;
+        setAnswer({ key, data });
+        setFailure(undefined);
+        setLoading(false);
+      },
+      (e: unknown) => {
+        if (cancelled) return;
+        setFailure({ key, error: e as Error });
+        setLoading(false);
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+    // `load` is a new closure every render; `key` says when what it asks for changed.
+  }, [key, tick]);
+  useEffect(() => {
+    if (!refreshMs) return;
+    const timer = setInterval(reload, refreshMs);
+    return () => clearInterval(timer);
+  }, [refreshMs, reload]);
+  return {
+    data: answer && answer.key === key ? answer.data : undefined,
+    error: failure && failure.key === key ? failure.error : undefined,
+    loading,
+    reload,
+  };
+}
+
 /** The hash route: `#/reservations?business=…&date=…` → { page: 'reservations', params }. */
 export function useRoute(): { page: string; params: URLSearchParams } {
   const read = () => {

@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, onLoggedOut, signedIn as hasSession, signIn } from './api';
+import { onLoggedOut, signedIn as hasSession, signIn } from './api';
+import { must, pbs } from './client';
 import { useRoute } from './hooks';
 import { pages } from './pages';
 import './styles.css';
@@ -63,7 +64,7 @@ function App() {
       pages={pages}
       current={current}
       footer={
-        <button class="logout" onClick={() => void api('DELETE', '/admin/v1/session').finally(() => setSignedIn(false))}>
+        <button class="logout" onClick={() => void must(pbs.DELETE('/admin/v1/session')).finally(() => setSignedIn(false))}>
           Sign out
         </button>
       }

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
-import { useGet } from '../hooks';
+import { must, pbs } from '../client';
+import { useQuery } from '../hooks';
 import { Action, Card, Page, Problem, when } from '../ui';
 
 export function Clock() {
-  const clock = useGet<{ now: string; frozen: boolean; sandbox: boolean }>('/admin/v1/clock', 1_000);
+  const clock = useQuery('clock', () => must(pbs.GET('/admin/v1/clock')), 1_000);
   const [minutes, setMinutes] = useState('60');
   const [time, setTime] = useState('');
   const c = clock.data;
@@ -38,15 +38,19 @@ export function Clock() {
                     label="Advance"
                     kind="primary"
                     testId="advance"
-                    run={() => api('POST', '/admin/v1/clock/advance', { minutes: Number(minutes) })}
+                    run={() => must(pbs.POST('/admin/v1/clock/advance', { body: { minutes: Number(minutes) } }))}
                     done={clock.reload}
                   />
                   <Action
                     label={c.frozen ? 'Unfreeze' : 'Freeze'}
-                    run={() => api('PUT', '/admin/v1/clock', { frozen: !c.frozen })}
+                    run={() => must(pbs.PUT('/admin/v1/clock', { body: { frozen: !c.frozen } }))}
                     done={clock.reload}
                   />
-                  <Action label="Back to real time" run={() => api('PUT', '/admin/v1/clock', { reset: true })} done={clock.reload} />
+                  <Action
+                    label="Back to real time"
+                    run={() => must(pbs.PUT('/admin/v1/clock', { body: { reset: true } }))}
+                    done={clock.reload}
+                  />
                 </div>
                 <div class="form">
                   <label>
@@ -58,7 +62,7 @@ export function Clock() {
                       onInput={(e) => setTime((e.target as HTMLInputElement).value)}
                     />
                   </label>
-                  <Action label="Set" run={() => api('PUT', '/admin/v1/clock', { time })} done={clock.reload} />
+                  <Action label="Set" run={() => must(pbs.PUT('/admin/v1/clock', { body: { time } }))} done={clock.reload} />
                 </div>
               </>
             )}

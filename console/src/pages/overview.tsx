@@ -1,21 +1,22 @@
-import { useGet } from '../hooks';
+import { must, pbs } from '../client';
+import { useQuery } from '../hooks';
 import { BarChart, Card, Page, Problem, when } from '../ui';
 import { shortDay, shortMinute } from './shared';
 
 export function Overview() {
-  const perDay = useGet<{ days: Array<{ date: string; made: number; canceled: number }> }>(
-    '/admin/v1/reservations/per-day?days=14',
+  const perDay = useQuery('per-day', () => must(pbs.GET('/admin/v1/reservations/per-day', { params: { query: { days: 14 } } })), 15_000);
+  const perMinute = useQuery(
+    'per-minute',
+    () => must(pbs.GET('/admin/v1/webhook-deliveries/per-minute', { params: { query: { minutes: 60 } } })),
     15_000,
   );
-  const perMinute = useGet<{ minutes: Array<{ minute: string; succeeded: number; failed: number }> }>(
-    '/admin/v1/webhook-deliveries/per-minute?minutes=60',
-    15_000,
+  const partners = useQuery('partners', () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 1 } } })));
+  const businesses = useQuery('businesses', () => must(pbs.GET('/admin/v1/businesses', { params: { query: { limit: 1 } } })));
+  const dead = useQuery('dead', () => must(pbs.GET('/admin/v1/tasks', { params: { query: { state: 'dead', limit: 100 } } })));
+  const failed = useQuery('failed', () =>
+    must(pbs.GET('/admin/v1/webhook-deliveries', { params: { query: { status: 'failed', limit: 500 } } })),
   );
-  const partners = useGet<{ total: number }>('/admin/v1/partners?limit=1');
-  const businesses = useGet<{ total: number }>('/admin/v1/businesses?limit=1');
-  const dead = useGet<{ tasks: unknown[] }>('/admin/v1/tasks?state=dead&limit=100');
-  const failed = useGet<{ deliveries: unknown[] }>('/admin/v1/webhook-deliveries?status=failed&limit=500');
-  const clock = useGet<{ now: string; frozen: boolean; sandbox: boolean }>('/admin/v1/clock', 5_000);
+  const clock = useQuery('clock', () => must(pbs.GET('/admin/v1/clock')), 5_000);
   const days = perDay.data?.days ?? [];
   const minutes = perMinute.data?.minutes ?? [];
   return (

@@ -1,20 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
-import { go, useGet } from '../hooks';
+import { entriesOf, must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Id, Page, Pager, Problem, Table, when } from '../ui';
 import { type Params } from './shared';
 
-interface Partner {
-  id: string;
-  name: string;
-  status: string;
-  created_at: string;
-  interfaces: Record<string, { enabled: boolean; per_second: number | null; per_day: number | null }>;
-}
-
 export function Partners(props: Params) {
   const [offset, setOffset] = useState(0);
-  const list = useGet<{ total: number; partners: Partner[] }>(`/admin/v1/partners?limit=50&offset=${offset}`);
+  const list = useQuery(`partners:${offset}`, () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 50, offset } } })));
   const selected = props.params.get('id') ?? undefined;
   const [name, setName] = useState('');
   return (
@@ -28,7 +20,7 @@ export function Partners(props: Params) {
           <Action
             label="Create"
             kind="primary"
-            run={async () => go('partners', { id: (await api<Partner>('POST', '/admin/v1/partners', { name })).id })}
+            run={async () => go('partners', { id: (await must(pbs.POST('/admin/v1/partners', { body: { name } }))).id })}
             done={() => (setName(''), list.reload())}
           />
         </div>
@@ -58,22 +50,17 @@ export function Partners(props: Params) {
 }
 
 function PartnerDetail(props: { id: string; onChange: () => void }) {
-  const partner = useGet<Partner>(`/admin/v1/partners/${props.id}`);
-  const credentials = useGet<{
-    credentials: Array<{
-      id: string;
-      kind: string;
-      label: string | null;
-      public_id: string;
-      created_at: string;
-      revoked_at: string | null;
-    }>;
-  }>(`/admin/v1/partners/${props.id}/credentials`);
-  const [linkOffset, setLinkOffset] = useState(0);
-  const links = useGet<{ total: number; businesses: Array<{ business_id: string; name: string; alias: string; linked_at: string }> }>(
-    `/admin/v1/partners/${props.id}/businesses?limit=10&offset=${linkOffset}`,
+  const partner_id = props.id;
+  const path = { partner_id };
+  const partner = useQuery(`partner:${partner_id}`, () => must(pbs.GET('/admin/v1/partners/{partner_id}', { params: { path } })));
+  const credentials = useQuery(`credentials:${partner_id}`, () =>
+    must(pbs.GET('/admin/v1/partners/{partner_id}/credentials', { params: { path } })),
   );
-  const webhook = useGet<{ url: string; status: string; event_types: string[] }>(`/admin/v1/partners/${props.id}/webhook`);
+  const [linkOffset, setLinkOffset] = useState(0);
+  const links = useQuery(`links:${partner_id}:${linkOffset}`, () =>
+    must(pbs.GET('/admin/v1/partners/{partner_id}/businesses', { params: { path, query: { limit: 10, offset: linkOffset } } })),
+  );
+  const webhook = useQuery(`webhook:${partner_id}`, () => must(pbs.GET('/admin/v1/partners/{partner_id}/webhook', { params: { path } })));
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [portalLink, setPortalLink] = useState<{ url: string; expires_at: string } | undefined>(undefined);
   const p = partner.data;
@@ -88,16 +75,29 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
               <Id value={p.id} />
               <Badge value={p.status} />
               {p.status === 'active' ? (
-                <Action label="Disable" kind="danger" run={() => api('POST', `/admin/v1/partners/${p.id}/disable`)} done={reload} />
+                <Action
+                  label="Disable"
+                  kind="danger"
+                  run={() => must(pbs.POST('/admin/v1/partners/{partner_id}/disable', { params: { path } }))}
+                  done={reload}
+                />
               ) : (
-                <Action label="Enable" run={() => api('POST', `/admin/v1/partners/${p.id}/enable`)} done={reload} />
+                <Action
+                  label="Enable"
+                  run={() => must(pbs.POST('/admin/v1/partners/{partner_id}/enable', { params: { path } }))}
+                  done={reload}
+                />
               )}
               <Action
                 label="Portal link"
                 testId="portal-link"
-                run={async () => setPortalLink(await api('POST', `/admin/v1/partners/${p.id}/portal-links`))}
+                run={async () => setPortalLink(await must(pbs.POST('/admin/v1/partners/{partner_id}/portal-links', { params: { path } })))}
               />
-              <Action label="End portal sessions" kind="danger" run={() => api('DELETE', `/admin/v1/partners/${p.id}/portal-sessions`)} />
+              <Action
+                label="End portal sessions"
+                kind="danger"
+                run={() => must(pbs.DELETE('/admin/v1/partners/{partner_id}/portal-sessions', { params: { path } }))}
+              />
             </div>
             {portalLink && (
               <p class="secret">
@@ -106,7 +106,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
               </p>
             )}
             <Table
-              rows={Object.entries(p.interfaces)}
+              rows={entriesOf(p.interfaces)}
               columns={[
                 { title: 'Interface', cell: ([k]) => k },
                 { title: 'Enabled', cell: ([, v]) => (v.enabled ? 'yes' : 'no') },
@@ -117,7 +117,14 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
                   cell: ([k, v]) => (
                     <Action
                       label={v.enabled ? 'Disable' : 'Enable'}
-                      run={() => api('PUT', `/admin/v1/partners/${p.id}/interfaces/${k}`, { enabled: !v.enabled })}
+                      run={() =>
+                        must(
+                          pbs.PUT('/admin/v1/partners/{partner_id}/interfaces/{interface}', {
+                            params: { path: { partner_id, interface: k } },
+                            body: { enabled: !v.enabled },
+                          }),
+                        )
+                      }
                       done={reload}
                     />
                   ),
@@ -129,11 +136,17 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
       </Card>
       <Card title="Credentials" wide>
         <div class="actions">
-          {['api_key', 'basic', 'oauth_client'].map((kind) => (
+          {(['api_key', 'basic', 'oauth_client'] as const).map((kind) => (
             <Action
               label={`Issue ${kind}`}
               run={async () =>
-                setSecret(JSON.stringify(await api('POST', `/admin/v1/partners/${props.id}/credentials`, { kind }), null, 2))
+                setSecret(
+                  JSON.stringify(
+                    await must(pbs.POST('/admin/v1/partners/{partner_id}/credentials', { params: { path }, body: { kind } })),
+                    null,
+                    2,
+                  ),
+                )
               }
               done={credentials.reload}
             />
@@ -158,7 +171,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
                   <Action
                     label="Revoke"
                     kind="danger"
-                    run={() => api('DELETE', `/admin/v1/credentials/${c.id}`)}
+                    run={() => must(pbs.DELETE('/admin/v1/credentials/{credential_id}', { params: { path: { credential_id: c.id } } }))}
                     done={credentials.reload}
                   />
                 ),

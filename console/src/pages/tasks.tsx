@@ -1,22 +1,18 @@
-import { api } from '../api';
-import { go, useGet } from '../hooks';
+import { must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
 import { type Params } from './shared';
 
+const TASK_STATES = ['pending', 'running', 'succeeded', 'dead'] as const;
+const isTaskState = (s: string): s is (typeof TASK_STATES)[number] => (TASK_STATES as readonly string[]).includes(s);
+
 export function Tasks(props: Params) {
   const state = props.params.get('state') ?? '';
-  const tasks = useGet<{
-    tasks: Array<{
-      id: string;
-      type: string;
-      state: string;
-      attempts: number;
-      max_attempts: number;
-      run_at: string;
-      last_error: string | null;
-      payload: unknown;
-    }>;
-  }>(`/admin/v1/tasks?limit=100${state ? `&state=${state}` : ''}`, 5_000);
+  const tasks = useQuery(
+    `tasks:${state}`,
+    () => must(pbs.GET('/admin/v1/tasks', { params: { query: { limit: 100, ...(isTaskState(state) ? { state } : {}) } } })),
+    5_000,
+  );
   return (
     <Page title="Background tasks">
       <Card>
@@ -25,7 +21,7 @@ export function Tasks(props: Params) {
             State
             <select name="state" value={state} onChange={(e) => go('tasks', { state: (e.target as HTMLSelectElement).value })}>
               <option value="">any</option>
-              {['pending', 'running', 'succeeded', 'dead'].map((s) => (
+              {TASK_STATES.map((s) => (
                 <option value={s}>{s}</option>
               ))}
             </select>
@@ -47,7 +43,11 @@ export function Tasks(props: Params) {
               title: '',
               cell: (t) =>
                 t.state === 'dead' ? (
-                  <Action label="Retry" run={() => api('POST', `/admin/v1/tasks/${t.id}/retry`)} done={tasks.reload} />
+                  <Action
+                    label="Retry"
+                    run={() => must(pbs.POST('/admin/v1/tasks/{task_id}/retry', { params: { path: { task_id: t.id } } }))}
+                    done={tasks.reload}
+                  />
                 ) : null,
             },
           ]}

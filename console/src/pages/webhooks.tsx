@@ -1,21 +1,31 @@
-import { api } from '../api';
-import { DeliveriesTable, type Delivery } from '../deliveries';
-import { go, useGet } from '../hooks';
+import { must, pbs } from '../client';
+import { DeliveriesTable } from '../deliveries';
+import { go, useQuery } from '../hooks';
 import { Action, Card, Page, Problem } from '../ui';
 import { type Params } from './shared';
 
 /** Every failed message, whatever the sandbox clock says (messages are dated on the pbs clock). */
 const EVER = { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' };
 const FILTERS = ['status', 'partner_id', 'event_type'] as const;
+const STATUSES = ['pending', 'delivered', 'failed'] as const;
+const isDeliveryStatus = (s: string | undefined): s is (typeof STATUSES)[number] =>
+  (STATUSES as readonly (string | undefined)[]).includes(s);
 
 /** Webhook deliveries of every partner (docs/webhooks.md): filtered by state, partner and event type; each with its attempts. */
 export function Webhooks(props: Params) {
   const chosen = Object.fromEntries(FILTERS.flatMap((name) => (props.params.get(name) ? [[name, props.params.get(name)!]] : [])));
-  const deliveries = useGet<{ deliveries: Delivery[] }>(
-    `/admin/v1/webhook-deliveries?${new URLSearchParams({ limit: '100', ...chosen })}`,
+  const status = isDeliveryStatus(chosen.status) ? chosen.status : undefined;
+  const deliveries = useQuery(
+    `deliveries:${new URLSearchParams(chosen)}`,
+    () =>
+      must(
+        pbs.GET('/admin/v1/webhook-deliveries', {
+          params: { query: { limit: 100, status, partner_id: chosen.partner_id, event_type: chosen.event_type } },
+        }),
+      ),
     5_000,
   );
-  const partners = useGet<{ partners: Array<{ id: string; name: string }> }>('/admin/v1/partners?limit=200');
+  const partners = useQuery('partners', () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 200 } } })));
   const nameOf = (id: string) => partners.data?.partners.find((p) => p.id === id)?.name ?? id;
   const set = (name: string, value: string) => go('webhooks', { ...chosen, [name]: value || undefined });
   return (
@@ -24,7 +34,7 @@ export function Webhooks(props: Params) {
       actions={
         <Action
           label="Redeliver all failed"
-          run={() => api('POST', '/admin/v1/webhook-deliveries/redeliver-failed', EVER)}
+          run={() => must(pbs.POST('/admin/v1/webhook-deliveries/redeliver-failed', { body: EVER }))}
           done={deliveries.reload}
         />
       }
@@ -68,7 +78,9 @@ export function Webhooks(props: Params) {
           rows={deliveries.data?.deliveries}
           empty="No delivery."
           reload={deliveries.reload}
-          redeliverPath={(id) => `/admin/v1/webhook-deliveries/${id}/redeliver`}
+          redeliver={(id) =>
+            must(pbs.POST('/admin/v1/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: id } } }))
+          }
           extra={[{ title: 'Partner', cell: (d) => <a href={`#/partners?id=${d.partner_id}`}>{nameOf(d.partner_id)}</a> }]}
         />
       </Card>

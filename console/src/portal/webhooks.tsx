@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { go, useGet } from '../hooks';
+import { must, pbs } from '../client';
 import { DeliveriesTable, type Delivery } from '../deliveries';
 import { Action, Badge, Card, Page, Problem, when } from '../ui';
 import type { Params } from '../pages/shared';
@@ -163,7 +164,9 @@ export function PortalWebhooks(props: Params) {
           rows={deliveries.data?.deliveries}
           empty="No delivery to you yet."
           reload={deliveries.reload}
-          redeliverPath={(id) => `/portal/v1/webhooks/deliveries/${id}/redeliver`}
+          redeliver={(id) =>
+            must(pbs.POST('/portal/v1/webhooks/deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: id } } }))
+          }
         />
       </Card>
     </Page>
