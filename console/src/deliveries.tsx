@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { must, pbs, type Answer } from './client';
+import type { Answer } from './client';
 import { Action, Badge, Card, StatusBadge, Table, when, type Column } from './ui';
 
 /** Webhook deliveries as the console and the portal both show them: each expandable to its attempts, each replayable. */
