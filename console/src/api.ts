@@ -65,6 +65,11 @@ export async function signIn(token: string): Promise<boolean> {
   }
 }
 
+/** Sandbox: a portal session from the partner's own API key (sent once; pbs answers with the cookie). Throws ApiError. */
+export async function portalSignIn(apiKey: string): Promise<void> {
+  await api('POST', '/portal/sign-in', undefined, undefined, apiKey);
+}
+
 /** Whether this browser has a live console session. */
 export async function signedIn(): Promise<boolean> {
   try {

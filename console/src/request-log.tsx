@@ -1,3 +1,4 @@
+import type { Answer } from './client';
 import { Badge, Card, StatusBadge, Table, when, type Column } from './ui';
 
 /**
@@ -6,47 +7,10 @@ import { Badge, Card, StatusBadge, Table, when, type Column } from './ui';
  * errors grouped with their hints. Each page passes its own links.
  */
 
-export interface RequestEntry {
-  id: number;
-  at: string;
-  partner_id: string | null;
-  credential: { kind: string; id: string | null } | null;
-  operation: string;
-  path: string;
-  query: string;
-  status: number;
-  error_code: string | null;
-  duration_ms: number;
-  request_id: string;
-  idempotency_key: string | null;
-  bodies_cut: boolean;
-  fault_rule: string | null;
-}
-
-export interface CausedEvent {
-  event_id: string;
-  event_type: string;
-  business_id: string;
-  occurred_at: string;
-  message_id: string;
-  deliveries: Array<{ id: string; partner_id: string; status: string; attempts: number; last_status_code: number | null }>;
-}
-
-export interface WholeEntry extends RequestEntry {
-  request_body: string | null;
-  response_body: string | null;
-  caused: CausedEvent[];
-}
-
-export interface ErrorGroup {
-  error_code: string;
-  operation: string;
-  status: number;
-  count: number;
-  first_seen: string;
-  last_seen: string;
-  hint: string | null;
-}
+export type RequestEntry = Answer<'/admin/v1/request-log', 'get'>['entries'][number];
+export type WholeEntry = Answer<'/admin/v1/request-log/{entry_id}', 'get'>;
+export type CausedEvent = WholeEntry['caused'][number];
+export type ErrorGroup = Answer<'/admin/v1/request-log/errors', 'get'>['errors'][number];
 
 /** A body as JSON, indented when it is JSON. */
 function pretty(text: string | null): string {

@@ -1,36 +1,34 @@
-import { api } from '../api';
-import { go, useGet } from '../hooks';
+import { must, pbs, type Answer } from '../client';
+import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Id, Page, Problem, Table, when } from '../ui';
 import { type Params } from './shared';
 
-type Entry = { status: string; requested_value: unknown; error?: { code: string; message: string } };
-type BusinessResult = {
-  status: string;
-  identifier_type: string;
-  identifier: string;
-  update_results?: Record<string, Record<string, Entry> | Entry>;
-  error?: { code: string; message: string };
-};
-interface Job {
-  job_id: string;
-  kind: string;
-  status: string;
-  held: boolean;
-  partner_id: string;
-  created_at: string;
-  completed_at: string | null;
-  business_results: BusinessResult[];
-}
+type Job = Answer<'/admin/v1/advertising/jobs', 'get'>['jobs'][number];
+type BusinessResult = Job['business_results'][number];
+type Entry = { status?: string; requested_value?: unknown; [key: string]: unknown };
 
 const JOB_FILTERS = ['status', 'partner_id'] as const;
 
-const isEntry = (value: Record<string, Entry> | Entry): value is Entry => typeof value.status === 'string';
+/** Cents as an amount; none when there is none. */
+const money = (cents: number | null | undefined) => (cents === null || cents === undefined ? '—' : (cents / 100).toFixed(2));
 
 /** Each key a job's receipt reports, as rows: the section (program_added, …), the key, its entry. */
 function entriesOf(result: BusinessResult): Array<{ section: string; key: string; entry: Entry }> {
-  return Object.entries(result.update_results ?? {}).flatMap(([section, value]) =>
-    isEntry(value) ? [{ section, key: '', entry: value }] : Object.entries(value).map(([key, entry]) => ({ section, key, entry })),
-  );
+  const u = result.update_results ?? {};
+  const keyed = (section: string, group: Record<string, Entry> | undefined) =>
+    Object.entries(group ?? {}).map(([key, entry]) => ({ section, key, entry }));
+  return [
+    ...keyed('program_added', u.program_added),
+    ...keyed('program_modified', u.program_modified),
+    ...(u.program_ended ? [{ section: 'program_ended', key: '', entry: u.program_ended }] : []),
+  ];
+}
+
+/** An entry's or a result's error as `CODE: message`. */
+function errorText(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return '';
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return `${String(code ?? '')}: ${String(message ?? '')}`;
 }
 
 /** Whether any part of the job was refused (the job itself still says COMPLETED). */
@@ -50,12 +48,7 @@ function Receipt(props: { job: Job; partner: string }) {
         <>
           <p>
             {r.identifier_type} <code>{r.identifier}</code> <Badge value={r.status} />
-            {r.error && (
-              <>
-                {' '}
-                <code>{r.error.code}</code> {r.error.message}
-              </>
-            )}
+            {r.error && <code> {errorText(r.error)}</code>}
           </p>
           <Table
             testId="receipt-keys"
@@ -66,7 +59,7 @@ function Receipt(props: { job: Job; partner: string }) {
               { title: 'Key', cell: (e) => e.key },
               { title: 'Asked', cell: (e) => <code>{JSON.stringify(e.entry.requested_value)}</code> },
               { title: 'Status', cell: (e) => <Badge value={e.entry.status} /> },
-              { title: 'Error', cell: (e) => (e.entry.error ? `${e.entry.error.code}: ${e.entry.error.message}` : '') },
+              { title: 'Error', cell: (e) => errorText(e.entry.error) },
             ]}
           />
         </>
@@ -77,26 +70,23 @@ function Receipt(props: { job: Job; partner: string }) {
 
 export function Advertising(props: Params) {
   const business = props.params.get('business') ?? undefined;
-  const programs = useGet<{
-    programs: Array<{
-      program_id: string;
-      program_type: string;
-      yelp_business_id: string;
-      partner_id: string;
-      state: string;
-      start_date: string;
-      program_metrics: { budget: number; ad_cost: number; billed_clicks: number };
-    }>;
-  }>(`/admin/v1/advertising/programs?limit=100${business ? `&business_id=${business}` : ''}`);
+  const programs = useQuery(`programs:${business ?? ''}`, () =>
+    must(pbs.GET('/admin/v1/advertising/programs', { params: { query: { limit: 100, business_id: business } } })),
+  );
   const filter = Object.fromEntries(JOB_FILTERS.flatMap((name) => (props.params.get(name) ? [[name, props.params.get(name)!]] : [])));
-  const jobs = useGet<{ jobs: Job[] }>(`/admin/v1/advertising/jobs?${new URLSearchParams({ limit: '50', ...filter })}`, 5_000);
-  const partners = useGet<{ partners: Array<{ id: string; name: string }> }>('/admin/v1/partners?limit=200');
+  const status = filter.status === 'PROCESSING' || filter.status === 'COMPLETED' ? filter.status : undefined;
+  const jobs = useQuery(
+    `jobs:${new URLSearchParams(filter)}`,
+    () => must(pbs.GET('/admin/v1/advertising/jobs', { params: { query: { limit: 50, status, partner_id: filter.partner_id } } })),
+    5_000,
+  );
+  const partners = useQuery('partners', () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 200 } } })));
   const partnerName = (id: string) => partners.data?.partners.find((p) => p.id === id)?.name ?? id;
   const openJob = props.params.get('job') ?? undefined;
   const opened = jobs.data?.jobs.find((j) => j.job_id === openJob);
   const set = (name: string, value: string | undefined) =>
     go('advertising', { ...filter, business, job: openJob, [name]: value || undefined });
-  const settings = useGet<{ hold_new_jobs: boolean }>('/admin/v1/advertising/settings');
+  const settings = useQuery('ad-settings', () => must(pbs.GET('/admin/v1/advertising/settings')));
   return (
     <Page
       title="Advertising"
@@ -104,7 +94,7 @@ export function Advertising(props: Params) {
         settings.data && (
           <Action
             label={settings.data.hold_new_jobs ? 'Stop holding new jobs' : 'Hold new jobs'}
-            run={() => api('PUT', '/admin/v1/advertising/settings', { hold_new_jobs: !settings.data!.hold_new_jobs })}
+            run={() => must(pbs.PUT('/admin/v1/advertising/settings', { body: { hold_new_jobs: !settings.data!.hold_new_jobs } }))}
             done={settings.reload}
           />
         )
@@ -168,15 +158,21 @@ export function Advertising(props: Params) {
                     {j.held ? (
                       <Action
                         label="Release"
-                        run={() => api('POST', `/admin/v1/advertising/jobs/${j.job_id}/release`)}
+                        run={() =>
+                          must(pbs.POST('/admin/v1/advertising/jobs/{job_id}/release', { params: { path: { job_id: j.job_id } } }))
+                        }
                         done={jobs.reload}
                       />
                     ) : (
-                      <Action label="Hold" run={() => api('POST', `/admin/v1/advertising/jobs/${j.job_id}/hold`)} done={jobs.reload} />
+                      <Action
+                        label="Hold"
+                        run={() => must(pbs.POST('/admin/v1/advertising/jobs/{job_id}/hold', { params: { path: { job_id: j.job_id } } }))}
+                        done={jobs.reload}
+                      />
                     )}
                     <Action
                       label="Complete now"
-                      run={() => api('POST', `/admin/v1/advertising/jobs/${j.job_id}/complete`)}
+                      run={() => must(pbs.POST('/admin/v1/advertising/jobs/{job_id}/complete', { params: { path: { job_id: j.job_id } } }))}
                       done={() => (jobs.reload(), programs.reload())}
                     />
                   </span>
@@ -197,9 +193,10 @@ export function Advertising(props: Params) {
             { title: 'Type', cell: (p) => p.program_type },
             { title: 'Business', cell: (p) => <a href={`#/businesses?id=${p.yelp_business_id}`}>{p.yelp_business_id}</a> },
             { title: 'State', cell: (p) => <Badge value={p.state} /> },
-            { title: 'Budget', numeric: true, cell: (p) => (p.program_metrics.budget / 100).toFixed(2) },
-            { title: 'Spent', numeric: true, cell: (p) => (p.program_metrics.ad_cost / 100).toFixed(2) },
-            { title: 'Clicks', numeric: true, cell: (p) => p.program_metrics.billed_clicks },
+            // A program without a budget of its own (BP) shows none, not 0.00.
+            { title: 'Budget', numeric: true, cell: (p) => money(p.program_metrics?.budget) },
+            { title: 'Spent', numeric: true, cell: (p) => money(p.program_metrics?.ad_cost) },
+            { title: 'Clicks', numeric: true, cell: (p) => p.program_metrics?.billed_clicks ?? '—' },
           ]}
         />
       </Card>

@@ -1,20 +1,10 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { go, useGet } from '../hooks';
-import { InventoryForm, STARTING_INVENTORY, type Settings } from './inventory';
+import { must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
+import { completeInventory, InventoryForm, STARTING_INVENTORY } from './inventory';
 import { Card, Id, Page, Pager, Problem, Table } from '../ui';
 import { today, type Params } from './shared';
-
-interface Business {
-  id: string;
-  alias: string;
-  name: string;
-  location: { city: string; country: string };
-  categories: Array<{ title: string }>;
-  rating: number;
-  review_count: number;
-  transactions: string[];
-}
 
 /** The catalogue by name (type the start of one), and one business as its own view with its inventory. */
 export function Businesses(props: Params) {
@@ -27,8 +17,8 @@ function BusinessList(props: Params) {
   const [offset, setOffset] = useState(0);
   const q = props.params.get('q') ?? '';
   const city = props.params.get('city') ?? '';
-  const list = useGet<{ total: number; businesses: Business[] }>(
-    `/admin/v1/businesses?${new URLSearchParams({ limit: '50', offset: String(offset), ...(q ? { q } : {}), ...(city ? { city } : {}) })}`,
+  const list = useQuery(`businesses:${q}:${city}:${offset}`, () =>
+    must(pbs.GET('/admin/v1/businesses', { params: { query: { limit: 50, offset, q: q || undefined, city: city || undefined } } })),
   );
   const set = (name: string, value: string) => (setOffset(0), go('businesses', { q, city, [name]: value.trim() || undefined }));
   return (
@@ -54,7 +44,7 @@ function BusinessList(props: Params) {
             { title: 'City', cell: (b) => `${b.location.city}, ${b.location.country}` },
             { title: 'Categories', cell: (b) => b.categories.map((c) => c.title).join(', ') },
             { title: 'Rating', numeric: true, cell: (b) => `${b.rating} (${b.review_count})` },
-            { title: 'Reservations', cell: (b) => (b.transactions.includes('restaurant_reservation') ? 'yes' : '') },
+            { title: 'Reservations', cell: (b) => (b.transactions?.includes('restaurant_reservation') ? 'yes' : '') },
           ]}
         />
         <Pager offset={offset} limit={50} total={list.data?.total} onChange={setOffset} />
@@ -64,8 +54,11 @@ function BusinessList(props: Params) {
 }
 
 function BusinessDetail(props: { id: string }) {
-  const business = useGet<Business>(`/admin/v1/businesses/${props.id}`);
-  const settings = useGet<Settings>(`/admin/v1/businesses/${props.id}/reservation-settings`);
+  const path = { business_id: props.id };
+  const business = useQuery(`business:${props.id}`, () => must(pbs.GET('/admin/v1/businesses/{business_id}', { params: { path } })));
+  const settings = useQuery(`inventory:${props.id}`, () =>
+    must(pbs.GET('/admin/v1/businesses/{business_id}/reservation-settings', { params: { path } })),
+  );
   const b = business.data;
   const missing = settings.error instanceof ApiError && settings.error.status === 404;
   return (
@@ -86,7 +79,9 @@ function BusinessDetail(props: { id: string }) {
           </div>
         )}
       </Card>
-      {settings.data && <InventoryForm key={props.id} businessId={props.id} initial={settings.data} saved={settings.reload} />}
+      {settings.data && (
+        <InventoryForm key={props.id} businessId={props.id} initial={completeInventory(settings.data)} saved={settings.reload} />
+      )}
       {missing && <InventoryForm key={`${props.id}-new`} businessId={props.id} initial={STARTING_INVENTORY} saved={settings.reload} />}
       {!missing && <Problem error={settings.error} />}
     </Page>

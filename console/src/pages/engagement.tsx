@@ -1,5 +1,5 @@
-import { api } from '../api';
-import { go, useGet } from '../hooks';
+import { must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, LineChart, Page, Problem, Table, when } from '../ui';
 import { shortDay, BusinessPicker, type Params } from './shared';
 
@@ -12,12 +12,10 @@ const METRICS = [
 
 export function Engagement(props: Params) {
   const business = props.params.get('business') ?? undefined;
-  const weeks = useGet<{
-    weeks: Array<{ week: string; scored: boolean; scored_at: string | null; businesses_scored: number; changed_at: string }>;
-  }>('/admin/v1/engagement/weeks?limit=52');
-  const scores = useGet<{
-    weeks: Array<{ week: string; scores: { engagement_metric: number; intent_metric: number; transaction_metric: number } | null }>;
-  }>(business ? `/admin/v1/businesses/${business}/engagement` : undefined);
+  const weeks = useQuery('weeks', () => must(pbs.GET('/admin/v1/engagement/weeks', { params: { query: { limit: 52 } } })));
+  const scores = useQuery(business ? `engagement:${business}` : undefined, () =>
+    must(pbs.GET('/admin/v1/businesses/{business_id}/engagement', { params: { path: { business_id: business! } } })),
+  );
   const scored = (scores.data?.weeks ?? []).filter((w) => w.scores);
   return (
     <Page title="Engagement">
@@ -53,7 +51,11 @@ export function Engagement(props: Params) {
             {
               title: '',
               cell: (w) => (
-                <Action label="Score now" run={() => api('POST', `/admin/v1/engagement/weeks/${w.week}/score`)} done={weeks.reload} />
+                <Action
+                  label="Score now"
+                  run={() => must(pbs.POST('/admin/v1/engagement/weeks/{week}/score', { params: { path: { week: w.week } } }))}
+                  done={weeks.reload}
+                />
               ),
             },
           ]}

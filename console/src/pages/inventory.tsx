@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { must, pbs, type Answer } from '../client';
 import { Action, Card } from '../ui';
 
 /** A restaurant's reservation inventory, as `PUT /admin/v1/businesses/{id}/reservation-settings` takes it (docs/reservations.md). */
@@ -44,6 +44,17 @@ export const STARTING_INVENTORY: Settings = {
   notes: '',
   is_editable: true,
 };
+
+/** The inventory pbs answered, every field the form edits filled (a field it leaves out takes the starting value). */
+export function completeInventory(answer: Answer<'/admin/v1/businesses/{business_id}/reservation-settings', 'get'>): Settings {
+  const start = STARTING_INVENTORY;
+  return {
+    ...start,
+    ...answer,
+    credit_card: { min_party: answer.credit_card?.min_party ?? null, dates: answer.credit_card?.dates ?? [] },
+    cancellation: { policy: answer.cancellation?.policy ?? '', cutoff_minutes: answer.cancellation?.cutoff_minutes ?? 0 },
+  };
+}
 
 /** What is wrong with the form, field by field (pbs checks again and answers 400 with the field). */
 export function problemsOf(s: Settings): string[] {
@@ -280,7 +291,12 @@ export function InventoryForm(props: { businessId: string; initial: Settings; sa
         testId="save-inventory"
         run={async () => {
           if (problems.length > 0) throw new Error('Fix the marked fields first.');
-          await api('PUT', `/admin/v1/businesses/${props.businessId}/reservation-settings`, whole);
+          await must(
+            pbs.PUT('/admin/v1/businesses/{business_id}/reservation-settings', {
+              params: { path: { business_id: props.businessId } },
+              body: whole,
+            }),
+          );
           setSavedAt(new Date().toLocaleTimeString());
         }}
         done={props.saved}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import { go, useGet } from '../hooks';
-import { ErrorGroups, RequestDetail, RequestTable, type ErrorGroup, type RequestEntry, type WholeEntry } from '../request-log';
+import { must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
+import { ErrorGroups, RequestDetail, RequestTable } from '../request-log';
 import { Card, Page, Problem } from '../ui';
 import { type Params } from './shared';
 
@@ -13,11 +14,22 @@ export function Requests(props: Params) {
     const value = props.params.get(name);
     if (value) query.set(name, value);
   }
-  const entries = useGet<{ entries: RequestEntry[]; dropped: number }>(`/admin/v1/request-log?limit=100&${query}`, 5_000);
-  const partner = props.params.get('partner_id');
-  const errors = useGet<{ errors: ErrorGroup[] }>(`/admin/v1/request-log/errors${partner ? `?partner_id=${partner}` : ''}`, 10_000);
+  const filter = Object.fromEntries(query);
+  const entries = useQuery(
+    `log:${query}`,
+    () => must(pbs.GET('/admin/v1/request-log', { params: { query: { limit: 100, ...filter } } })),
+    5_000,
+  );
+  const partner = props.params.get('partner_id') ?? undefined;
+  const errors = useQuery(
+    `errors:${partner ?? ''}`,
+    () => must(pbs.GET('/admin/v1/request-log/errors', { params: { query: { partner_id: partner } } })),
+    10_000,
+  );
   const [open, setOpen] = useState<number | undefined>(undefined);
-  const whole = useGet<WholeEntry>(open === undefined ? undefined : `/admin/v1/request-log/${open}`);
+  const whole = useQuery(open === undefined ? undefined : `entry:${open}`, () =>
+    must(pbs.GET('/admin/v1/request-log/{entry_id}', { params: { path: { entry_id: open! } } })),
+  );
   const set = (name: string, value: string) => go('requests', { ...Object.fromEntries(query), [name]: value || undefined });
   return (
     <Page title="Partner requests">

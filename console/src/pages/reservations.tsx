@@ -1,30 +1,17 @@
-import { api } from '../api';
-import { go, useGet } from '../hooks';
+import { must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Loading, Page, Problem, Table, when } from '../ui';
 import { today, BusinessPicker, type Params } from './shared';
-
-interface Reservation {
-  id: string;
-  partner_id: string | null;
-  time: string;
-  covers: number;
-  first_name: string;
-  last_name: string;
-  phone: string;
-  email: string;
-  status: string;
-  canceled_by: string | null;
-  table_name: string | null;
-  created_at: string;
-}
 
 export function Reservations(props: Params) {
   const business = props.params.get('business') ?? undefined;
   const date = props.params.get('date') ?? today();
-  const sheet = useGet<{
-    reservations: Reservation[];
-    holds: Array<{ id: string; time: string; covers: number; table_name: string | null; expires_at: string; unique_id: string }>;
-  }>(business ? `/admin/v1/businesses/${business}/reservations?date=${date}` : undefined, 5_000);
+  const sheet = useQuery(
+    business ? `sheet:${business}:${date}` : undefined,
+    () =>
+      must(pbs.GET('/admin/v1/businesses/{business_id}/reservations', { params: { path: { business_id: business! }, query: { date } } })),
+    5_000,
+  );
   return (
     <Page title="Reservations">
       <Card>
@@ -67,7 +54,9 @@ export function Reservations(props: Params) {
                       <Action
                         label="Cancel (restaurant)"
                         kind="danger"
-                        run={() => api('POST', `/admin/v1/reservations/${r.id}/cancel`)}
+                        run={() =>
+                          must(pbs.POST('/admin/v1/reservations/{reservation_id}/cancel', { params: { path: { reservation_id: r.id } } }))
+                        }
                         done={sheet.reload}
                       />
                     ) : (

@@ -1,23 +1,17 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
-import { go, useGet } from '../hooks';
+import { must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
 import { Action, Card, Page, Pager, Problem, Table, when } from '../ui';
 import { BusinessPicker, type Params } from './shared';
 
 export function Reviews(props: Params) {
   const business = props.params.get('business') ?? undefined;
   const [offset, setOffset] = useState(0);
-  const reviews = useGet<{
-    total: number;
-    reviews: Array<{
-      id: string;
-      rating: number;
-      text: Record<string, string>;
-      user: { name: string };
-      time_created: string;
-      public_response: { text: string } | null;
-    }>;
-  }>(business ? `/admin/v1/businesses/${business}/reviews?limit=20&offset=${offset}` : undefined);
+  const reviews = useQuery(business ? `reviews:${business}:${offset}` : undefined, () =>
+    must(
+      pbs.GET('/admin/v1/businesses/{business_id}/reviews', { params: { path: { business_id: business! }, query: { limit: 20, offset } } }),
+    ),
+  );
   return (
     <Page title="Reviews">
       <Card>
@@ -40,7 +34,12 @@ export function Reviews(props: Params) {
             {
               title: '',
               cell: (r) => (
-                <Action label="Remove" kind="danger" run={() => api('DELETE', `/admin/v1/reviews/${r.id}`)} done={reviews.reload} />
+                <Action
+                  label="Remove"
+                  kind="danger"
+                  run={() => must(pbs.DELETE('/admin/v1/reviews/{review_id}', { params: { path: { review_id: r.id } } }))}
+                  done={reviews.reload}
+                />
               ),
             },
           ]}

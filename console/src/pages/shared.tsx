@@ -1,6 +1,7 @@
 import type { FunctionComponent } from 'preact';
 import { useState } from 'preact/hooks';
-import { useGet } from '../hooks';
+import { must, pbs } from '../client';
+import { useQuery } from '../hooks';
 
 /** What the console's pages share: their props, date helpers and the business picker. */
 
@@ -19,8 +20,8 @@ export function BusinessPicker(props: { value: string | undefined; onPick: (id: 
   const [text, setText] = useState(props.value ?? '');
   // What was typed, up to a suggestion's " (city)": the part pbs matches names against.
   const typed = text.replace(/ \([^)]*\)$/, '').trim();
-  const list = useGet<{ businesses: Array<{ id: string; name: string; location: { city: string } }> }>(
-    `/admin/v1/businesses?limit=20${typed ? `&q=${encodeURIComponent(typed)}` : ''}`,
+  const list = useQuery(`picker:${typed}`, () =>
+    must(pbs.GET('/admin/v1/businesses', { params: { query: { limit: 20, q: typed || undefined } } })),
   );
   const options = list.data?.businesses ?? [];
   // A picked id shows as the business's name once pbs answered it.

@@ -1,30 +1,33 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
-import { go, useGet } from '../hooks';
+import { must, pbs, type Answer } from '../client';
+import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
 import { BusinessPicker, type Params } from './shared';
 
-interface Visit {
-  visit_id: string;
-  state: string;
-  party_size: number;
-  name: string;
-  phone: string | null;
-  visit_type: string;
-  queue_time: number;
-  parties_ahead: number;
-  expected_seating_time_min: number | null;
-}
+type Visit = Answer<'/admin/v1/businesses/{business_id}/waitlist/queue', 'get'>['visits'][number];
+
+/** The restaurant side's moves on a party (docs/waitlist.md). */
+const MOVES = {
+  notify: (visit_id: string) => pbs.POST('/admin/v1/visits/{visit_id}/notify', { params: { path: { visit_id } } }),
+  seat: (visit_id: string) => pbs.POST('/admin/v1/visits/{visit_id}/seat', { params: { path: { visit_id } } }),
+  'no-show': (visit_id: string) => pbs.POST('/admin/v1/visits/{visit_id}/no-show', { params: { path: { visit_id } } }),
+  arrive: (visit_id: string) => pbs.POST('/admin/v1/visits/{visit_id}/arrive', { params: { path: { visit_id } } }),
+};
 
 export function Waitlist(props: Params) {
   const business = props.params.get('business') ?? undefined;
-  const config = useGet<{ manual_state: string; max_party_size: number; pace: { interval_minutes: number } }>(
-    business ? `/admin/v1/businesses/${business}/waitlist` : undefined,
+  const path = { business_id: business ?? '' };
+  const config = useQuery(business ? `waitlist:${business}` : undefined, () =>
+    must(pbs.GET('/admin/v1/businesses/{business_id}/waitlist', { params: { path } })),
   );
-  const queue = useGet<{ visits: Visit[] }>(business ? `/admin/v1/businesses/${business}/waitlist/queue` : undefined, 5_000);
+  const queue = useQuery(
+    business ? `queue:${business}` : undefined,
+    () => must(pbs.GET('/admin/v1/businesses/{business_id}/waitlist/queue', { params: { path } })),
+    5_000,
+  );
   const [party, setParty] = useState('2');
-  const visitAction = (label: string, path: string, v: Visit) => (
-    <Action label={label} run={() => api('POST', `/admin/v1/visits/${v.visit_id}/${path}`)} done={queue.reload} />
+  const visitAction = (label: string, move: keyof typeof MOVES, v: Visit) => (
+    <Action label={label} run={() => must(MOVES[move](v.visit_id))} done={queue.reload} />
   );
   return (
     <Page title="Waitlist">
@@ -39,8 +42,16 @@ export function Waitlist(props: Params) {
         <Card title={`Line (${queue.data?.visits.length ?? '…'} parties)`}>
           <div class="form">
             <Badge value={config.data.manual_state} />
-            <Action label="Open" run={() => api('POST', `/admin/v1/businesses/${business}/waitlist/open`)} done={config.reload} />
-            <Action label="Close" run={() => api('POST', `/admin/v1/businesses/${business}/waitlist/close`, {})} done={config.reload} />
+            <Action
+              label="Open"
+              run={() => must(pbs.POST('/admin/v1/businesses/{business_id}/waitlist/open', { params: { path }, body: {} }))}
+              done={config.reload}
+            />
+            <Action
+              label="Close"
+              run={() => must(pbs.POST('/admin/v1/businesses/{business_id}/waitlist/close', { params: { path }, body: {} }))}
+              done={config.reload}
+            />
             <label>
               Party at the door
               <input
@@ -54,7 +65,14 @@ export function Waitlist(props: Params) {
             <Action
               label="Add walk-in"
               kind="primary"
-              run={() => api('POST', `/admin/v1/businesses/${business}/waitlist/walk-ins`, { party_size: Number(party) })}
+              run={() =>
+                must(
+                  pbs.POST('/admin/v1/businesses/{business_id}/waitlist/walk-ins', {
+                    params: { path },
+                    body: { party_size: Number(party) },
+                  }),
+                )
+              }
               done={queue.reload}
             />
           </div>
@@ -69,7 +87,7 @@ export function Waitlist(props: Params) {
               { title: 'Type', cell: (v) => v.visit_type },
               { title: 'State', cell: (v) => <Badge value={v.state} /> },
               // With the day: the sandbox clock may have moved days since a party joined.
-              { title: 'Joined', cell: (v) => when(new Date(v.queue_time * 1000).toISOString()) },
+              { title: 'Joined', cell: (v) => (v.queue_time ? when(new Date(v.queue_time * 1000).toISOString()) : '—') },
               {
                 title: 'Expected',
                 cell: (v) => (v.expected_seating_time_min ? when(new Date(v.expected_seating_time_min * 1000).toISOString()) : '—'),

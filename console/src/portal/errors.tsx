@@ -1,5 +1,6 @@
-import { go, useGet } from '../hooks';
-import { ErrorGroups, type ErrorGroup } from '../request-log';
+import { must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
+import { ErrorGroups } from '../request-log';
 import { Card, Page, Problem } from '../ui';
 import type { Params } from '../pages/shared';
 import { PERIODS, periodQuery } from './period';
@@ -7,7 +8,12 @@ import { PERIODS, periodQuery } from './period';
 /** Your errors over a period, grouped by code and operation, each with what the rule behind it is and what to do. */
 export function PortalErrors(props: Params) {
   const period = props.params.get('period') ?? '24h';
-  const errors = useGet<{ errors: ErrorGroup[] }>(`/portal/v1/request-log/errors?${new URLSearchParams(periodQuery(period))}`, 10_000);
+  const from = periodQuery(period).from;
+  const errors = useQuery(
+    `errors:${from ?? ''}`,
+    () => must(pbs.GET('/portal/v1/request-log/errors', { params: { query: { from } } })),
+    10_000,
+  );
   return (
     <Page title="Your errors">
       <Card>

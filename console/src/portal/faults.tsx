@@ -1,21 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
-import { useGet } from '../hooks';
+import type { paths } from '../../../packages/sdk/src/schema';
+import { must, pbs } from '../client';
+import { useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
 
-interface Rule {
-  id: string;
-  operation: string;
-  business_id: string | null;
-  action: string;
-  status: number | null;
-  error_code: string | null;
-  retry_after_seconds: number | null;
-  latency_ms: number | null;
-  remaining: number | null;
-  percent: number;
-  expires_at: string;
-}
+type FaultBody = NonNullable<paths['/portal/v1/faults']['post']['requestBody']>['content']['application/json'];
+const ACTIONS = ['error', 'latency', 'drop'] as const;
+const isAction = (s: string | undefined): s is (typeof ACTIONS)[number] => (ACTIONS as readonly (string | undefined)[]).includes(s);
 
 type OpenApi = { paths: Record<string, Record<string, { security?: unknown[] }>> };
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -40,16 +31,25 @@ const NUMBER_FIELDS = [
 
 /** A new rule: an operation (and optionally a business), and what happens to matching calls. */
 function NewRule(props: { added: () => void }) {
-  const doc = useGet<OpenApi>('/openapi.json');
+  // The document itself (not an operation of it): read as served.
+  const doc = useQuery('openapi', () => fetch('/openapi.json').then((r) => r.json() as Promise<OpenApi>));
   const operations = partnerOperations(doc.data);
   const [form, setForm] = useState<Record<string, string>>({ action: 'error' });
   const field = (name: string) => (e: Event) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value.trim() });
-  const body = () => {
-    const rule: Record<string, string | number> = { operation: form.operation ?? operations[0], action: form.action };
-    if (form.business_id) rule.business_id = form.business_id;
-    if (form.error_code) rule.error_code = form.error_code;
-    for (const { name } of NUMBER_FIELDS) if (form[name]) rule[name] = Number(form[name]);
-    return rule;
+  const body = (): FaultBody => {
+    const num = (name: string) => (form[name] ? Number(form[name]) : undefined);
+    return {
+      operation: form.operation ?? operations[0],
+      action: isAction(form.action) ? form.action : 'error',
+      business_id: form.business_id || undefined,
+      error_code: form.error_code || undefined,
+      status: num('status'),
+      retry_after_seconds: num('retry_after_seconds'),
+      latency_ms: num('latency_ms'),
+      count: num('count'),
+      percent: num('percent'),
+      expires_in_seconds: num('expires_in_seconds'),
+    };
   };
   return (
     <Card title="Add a rule" wide>
@@ -85,14 +85,20 @@ function NewRule(props: { added: () => void }) {
           </label>
         ))}
       </form>
-      <Action label="Add rule" kind="primary" testId="add-fault" run={() => api('POST', '/portal/v1/faults', body())} done={props.added} />
+      <Action
+        label="Add rule"
+        kind="primary"
+        testId="add-fault"
+        run={() => must(pbs.POST('/portal/v1/faults', { body: body() }))}
+        done={props.added}
+      />
     </Card>
   );
 }
 
 /** Faults on demand (sandbox; docs/faults.md): your calls fail, slow down or lose their connection, by your rules. */
 export function PortalFaults() {
-  const rules = useGet<{ faults: Rule[] }>('/portal/v1/faults', 5_000);
+  const rules = useQuery('faults', () => must(pbs.GET('/portal/v1/faults')), 5_000);
   return (
     <Page title="Faults on demand">
       <p class="muted">
@@ -129,7 +135,7 @@ export function PortalFaults() {
                   label="Remove"
                   kind="danger"
                   testId={`remove-fault-${r.id}`}
-                  run={() => api('DELETE', `/portal/v1/faults/${r.id}`)}
+                  run={() => must(pbs.DELETE('/portal/v1/faults/{fault_id}', { params: { path: { fault_id: r.id } } }))}
                   done={rules.reload}
                 />
               ),

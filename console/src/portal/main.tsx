@@ -1,17 +1,14 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, onLoggedOut } from '../api';
+import { ApiError, onLoggedOut, portalSignIn } from '../api';
+import { must, pbs, type Answer } from '../client';
 import { useRoute } from '../hooks';
 import { when } from '../ui';
 import { portalPages } from './pages';
 import '../styles.css';
 import { Shell } from '../shell';
 
-interface Me {
-  partner_id: string;
-  partner_name: string;
-  session_expires_at: string | null;
-}
+type Me = Answer<'/portal/v1/me', 'get'>;
 
 /** Signed out: the operator's link signs in; in the sandbox the partner's own API key does too. */
 function SignIn(props: { onIn: () => void; ended: boolean }) {
@@ -23,7 +20,7 @@ function SignIn(props: { onIn: () => void; ended: boolean }) {
       onSubmit={async (event) => {
         event.preventDefault();
         try {
-          await api('POST', '/portal/sign-in', undefined, undefined, key.trim());
+          await portalSignIn(key.trim());
           props.onIn();
         } catch (e) {
           setProblem(
@@ -59,7 +56,7 @@ function Portal() {
   // undefined: asking; null: signed out.
   const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [ended, setEnded] = useState(false);
-  const load = () => api<Me>('GET', '/portal/v1/me').then(setMe, () => setMe(null));
+  const load = () => must(pbs.GET('/portal/v1/me')).then(setMe, () => setMe(null));
   useEffect(() => {
     void load();
     return onLoggedOut(() => (setEnded(true), setMe(null)));
@@ -82,7 +79,7 @@ function Portal() {
       footer={
         <>
           <p class="session">Session until {when(me.session_expires_at)}</p>
-          <button class="logout" onClick={() => void api('POST', '/portal/v1/sign-out').finally(() => setMe(null))}>
+          <button class="logout" onClick={() => void must(pbs.POST('/portal/v1/sign-out')).finally(() => setMe(null))}>
             Sign out
           </button>
         </>

@@ -1,5 +1,6 @@
-import { go, useGet } from '../hooks';
-import { RequestDetail, RequestTable, type RequestEntry, type WholeEntry } from '../request-log';
+import { must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
+import { RequestDetail, RequestTable } from '../request-log';
 import { Card, Page, Problem } from '../ui';
 import type { Params } from '../pages/shared';
 import { PERIODS, periodQuery } from './period';
@@ -17,8 +18,14 @@ export function PortalRequests(props: Params) {
   );
   const { period, entry, ...filters } = chosen;
   const query = new URLSearchParams({ limit: '100', ...filters, ...periodQuery(period ?? null) });
-  const entries = useGet<{ entries: RequestEntry[] }>(`/portal/v1/request-log?${query}`, 5_000);
-  const whole = useGet<WholeEntry>(entry ? `/portal/v1/request-log/${entry}` : undefined);
+  const entries = useQuery(
+    `log:${query}`,
+    () => must(pbs.GET('/portal/v1/request-log', { params: { query: { limit: 100, ...filters, ...periodQuery(period ?? null) } } })),
+    5_000,
+  );
+  const whole = useQuery(entry ? `entry:${entry}` : undefined, () =>
+    must(pbs.GET('/portal/v1/request-log/{entry_id}', { params: { path: { entry_id: Number(entry) } } })),
+  );
   const set = (name: string, value: string | undefined) => go('requests', { ...chosen, entry: undefined, [name]: value || undefined });
   return (
     <Page title="Your requests">

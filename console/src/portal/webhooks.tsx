@@ -1,21 +1,16 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api';
-import { go, useGet } from '../hooks';
-import { must, pbs } from '../client';
-import { DeliveriesTable, type Delivery } from '../deliveries';
+import type { paths } from '../../../packages/sdk/src/schema';
+import { ApiError } from '../api';
+import { must, pbs, type Answer } from '../client';
+import { DeliveriesTable } from '../deliveries';
+import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, when } from '../ui';
 import type { Params } from '../pages/shared';
 
-interface Endpoint {
-  url: string;
-  event_types: string[];
-  status: string;
-  status_reason: string | null;
-  verified_at: string | null;
-  secret: string;
-  previous_secret_valid_until: string | null;
-  duplicate_and_reorder: boolean;
-}
+type Endpoint = Answer<'/portal/v1/webhooks/endpoint', 'get'>;
+type TestEventBody = NonNullable<paths['/portal/v1/webhooks/test-events']['post']['requestBody']>['content']['application/json'];
+const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
+const isDeliveryState = (s: string): s is (typeof DELIVERY_STATES)[number] => (DELIVERY_STATES as readonly string[]).includes(s);
 
 const STATUSES = ['', 'pending', 'delivered', 'failed'];
 
@@ -39,11 +34,16 @@ function EndpointCard(props: { endpoint: Endpoint; reload: () => void }) {
         )}
       </p>
       <div class="actions">
-        <Action label="Verify again" testId="verify" run={() => api('POST', '/portal/v1/webhooks/endpoint/verify')} done={props.reload} />
+        <Action
+          label="Verify again"
+          testId="verify"
+          run={() => must(pbs.POST('/portal/v1/webhooks/endpoint/verify'))}
+          done={props.reload}
+        />
         <Action
           label="Rotate secret"
           testId="rotate-secret"
-          run={() => api('POST', '/portal/v1/webhooks/endpoint/rotate-secret')}
+          run={() => must(pbs.POST('/portal/v1/webhooks/endpoint/rotate-secret'))}
           done={props.reload}
         />
         <label class="inline">
@@ -52,7 +52,9 @@ function EndpointCard(props: { endpoint: Endpoint; reload: () => void }) {
             data-testid="duplicate-and-reorder"
             checked={e.duplicate_and_reorder}
             onChange={async (event) => {
-              await api('PUT', '/portal/v1/webhooks/endpoint/duplicate-and-reorder', { on: (event.target as HTMLInputElement).checked });
+              await must(
+                pbs.PUT('/portal/v1/webhooks/endpoint/duplicate-and-reorder', { body: { on: (event.target as HTMLInputElement).checked } }),
+              );
               props.reload();
             }}
           />{' '}
@@ -90,10 +92,9 @@ function TestEventCard(props: { types: string[]; sent: () => void }) {
         kind="primary"
         testId="send-test-event"
         run={async () => {
-          const answer = await api<{ message_id: string }>('POST', '/portal/v1/webhooks/test-events', {
-            event_type: type,
-            ...(business ? { business_id: business } : {}),
-          });
+          // Cast: the select offers only the types the endpoint receives (pbs checks it again).
+          const body = { event_type: type, ...(business ? { business_id: business } : {}) } as TestEventBody;
+          const answer = await must(pbs.POST('/portal/v1/webhooks/test-events', { body }));
           setSent(answer.message_id);
         }}
         done={props.sent}
@@ -111,9 +112,17 @@ function TestEventCard(props: { types: string[]; sent: () => void }) {
 export function PortalWebhooks(props: Params) {
   const status = props.params.get('status') ?? '';
   const messageId = props.params.get('message_id') ?? '';
-  const endpoint = useGet<Endpoint>('/portal/v1/webhooks/endpoint');
-  const query = new URLSearchParams({ limit: '100', ...(status ? { status } : {}), ...(messageId ? { message_id: messageId } : {}) });
-  const deliveries = useGet<{ deliveries: Delivery[] }>(`/portal/v1/webhooks/deliveries?${query}`, 3_000);
+  const endpoint = useQuery('endpoint', () => must(pbs.GET('/portal/v1/webhooks/endpoint')));
+  const deliveries = useQuery(
+    `deliveries:${status}:${messageId}`,
+    () =>
+      must(
+        pbs.GET('/portal/v1/webhooks/deliveries', {
+          params: { query: { limit: 100, status: isDeliveryState(status) ? status : undefined, message_id: messageId || undefined } },
+        }),
+      ),
+    3_000,
+  );
   const noEndpoint = endpoint.error instanceof ApiError && endpoint.error.status === 404;
   return (
     <Page title="Your webhooks">
@@ -154,7 +163,11 @@ export function PortalWebhooks(props: Params) {
             testId="redeliver-failed"
             // Every one, whatever the sandbox clock says: messages are dated on pbs's clock, not this browser's.
             run={() =>
-              api('POST', '/portal/v1/webhooks/deliveries/redeliver-failed', { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' })
+              must(
+                pbs.POST('/portal/v1/webhooks/deliveries/redeliver-failed', {
+                  body: { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' },
+                }),
+              )
             }
             done={deliveries.reload}
           />
