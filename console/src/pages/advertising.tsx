@@ -28,7 +28,7 @@ function entriesOf(result: BusinessResult): Array<{ section: string; key: string
 function errorText(error: unknown): string {
   if (typeof error !== 'object' || error === null) return '';
   const { code, message } = error as { code?: unknown; message?: unknown };
-  return `${String(code ?? '')}: ${String(message ?? '')}`;
+  return `${typeof code === 'string' ? code : ''}: ${typeof message === 'string' ? message : ''}`;
 }
 
 /** Whether any part of the job was refused (the job itself still says COMPLETED). */
