@@ -38,6 +38,8 @@ export function DeliveriesTable(props: {
   reload: () => void;
   extra?: Column<Delivery>[];
   empty: string;
+  /** The business's name, where the page can look it up (the operator's). */
+  businessName?: (id: string) => string;
 }) {
   const [open, setOpen] = useState<string | undefined>(undefined);
   const opened = props.rows?.find((d) => d.id === open);
@@ -64,7 +66,10 @@ export function DeliveriesTable(props: {
             ),
           },
           ...(props.extra ?? []),
-          { title: 'Business', cell: (d) => <code>{d.business_id}</code> },
+          {
+            title: 'Business',
+            cell: (d) => (props.businessName ? props.businessName(d.business_id) : <code>{d.business_id}</code>),
+          },
           { title: 'State', cell: (d) => <Badge value={d.status} /> },
           { title: 'Attempts', numeric: true, cell: (d) => d.attempts },
           { title: 'Last answer', cell: (d) => d.last_status_code ?? d.last_error ?? '—' },

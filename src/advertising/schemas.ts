@@ -16,6 +16,7 @@ export const receipt = {
       items: {
         type: 'object',
         additionalProperties: true,
+        required: ['status', 'identifier_type', 'identifier'],
         properties: {
           status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'REJECTED'] },
           identifier_type: { type: 'string', enum: ['BUSINESS', 'PROGRAM'] },

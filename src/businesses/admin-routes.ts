@@ -64,6 +64,7 @@ export function businessAdminRoutes(service: BusinessService) {
             {
               city: { type: 'string', maxLength: 200 },
               q: { type: 'string', minLength: 1, maxLength: 200, description: 'The start of a name (any case), or an id or alias exactly' },
+              ids: { type: 'string', maxLength: 7000, description: 'These businesses only: a comma list of up to 100 ids' },
             },
           ),
           response: { 200: businessListSchema },

@@ -176,10 +176,12 @@ export class BusinessService {
     return this.store(db).records(ids);
   }
 
-  async list(filter: { city?: string; q?: string; limit?: number; offset?: number }) {
+  async list(filter: { city?: string; q?: string; ids?: string; limit?: number; offset?: number }) {
     const limit = filter.limit ?? 50;
     const offset = filter.offset ?? 0;
-    const page = await this.store().list({ city: filter.city, q: filter.q, limit, offset });
+    // `ids`: a comma list, at most 100 (the console names the ids a table shows).
+    const ids = filter.ids === undefined ? undefined : [...new Set(filter.ids.split(',').filter(Boolean))].slice(0, 100);
+    const page = await this.store().list({ city: filter.city, q: filter.q, ids, limit, offset });
     return { ...page, limit, offset };
   }
 }

@@ -265,9 +265,16 @@ export class BusinessStore {
   }
 
   /** A page of businesses by name; `q`: names starting with it (any case), or the business with that id or alias. */
-  async list(filter: { city?: string; q?: string; limit: number; offset: number }): Promise<{ total: number; businesses: Business[] }> {
+  async list(filter: {
+    city?: string;
+    q?: string;
+    ids?: string[];
+    limit: number;
+    offset: number;
+  }): Promise<{ total: number; businesses: Business[] }> {
     let base = this.db.selectFrom('businesses');
     if (filter.city) base = base.where('city', '=', filter.city);
+    if (filter.ids) base = base.where('id', 'in', filter.ids.length > 0 ? filter.ids : ['']);
     const q = filter.q;
     if (q) {
       // The typed text is literal: LIKE's wildcards in it are escaped.

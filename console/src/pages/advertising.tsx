@@ -1,7 +1,7 @@
 import { must, pbs, type Answer } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Id, Page, Problem, Table, when } from '../ui';
-import { type Params } from './shared';
+import { useBusinessNames, type Params } from './shared';
 
 type Job = Answer<'/admin/v1/advertising/jobs', 'get'>['jobs'][number];
 type BusinessResult = Job['business_results'][number];
@@ -82,6 +82,10 @@ export function Advertising(props: Params) {
   );
   const partners = useQuery('partners', () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 200 } } })));
   const partnerName = (id: string) => partners.data?.partners.find((p) => p.id === id)?.name ?? id;
+  const businessName = useBusinessNames([
+    ...(jobs.data?.jobs.flatMap((j) => j.business_results.map((r) => r.identifier)) ?? []),
+    ...(programs.data?.programs.map((p) => p.yelp_business_id) ?? []),
+  ]);
   const openJob = props.params.get('job') ?? undefined;
   const opened = jobs.data?.jobs.find((j) => j.job_id === openJob);
   const set = (name: string, value: string | undefined) =>
@@ -140,7 +144,17 @@ export function Advertising(props: Params) {
             },
             { title: 'Kind', cell: (j) => j.kind },
             { title: 'Partner', cell: (j) => <a href={`#/partners?id=${j.partner_id}`}>{partnerName(j.partner_id)}</a> },
-            { title: 'Subject', cell: (j) => j.business_results.map((r) => <code>{r.identifier}</code>) },
+            {
+              title: 'Subject',
+              cell: (j) =>
+                j.business_results.map((r) =>
+                  r.identifier_type === 'BUSINESS' ? (
+                    <a href={`#/businesses?id=${r.identifier}`}>{businessName(r.identifier)}</a>
+                  ) : (
+                    <code>{r.identifier}</code>
+                  ),
+                ),
+            },
             {
               title: 'Status',
               cell: (j) => (
@@ -191,7 +205,7 @@ export function Advertising(props: Params) {
           columns={[
             { title: 'Program', cell: (p) => <code>{p.program_id}</code> },
             { title: 'Type', cell: (p) => p.program_type },
-            { title: 'Business', cell: (p) => <a href={`#/businesses?id=${p.yelp_business_id}`}>{p.yelp_business_id}</a> },
+            { title: 'Business', cell: (p) => <a href={`#/businesses?id=${p.yelp_business_id}`}>{businessName(p.yelp_business_id)}</a> },
             { title: 'State', cell: (p) => <Badge value={p.state} /> },
             // A program without a budget of its own (BP) shows none, not 0.00.
             { title: 'Budget', numeric: true, cell: (p) => money(p.program_metrics?.budget) },

@@ -3,7 +3,7 @@ import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
 import { ErrorGroups, RequestDetail, RequestTable } from '../request-log';
 import { Card, Page, Problem } from '../ui';
-import { type Params } from './shared';
+import { usePartnerNames, type Params } from './shared';
 
 const FILTERS = ['partner_id', 'status', 'operation', 'error_code', 'request_id', 'idempotency_key'] as const;
 
@@ -27,6 +27,7 @@ export function Requests(props: Params) {
     10_000,
   );
   const [open, setOpen] = useState<number | undefined>(undefined);
+  const partnerName = usePartnerNames();
   const whole = useQuery(open === undefined ? undefined : `entry:${open}`, () =>
     must(pbs.GET('/admin/v1/request-log/{entry_id}', { params: { path: { entry_id: open! } } })),
   );
@@ -57,7 +58,7 @@ export function Requests(props: Params) {
           extra={[
             {
               title: 'Partner',
-              cell: (e) => (e.partner_id ? <a href={`#/requests?partner_id=${e.partner_id}`}>{e.partner_id}</a> : '—'),
+              cell: (e) => (e.partner_id ? <a href={`#/requests?partner_id=${e.partner_id}`}>{partnerName(e.partner_id)}</a> : '—'),
             },
           ]}
         />

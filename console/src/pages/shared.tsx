@@ -55,3 +55,18 @@ export function BusinessPicker(props: { value: string | undefined; onPick: (id: 
     </label>
   );
 }
+
+/** Partners' names by id (every partner, one call): tables show a name beside or instead of an id. */
+export function usePartnerNames(): (id: string | null | undefined) => string {
+  const partners = useQuery('partner-names', () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 1000 } } })));
+  return (id) => (id ? (partners.data?.partners.find((p) => p.id === id)?.name ?? id) : '—');
+}
+
+/** Businesses' names for the ids a table shows (one call for up to 100). */
+export function useBusinessNames(ids: string[]): (id: string) => string {
+  const wanted = [...new Set(ids)].sort().slice(0, 100);
+  const named = useQuery(wanted.length ? `business-names:${wanted.join(',')}` : undefined, () =>
+    must(pbs.GET('/admin/v1/businesses', { params: { query: { ids: wanted.join(','), limit: 100 } } })),
+  );
+  return (id) => named.data?.businesses.find((b) => b.id === id)?.name ?? id;
+}

@@ -656,6 +656,8 @@ export interface paths {
                     city?: string;
                     /** @description The start of a name (any case), or an id or alias exactly */
                     q?: string;
+                    /** @description These businesses only: a comma list of up to 100 ids */
+                    ids?: string;
                     limit?: number;
                     offset?: number;
                 };
@@ -8060,10 +8062,10 @@ export interface paths {
                                 completed_at: string | null;
                                 business_results: ({
                                     /** @enum {string} */
-                                    status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                    status: "PROCESSING" | "COMPLETED" | "REJECTED";
                                     /** @enum {string} */
-                                    identifier_type?: "BUSINESS" | "PROGRAM";
-                                    identifier?: string;
+                                    identifier_type: "BUSINESS" | "PROGRAM";
+                                    identifier: string;
                                     update_results?: {
                                         program_added?: {
                                             [key: string]: {
@@ -8157,10 +8159,10 @@ export interface paths {
                             completed_at: string | null;
                             business_results: ({
                                 /** @enum {string} */
-                                status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                status: "PROCESSING" | "COMPLETED" | "REJECTED";
                                 /** @enum {string} */
-                                identifier_type?: "BUSINESS" | "PROGRAM";
-                                identifier?: string;
+                                identifier_type: "BUSINESS" | "PROGRAM";
+                                identifier: string;
                                 update_results?: {
                                     program_added?: {
                                         [key: string]: {
@@ -8269,10 +8271,10 @@ export interface paths {
                             completed_at: string | null;
                             business_results: ({
                                 /** @enum {string} */
-                                status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                status: "PROCESSING" | "COMPLETED" | "REJECTED";
                                 /** @enum {string} */
-                                identifier_type?: "BUSINESS" | "PROGRAM";
-                                identifier?: string;
+                                identifier_type: "BUSINESS" | "PROGRAM";
+                                identifier: string;
                                 update_results?: {
                                     program_added?: {
                                         [key: string]: {
@@ -8381,10 +8383,10 @@ export interface paths {
                             completed_at: string | null;
                             business_results: ({
                                 /** @enum {string} */
-                                status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                status: "PROCESSING" | "COMPLETED" | "REJECTED";
                                 /** @enum {string} */
-                                identifier_type?: "BUSINESS" | "PROGRAM";
-                                identifier?: string;
+                                identifier_type: "BUSINESS" | "PROGRAM";
+                                identifier: string;
                                 update_results?: {
                                     program_added?: {
                                         [key: string]: {
@@ -10240,10 +10242,10 @@ export interface paths {
                             completed_at: string | null;
                             business_results: ({
                                 /** @enum {string} */
-                                status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                status: "PROCESSING" | "COMPLETED" | "REJECTED";
                                 /** @enum {string} */
-                                identifier_type?: "BUSINESS" | "PROGRAM";
-                                identifier?: string;
+                                identifier_type: "BUSINESS" | "PROGRAM";
+                                identifier: string;
                                 update_results?: {
                                     program_added?: {
                                         [key: string]: {
@@ -10291,10 +10293,10 @@ export interface paths {
                             completed_at: string | null;
                             business_results: ({
                                 /** @enum {string} */
-                                status?: "PROCESSING" | "COMPLETED" | "REJECTED";
+                                status: "PROCESSING" | "COMPLETED" | "REJECTED";
                                 /** @enum {string} */
-                                identifier_type?: "BUSINESS" | "PROGRAM";
-                                identifier?: string;
+                                identifier_type: "BUSINESS" | "PROGRAM";
+                                identifier: string;
                                 update_results?: {
                                     program_added?: {
                                         [key: string]: {
