@@ -128,7 +128,11 @@ describe.each(dialects)('operator API on %s', (dialect) => {
       expect(byId.body.total).toBe(1);
       expect((await admin(h.url, 'GET', '/admin/v1/businesses?q=%25')).body.total).toBe(0);
       // Named by their ids, as a table of ids asks.
-      const named = await admin(h.url, 'GET', `/admin/v1/businesses?ids=${typed.body.businesses[0].id},nope,${typed.body.businesses[0].id}`);
+      const named = await admin(
+        h.url,
+        'GET',
+        `/admin/v1/businesses?ids=${typed.body.businesses[0].id},nope,${typed.body.businesses[0].id}`,
+      );
       expect(named.body.businesses.map((b: { name: string }) => b.name)).toEqual(['Imported 2']);
       expect((await admin(h.url, 'GET', '/admin/v1/businesses?q=Imported_')).body.total).toBe(0);
       const notJson = await admin(h.url, 'POST', '/admin/v1/businesses/import', { body: '{nope', contentType: 'application/x-ndjson' });
