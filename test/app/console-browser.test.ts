@@ -1,16 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, call } from '../support/harness.js';
-import { eventually, processTarget, startServerProcess, stopStrayServers, type ServerProcess } from '../support/process.js';
+import { eventually, type ServerProcess } from '../support/process.js';
 import { Receiver } from '../support/receiver.js';
-import { accessibilityViolations, launchChromium } from '../support/browser.js';
-import { TEST_DEADLINE_MS } from '../support/wait.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-/** Where the run leaves a screenshot of every console page (kept after the run, not committed). */
-const SHOTS = path.join(ROOT, '.pbs-test', 'screenshots');
+import { startBrowserRun, type BrowserRun } from '../support/browser-run.js';
 
 /**
  * The operator console (/console) in Debian's chromium, against a real pbs process with the
@@ -19,62 +12,25 @@ const SHOTS = path.join(ROOT, '.pbs-test', 'screenshots');
  * every page rendered without an error, each saved as a screenshot.
  */
 describe.each(['sqlite', 'postgres'] as const)('the operator console in a real browser (%s)', (dialect) => {
-  let target: Awaited<ReturnType<typeof processTarget>>;
+  let run: BrowserRun;
   let server: ServerProcess;
-  let browser: Browser;
   let page: Page;
   let credentials: Record<string, string>;
-  const errors: string[] = [];
-  const receiver = new Receiver();
   let restaurant: string;
-  const shots = path.join(SHOTS, dialect);
-
-  /** A screenshot of the page as it is, on a desktop and at 390 px (a phone), and no critical accessibility violation. */
-  const shot = async (name: string) => {
-    for (const [suffix, viewport] of [
-      ['', { width: 1280, height: 900 }],
-      ['-390px', { width: 390, height: 844 }],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      const file = path.join(shots, `console-${name}${suffix}.png`);
-      await page.screenshot({ path: file, fullPage: true });
-      expect(fs.statSync(file).size).toBeGreaterThan(5_000);
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
-    expect(await accessibilityViolations(page), name).toEqual([]);
-  };
+  const receiver = new Receiver();
+  const shot = (name: string) => run.shot(name);
   const open = async (hash: string) => {
     await page.goto(`${server.url}/console/#/${hash}`);
     await page.waitForSelector('section.page h1');
   };
 
   beforeAll(async () => {
-    fs.mkdirSync(shots, { recursive: true });
-    target = await processTarget(dialect, 'console');
-    server = await startServerProcess({
-      ...target.env,
-      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
-      PBS_TASKS_POLL_MS: '50',
-      PBS_WEBHOOK_POLL_MS: '50',
-      PBS_WEBHOOK_RETRY_SCHEDULE: '1',
-    });
-    credentials = JSON.parse(fs.readFileSync(/also saved in (\S+)\)/.exec(server.output())![1], 'utf8'));
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.setDefaultTimeout(TEST_DEADLINE_MS);
-    page.on('pageerror', (error) => errors.push(error.message));
-    // A Content-Security-Policy violation is reported on the console: the app must cause none.
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
-    });
-    const restaurants = await call(server.url, 'GET', '/v3/partner/restaurants?limit=1', { token: credentials.api_key });
-    restaurant = restaurants.body.restaurants[0].business_id;
+    run = await startBrowserRun(dialect, 'console', { PBS_WEBHOOK_RETRY_SCHEDULE: '1' });
+    ({ server, page, credentials, restaurant } = run);
   });
   afterAll(async () => {
-    await browser?.close();
     await receiver.stop().catch(() => {});
-    await stopStrayServers();
-    await target?.cleanup();
+    await run?.close();
   });
 
   it('is served with a strict policy, its page never cached, its assets immutable', async () => {
@@ -299,6 +255,6 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await page.waitForSelector('[data-testid=engagement-chart-engagement_metric] polyline');
     for (const metric of ['engagement_metric', 'intent_metric', 'transaction_metric'])
       expect(await page.$$(`[data-testid=engagement-chart-${metric}] circle`), metric).toHaveLength(4);
-    expect(errors).toEqual([]);
+    expect(run.errors).toEqual([]);
   });
 });

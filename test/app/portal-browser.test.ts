@@ -1,17 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { createPbsClient, formBody, ok } from '@pbs/sdk';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, call } from '../support/harness.js';
-import { eventually, processTarget, startServerProcess, stopStrayServers, type ServerProcess } from '../support/process.js';
+import { eventually, type ServerProcess } from '../support/process.js';
 import { Receiver } from '../support/receiver.js';
-import { accessibilityViolations, launchChromium } from '../support/browser.js';
-import { TEST_DEADLINE_MS } from '../support/wait.js';
+import { startBrowserRun, type BrowserRun } from '../support/browser-run.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-/** Where the run leaves a screenshot of every portal page (kept after the run, not committed). */
-const SHOTS = path.join(ROOT, '.pbs-test', 'screenshots');
 const OPENINGS = 'GET /v3/bookings/{business_id}/openings';
 
 /**
@@ -22,30 +16,13 @@ const OPENINGS = 'GET /v3/bookings/{business_id}/openings';
  * the next call fail and the log says so. Each portal page is saved as a screenshot.
  */
 describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real browser (%s)', (dialect) => {
-  let target: Awaited<ReturnType<typeof processTarget>>;
+  let run: BrowserRun;
   let server: ServerProcess;
-  let browser: Browser;
   let page: Page;
   let credentials: Record<string, string>;
-  const errors: string[] = [];
-  const receiver = new Receiver();
   let restaurant: string;
-  const shots = path.join(SHOTS, dialect);
-
-  /** A screenshot of the page as it is, on a desktop and at 390 px (a phone), and no critical accessibility violation. */
-  const shot = async (name: string) => {
-    for (const [suffix, viewport] of [
-      ['', { width: 1280, height: 900 }],
-      ['-390px', { width: 390, height: 844 }],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      const file = path.join(shots, `portal-${name}${suffix}.png`);
-      await page.screenshot({ path: file, fullPage: true });
-      expect(fs.statSync(file).size).toBeGreaterThan(5_000);
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
-    expect(await accessibilityViolations(page), name).toEqual([]);
-  };
+  const receiver = new Receiver();
+  const shot = (name: string) => run.shot(name);
   const open = async (hash: string) => {
     await page.goto(`${server.url}/portal#/${hash}`);
     await page.waitForSelector('section.page h1');
@@ -53,32 +30,12 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
   const sdk = () => createPbsClient({ baseUrl: server.url, auth: { apiKey: credentials.api_key }, maxRetries: 0 });
 
   beforeAll(async () => {
-    fs.mkdirSync(shots, { recursive: true });
-    target = await processTarget(dialect, 'portal');
-    server = await startServerProcess({
-      ...target.env,
-      PBS_ADMIN_TOKEN: ADMIN_TOKEN,
-      PBS_TASKS_POLL_MS: '50',
-      PBS_WEBHOOK_POLL_MS: '50',
-      PBS_REQUEST_LOG_FLUSH_MS: '50',
-    });
-    credentials = JSON.parse(fs.readFileSync(/also saved in (\S+)\)/.exec(server.output())![1], 'utf8'));
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(TEST_DEADLINE_MS);
-    page.on('pageerror', (error) => errors.push(error.message));
-    // A Content-Security-Policy violation is reported on the console: the portal must cause none.
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
-    });
-    const restaurants = await call(server.url, 'GET', '/v3/partner/restaurants?limit=1', { token: credentials.api_key });
-    restaurant = restaurants.body.restaurants[0].business_id;
+    run = await startBrowserRun(dialect, 'portal', { PBS_REQUEST_LOG_FLUSH_MS: '50' });
+    ({ server, page, credentials, restaurant } = run);
   });
   afterAll(async () => {
-    await browser?.close();
     await receiver.stop().catch(() => {});
-    await stopStrayServers();
-    await target?.cleanup();
+    await run?.close();
   });
 
   it('is signed in through a link the operator issues in the console, and served with a strict policy', async () => {
@@ -231,6 +188,6 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
     await page.fill('input[name=api_key]', credentials.api_key);
     await page.click('button[type=submit]');
     await page.waitForSelector('[data-testid=partner]');
-    expect(errors).toEqual([]);
+    expect(run.errors).toEqual([]);
   });
 });

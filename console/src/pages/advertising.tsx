@@ -1,7 +1,7 @@
 import { must, pbs, type Answer } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Id, Page, Problem, Table, when } from '../ui';
-import { useBusinessNames, type Params } from './shared';
+import { FilterSelect, PartnerFilter, useBusinessNames, usePartnerNames, type Params } from './shared';
 
 type Job = Answer<'/admin/v1/advertising/jobs', 'get'>['jobs'][number];
 type BusinessResult = Job['business_results'][number];
@@ -80,8 +80,7 @@ export function Advertising(props: Params) {
     () => must(pbs.GET('/admin/v1/advertising/jobs', { params: { query: { limit: 50, status, partner_id: filter.partner_id } } })),
     5_000,
   );
-  const partners = useQuery('partners', () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 200 } } })));
-  const partnerName = (id: string) => partners.data?.partners.find((p) => p.id === id)?.name ?? id;
+  const partnerName = usePartnerNames();
   const businessName = useBusinessNames([
     ...(jobs.data?.jobs.flatMap((j) => j.business_results.map((r) => r.identifier)) ?? []),
     ...(programs.data?.programs.map((p) => p.yelp_business_id) ?? []),
@@ -106,27 +105,17 @@ export function Advertising(props: Params) {
     >
       <Card title="Jobs (newest first)" wide>
         <div class="form">
-          <label>
-            Status
-            <select name="status" value={filter.status ?? ''} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}>
-              <option value="">any</option>
-              <option value="PROCESSING">PROCESSING</option>
-              <option value="COMPLETED">COMPLETED</option>
-            </select>
-          </label>
-          <label>
-            Partner
-            <select
-              name="partner_id"
-              value={filter.partner_id ?? ''}
-              onChange={(e) => set('partner_id', (e.target as HTMLSelectElement).value)}
-            >
-              <option value="">any</option>
-              {partners.data?.partners.map((p) => (
-                <option value={p.id}>{p.name}</option>
-              ))}
-            </select>
-          </label>
+          <FilterSelect
+            label="Status"
+            name="status"
+            value={filter.status}
+            choices={[
+              ['PROCESSING', 'PROCESSING'],
+              ['COMPLETED', 'COMPLETED'],
+            ]}
+            onChange={(value) => set('status', value)}
+          />
+          <PartnerFilter value={filter.partner_id} onChange={(id) => set('partner_id', id)} />
         </div>
         <Problem error={jobs.error} />
         <Table

@@ -70,3 +70,38 @@ export function useBusinessNames(ids: string[]): (id: string) => string {
   );
   return (id) => named.data?.businesses.find((b) => b.id === id)?.name ?? id;
 }
+
+/** A filter's select: "any", then the choices (value and label). */
+export function FilterSelect(props: {
+  label: string;
+  name: string;
+  value: string | undefined;
+  choices: ReadonlyArray<readonly [string, string]>;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <select name={props.name} value={props.value ?? ''} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+        <option value="">any</option>
+        {props.choices.map(([value, label]) => (
+          <option value={value}>{label}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A filter by partner, picked by name. */
+export function PartnerFilter(props: { value: string | undefined; onChange: (id: string) => void }) {
+  const partners = useQuery('partner-names', () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 1000 } } })));
+  return (
+    <FilterSelect
+      label="Partner"
+      name="partner_id"
+      value={props.value}
+      choices={(partners.data?.partners ?? []).map((p) => [p.id, p.name] as const)}
+      onChange={props.onChange}
+    />
+  );
+}

@@ -2,7 +2,7 @@ import { must, pbs } from '../client';
 import { DeliveriesTable } from '../deliveries';
 import { go, useQuery } from '../hooks';
 import { Action, Card, Page, Problem } from '../ui';
-import { useBusinessNames, type Params } from './shared';
+import { FilterSelect, PartnerFilter, useBusinessNames, usePartnerNames, type Params } from './shared';
 
 /** Every failed message, whatever the sandbox clock says (messages are dated on the pbs clock). */
 const EVER = { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' };
@@ -25,8 +25,7 @@ export function Webhooks(props: Params) {
       ),
     5_000,
   );
-  const partners = useQuery('partners', () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 200 } } })));
-  const nameOf = (id: string) => partners.data?.partners.find((p) => p.id === id)?.name ?? id;
+  const nameOf = usePartnerNames();
   const businessName = useBusinessNames(deliveries.data?.deliveries.map((d) => d.business_id) ?? []);
   const set = (name: string, value: string) => go('webhooks', { ...chosen, [name]: value || undefined });
   return (
@@ -42,28 +41,14 @@ export function Webhooks(props: Params) {
     >
       <Card wide>
         <div class="form">
-          <label>
-            Status
-            <select name="status" value={chosen.status ?? ''} onChange={(e) => set('status', (e.target as HTMLSelectElement).value)}>
-              <option value="">any</option>
-              <option value="pending">pending</option>
-              <option value="delivered">delivered</option>
-              <option value="failed">failed</option>
-            </select>
-          </label>
-          <label>
-            Partner
-            <select
-              name="partner_id"
-              value={chosen.partner_id ?? ''}
-              onChange={(e) => set('partner_id', (e.target as HTMLSelectElement).value)}
-            >
-              <option value="">any</option>
-              {partners.data?.partners.map((p) => (
-                <option value={p.id}>{p.name}</option>
-              ))}
-            </select>
-          </label>
+          <FilterSelect
+            label="Status"
+            name="status"
+            value={chosen.status}
+            choices={STATUSES.map((x) => [x, x] as const)}
+            onChange={(value) => set('status', value)}
+          />
+          <PartnerFilter value={chosen.partner_id} onChange={(id) => set('partner_id', id)} />
           <label>
             Event type
             <input
