@@ -5,40 +5,23 @@ import { must, pbs } from './client';
 import { useRoute } from './hooks';
 import { pages } from './pages';
 import './styles.css';
-import { Shell } from './shell';
+import { SecretSignIn, Shell } from './shell';
 
 function Login(props: { onIn: () => void }) {
-  const [token, setToken] = useState('');
-  const [problem, setProblem] = useState('');
   return (
-    <form
-      class="login"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        if (await signIn(token.trim())) {
-          setToken('');
-          props.onIn();
-        } else setProblem('That token is not the operator token.');
+    <SecretSignIn
+      title="pbs operator console"
+      name="token"
+      placeholder="pbs_admin_…"
+      submit={async (token) => {
+        if (!(await signIn(token))) return 'That token is not the operator token.';
+        props.onIn();
+        return undefined;
       }}
     >
-      <h1>pbs operator console</h1>
-      <p class="muted">
-        Sign in with the operator token (printed by pbs at its first start, or PBS_ADMIN_TOKEN). This browser then stays signed in (12 hours
-        unless PBS_OPERATOR_SESSION_HOURS says otherwise) with an HttpOnly cookie; the token is not kept.
-      </p>
-      <input
-        type="password"
-        name="token"
-        placeholder="pbs_admin_…"
-        autocomplete="off"
-        value={token}
-        onInput={(e) => setToken((e.target as HTMLInputElement).value)}
-      />
-      <button class="primary" type="submit">
-        Sign in
-      </button>
-      {problem && <p class="problem">{problem}</p>}
-    </form>
+      Sign in with the operator token (printed by pbs at its first start, or PBS_ADMIN_TOKEN). This browser then stays signed in (12 hours
+      unless PBS_OPERATOR_SESSION_HOURS says otherwise) with an HttpOnly cookie; the token is not kept.
+    </SecretSignIn>
   );
 }
 

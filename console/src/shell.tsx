@@ -39,3 +39,44 @@ export function Shell(props: {
     </div>
   );
 }
+
+/**
+ * A sign-in form with one secret field: `submit` answers undefined when signed in, or the
+ * problem to show.
+ */
+export function SecretSignIn(props: {
+  title: string;
+  children: ComponentChildren;
+  name: string;
+  placeholder: string;
+  submit: (secret: string) => Promise<string | undefined>;
+}) {
+  const [secret, setSecret] = useState('');
+  const [problem, setProblem] = useState('');
+  return (
+    <form
+      class="login"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const refused = await props.submit(secret.trim());
+        if (refused) setProblem(refused);
+        else setSecret('');
+      }}
+    >
+      <h1>{props.title}</h1>
+      <p class="muted">{props.children}</p>
+      <input
+        type="password"
+        name={props.name}
+        placeholder={props.placeholder}
+        autocomplete="off"
+        value={secret}
+        onInput={(e) => setSecret((e.target as HTMLInputElement).value)}
+      />
+      <button class="primary" type="submit">
+        Sign in
+      </button>
+      {problem && <p class="problem">{problem}</p>}
+    </form>
+  );
+}

@@ -6,49 +6,32 @@ import { useRoute } from '../hooks';
 import { when } from '../ui';
 import { portalPages } from './pages';
 import '../styles.css';
-import { Shell } from '../shell';
+import { SecretSignIn, Shell } from '../shell';
 
 type Me = Answer<'/portal/v1/me', 'get'>;
 
 /** Signed out: the operator's link signs in; in the sandbox the partner's own API key does too. */
 function SignIn(props: { onIn: () => void; ended: boolean }) {
-  const [key, setKey] = useState('');
-  const [problem, setProblem] = useState('');
   return (
-    <form
-      class="login"
-      onSubmit={async (event) => {
-        event.preventDefault();
+    <SecretSignIn
+      title="pbs partner portal"
+      name="api_key"
+      placeholder="your API key"
+      submit={async (key) => {
         try {
-          await portalSignIn(key.trim());
+          await portalSignIn(key);
           props.onIn();
+          return undefined;
         } catch (e) {
-          setProblem(
-            e instanceof ApiError && e.status === 404
-              ? 'Signing in with an API key is for the sandbox only: ask your operator for a portal link.'
-              : 'That is not an API key of an active partner.',
-          );
+          return e instanceof ApiError && e.status === 404
+            ? 'Signing in with an API key is for the sandbox only: ask your operator for a portal link.'
+            : 'That is not an API key of an active partner.';
         }
       }}
     >
-      <h1>pbs partner portal</h1>
-      <p class="muted">
-        {props.ended ? 'Your session has ended. ' : ''}Open the sign-in link your operator gave you (it works once, within 15 minutes). In
-        the sandbox you may also sign in with your own API key.
-      </p>
-      <input
-        type="password"
-        name="api_key"
-        placeholder="your API key"
-        autocomplete="off"
-        value={key}
-        onInput={(e) => setKey((e.target as HTMLInputElement).value)}
-      />
-      <button class="primary" type="submit">
-        Sign in
-      </button>
-      {problem && <p class="problem">{problem}</p>}
-    </form>
+      {props.ended ? 'Your session has ended. ' : ''}Open the sign-in link your operator gave you (it works once, within 15 minutes). In the
+      sandbox you may also sign in with your own API key.
+    </SecretSignIn>
   );
 }
 
