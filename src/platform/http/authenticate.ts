@@ -104,7 +104,6 @@ function admitted(request: FastifyRequest, principal: Principal, route: PartnerR
   return principal;
 }
 
-/** Operator API: `Authorization: Bearer <admin token>`, compared in constant time (by `matches`). */
 /** Console sessions, as the admin guard checks them (see OperatorSessions). */
 export interface OperatorSessionVerifier {
   /** When the session ends, if the cookie's value is a live one. */
@@ -112,8 +111,8 @@ export interface OperatorSessionVerifier {
 }
 
 /**
- * The operator: the token as `Authorization: Bearer`, or a console session's cookie (a change
- * with the cookie only from this server's own pages).
+ * The operator: the token as `Authorization: Bearer` (compared in constant time by `matches`), or
+ * a console session's cookie (a change with the cookie only from this server's own pages).
  */
 export async function authenticateAdmin(
   request: FastifyRequest,

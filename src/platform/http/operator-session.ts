@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { typedRoutes } from './typed-routes.js';
+import { apiError } from '../errors.js';
 
 /** The cookie an operator's console session travels in (HttpOnly, SameSite=Strict, Path=/admin). */
 export const OPERATOR_COOKIE = 'pbs_operator';
@@ -81,10 +82,13 @@ export function operatorSessionRoutes(sessions: OperatorSessions, publicUrl: str
           tags,
           security,
           summary: 'Sign a browser in: the operator token (Authorization: Bearer) for an HttpOnly session cookie',
-          response: { 200: sessionAnswer },
+          response: { 200: sessionAnswer, 401: { $ref: 'ErrorResponse#' } },
         },
       },
       async (request, reply) => {
+        // Only the token starts a session: a session cannot extend itself.
+        if (request.operatorSessionEnds !== undefined)
+          throw apiError('TOKEN_MISSING', 'Sign in with the operator token (Authorization: Bearer).');
         const session = await sessions.issue();
         reply.header('set-cookie', sessions.cookieFor(session.value, secure(request))).header('cache-control', 'no-store');
         return { expires_at: new Date(session.expiresAt).toISOString() };
