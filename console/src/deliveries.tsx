@@ -38,8 +38,6 @@ export function DeliveriesTable(props: {
   reload: () => void;
   extra?: Column<Delivery>[];
   empty: string;
-  /** The business's name, where the page can look it up (the operator's). */
-  businessName?: (id: string) => string;
 }) {
   const [open, setOpen] = useState<string | undefined>(undefined);
   const opened = props.rows?.find((d) => d.id === open);
@@ -68,7 +66,7 @@ export function DeliveriesTable(props: {
           ...(props.extra ?? []),
           {
             title: 'Business',
-            cell: (d) => (props.businessName ? props.businessName(d.business_id) : <code>{d.business_id}</code>),
+            cell: (d) => d.business_name ?? <code>{d.business_id}</code>,
           },
           { title: 'State', cell: (d) => <Badge value={d.status} /> },
           { title: 'Attempts', numeric: true, cell: (d) => d.attempts },

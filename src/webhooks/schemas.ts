@@ -46,6 +46,7 @@ export const deliverySchema = {
     'finished_at',
     'event_type',
     'business_id',
+    'business_name',
     'attempts_log',
   ],
   properties: {
@@ -62,6 +63,7 @@ export const deliverySchema = {
     finished_at: { type: ['string', 'null'] },
     event_type: { type: 'string' },
     business_id: { type: 'string' },
+    business_name: { type: ['string', 'null'], description: 'null: a business pbs no longer has (or a test event’s placeholder)' },
     attempts_log: {
       type: 'array',
       items: {

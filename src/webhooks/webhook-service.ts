@@ -347,8 +347,11 @@ export class WebhookService {
 
   async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; eventType?: string; messageIds?: string[]; limit?: number }) {
     const { rows, attempts } = await this.store().deliveries({ ...filter, limit: filter.limit ?? 50 });
+    // The business's name beside its id: the portal has no other way to name it.
+    const names = await this.businesses.records([...new Set(rows.map((r) => r.business_id))]);
     return rows.map((r) => ({
       ...r,
+      business_name: names.get(r.business_id)?.name ?? null,
       next_attempt_at: toIso(r.next_attempt_at),
       give_up_at: toIso(r.give_up_at),
       created_at: toIso(r.created_at),

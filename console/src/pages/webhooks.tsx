@@ -2,7 +2,7 @@ import { must, pbs } from '../client';
 import { DeliveriesTable } from '../deliveries';
 import { go, useQuery } from '../hooks';
 import { Action, Card, Page, Problem } from '../ui';
-import { FilterSelect, PartnerFilter, useBusinessNames, usePartnerNames, type Params } from './shared';
+import { FilterSelect, PartnerFilter, usePartnerNames, type Params } from './shared';
 
 /** Every failed message, whatever the sandbox clock says (messages are dated on the pbs clock). */
 const EVER = { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' };
@@ -26,7 +26,6 @@ export function Webhooks(props: Params) {
     5_000,
   );
   const nameOf = usePartnerNames();
-  const businessName = useBusinessNames(deliveries.data?.deliveries.map((d) => d.business_id) ?? []);
   const set = (name: string, value: string) => go('webhooks', { ...chosen, [name]: value || undefined });
   return (
     <Page
@@ -67,7 +66,6 @@ export function Webhooks(props: Params) {
           redeliver={(id) =>
             must(pbs.POST('/admin/v1/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: id } } }))
           }
-          businessName={businessName}
           extra={[{ title: 'Partner', cell: (d) => <a href={`#/partners?id=${d.partner_id}`}>{nameOf(d.partner_id)}</a> }]}
         />
       </Card>

@@ -6863,6 +6863,8 @@ export interface paths {
                                 finished_at: string | null;
                                 event_type: string;
                                 business_id: string;
+                                /** @description null: a business pbs no longer has (or a test event’s placeholder) */
+                                business_name: string | null;
                                 attempts_log: {
                                     at: string;
                                     status_code: number | null;
@@ -7483,6 +7485,8 @@ export interface paths {
                                 finished_at: string | null;
                                 event_type: string;
                                 business_id: string;
+                                /** @description null: a business pbs no longer has (or a test event’s placeholder) */
+                                business_name: string | null;
                                 attempts_log: {
                                     at: string;
                                     status_code: number | null;
