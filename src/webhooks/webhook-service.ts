@@ -5,7 +5,8 @@ import type { Clock } from '../platform/clock.js';
 import { toIso, toIsoOffset } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database, DbOrTx, Tx } from '../platform/db/database.js';
-import { eventsOfRequest, recordEvent, type RelayedEvent } from '../platform/events.js';
+import { recordEvent, type RelayedEvent } from '../platform/events.js';
+import { eventsCausedBy, messageIdOf, readDeliveries, type DeliveryFilter } from './delivery-reads.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-guard.js';
@@ -13,14 +14,12 @@ import { describeRequestFailure, MAX_ANSWER_BYTES } from './outbound.js';
 import { newWebhookSecret } from './signing.js';
 import { ingestionUpdate, leadUpdate, licenseUpdate, type LicenseInput, type WebhookUpdate } from './operator-events.js';
 export { DELIVERY_STATUSES } from './webhook-tables.js';
-import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes, type DeliveryStatus } from './webhook-tables.js';
+import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes } from './webhook-tables.js';
 import { WebhookStore, type EndpointRow } from './webhook-store.js';
 import { isOneOf, storedStrings } from '../platform/query.js';
 import { isRecord } from '../platform/values.js';
 import { testUpdate } from './test-events.js';
 
-/** A message's id (the `webhook-id` header) is its event's: a receiver de-duplicates by it. */
-export const messageIdOf = (eventId: string) => `msg_${eventId}`;
 
 const ROTATION_GRACE_MS = 24 * 3600_000;
 
@@ -327,45 +326,13 @@ export class WebhookService {
     return this.emitForBusiness(businessIdOrAlias, ingestionUpdate(input));
   }
 
-  /**
-   * The events a partner request caused, each with its message id and its deliveries (only
-   * `partnerId`'s when given: a partner sees no other receiver of the same event).
-   */
-  async causedBy(requestId: string, partnerId?: string) {
-    const events = await eventsOfRequest(this.database.db, requestId);
-    if (events.length === 0) return [];
-    const deliveries = await this.deliveries({ partnerId, messageIds: events.map((e) => messageIdOf(e.id)), limit: 500 });
-    return events.map((e) => ({
-      event_id: e.id,
-      event_type: e.type,
-      business_id: e.business_id,
-      occurred_at: toIso(e.occurred_at),
-      message_id: messageIdOf(e.id),
-      deliveries: deliveries.filter((d) => d.message_id === messageIdOf(e.id)),
-    }));
+  /** The events a partner request caused, with their deliveries (docs/request-log.md "Links"). */
+  causedBy(requestId: string, partnerId?: string) {
+    return eventsCausedBy(this.database.db, this.store(), this.businesses, requestId, partnerId);
   }
 
-  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; eventType?: string; messageIds?: string[]; limit?: number }) {
-    const { rows, attempts } = await this.store().deliveries({ ...filter, limit: filter.limit ?? 50 });
-    // The business's name beside its id: the portal has no other way to name it.
-    const names = await this.businesses.records([...new Set(rows.map((r) => r.business_id))]);
-    return rows.map((r) => ({
-      ...r,
-      business_name: names.get(r.business_id)?.name ?? null,
-      next_attempt_at: toIso(r.next_attempt_at),
-      give_up_at: toIso(r.give_up_at),
-      created_at: toIso(r.created_at),
-      finished_at: r.finished_at === null ? null : toIso(r.finished_at),
-      attempts_log: attempts
-        .filter((a) => a.delivery_id === r.id)
-        .map((a) => ({
-          at: toIso(a.attempted_at),
-          status_code: a.status_code,
-          latency_ms: a.latency_ms,
-          error: a.error,
-          response_excerpt: a.response_excerpt,
-        })),
-    }));
+  deliveries(filter: DeliveryFilter) {
+    return readDeliveries(this.store(), this.businesses, filter);
   }
 
   /** Delivery attempts per minute over the last `minutes` minutes (pbs clock), oldest first, every minute listed: answered 2xx, or not. */
