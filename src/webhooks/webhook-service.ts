@@ -20,7 +20,6 @@ import { isOneOf, storedStrings } from '../platform/query.js';
 import { isRecord } from '../platform/values.js';
 import { testUpdate } from './test-events.js';
 
-
 const ROTATION_GRACE_MS = 24 * 3600_000;
 
 /** Who may hear of a business's events; supplied by the subscriptions and partners families. */
