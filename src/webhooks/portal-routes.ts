@@ -19,43 +19,22 @@ const error = { $ref: 'ErrorResponse#' } as const;
 export function webhookPortalRoutes(service: WebhookService) {
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
+    // The routes that answer the session's endpoint as it now is.
+    const endpointAnswer = (summary: string) =>
+      ({ config, schema: { tags, security, summary, response: { 200: endpointSchema, 404: error } } }) as const;
     app.get(
       '/portal/v1/webhooks/endpoint',
-      {
-        config,
-        schema: {
-          tags,
-          security,
-          summary: 'Your webhook endpoint: URL, verification state and last result, signing secret',
-          response: { 200: endpointSchema, 404: error },
-        },
-      },
+      endpointAnswer('Your webhook endpoint: URL, verification state and last result, signing secret'),
       async (request) => service.getEndpoint(portalOf(request).partnerId),
     );
     app.post(
       '/portal/v1/webhooks/endpoint/verify',
-      {
-        config,
-        schema: {
-          tags,
-          security,
-          summary: 'Verify your endpoint again now (GET url?verification=…, echoed within the timeout)',
-          response: { 200: endpointSchema, 404: error },
-        },
-      },
+      endpointAnswer('Verify your endpoint again now (GET url?verification=…, echoed within the timeout)'),
       async (request) => service.verify(portalOf(request).partnerId),
     );
     app.post(
       '/portal/v1/webhooks/endpoint/rotate-secret',
-      {
-        config,
-        schema: {
-          tags,
-          security,
-          summary: 'A new signing secret; messages carry the old and the new signature for 24 hours',
-          response: { 200: endpointSchema, 404: error },
-        },
-      },
+      endpointAnswer('A new signing secret; messages carry the old and the new signature for 24 hours'),
       async (request) => service.rotateSecret(portalOf(request).partnerId),
     );
     app.post(

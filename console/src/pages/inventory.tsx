@@ -1,3 +1,4 @@
+import './inventory.css';
 import { useState } from 'preact/hooks';
 import { must, pbs, type Answer } from '../client';
 import { Action, Card } from '../ui';
