@@ -19,6 +19,14 @@ if [ ! -x "$chromium_bin" ]; then
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi
 
+# The container image test builds the Dockerfile without a daemon (docs/container.md); where these
+# cannot be installed it is skipped and says why.
+if ! command -v podman >/dev/null || ! command -v runc >/dev/null || ! command -v mmdebstrap >/dev/null; then
+  echo "Installing podman, runc and mmdebstrap for the container image test"
+  export DEBIAN_FRONTEND=noninteractive
+  (apt-get update -qq && apt-get install -y -qq podman runc mmdebstrap >/dev/null) || echo "could not install them: the container image test will be skipped"
+fi
+
 # Type checks and the build beside the lint (two cores: each is mostly one thread). The build is
 # the server as `npx pbs` runs it: tests that start processes start dist/main.js (test/support/entry.ts).
 pids=()
