@@ -47,24 +47,27 @@ export function Table<T>(props: { rows: T[] | undefined; columns: Column<T>[]; e
   if (!props.rows) return null;
   if (props.rows.length === 0) return <p class="muted">{props.empty ?? 'Nothing here yet.'}</p>;
   return (
-    <table data-testid={props.testId}>
-      <thead>
-        <tr>
-          {props.columns.map((c) => (
-            <th class={c.numeric ? 'num' : undefined}>{c.title}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row) => (
+    // Wide tables scroll inside their card (at 390 px), and the card itself clips nothing (a picker's suggestions overlap it).
+    <div class="table-scroll">
+      <table data-testid={props.testId}>
+        <thead>
           <tr>
             {props.columns.map((c) => (
-              <td class={c.numeric ? 'num' : undefined}>{c.cell(row)}</td>
+              <th class={c.numeric ? 'num' : undefined}>{c.title}</th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr>
+              {props.columns.map((c) => (
+                <td class={c.numeric ? 'num' : undefined}>{c.cell(row)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

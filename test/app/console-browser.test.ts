@@ -94,6 +94,8 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await open(`reservations?business=${restaurant}&date=${date}`);
     await page.waitForSelector('[data-testid=reservations] >> text=Grace Hopper');
     expect(await page.textContent('[data-testid=reservations]')).toContain(reserved.body.reservation_id);
+    // The partner that booked it, by name.
+    await page.waitForSelector('[data-testid=reservations] >> text=Demo Partner');
     await shot('reservations');
     // The day's booking shows on the overview's chart.
     await open('overview');
@@ -250,6 +252,21 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     expect(await page.textContent('[data-testid=id]')).toBe(credentials.partner_id);
     await open(`reviews?business=${restaurant}`);
     await page.waitForSelector('[data-testid=picked-business]');
+    // The business picker types ahead: a click on a suggestion, or the keyboard (Enter picks the highlighted one).
+    const name = (await admin(server.url, 'GET', `/admin/v1/businesses?ids=${restaurant}`)).body.businesses[0].name as string;
+    await open('waitlist');
+    await page.fill('input[role=combobox]', name.slice(0, 4));
+    await page.click(`[role=option]:has-text(${JSON.stringify(name)})`);
+    await page.waitForFunction((id) => window.location.hash.includes(`business=${id}`), restaurant);
+    await open('engagement');
+    await page.fill('input[role=combobox]', name);
+    await page.waitForSelector(`[role=option][aria-selected=true]:has-text(${JSON.stringify(name)})`);
+    expect(await page.getAttribute('input[role=combobox]', 'aria-expanded')).toBe('true');
+    await shot('business-picker');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((id) => window.location.hash.includes(`business=${id}`), restaurant);
+    await page.waitForSelector('[data-testid=picked-business]');
+    expect(await page.inputValue('input[role=combobox]')).toBe(name);
     // The engagement chart draws the restaurant's four scored weeks.
     await open(`engagement?business=${restaurant}`);
     await page.waitForSelector('[data-testid=engagement-chart-engagement_metric] polyline');

@@ -21,7 +21,10 @@ export interface BrowserRun {
   restaurant: string;
   /** Page errors and Content-Security-Policy violations seen so far (a test ends expecting none). */
   errors: string[];
-  /** A screenshot of the page at 1280 and 390 px, named `${prefix}-${name}`, and no critical or serious accessibility violation. */
+  /**
+   * A screenshot of the page at 1280 and 390 px, named `${prefix}-${name}`, neither scrolling
+   * sideways, and no critical or serious accessibility violation.
+   */
   shot(name: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,16 +64,23 @@ export async function startBrowserRun(
     restaurant: restaurants.body.restaurants[0].business_id,
     errors,
     async shot(name) {
-      for (const [suffix, viewport] of [
-        ['', { width: 1280, height: 900 }],
-        ['-390px', { width: 390, height: 844 }],
-      ] as const) {
-        await page.setViewportSize(viewport);
-        const file = path.join(shots, `${prefix}-${name}${suffix}.png`);
-        await page.screenshot({ path: file, fullPage: true });
-        expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+      try {
+        for (const [suffix, viewport] of [
+          ['', { width: 1280, height: 900 }],
+          ['-390px', { width: 390, height: 844 }],
+        ] as const) {
+          await page.setViewportSize(viewport);
+          const file = path.join(shots, `${prefix}-${name}${suffix}.png`);
+          await page.screenshot({ path: file, fullPage: true });
+          expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+          // Usable at 390 px: nothing makes the page itself scroll sideways (wide tables scroll inside their card).
+          const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          expect(sideways, `${name}${suffix}: the page scrolls sideways by ${sideways} px`).toBeLessThanOrEqual(0);
+        }
+      } finally {
+        // The next step sees the desktop width, whether or not this one passed.
+        await page.setViewportSize({ width: 1280, height: 900 });
       }
-      await page.setViewportSize({ width: 1280, height: 900 });
       expect(await accessibilityViolations(page), name).toEqual([]);
     },
     async close() {

@@ -1,7 +1,8 @@
 import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, LineChart, Page, Problem, Table, when } from '../ui';
-import { shortDay, BusinessPicker, type Params } from './shared';
+import { shortDay, type Params } from './shared';
+import { BusinessPicker } from './business-picker';
 
 /** The three scores, each on its own range (docs/engagement.md): one chart each. */
 const METRICS = [

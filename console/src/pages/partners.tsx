@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { entriesOf, must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Id, Page, Pager, Problem, Table, when } from '../ui';
-import { type Params } from './shared';
+import type { Params } from './shared';
 
 export function Partners(props: Params) {
   const [offset, setOffset] = useState(0);

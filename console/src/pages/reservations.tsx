@@ -1,11 +1,14 @@
 import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Loading, Page, Problem, Table, when } from '../ui';
-import { today, BusinessPicker, type Params } from './shared';
+import { today, usePartnerNames, type Params } from './shared';
+import { BusinessPicker } from './business-picker';
 
 export function Reservations(props: Params) {
   const business = props.params.get('business') ?? undefined;
   const date = props.params.get('date') ?? today();
+  const partnerName = usePartnerNames();
+  const partner = (id: string) => <a href={`#/partners?id=${id}`}>{partnerName(id)}</a>;
   const sheet = useQuery(
     business ? `sheet:${business}:${date}` : undefined,
     () =>
@@ -45,6 +48,7 @@ export function Reservations(props: Params) {
                 { title: 'Guest', cell: (r) => `${r.first_name} ${r.last_name}` },
                 { title: 'Phone', cell: (r) => r.phone },
                 { title: 'Table', cell: (r) => r.table_name ?? '—' },
+                { title: 'Partner', cell: (r) => partner(r.partner_id) },
                 { title: 'Status', cell: (r) => <Badge value={r.status} /> },
                 { title: 'Id', cell: (r) => <code>{r.id}</code> },
                 {
@@ -75,6 +79,7 @@ export function Reservations(props: Params) {
                 { title: 'Time', cell: (h) => h.time },
                 { title: 'Covers', numeric: true, cell: (h) => h.covers },
                 { title: 'Table', cell: (h) => h.table_name ?? '—' },
+                { title: 'Partner', cell: (h) => partner(h.partner_id) },
                 { title: 'Device', cell: (h) => h.unique_id },
                 { title: 'Expires', cell: (h) => when(h.expires_at) },
               ]}

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Card, Page, Pager, Problem, Table, when } from '../ui';
-import { BusinessPicker, type Params } from './shared';
+import type { Params } from './shared';
+import { BusinessPicker } from './business-picker';
 
 export function Reviews(props: Params) {
   const business = props.params.get('business') ?? undefined;

@@ -1,9 +1,8 @@
 import type { FunctionComponent } from 'preact';
-import { useState } from 'preact/hooks';
 import { must, pbs } from '../client';
 import { useQuery } from '../hooks';
 
-/** What the console's pages share: their props, date helpers and the business picker. */
+/** What the console's pages share: their props, date helpers, names by id and filters (the business picker is business-picker.tsx). */
 
 export type Params = { params: URLSearchParams };
 export type PageDef = { id: string; title: string; component: FunctionComponent<Params> };
@@ -11,50 +10,6 @@ export type PageDef = { id: string; title: string; component: FunctionComponent<
 export const today = () => new Date().toISOString().slice(0, 10);
 export const shortDay = (date: string) => date.slice(5);
 export const shortMinute = (iso: string) => iso.slice(11, 16);
-
-/**
- * Picks a business: type the start of its name (pbs suggests the first 20 that match, however
- * large the catalogue) or paste an id; `onPick` gets the id.
- */
-export function BusinessPicker(props: { value: string | undefined; onPick: (id: string) => void; label?: string }) {
-  const [text, setText] = useState(props.value ?? '');
-  // What was typed, up to a suggestion's " (city)": the part pbs matches names against.
-  const typed = text.replace(/ \([^)]*\)$/, '').trim();
-  const list = useQuery(`picker:${typed}`, () =>
-    must(pbs.GET('/admin/v1/businesses', { params: { query: { limit: 20, q: typed || undefined } } })),
-  );
-  const options = list.data?.businesses ?? [];
-  // A picked id shows as the business's name once pbs answered it.
-  const named = props.value ? options.find((b) => b.id === props.value) : undefined;
-  const pick = (value: string) => {
-    const match = options.find((b) => b.id === value || `${b.name} (${b.location.city})` === value);
-    props.onPick(match?.id ?? value.trim());
-  };
-  return (
-    <label>
-      {props.label ?? 'Business'}
-      <input
-        list="businesses"
-        name="business"
-        size={36}
-        placeholder="name or id"
-        value={text}
-        onInput={(e) => setText((e.target as HTMLInputElement).value)}
-        onChange={(e) => pick((e.target as HTMLInputElement).value)}
-      />
-      <datalist id="businesses">
-        {options.map((b) => (
-          <option value={`${b.name} (${b.location.city})`}>{b.id}</option>
-        ))}
-      </datalist>
-      {named && text === props.value && (
-        <span class="muted" data-testid="picked-business">
-          {named.name}, {named.location.city}
-        </span>
-      )}
-    </label>
-  );
-}
 
 /** Partners' names by id (every partner, one call): tables show a name beside or instead of an id. */
 export function usePartnerNames(): (id: string | null | undefined) => string {

@@ -1,7 +1,7 @@
 import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
-import { type Params } from './shared';
+import type { Params } from './shared';
 
 const TASK_STATES = ['pending', 'running', 'succeeded', 'dead'] as const;
 const isTaskState = (s: string): s is (typeof TASK_STATES)[number] => (TASK_STATES as readonly string[]).includes(s);

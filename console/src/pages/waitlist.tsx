@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { must, pbs, type Answer } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
-import { BusinessPicker, type Params } from './shared';
+import type { Params } from './shared';
+import { BusinessPicker } from './business-picker';
 
 type Visit = Answer<'/admin/v1/businesses/{business_id}/waitlist/queue', 'get'>['visits'][number];
 
