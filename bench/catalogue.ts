@@ -14,6 +14,7 @@ import {
   api,
   besideRaw,
   besideRawAndSameSize,
+  meanAnswerBytes,
   type Figure,
   measure,
   METRO,
@@ -125,10 +126,11 @@ async function streamImport(base: string, route: string, lines: Iterable<string>
 async function answerBytes(base: string, key: string, options: Parameters<typeof autocannon>[0]): Promise<number> {
   const requests: Array<{ path: string }> = [];
   options.setupClient!({ setRequests: (list: Array<{ path: string }>) => requests.push(...list) } as never);
-  let total = 0;
-  for (const { path } of requests.slice(0, 20))
-    total += (await (await fetch(base + path, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()).byteLength;
-  return Math.round(total / 20);
+  return meanAnswerBytes(
+    base,
+    key,
+    requests.map((r) => r.path),
+  );
 }
 
 async function rssMb(base: string): Promise<number> {

@@ -64,8 +64,11 @@ export const SERVER_NODE_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(
   .config.serverNodeFlags.split(/\s+/)
   .filter(Boolean);
 
+/** BENCH_CPU_PROFILE=DIR: each server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools). */
+const PROFILE_FLAGS = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
+
 export function startPbs(dataDir: string, extra: Record<string, string> = {}) {
-  return start([...SERVER_NODE_FLAGS, path.join(ROOT, 'dist/main.js'), 'serve'], {
+  return start([...SERVER_NODE_FLAGS, ...PROFILE_FLAGS, path.join(ROOT, 'dist/main.js'), 'serve'], {
     PORT: '0',
     HOST: '127.0.0.1',
     PBS_DATA_DIR: dataDir,
@@ -222,14 +225,24 @@ export function medianBy<T>(items: T[], value: (item: T) => number): T {
  * pair's ratio moved by up to twenty points between identical runs (the machine's speed drifts); the
  * median of several is what a target can be held to.
  */
-export async function pairedWithRaw(scenario: () => Promise<Figure>): Promise<Figure> {
+export async function pairedWithRaw(scenario: () => Promise<Figure>, answerBytes?: number): Promise<Figure> {
   const pairs: Figure[] = [];
-  for (let i = 0; i < PAIRS; i++) pairs.push(await besideRaw(scenario));
+  for (let i = 0; i < PAIRS; i++)
+    pairs.push(await (answerBytes === undefined ? besideRaw(scenario) : besideRawAndSameSize(answerBytes, scenario)));
   const ratio = (f: Figure) => f.reqPerSec / f.raw!;
   const median = medianBy(pairs, ratio);
   if (pairs.length === 1) return median;
   const each = pairs.map((f) => `${(ratio(f) * 100).toFixed(1)} % (p99 ${f.p99})`).join(', ');
   return { ...median, extra: `median of ${pairs.length} pairs: ${each}` };
+}
+
+/** The mean size of the answers to `paths` (the first 20), for the same-size ceiling (besideRawAndSameSize). */
+export async function meanAnswerBytes(base: string, token: string, paths: string[]): Promise<number> {
+  const sample = paths.slice(0, 20);
+  let total = 0;
+  for (const path of sample)
+    total += (await (await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer()).byteLength;
+  return Math.round(total / sample.length);
 }
 
 export const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];

@@ -10,7 +10,8 @@
  * openings, search, holds, hostile, advertising, waitlist, reviews, engagement, scoring, catalogue, scaleout,
  * webhooks: only those groups run, after /healthz). BENCH_SCORING_SIZES: businesses of the scoring
  * runs (default 10000,100000,1000000). BENCH_CATALOGUE_SIZES: restaurants of the catalogue-scale
- * runs (default 1000,10000,100000; bench/catalogue.ts).
+ * runs (default 1000,10000,100000; bench/catalogue.ts). BENCH_CPU_PROFILE=DIR: every pbs server
+ * writes a V8 CPU profile (.cpuprofile) into DIR when it stops.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,6 +1,6 @@
 /** Private reviews and engagement reads, through the OAuth token flow (a scenario of `npm run bench`, run by bench/run.ts). */
 import { generateDemoBusinesses, seededRandom } from '../../src/demo/demo-dataset.js';
-import { ADMIN, api, type Figure, measure, METRO, pairedWithRaw, pick, importBusinesses } from '../harness.js';
+import { ADMIN, api, type Figure, measure, meanAnswerBytes, METRO, pairedWithRaw, pick, importBusinesses } from '../harness.js';
 
 /** A partner with `interfaces`, linked to `ids`, and its OAuth access token (reviews and engagement take the token flow). */
 export async function tokenPartner(base: string, name: string, interfaces: string[], ids: string[]): Promise<string> {
@@ -18,7 +18,8 @@ export async function tokenPartner(base: string, name: string, interfaces: strin
 
 /**
  * Private reviews: one business with 1,000 reviews (a fifth also in French, a third answered),
- * read page by page (20 a page, every offset, English and French), beside raw node:http.
+ * read page by page (20 a page, every offset, English and French), beside raw node:http and raw
+ * node:http answering as many bytes.
  */
 export async function reviewsScenario(name: string, base: string): Promise<Figure> {
   const business = { ...generateDemoBusinesses(1, 616, [METRO])[0], alias: 'reviewed-bench-business' };
@@ -50,19 +51,27 @@ export async function reviewsScenario(name: string, base: string): Promise<Figur
     path: `/v3/private/businesses/${business.id}/reviews?locale=fr_FR&offset=${page * 20}`,
   }));
   const requests = [...pages, ...french];
-  return pairedWithRaw(() =>
-    measure(`private reviews, a business with 1,000 reviews (${name})`, {
-      url: base,
-      headers: { authorization: `Bearer ${token}` },
-      requests: [requests[0]],
-      setupClient: (client) => client.setRequests(Array.from({ length: 600 }, () => pick(requests))),
-    }),
+  const sample = Array.from({ length: 600 }, () => pick(requests));
+  return pairedWithRaw(
+    () =>
+      measure(`private reviews, a business with 1,000 reviews (${name})`, {
+        url: base,
+        headers: { authorization: `Bearer ${token}` },
+        requests: [requests[0]],
+        setupClient: (client) => client.setRequests(sample),
+      }),
+    await meanAnswerBytes(
+      base,
+      token,
+      sample.map((r) => r.path),
+    ),
   );
 }
 
 /**
  * Engagement reads: 1,000 businesses with 4 scored weeks, 20 random businesses per request (a
- * quarter by alias), the default week or the four weeks, beside raw node:http.
+ * quarter by alias), the default week or the four weeks, beside raw node:http and raw node:http
+ * answering as many bytes (the answers are 2–8 kB).
  */
 export async function engagementScenario(name: string, base: string): Promise<Figure> {
   const businesses = generateDemoBusinesses(1000, 717, [METRO]).map((b, i) => ({ ...b, alias: `engagement-${i}` }));
@@ -100,12 +109,19 @@ export async function engagementScenario(name: string, base: string): Promise<Fi
     const range = random() < 0.5 ? '' : `&date_range_start=${weeks[0]}&date_range_end=${weeks[3]}`;
     return { method: 'GET' as const, path: `/v3/businesses/engagement?business_ids=${ids.join(',')}${range}` };
   };
-  return pairedWithRaw(() =>
-    measure(`engagement, 20 businesses a request (${name})`, {
-      url: base,
-      headers: { authorization: `Bearer ${token}` },
-      requests: [request()],
-      setupClient: (client) => client.setRequests(Array.from({ length: 500 }, request)),
-    }),
+  const sample = Array.from({ length: 500 }, request);
+  return pairedWithRaw(
+    () =>
+      measure(`engagement, 20 businesses a request (${name})`, {
+        url: base,
+        headers: { authorization: `Bearer ${token}` },
+        requests: [sample[0]],
+        setupClient: (client) => client.setRequests(sample),
+      }),
+    await meanAnswerBytes(
+      base,
+      token,
+      sample.map((r) => r.path),
+    ),
   );
 }
