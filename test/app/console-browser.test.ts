@@ -267,6 +267,15 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await page.waitForFunction((id) => window.location.hash.includes(`business=${id}`), restaurant);
     await page.waitForSelector('[data-testid=picked-business]');
     expect(await page.inputValue('input[role=combobox]')).toBe(name);
+    // The partner filter types ahead over names (any part of one); emptied, it means any partner.
+    await open('webhooks');
+    await page.fill('input[name=partner_id]', 'demo');
+    await page.click('[role=option]:has-text("Demo Partner")');
+    await page.waitForFunction((id) => window.location.hash.includes(`partner_id=${id}`), credentials.partner_id);
+    expect(await page.inputValue('input[name=partner_id]')).toBe('Demo Partner');
+    await page.fill('input[name=partner_id]', '');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => !window.location.hash.includes('partner_id='));
     // The engagement chart draws the restaurant's four scored weeks.
     await open(`engagement?business=${restaurant}`);
     await page.waitForSelector('[data-testid=engagement-chart-engagement_metric] polyline');

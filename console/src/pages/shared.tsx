@@ -1,5 +1,6 @@
 import type { FunctionComponent } from 'preact';
 import { must, pbs } from '../client';
+import { Combobox } from '../combobox';
 import { useQuery } from '../hooks';
 
 /** What the console's pages share: their props, date helpers, names by id and filters (the business picker is business-picker.tsx). */
@@ -47,16 +48,32 @@ export function FilterSelect(props: {
   );
 }
 
-/** A filter by partner, picked by name. */
+/**
+ * A filter by partner, picked by name as it is typed (any part of it, any case), or "any" when
+ * left empty. The partners are the ones the console knows by name (usePartnerNames' list).
+ */
 export function PartnerFilter(props: { value: string | undefined; onChange: (id: string) => void }) {
   const partners = useQuery('partner-names', () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 1000 } } })));
+  const all = partners.data?.partners ?? [];
+  const choice = (p: (typeof all)[number]) => ({ id: p.id, name: p.name, show: <span>{p.name}</span> });
+  const current = all.find((p) => p.id === props.value);
   return (
-    <FilterSelect
+    <Combobox
       label="Partner"
       name="partner_id"
       value={props.value}
-      choices={(partners.data?.partners ?? []).map((p) => [p.id, p.name] as const)}
-      onChange={props.onChange}
+      onPick={props.onChange}
+      anyLabel="any partner"
+      named={current && choice(current)}
+      // The list is loaded once; `all.length` in the key shows it once it is.
+      suggestKey={(typed) => `partner-choices:${all.length}:${typed.toLowerCase()}`}
+      suggest={async (typed) =>
+        all
+          .filter((p) => p.name.toLowerCase().includes(typed.toLowerCase()))
+          .slice(0, 20)
+          .map(choice)
+      }
+      nothingFound={(typed) => `No partner is named like “${typed}”.`}
     />
   );
 }
