@@ -15,9 +15,11 @@ let comboboxes = 0;
 /**
  * A type-ahead picker (the WAI-ARIA combobox pattern): the input owns a listbox of suggestions
  * for what was typed, the arrow keys move through them, Enter or a click picks, Escape closes.
- * `suggest(typed)` answers the suggestions (pbs filters them, so the list stays short however
- * many there are); `named(id)` the picked one's name. With `anyLabel`, an emptied input picks
- * nothing (a filter's "any"); without, text that matches no suggestion is taken as an id.
+ * `suggest(typed)` answers at most a screenful of suggestions (asked of pbs, or filtered from a
+ * list already loaded); `named` is the picked one, shown in the input. With `anyLabel`, an
+ * emptied input picks nothing (a filter's "any"); without, Enter on text that matches no
+ * suggestion takes it as an id (a pasted one). Leaving the input otherwise keeps what was picked:
+ * the input never shows text the page is not using.
  */
 export function Combobox(props: {
   label: string;
@@ -86,8 +88,12 @@ export function Combobox(props: {
           onKeyDown={onKeyDown}
           onBlur={() => {
             setOpen(false);
-            // A filter emptied by hand means "any".
-            if (text !== undefined && typed === '' && props.anyLabel !== undefined && props.value) props.onPick('');
+            const exact = options.find((o) => o.name.toLowerCase() === typed.toLowerCase());
+            // A filter emptied by hand means "any"; a name typed out in full picks it.
+            if (text !== undefined && typed === '' && props.anyLabel !== undefined) {
+              if (props.value) props.onPick('');
+            } else if (text !== undefined && exact) choose(exact.id);
+            else setText(undefined);
           }}
         />
       </label>

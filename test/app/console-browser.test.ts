@@ -267,6 +267,10 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await page.waitForFunction((id) => window.location.hash.includes(`business=${id}`), restaurant);
     await page.waitForSelector('[data-testid=picked-business]');
     expect(await page.inputValue('input[role=combobox]')).toBe(name);
+    // Text left unpicked does not stay in the input: it shows what the page uses.
+    await page.fill('input[role=combobox]', 'no such business');
+    await page.keyboard.press('Tab');
+    await page.waitForFunction((n) => document.querySelector<HTMLInputElement>('input[role=combobox]')?.value === n, name);
     // The partner filter types ahead over names (any part of one); emptied, it means any partner.
     await open('webhooks');
     await page.fill('input[name=partner_id]', 'demo');
