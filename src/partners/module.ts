@@ -3,6 +3,7 @@ import type { FailureThrottle } from '../platform/rate-limit.js';
 import { partnerCommand, type PortalAccess } from '../commands/partner.js';
 import type { CredentialService } from './credential-service.js';
 import type { PartnerService } from './partner-service.js';
+import { partnerPortalRoutes } from './portal-routes.js';
 import { oauthRoutes, partnerAdminRoutes } from './routes.js';
 
 /**
@@ -22,6 +23,7 @@ export function partnersModule(
     routes: async (app) => {
       await partnerAdminRoutes(partners, credentials)(app);
       await oauthRoutes(credentials, authFailures)(app);
+      await partnerPortalRoutes(partners)(app);
     },
     commands: { partner: (args, flags) => partnerCommand({ partners, credentials, portal }, args, flags) },
   };

@@ -115,6 +115,14 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
     await shot('errors');
   });
 
+  it('lists the businesses the partner may act for, by name and id', async () => {
+    await open('businesses');
+    // The demo partner is linked to every demo restaurant: 60, a page of 50.
+    await page.waitForSelector(`[data-testid=businesses] >> text=${restaurant}`);
+    expect(await page.textContent('.pager')).toContain('of 60');
+    await shot('businesses');
+  });
+
   it('sends a test webhook event to a loopback receiver and replays it', async () => {
     receiver.behaviour = Receiver.echoing(200);
     const url = await receiver.start();

@@ -5,6 +5,7 @@ import {
   createPartner,
   dialects,
   expectCode,
+  linkedBusiness,
   startPbs,
   type CallOptions,
   type Harness,
@@ -82,6 +83,21 @@ describe.each(dialects)('the partner portal on %s', (dialect) => {
       expectCode(await call(h.url, 'GET', path, as('pbs_portal=forged')), 401, 'TOKEN_INVALID');
     }
     expect((await call(h.url, 'GET', '/portal/v1/request-log/errors', as(sessionB))).status).toBe(200);
+  });
+
+  it("lists the businesses the partner may act for, by name, and no other partner's", async () => {
+    const { id: mine } = await linkedBusiness(h.url, [a.partner.id], { name: 'Portal Bistro', alias: 'portal-bistro' });
+    const { id: theirs } = await linkedBusiness(h.url, [b.partner.id], { name: 'Other Diner', alias: 'other-diner' });
+    const sessionA = (await signIn(a)).cookie;
+    const listed = await call(h.url, 'GET', '/portal/v1/businesses?limit=10', as(sessionA));
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body).toMatchObject({ total: 1, limit: 10, offset: 0 });
+    expect(listed.body.businesses).toEqual([
+      { business_id: mine, alias: 'portal-bistro', name: 'Portal Bistro', comment: null, linked_at: expect.any(String) },
+    ]);
+    expect(listed.text).not.toContain(theirs);
+    expectCode(await call(h.url, 'GET', '/portal/v1/businesses?limit=1001', as(sessionA)), 400, 'VALIDATION_ERROR');
+    expectCode(await call(h.url, 'GET', '/portal/v1/businesses', { token: a.apiKey.api_key }), 401, 'TOKEN_MISSING');
   });
 
   it('takes changes from its own origin only, and signs out', async () => {

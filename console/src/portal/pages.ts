@@ -3,6 +3,7 @@ import { PortalRequests } from './requests';
 import { PortalErrors } from './errors';
 import { PortalWebhooks } from './webhooks';
 import { PortalFaults } from './faults';
+import { PortalBusinesses } from './businesses';
 
 /** The partner portal's pages, in the order of its navigation (one file per page). */
 export const portalPages: PageDef[] = [
@@ -10,4 +11,5 @@ export const portalPages: PageDef[] = [
   { id: 'errors', title: 'Errors', component: PortalErrors },
   { id: 'webhooks', title: 'Webhooks', component: PortalWebhooks },
   { id: 'faults', title: 'Faults', component: PortalFaults },
+  { id: 'businesses', title: 'Businesses', component: PortalBusinesses },
 ];
