@@ -163,8 +163,14 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
     await page.fill('input[name=status]', '503');
     await page.fill('input[name=retry_after_seconds]', '2');
     await page.fill('input[name=count]', '1');
+    // Only for the restaurant, picked by a part of its name among the partner's businesses.
+    const name = (await admin(server.url, 'GET', `/admin/v1/businesses?ids=${restaurant}`)).body.businesses[0].name as string;
+    await page.fill('input[name=business_id]', name.slice(1, 6).toLowerCase());
+    await page.click(`[role=option]:has-text(${JSON.stringify(restaurant)})`);
+    expect(await page.inputValue('input[name=business_id]')).toBe(name);
     await page.click('[data-testid=add-fault]');
     await page.waitForSelector(`[data-testid=faults] >> text=${OPENINGS}`);
+    expect(await page.textContent('[data-testid=faults]')).toContain(restaurant);
     await shot('faults');
 
     const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);

@@ -3,6 +3,7 @@ import type { paths } from '../../../packages/sdk/src/schema';
 import { must, pbs } from '../client';
 import { useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
+import { YourBusiness } from './business-choice';
 
 type FaultBody = NonNullable<paths['/portal/v1/faults']['post']['requestBody']>['content']['application/json'];
 const ACTIONS = ['error', 'latency', 'drop'] as const;
@@ -62,10 +63,7 @@ function NewRule(props: { added: () => void }) {
             ))}
           </select>
         </label>
-        <label>
-          business id (optional)
-          <input name="business_id" onInput={field('business_id')} />
-        </label>
+        <YourBusiness value={form.business_id ?? ''} onPick={(id) => setForm({ ...form, business_id: id })} />
         <label>
           action
           <select name="action" value={form.action} onChange={field('action')}>

@@ -6,6 +6,7 @@ import { DeliveriesTable } from '../deliveries';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, when } from '../ui';
 import type { Params } from '../pages/shared';
+import { YourBusiness } from './business-choice';
 
 type Endpoint = Answer<'/portal/v1/webhooks/endpoint', 'get'>;
 type TestEventBody = NonNullable<paths['/portal/v1/webhooks/test-events']['post']['requestBody']>['content']['application/json'];
@@ -82,10 +83,7 @@ function TestEventCard(props: { types: string[]; sent: () => void }) {
             ))}
           </select>
         </label>
-        <label>
-          business id (optional)
-          <input name="business_id" value={business} onInput={(e) => setBusiness((e.target as HTMLInputElement).value.trim())} />
-        </label>
+        <YourBusiness value={business} onPick={setBusiness} />
       </form>
       <Action
         label="Send test event"
