@@ -8,8 +8,9 @@ import { linkListSchema } from './schemas.js';
 const paging = pagingQuerySchema({ defaultLimit: 50, maxLimit: 1000 });
 
 /**
- * The partner portal's view of the partner itself (issue 26): the businesses it may act for, by
- * name, so a partner developer finds the ids its calls need without asking the operator.
+ * The partner portal's view of the partner itself (docs/request-log.md "The portal's pages"): the
+ * businesses it may act for, by name, so a partner developer finds the ids its calls need
+ * without asking the operator.
  */
 export function partnerPortalRoutes(partners: PartnerService) {
   return async (fastify: FastifyInstance) => {
