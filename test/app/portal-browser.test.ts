@@ -171,6 +171,7 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
     await page.click('[data-testid=add-fault]');
     await page.waitForSelector(`[data-testid=faults] >> text=${OPENINGS}`);
     expect(await page.textContent('[data-testid=faults]')).toContain(restaurant);
+    await page.waitForSelector(`[data-testid=faults] >> text=${name}`);
     await shot('faults');
 
     const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);

@@ -3,7 +3,7 @@ import type { paths } from '../../../packages/sdk/src/schema';
 import { must, pbs } from '../client';
 import { useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
-import { YourBusiness } from './business-choice';
+import { useYourBusinessNames, YourBusiness } from './business-choice';
 
 type FaultBody = NonNullable<paths['/portal/v1/faults']['post']['requestBody']>['content']['application/json'];
 const ACTIONS = ['error', 'latency', 'drop'] as const;
@@ -97,6 +97,7 @@ function NewRule(props: { added: () => void }) {
 /** Faults on demand (sandbox; docs/faults.md): your calls fail, slow down or lose their connection, by your rules. */
 export function PortalFaults() {
   const rules = useQuery('faults', () => must(pbs.GET('/portal/v1/faults')), 5_000);
+  const businessName = useYourBusinessNames();
   return (
     <Page title="Faults on demand">
       <p class="muted">
@@ -112,7 +113,17 @@ export function PortalFaults() {
           empty="No rule: every call reaches the API."
           columns={[
             { title: 'Operation', cell: (r) => <code>{r.operation}</code> },
-            { title: 'Business', cell: (r) => (r.business_id ? <code>{r.business_id}</code> : 'any') },
+            {
+              title: 'Business',
+              cell: (r) =>
+                r.business_id ? (
+                  <>
+                    {businessName(r.business_id) ?? ''} <code>{r.business_id}</code>
+                  </>
+                ) : (
+                  'any'
+                ),
+            },
             { title: 'Action', cell: (r) => <Badge value={r.action} /> },
             {
               title: 'Answer',
