@@ -2,20 +2,25 @@ import { must, pbs } from '../client';
 import { Combobox, type Choice } from '../combobox';
 import { useQuery } from '../hooks';
 
+/** The businesses the partner may act for (the first 1,000), as the portal reads them. */
+function useLinkedBusinesses() {
+  const linked = useQuery('portal-linked-businesses', () => must(pbs.GET('/portal/v1/businesses', { params: { query: { limit: 1000 } } })));
+  return linked.data?.businesses ?? [];
+}
+
+/** The partner's linked businesses' names by id, for tables that show a name beside an id. */
+export function useYourBusinessNames(): (id: string) => string | undefined {
+  const all = useLinkedBusinesses();
+  return (id) => all.find((b) => b.business_id === id)?.name ?? undefined;
+}
+
 /**
  * One of the businesses the partner may act for, picked by name (or alias, or id) as it is typed;
  * left empty, none ("any business" in a fault rule, the placeholder in a test event). The first
  * 1,000 linked businesses are offered; an id typed out whole is taken as it is.
  */
-/** The partner's linked businesses' names by id (the first 1,000), for tables that show a name beside an id. */
-export function useYourBusinessNames(): (id: string) => string | undefined {
-  const linked = useQuery('portal-business-names', () => must(pbs.GET('/portal/v1/businesses', { params: { query: { limit: 1000 } } })));
-  return (id) => linked.data?.businesses.find((b) => b.business_id === id)?.name ?? undefined;
-}
-
 export function YourBusiness(props: { value: string; onPick: (id: string) => void }) {
-  const linked = useQuery('portal-business-choices', () => must(pbs.GET('/portal/v1/businesses', { params: { query: { limit: 1000 } } })));
-  const all = linked.data?.businesses ?? [];
+  const all = useLinkedBusinesses();
   const choice = (b: (typeof all)[number]): Choice => ({
     id: b.business_id,
     name: b.name ?? b.business_id,
