@@ -4,7 +4,7 @@ import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
 import { logsCommand } from '../commands/logs.js';
 import { RequestLog, type CausedLookup } from './request-log.js';
-import { requestLogFaultMigration, requestLogMigration } from './request-log-tables.js';
+import { requestLogFaultMigration, requestLogFileMigration, requestLogMigration } from './request-log-tables.js';
 import { faultRulesMigration } from './fault-tables.js';
 import { Faults } from './faults.js';
 import { faultRoutes } from './fault-routes.js';
@@ -58,7 +58,7 @@ export function workbenchModule({ requestLog: log, portal, faults }: WorkbenchSe
           'The partner portal (a session from a portal link; its pages at /portal): your own requests, errors with hints, webhooks and faults',
       },
     ],
-    migrations: [requestLogMigration, portalMigration, requestLogFaultMigration, faultRulesMigration],
+    migrations: [requestLogMigration, portalMigration, requestLogFaultMigration, faultRulesMigration, requestLogFileMigration],
     registerTasks: (tasks) => {
       // Entries past their age or their partner's row budget go every ten minutes (pbs time), and ended portal links and sessions.
       tasks.schedule({ name: 'request-log.purge', everyMs: 600_000, run: async () => void (await log.purge()) });

@@ -1,4 +1,5 @@
-import type { Generated } from 'kysely';
+import { sql, type Generated, type Kysely } from 'kysely';
+import { LOG_SCHEMA, type DbOrTx } from '../platform/db/database.js';
 import type { PbsMigration } from '../platform/db/migrate.js';
 
 /** One partner request as the request log keeps it (docs/request-log.md). */
@@ -95,5 +96,38 @@ export const requestLogFaultMigration: PbsMigration = {
   name: '0902_request_log_fault',
   async up(db) {
     await db.schema.alterTable('request_log').addColumn('fault_rule', 'text').execute();
+  },
+};
+
+/**
+ * SQLite: the request log lives in the log file (`LOG_SCHEMA`, src/platform/db/database.ts), so
+ * its batches neither wait for nor hold the main file's write lock, nor make other processes
+ * drop their caches. Creates the table there when missing (a new file, or one deleted by hand).
+ */
+export async function ensureLogFileTable(db: DbOrTx | Kysely<unknown>): Promise<void> {
+  const executor = db as Kysely<unknown>;
+  await sql
+    .raw(
+      `create table if not exists ${LOG_SCHEMA}.request_log (
+        id integer primary key autoincrement, at bigint not null, partner_id text, credential_kind text, credential_id text,
+        interface text not null, operation text not null, method text not null, path text not null, query text not null,
+        status integer not null, error_code text, duration_ms double precision not null, request_id text not null,
+        idempotency_key text, client_address text not null, request_body text, response_body text,
+        bodies_cut integer not null default 0, fault_rule text)`,
+    )
+    .execute(executor);
+  await sql.raw(`create index if not exists ${LOG_SCHEMA}.request_log_partner on request_log (partner_id, id)`).execute(executor);
+  await sql.raw(`create index if not exists ${LOG_SCHEMA}.request_log_at on request_log (at)`).execute(executor);
+}
+
+/** SQLite: the entries written so far move to the log file. */
+export const requestLogFileMigration: PbsMigration = {
+  name: '0904_request_log_own_file',
+  async up(db, dialect) {
+    if (dialect !== 'sqlite') return;
+    await ensureLogFileTable(db);
+    const columns = ['id', ...REQUEST_LOG_FIELDS, 'request_body', 'response_body'].join(', ');
+    await sql.raw(`insert or ignore into ${LOG_SCHEMA}.request_log (${columns}) select ${columns} from main.request_log`).execute(db);
+    await sql.raw('drop table main.request_log').execute(db);
   },
 };

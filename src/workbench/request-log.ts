@@ -4,6 +4,7 @@ import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/database.js';
 import type { RequestRecord, RequestRecorder } from '../platform/http/request-recording.js';
 import { insertEntries } from './request-log-statements.js';
+import { ensureLogFileTable } from './request-log-tables.js';
 import { errorHints } from './error-hints.js';
 import { isErrorCode } from '../platform/errors.js';
 
@@ -35,6 +36,8 @@ export class RequestLog implements RequestRecorder {
   private waiting: RequestRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** SQLite: the table in the log file, made once per process (`ensureLogFileTable`). */
+  private tableReady: Promise<void> | undefined;
   /** Records dropped because too many waited (reported by the operator's listing). */
   dropped = 0;
 
@@ -66,6 +69,7 @@ export class RequestLog implements RequestRecorder {
 
   /** Writes what waits (tests call it instead of waiting for the timer). */
   async flush(): Promise<void> {
+    await this.ready();
     while (this.flushing) await this.flushing;
     if (this.waiting.length === 0) return;
     const batch = this.waiting;
@@ -117,11 +121,21 @@ export class RequestLog implements RequestRecorder {
 
   /** Drops entries past their age and past each partner's row budget; answers how many went. */
   async purge(): Promise<number> {
+    await this.ready();
     const store = this.store();
     let purged = await store.purgeOlderThan(this.clock.now() - this.options.retentionHours * 3_600_000);
     for (const partnerId of await store.partnersOver(this.options.maxRowsPerPartner))
       purged += await store.keepNewest(partnerId, this.options.maxRowsPerPartner);
     return purged;
+  }
+
+  private ready(): Promise<void> {
+    if (this.database.dialect !== 'sqlite') return Promise.resolve();
+    this.tableReady ??= ensureLogFileTable(this.database.db).catch((error: unknown) => {
+      this.tableReady = undefined;
+      throw error;
+    });
+    return this.tableReady;
   }
 
   private rowOf(r: RequestRecord): NewRequestLogRow {

@@ -22,6 +22,24 @@ export type DbOrTx = Db | Tx;
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * SQLite: the schema of a companion file (`pbs.logs.sqlite` beside `pbs.sqlite`, attached to every
+ * connection) for rows written in bulk and kept only for a while, such as the request log. Its
+ * commits leave the main file alone, so they neither take the main file's write lock nor move its
+ * `data_version` (which empties other processes' caches); it skips fsync (`synchronous = OFF`):
+ * a crash may lose its last entries, never the main file's. Unqualified table names find tables
+ * there too (SQLite looks in main, then in attached files), so only creating them names it.
+ * PostgreSQL keeps such tables with the rest. docs/request-log.md "How it is written".
+ */
+export const LOG_SCHEMA = 'logs';
+
+/** Where the companion file of `file` lives: `pbs.sqlite` → `pbs.logs.sqlite`. */
+export function logFileOf(file: string): string {
+  if (file === ':memory:') return file;
+  const extension = path.extname(file);
+  return `${file.slice(0, file.length - extension.length)}.${LOG_SCHEMA}${extension || '.sqlite'}`;
+}
+
 export interface Database {
   db: Db;
   dialect: Dialect;
@@ -88,25 +106,33 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
   }
   const file = options.sqlitePath ?? ':memory:';
+  const logFile = logFileOf(file);
   if (file !== ':memory:') {
-    // Owner only: the database holds partners' data and credential hashes. SQLite gives its WAL
-    // and shared-memory files the database file's mode.
+    // Owner only: the database holds partners' data and credential hashes (the log file: their
+    // requests). SQLite gives its WAL and shared-memory files the database file's mode.
     keepDirectoryToOwner(path.dirname(file));
-    fs.closeSync(fs.openSync(file, 'a', 0o600));
-    fs.chmodSync(file, 0o600);
+    for (const owned of [file, logFile]) {
+      fs.closeSync(fs.openSync(owned, 'a', 0o600));
+      fs.chmodSync(owned, 0o600);
+    }
   }
   const sqlite = new SqliteDatabase(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.prepare(`attach database ? as ${LOG_SCHEMA}`).run(logFile);
+  sqlite.pragma('main.journal_mode = WAL');
+  sqlite.pragma(`${LOG_SCHEMA}.journal_mode = WAL`);
+  sqlite.pragma('main.synchronous = NORMAL');
+  sqlite.pragma(`${LOG_SCHEMA}.synchronous = OFF`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Checkpoints (which fsync) every ~40 MB of WAL instead of every ~4 MB: on the booking path
   // they were a third of each commit's cost. The WAL is truncated back after a checkpoint.
   sqlite.pragma('wal_autocheckpoint = 10000');
-  sqlite.pragma('journal_size_limit = 67108864');
+  sqlite.pragma('main.journal_size_limit = 67108864');
+  sqlite.pragma(`${LOG_SCHEMA}.journal_size_limit = 67108864`);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }) });
-  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  // The main file's only: the log file's commits say nothing about what caches hold.
+  const dataVersion = sqlite.prepare('pragma main.data_version').pluck();
   const groupCommit = new GroupCommit(db, (text) => statements.prepare(text));
   return {
     db,

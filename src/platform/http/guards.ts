@@ -25,7 +25,7 @@ import { ApiError, apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
 import { portalGuard, type PortalSessionVerifier } from './portal-session.js';
-import { faultGuard, type FaultInjector } from './fault-injection.js';
+import { faultGuard, operationsOf, type FaultInjector } from './fault-injection.js';
 
 export interface GuardOptions {
   verifier: CredentialVerifier;
@@ -311,7 +311,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       route.onRequest = [...toArray(route.onRequest), partnerOnRequest(config.partner)];
       const links = linkGuard(config.partner.business);
       if (links) route.preHandler = [...toArray(route.preHandler), links];
-      if (options.faults) route.preHandler = [...toArray(route.preHandler), faultGuard(options.faults)];
+      if (options.faults) route.preHandler = [...toArray(route.preHandler), faultGuard(options.faults, operationsOf(route.url))];
       if (methods.some((m) => m === 'POST' || m === 'DELETE')) {
         route.preHandler = [...toArray(route.preHandler), idempotencyPreHandler];
         route.onSend = [...toArray(route.onSend), idempotencyOnSend];

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { runForRequest } from '../request-context.js';
-import { operationOf } from './fault-injection.js';
+import { operationsOf } from './fault-injection.js';
 
 /**
  * What pbs received and answered on one partner request, as the request hands it over: raw
@@ -49,30 +49,32 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
     if (typeof payload === 'string' || Buffer.isBuffer(payload)) request[answered] = payload;
     done(null, payload);
   };
-  const record: onResponseHookHandler = (request: WithAnswer, reply, done) => {
-    const config = request.routeOptions.config;
-    const declared = config.partner?.interface;
-    const principal = request.principal ?? request.identified;
-    const key = request.headers['idempotency-key'];
-    recorder.record({
-      at: now(),
-      interface: Array.isArray(declared) ? String(declared[0]) : String(declared),
-      operation: operationOf(request),
-      method: request.method,
-      url: request.url,
-      status: reply.statusCode,
-      durationMs: reply.elapsedTime,
-      requestId: request.id,
-      idempotencyKey: typeof key === 'string' ? key : undefined,
-      partnerId: principal?.partnerId,
-      credentialKind: principal?.credentialKind,
-      credentialId: principal?.credentialId,
-      clientAddress: request.ip,
-      requestBody: request.body,
-      responseBody: request[answered],
-      faultRule: request.faultRule,
-    });
-    done();
+  // One per route: its interface and operation are named once, not read from the request.
+  const recordFor = (declared: unknown, operationOf: (request: FastifyRequest) => string): onResponseHookHandler => {
+    const routeInterface = Array.isArray(declared) ? String(declared[0]) : String(declared);
+    return (request: WithAnswer, reply, done) => {
+      const principal = request.principal ?? request.identified;
+      const key = request.headers['idempotency-key'];
+      recorder.record({
+        at: now(),
+        interface: routeInterface,
+        operation: operationOf(request),
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        durationMs: reply.elapsedTime,
+        requestId: request.id,
+        idempotencyKey: typeof key === 'string' ? key : undefined,
+        partnerId: principal?.partnerId,
+        credentialKind: principal?.credentialKind,
+        credentialId: principal?.credentialId,
+        clientAddress: request.ip,
+        requestBody: request.body,
+        responseBody: request[answered],
+        faultRule: request.faultRule,
+      });
+      done();
+    };
   };
   // Last before the handler: the handler and all it awaits run as done for this request, so the
   // events it writes carry the request's id (docs/request-log.md "Links").
@@ -81,7 +83,7 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
     if (!route.config?.partner) return;
     route.preHandler = [...toArray(route.preHandler), enter];
     route.onSend = [...toArray(route.onSend), keepAnswer];
-    route.onResponse = [...toArray(route.onResponse), record];
+    route.onResponse = [...toArray(route.onResponse), recordFor(route.config.partner.interface, operationsOf(route.url))];
   });
 }
 
