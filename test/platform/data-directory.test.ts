@@ -18,6 +18,7 @@ describe('the database directory', () => {
     fs.mkdirSync(old);
     fs.chmodSync(old, 0o755);
     fs.writeFileSync(path.join(old, 'pbs.sqlite'), '');
+    fs.writeFileSync(path.join(old, 'pbs.logs.sqlite'), '');
     fs.writeFileSync(path.join(old, 'demo-credentials.json'), '{}');
     keepDirectoryToOwner(old, () => expect.fail('no warning expected'));
     expect(modeOf(old)).toBe(0o700);

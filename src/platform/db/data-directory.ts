@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** The SQLite file pbs creates in its data directory (PBS_DATA_DIR). */
-const OWN_FILES = /^pbs\.sqlite(-wal|-shm|-journal)?$|^demo-credentials.*\.json$/;
+/** The SQLite files pbs creates in its data directory (PBS_DATA_DIR): the database and its request log. */
+const OWN_FILES = /^pbs(\.logs)?\.sqlite(-wal|-shm|-journal)?$|^demo-credentials.*\.json$/;
 
 /**
  * Keeps the directory holding the SQLite database to its owner (0700): the database holds
