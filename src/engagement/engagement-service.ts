@@ -53,9 +53,11 @@ export class EngagementService {
    * Each business's part of an answer (JSON text) per range, and the latest scored week, until a
    * week is scored again here or in another process (or 30 s).
    */
-  private readonly parts: ReadCache<string>;
+  private readonly parts: ReadCache<Buffer>;
+  /** The latest scored week ('' when none), forgotten with the parts. */
+  private readonly latestWeek: ReadCache<string>;
   /** Parts being loaded, shared by the requests that ask at the same time. */
-  private readonly partLoads = new BatchLoader<string>();
+  private readonly partLoads = new BatchLoader<Buffer>();
 
   constructor(
     private readonly database: Database,
@@ -65,6 +67,7 @@ export class EngagementService {
     private readonly changes: ChangeFeed,
   ) {
     this.parts = new ReadCache(changes, TOPIC, { ttlMs: 30_000, maxEntries: 100_000 });
+    this.latestWeek = new ReadCache(changes, TOPIC, { ttlMs: 30_000, maxEntries: 1 });
   }
 
   store(db: DbOrTx = this.database.db) {
@@ -88,23 +91,23 @@ export class EngagementService {
   metrics(businessIds: string[], query: Record<string, unknown>): Buffer | Promise<Buffer> {
     const start = single(query.date_range_start);
     const end = single(query.date_range_end);
-    const latest = this.parts.peek(LATEST, LATEST);
+    const latest = this.latestWeek.peek(LATEST, LATEST);
     if (latest !== undefined) {
       const range = this.rangeOf(start, end, latest || undefined);
-      const parts = this.parts.peekAll(range ? `${range.from}|${range.to}` : 'none', businessIds);
-      if (parts.every((p): p is string => p !== undefined)) return answer(parts);
+      const parts = this.parts.peekAll(range?.key ?? 'none', businessIds);
+      if (parts.every((p): p is Buffer => p !== undefined)) return answer(parts);
     }
     return this.metricsLoaded(businessIds, start, end);
   }
 
   private async metricsLoaded(businessIds: string[], start: string | undefined, end: string | undefined): Promise<Buffer> {
     // '' when no week is scored yet.
-    const latest = await this.parts.get(LATEST, LATEST, async () => (await this.store().latestScoredWeek()) ?? '');
+    const latest = await this.latestWeek.get(LATEST, LATEST, async () => (await this.store().latestScoredWeek()) ?? '');
     const range = this.rangeOf(start, end, latest || undefined);
     // Parts are grouped by range: a request looks them up in one map.
-    const rangeKey = range ? `${range.from}|${range.to}` : 'none';
+    const rangeKey = range?.key ?? 'none';
     const parts = this.parts.peekAll(rangeKey, businessIds);
-    if (parts.every((p): p is string => p !== undefined)) return answer(parts);
+    if (parts.every((p): p is Buffer => p !== undefined)) return answer(parts);
     const missing = businessIds.filter((_, i) => parts[i] === undefined);
     const loaded = await this.partLoads.load(
       missing,
@@ -116,7 +119,7 @@ export class EngagementService {
           for (const r of await this.store().scoresOf(ids))
             if (r.week_start >= range.from && r.week_start <= range.to) byBusiness.get(r.business_id)!.push(r);
         return ids.map((id) => {
-          const part = JSON.stringify({
+          const part = jsonBytes({
             business_id: id,
             metrics: byBusiness.get(id)!.map((r) => ({
               start_of_week_date: r.week_start,
@@ -135,16 +138,17 @@ export class EngagementService {
   }
 
   /** Ranges worked out lately, by what they were worked out from (the dates given and the latest week). */
-  private readonly ranges = new Map<string, { from: string; to: string } | undefined>();
+  private readonly ranges = new Map<string, WeekRange | null>();
 
   /** The weeks asked for, as their Mondays; undefined when nothing is scored and no range was given. */
   private rangeOf(
     start: string | undefined,
     end: string | undefined,
     latest: string | undefined,
-  ): { from: string; to: string } | undefined {
+  ): WeekRange | undefined {
     const key = `${start ?? ''}|${end ?? ''}|${latest ?? ''}`;
-    if (this.ranges.has(key)) return this.ranges.get(key);
+    const known = this.ranges.get(key);
+    if (known !== undefined) return known ?? undefined;
     const date = (value: string | undefined, field: string) => {
       if (value === undefined || value === '') return undefined;
       if (!parseDate(value)) throw invalid(field, `${field} must be a date, YYYY-MM-DD`);
@@ -154,15 +158,15 @@ export class EngagementService {
     const to = date(end, 'date_range_end');
     if (from !== undefined && to !== undefined && from > to)
       throw invalid('date_range_start', 'date_range_start must not be after date_range_end');
-    let range: { from: string; to: string } | undefined;
+    let range: WeekRange | undefined;
     if (latest !== undefined || from !== undefined || to !== undefined) {
       const last = to ?? (from !== undefined && latest !== undefined && latest < from ? from : (latest ?? from!));
       const first = from ?? (latest !== undefined && latest < last ? latest : last);
       if (daysBetween(first, last) / 7 >= MAX_RANGE_WEEKS) throw invalid('date_range_end', `At most ${MAX_RANGE_WEEKS} weeks per request`);
-      range = { from: first, to: last };
+      range = { from: first, to: last, key: `${first}|${last}` };
     }
     if (this.ranges.size >= 1_000) this.ranges.clear();
-    this.ranges.set(key, range);
+    this.ranges.set(key, range ?? null);
     return range;
   }
 
@@ -232,6 +236,7 @@ export class EngagementService {
       return { week, businesses_scored: scored, scored: true };
     });
     this.parts.forget();
+    this.latestWeek.forget();
     return summary;
   }
 
@@ -283,9 +288,32 @@ export class EngagementService {
   }
 }
 
-/** The answer's bytes from each business's part. */
-function answer(parts: string[]): Buffer {
-  return Buffer.from(`{"data":[${parts.join(',')}]}`);
+/** Weeks asked for, as Mondays, and the key their kept parts are grouped under. */
+interface WeekRange {
+  from: string;
+  to: string;
+  key: string;
+}
+
+const jsonBytes = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
+const HEAD = Buffer.from('{"data":[');
+const TAIL = Buffer.from(']}');
+const COMMA = 0x2c;
+
+/** The answer's bytes from each business's part (kept as bytes: copied, not encoded again). */
+function answer(parts: Buffer[]): Buffer {
+  let length = HEAD.length + TAIL.length + Math.max(parts.length - 1, 0);
+  for (const part of parts) length += part.length;
+  const out = Buffer.allocUnsafe(length);
+  out.set(HEAD, 0);
+  let at = HEAD.length;
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) out[at++] = COMMA;
+    out.set(parts[i], at);
+    at += parts[i].length;
+  }
+  out.set(TAIL, at);
+  return out;
 }
 
 function activityOf(row: ActivityRow): Activity {

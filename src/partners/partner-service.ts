@@ -64,6 +64,8 @@ export class PartnerService implements BusinessLinks {
    */
   private readonly confirmedLinks = new Map<string, Map<string, { businessId: string; until: number }>>();
   private confirmedCount = 0;
+  /** One copy of each business id the confirmed links answer (see `confirm`). */
+  private readonly sharedBusinessIds = new Map<string, string>();
   /** Link lookups in progress, shared by the requests that ask at the same time. */
   private readonly linkLoads = new BatchLoader<LinkOutcome>();
   /** Moves on every link change: a check begun before it must not keep its answer. */
@@ -196,22 +198,23 @@ export class PartnerService implements BusinessLinks {
    * others are looked up once however many requests ask for them at the same time.
    */
   /**
-   * The answer of `check` at once, when every id was confirmed linked lately (engagement's 20 ids
-   * on every request, nearly always); undefined when `check` must be awaited.
+   * `knownBusinessIds` (engagement's 20 ids on every request, nearly always answered so): one
+   * lookup per id, and the business ids answered are the kept copies, so the caches keyed by them
+   * downstream compare them by reference.
    */
-  checkKnown(partnerId: string, idsOrAliases: readonly string[]): LinkCheck | undefined {
+  knownBusinessIds(partnerId: string, idsOrAliases: readonly string[]): string[] | undefined {
     if (idsOrAliases.length > 20 || this.linkCacheMs <= 0) return undefined;
     this.changes?.check();
     const confirmed = this.confirmedLinks.get(partnerId);
     if (!confirmed) return undefined;
     const now = Date.now();
-    const resolved = new Map<string, string>();
-    for (const id of idsOrAliases) {
-      const hit = confirmed.get(id);
+    const ids = new Array<string>(idsOrAliases.length);
+    for (let i = 0; i < idsOrAliases.length; i++) {
+      const hit = confirmed.get(idsOrAliases[i]);
       if (!hit || hit.until <= now) return undefined;
-      resolved.set(id, hit.businessId);
+      ids[i] = hit.businessId;
     }
-    return { resolved, unknown: [], unlinked: [] };
+    return ids;
   }
 
   async check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck> {
@@ -241,7 +244,9 @@ export class PartnerService implements BusinessLinks {
           return ids.map((id) => {
             const businessId = answer.resolved.get(id);
             const linked = businessId !== undefined && !unlinked.has(id);
-            if (linked && generation === this.linkGeneration) this.confirm(partnerId, id, businessId, at + keepMs);
+            // The kept copy of the business id, so every answer names a business by the same string.
+            if (linked && generation === this.linkGeneration)
+              return { businessId: this.confirm(partnerId, id, businessId, at + keepMs), linked };
             return { businessId, linked };
           });
         },
@@ -263,15 +268,22 @@ export class PartnerService implements BusinessLinks {
     return { resolved, unknown, unlinked };
   }
 
-  private confirm(partnerId: string, idOrAlias: string, businessId: string, until: number) {
+  /** Keeps a confirmed link; answers the kept copy of the business id. */
+  private confirm(partnerId: string, idOrAlias: string, businessId: string, until: number): string {
     if (this.confirmedCount >= 50_000) {
       this.confirmedLinks.clear();
+      this.sharedBusinessIds.clear();
       this.confirmedCount = 0;
     }
     let links = this.confirmedLinks.get(partnerId);
     if (!links) this.confirmedLinks.set(partnerId, (links = new Map()));
     if (!links.has(idOrAlias)) this.confirmedCount++;
-    links.set(idOrAlias, { businessId, until });
+    // Copies of their own: the given id may be a slice of a whole query string (kept alive by it,
+    // and slower to compare), and one shared copy per business id makes later lookups by it cheap.
+    let shared = this.sharedBusinessIds.get(businessId);
+    if (shared === undefined) this.sharedBusinessIds.set(businessId, (shared = ownCopy(businessId)));
+    links.set(ownCopy(idOrAlias), { businessId: shared, until });
+    return shared;
   }
 
   /** Forgets every confirmed link (a business changed: an alias may name another business now). */
@@ -381,4 +393,9 @@ function toView(row: PartnerRow, grants: InterfaceRow[]): PartnerView {
     updated_at: toIso(row.updated_at),
     interfaces,
   };
+}
+
+/** A flat string of its own with the same text (not a slice of a longer one). */
+function ownCopy(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
 }

@@ -10,6 +10,7 @@ import {
   linkedBusiness,
   partnerClient,
   sampleBusiness,
+  startPbs,
   startWithOAuthPartner,
   type Harness,
   type TestPartner,
@@ -275,5 +276,30 @@ describe('engagement scoring properties', () => {
     expect(new Set(scores.map((s) => s.transaction_metric)).size).toBe(LEVELS.transaction);
     expect([...levelsOf(Float64Array.from([0, 0, 0, 5]), 4)]).toEqual([1, 1, 1, 4]);
     expect([...levelsOf(Float64Array.from([7]), 20)]).toEqual([1]);
+  });
+});
+
+/** With confirmed links kept (as in production), a repeated read is answered from them: the same answer. */
+describe.each(dialects)('engagement reads from confirmed links on %s', (dialect) => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startPbs(dialect, { env: { PBS_AUTH_CACHE_MS: '60000' } });
+  });
+  afterAll(() => h.close());
+
+  it('answers a list given with an alias, repeats and a repeated key alike, before and after the links are kept', async () => {
+    const p = await createPartner(h.url, ['engagement']);
+    const [a, b] = [await linkedBusiness(h.url, [p.partner.id]), await linkedBusiness(h.url, [p.partner.id])];
+    const unlinked = await linkedBusiness(h.url, []);
+    const query = `business_ids=${b.alias},${a.id},${b.id}&business_ids=${a.alias}`;
+    const first = await call(h.url, 'GET', `/v3/businesses/engagement?${query}`, { token: p.apiKey.api_key });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.data.map((d: { business_id: string }) => d.business_id)).toEqual([b.id, a.id]);
+    const again = await call(h.url, 'GET', `/v3/businesses/engagement?${query}`, { token: p.apiKey.api_key });
+    expect(again.body).toEqual(first.body);
+    // A kept link does not let an unlinked business through.
+    const refused = await call(h.url, 'GET', `/v3/businesses/engagement?business_ids=${a.id},${unlinked.id}`, { token: p.apiKey.api_key });
+    expectCode(refused, 403, 'AUTHORIZATION_ERROR');
   });
 });

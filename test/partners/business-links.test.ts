@@ -1,7 +1,17 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declarationProblem, installGuards } from '../../src/platform/http/guards.js';
-import { admin, call, createPartner, dialects, sampleBusiness, startPbs, type Harness } from '../support/harness.js';
+import {
+  admin,
+  call,
+  createPartner,
+  dialects,
+  expectCode,
+  linkedBusiness,
+  sampleBusiness,
+  startPbs,
+  type Harness,
+} from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 
 /**
@@ -166,5 +176,30 @@ describe('route security declarations', () => {
       expect(() => app.get(url, { config: config as never }, async () => ({})), url).toThrow(/declares no/);
       await app.close();
     }
+  });
+});
+
+/** With confirmed links kept (as in production), a route for one business answers from them, and an unlink ends that at once. */
+describe.each(dialects)('a business route with links kept on %s', (dialect) => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startPbs(dialect, { env: { PBS_AUTH_CACHE_MS: '60000' } });
+  });
+  afterAll(() => h.close());
+
+  it('admits a linked business by id or alias, again and again, and refuses it once unlinked', async () => {
+    const p = await createPartner(h.url, ['private_reviews']);
+    const business = await linkedBusiness(h.url, [p.partner.id]);
+    const other = await linkedBusiness(h.url, []);
+    const reviews = (id: string) => call(h.url, 'GET', `/v3/private/businesses/${id}/reviews`, { token: p.apiKey.api_key });
+    for (const id of [business.id, business.id, business.alias, business.alias]) {
+      const r = await reviews(id);
+      expect(r.status, r.text).toBe(200);
+    }
+    for (let i = 0; i < 2; i++) expectCode(await reviews(other.id), 403, 'AUTHORIZATION_ERROR');
+    await admin(h.url, 'DELETE', `/admin/v1/partners/${p.partner.id}/businesses/${business.id}`);
+    expectCode(await reviews(business.id), 403, 'AUTHORIZATION_ERROR');
+    expectCode(await reviews(business.alias), 403, 'AUTHORIZATION_ERROR');
   });
 });

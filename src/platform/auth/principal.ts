@@ -110,8 +110,11 @@ export interface LinkCheck {
 /** Implemented by the partners family: which businesses a partner may act for. */
 export interface BusinessLinks {
   check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck>;
-  /** The answer of `check` without waiting when it is known (from links confirmed lately); undefined when not. */
-  checkKnown?(partnerId: string, idsOrAliases: readonly string[]): LinkCheck | undefined;
+  /**
+   * Without waiting, when every one of `idsOrAliases` was confirmed linked lately: their business
+   * ids, in the order given (an id given twice, twice). Undefined when `check` must be awaited.
+   */
+  knownBusinessIds?(partnerId: string, idsOrAliases: readonly string[]): string[] | undefined;
 }
 
 declare module 'fastify' {

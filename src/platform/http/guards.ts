@@ -225,20 +225,41 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
   /** Checks the partner ↔ business links a route's scope asks for (after validation, before idempotency). */
   const linkGuard = (scope: BusinessScope): preHandlerHookHandler | undefined => {
     if ('param' in scope || 'query' in scope) {
-      return async function businessLinkGuard(request) {
-        const raw =
-          'param' in scope
-            ? single(fieldOf(request.params, scope.param))
-            : (single(fieldOf(request.query, scope.query)) ?? single(fieldOf(request.body, scope.query)));
-        // Absent: the route refuses the request itself (a required parameter is missing).
-        if (raw === undefined || raw === '') return;
-        if (raw.length > MAX_BUSINESS_ID_LENGTH)
-          throw apiError('VALIDATION_ERROR', 'The business id is too long.', { field: 'business_id' });
-        const check = await options.links.check(principalOf(request).partnerId, [raw]);
+      const admit = (request: FastifyRequest, raw: string, check: LinkCheck) => {
         if (check.unknown.length > 0) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${raw}`);
         if (check.unlinked.length > 0) throw apiError('AUTHORIZATION_ERROR', `This partner is not authorized for business ${raw}.`);
         request.business = { id: check.resolved.get(raw)! };
       };
+      // Callback style: when the link was confirmed lately (nearly always) it costs no promise.
+      const guard: preHandlerHookHandler = function businessLinkGuard(request, _reply, done) {
+        let raw: string | undefined;
+        try {
+          raw =
+            'param' in scope
+              ? single(fieldOf(request.params, scope.param))
+              : (single(fieldOf(request.query, scope.query)) ?? single(fieldOf(request.body, scope.query)));
+          // Absent: the route refuses the request itself (a required parameter is missing).
+          if (raw === undefined || raw === '') return done();
+          if (raw.length > MAX_BUSINESS_ID_LENGTH)
+            throw apiError('VALIDATION_ERROR', 'The business id is too long.', { field: 'business_id' });
+          const known = options.links.knownBusinessIds?.(principalOf(request).partnerId, [raw]);
+          if (known) {
+            request.business = { id: known[0] };
+            return done();
+          }
+        } catch (error) {
+          return done(error instanceof Error ? error : new Error(messageOf(error)));
+        }
+        const given = raw;
+        options.links
+          .check(principalOf(request).partnerId, [given])
+          .then((check) => {
+            admit(request, given, check);
+            done();
+          }, done)
+          .catch(done);
+      };
+      return guard;
     }
     if ('bodyList' in scope || 'paramList' in scope) {
       return async function businessListLinkGuard(request) {
@@ -279,12 +300,12 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
             throw apiError('INVALID_REQUEST', `At most ${scope.max} businesses per request (${given.length} given)`, { field });
           if (given.some((id) => id.length > MAX_BUSINESS_ID_LENGTH))
             throw apiError('INVALID_REQUEST', 'A business id is too long.', { field });
-          unique = [...new Set(given)];
-          const known = options.links.checkKnown?.(principalOf(request).partnerId, unique);
+          const known = options.links.knownBusinessIds?.(principalOf(request).partnerId, given);
           if (known) {
-            admit(request, unique, known);
+            request.businessIds = distinct(known);
             return done();
           }
+          unique = [...new Set(given)];
         } catch (error) {
           return done(error instanceof Error ? error : new Error(messageOf(error)));
         }
@@ -325,4 +346,10 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       route.onRequest = [publicOnRequest, ...toArray(route.onRequest)];
     }
   });
+}
+
+/** The first of each value, in order; the list itself when nothing repeats (nearly always). */
+function distinct(values: string[]): string[] {
+  const seen = new Set(values);
+  return seen.size === values.length ? values : [...seen];
 }
