@@ -141,11 +141,7 @@ export class EngagementService {
   private readonly ranges = new Map<string, WeekRange | null>();
 
   /** The weeks asked for, as their Mondays; undefined when nothing is scored and no range was given. */
-  private rangeOf(
-    start: string | undefined,
-    end: string | undefined,
-    latest: string | undefined,
-  ): WeekRange | undefined {
+  private rangeOf(start: string | undefined, end: string | undefined, latest: string | undefined): WeekRange | undefined {
     const key = `${start ?? ''}|${end ?? ''}|${latest ?? ''}`;
     const known = this.ranges.get(key);
     if (known !== undefined) return known ?? undefined;

@@ -1,4 +1,5 @@
 import { BatchLoader } from '../platform/batch-loader.js';
+import { ConfirmedLinks } from './confirmed-links.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import {
@@ -57,19 +58,12 @@ interface LinkOutcome {
 export class PartnerService implements BusinessLinks {
   private readonly unlinkListeners: UnlinkListener[] = [];
   /**
-   * Links confirmed recently, by partner, then id or alias (wall-clock expiry): the link guard of
-   * every business route asks, so a hit saves two queries. Only confirmed links are kept; this
-   * process forgets them on any link or business change, other processes when the change feed
-   * tells them of a link change (without a feed: within `linkCacheMs`, PBS_AUTH_CACHE_MS).
+   * Links confirmed recently: forgotten on any link or business change here, and when the change
+   * feed tells of a link change elsewhere (without a feed: within `linkCacheMs`, PBS_AUTH_CACHE_MS).
    */
-  private readonly confirmedLinks = new Map<string, Map<string, { businessId: string; until: number }>>();
-  private confirmedCount = 0;
-  /** One copy of each business id the confirmed links answer (see `confirm`). */
-  private readonly sharedBusinessIds = new Map<string, string>();
+  private readonly confirmed = new ConfirmedLinks();
   /** Link lookups in progress, shared by the requests that ask at the same time. */
   private readonly linkLoads = new BatchLoader<LinkOutcome>();
-  /** Moves on every link change: a check begun before it must not keep its answer. */
-  private linkGeneration = 0;
 
   constructor(
     private readonly database: Database,
@@ -192,40 +186,25 @@ export class PartnerService implements BusinessLinks {
     if (!removed) throw apiError('NOT_FOUND', `Business ${businessIdOrAlias} is not linked to partner ${partnerId}`);
   }
 
+  /** BusinessLinks: the business ids at once, from links confirmed lately (the kept copies). */
+  knownBusinessIds(partnerId: string, idsOrAliases: readonly string[]): string[] | undefined {
+    if (idsOrAliases.length > 20 || this.linkCacheMs <= 0) return undefined;
+    this.changes?.check();
+    return this.confirmed.businessIdsOf(partnerId, idsOrAliases, Date.now());
+  }
+
   /**
    * BusinessLinks: which of the given ids or aliases exist, and which of those the partner may act
    * for. Lists of up to 20 (every link guard) are answered from the links confirmed recently; the
    * others are looked up once however many requests ask for them at the same time.
    */
-  /**
-   * `knownBusinessIds` (engagement's 20 ids on every request, nearly always answered so): one
-   * lookup per id, and the business ids answered are the kept copies, so the caches keyed by them
-   * downstream compare them by reference.
-   */
-  knownBusinessIds(partnerId: string, idsOrAliases: readonly string[]): string[] | undefined {
-    if (idsOrAliases.length > 20 || this.linkCacheMs <= 0) return undefined;
-    this.changes?.check();
-    const confirmed = this.confirmedLinks.get(partnerId);
-    if (!confirmed) return undefined;
-    const now = Date.now();
-    const ids = new Array<string>(idsOrAliases.length);
-    for (let i = 0; i < idsOrAliases.length; i++) {
-      const hit = confirmed.get(idsOrAliases[i]);
-      if (!hit || hit.until <= now) return undefined;
-      ids[i] = hit.businessId;
-    }
-    return ids;
-  }
-
   async check(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck> {
     if (idsOrAliases.length > 20 || this.linkCacheMs <= 0) return this.checkNow(partnerId, idsOrAliases);
     this.changes?.check();
     const now = Date.now();
-    // By partner, then id: no key string is built per lookup (20 per request on engagement).
-    const confirmed = this.confirmedLinks.get(partnerId);
     const outcomes: Array<LinkOutcome | undefined> = idsOrAliases.map((id) => {
-      const hit = confirmed?.get(id);
-      return hit && hit.until > now ? { businessId: hit.businessId, linked: true } : undefined;
+      const businessId = this.confirmed.businessIdOf(partnerId, id, now);
+      return businessId === undefined ? undefined : { businessId, linked: true };
     });
     const missing = idsOrAliases.filter((_, i) => outcomes[i] === undefined);
     if (missing.length > 0) {
@@ -233,7 +212,7 @@ export class PartnerService implements BusinessLinks {
         missing,
         (id) => `${partnerId}\u0000${id}`,
         async (ids) => {
-          const generation = this.linkGeneration;
+          const generation = this.confirmed.generation;
           const answer = await this.checkNow(partnerId, ids);
           // Forgotten when any link changes (here, or elsewhere through the change feed) and when a
           // business changes here, so kept longer than credentials; an alias that moves to another
@@ -245,8 +224,8 @@ export class PartnerService implements BusinessLinks {
             const businessId = answer.resolved.get(id);
             const linked = businessId !== undefined && !unlinked.has(id);
             // The kept copy of the business id, so every answer names a business by the same string.
-            if (linked && generation === this.linkGeneration)
-              return { businessId: this.confirm(partnerId, id, businessId, at + keepMs), linked };
+            if (linked && generation === this.confirmed.generation)
+              return { businessId: this.confirmed.confirm(partnerId, id, businessId, at + keepMs), linked };
             return { businessId, linked };
           });
         },
@@ -268,29 +247,9 @@ export class PartnerService implements BusinessLinks {
     return { resolved, unknown, unlinked };
   }
 
-  /** Keeps a confirmed link; answers the kept copy of the business id. */
-  private confirm(partnerId: string, idOrAlias: string, businessId: string, until: number): string {
-    if (this.confirmedCount >= 50_000) {
-      this.confirmedLinks.clear();
-      this.sharedBusinessIds.clear();
-      this.confirmedCount = 0;
-    }
-    let links = this.confirmedLinks.get(partnerId);
-    if (!links) this.confirmedLinks.set(partnerId, (links = new Map()));
-    if (!links.has(idOrAlias)) this.confirmedCount++;
-    // Copies of their own: the given id may be a slice of a whole query string (kept alive by it,
-    // and slower to compare), and one shared copy per business id makes later lookups by it cheap.
-    let shared = this.sharedBusinessIds.get(businessId);
-    if (shared === undefined) this.sharedBusinessIds.set(businessId, (shared = ownCopy(businessId)));
-    links.set(ownCopy(idOrAlias), { businessId: shared, until });
-    return shared;
-  }
-
   /** Forgets every confirmed link (a business changed: an alias may name another business now). */
   forgetLinks(): void {
-    this.confirmedLinks.clear();
-    this.confirmedCount = 0;
-    this.linkGeneration++;
+    this.confirmed.forget();
   }
 
   private async checkNow(partnerId: string, idsOrAliases: readonly string[]): Promise<LinkCheck> {
@@ -393,9 +352,4 @@ function toView(row: PartnerRow, grants: InterfaceRow[]): PartnerView {
     updated_at: toIso(row.updated_at),
     interfaces,
   };
-}
-
-/** A flat string of its own with the same text (not a slice of a longer one). */
-function ownCopy(text: string): string {
-  return Buffer.from(text, 'utf8').toString('utf8');
 }
