@@ -6,6 +6,8 @@ declare module 'autocannon' {
     p90: number;
     p99: number;
     max: number;
+    /** Requests only: how many were answered in all. */
+    total?: number;
   }
   export interface Result {
     requests: Histogram;

@@ -33,6 +33,23 @@ export interface Started {
   child: ChildProcess;
 }
 
+/** The process behind each server the bench started, by origin: its CPU time per request is measured. */
+const serverPids = new Map<string, number>();
+
+/** CPU time (user + system, all threads) a process has used, in µs; undefined where /proc is not. */
+export function processCpuMicros(pid: number): number | undefined {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's times (100 on every Linux in practice). */
+const CLOCK_TICKS = 100;
+
 export function start(args: string[], env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -44,7 +61,10 @@ export function start(args: string[], env: Record<string, string>): Promise<Star
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) {
         clearTimeout(timer);
-        resolve({ url: match[1].replace('localhost', '127.0.0.1'), child });
+        const url = match[1].replace('localhost', '127.0.0.1');
+        // A cluster's primary only hands connections over: its CPU says nothing of a request's cost.
+        if (child.pid !== undefined && Number(env.PBS_PROCESSES ?? 1) <= 1) serverPids.set(new URL(url).origin, child.pid);
+        resolve({ url, child });
       }
     });
     child.on('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
@@ -139,8 +159,16 @@ export interface Figure {
   connections: number;
   /** Share of CPU time the hypervisor took (steal) while this was measured: the noise on shared VMs. */
   stealPercent: number;
+  /**
+   * The server's CPU time (user + system) per request served during the measurement, in µs:
+   * what a request costs the server, whatever the load generator and the machine's other guests
+   * take meanwhile (a steadier figure than req/s on a shared VM). Absent where unknown.
+   */
+  cpuMicrosPerRequest?: number;
   /** The raw node:http figure measured just before this one. */
   raw?: number;
+  /** Raw node:http's CPU time per request in that measurement. */
+  rawCpuMicrosPerRequest?: number;
   /** The raw node:http figure for an answer as large as this scenario's (its ceiling), and that size. */
   rawSameSize?: { reqPerSec: number; bytes: number };
   extra?: string;
@@ -167,8 +195,14 @@ export async function withSteal<T>(work: () => Promise<T>): Promise<[T, number]>
 
 export async function measure(name: string, options: Parameters<typeof autocannon>[0], connections = CONNECTIONS): Promise<Figure> {
   await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
+  const pid = typeof options.url === 'string' ? serverPids.get(new URL(options.url).origin) : undefined;
+  const cpuBefore = pid === undefined ? undefined : processCpuMicros(pid);
   const [r, stealPercent] = await withSteal(() => autocannon({ ...options, connections, duration: DURATION }));
-  return figureOf(name, r, connections, stealPercent);
+  const cpuAfter = pid === undefined ? undefined : processCpuMicros(pid);
+  const figure = figureOf(name, r, connections, stealPercent);
+  const answered = r.requests.total ?? 0;
+  if (cpuBefore !== undefined && cpuAfter !== undefined && answered > 0) figure.cpuMicrosPerRequest = (cpuAfter - cpuBefore) / answered;
+  return figure;
 }
 
 /** A scenario's figure from autocannon's result. */
@@ -198,7 +232,7 @@ export function setRawUrl(url: string): void {
  */
 export async function besideRaw(scenario: () => Promise<Figure>): Promise<Figure> {
   const raw = await measure('raw node:http JSON', { url: rawUrl });
-  return { ...(await scenario()), raw: raw.reqPerSec };
+  return { ...(await scenario()), raw: raw.reqPerSec, rawCpuMicrosPerRequest: raw.cpuMicrosPerRequest };
 }
 
 /**
@@ -209,7 +243,12 @@ export async function besideRaw(scenario: () => Promise<Figure>): Promise<Figure
 export async function besideRawAndSameSize(bytes: number, scenario: () => Promise<Figure>): Promise<Figure> {
   const raw = await measure('raw node:http JSON', { url: rawUrl });
   const same = await measure(`raw node:http, ${bytes} bytes`, { url: `${rawUrl}bytes/${bytes}` });
-  return { ...(await scenario()), raw: raw.reqPerSec, rawSameSize: { reqPerSec: same.reqPerSec, bytes } };
+  return {
+    ...(await scenario()),
+    raw: raw.reqPerSec,
+    rawCpuMicrosPerRequest: raw.cpuMicrosPerRequest,
+    rawSameSize: { reqPerSec: same.reqPerSec, bytes },
+  };
 }
 
 export const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 3));
@@ -232,7 +271,9 @@ export async function pairedWithRaw(scenario: () => Promise<Figure>, answerBytes
   const ratio = (f: Figure) => f.reqPerSec / f.raw!;
   const median = medianBy(pairs, ratio);
   if (pairs.length === 1) return median;
-  const each = pairs.map((f) => `${(ratio(f) * 100).toFixed(1)} % (p99 ${f.p99})`).join(', ');
+  const each = pairs
+    .map((f) => `${(ratio(f) * 100).toFixed(1)} % (p99 ${f.p99}${f.cpuMicrosPerRequest ? `, ${cpuText(f)}` : ''})`)
+    .join(', ');
   return { ...median, extra: `median of ${pairs.length} pairs: ${each}` };
 }
 
@@ -248,13 +289,20 @@ export async function meanAnswerBytes(base: string, token: string, paths: string
 export const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
 export const times = ['18:00', '18:15', '18:30', '18:45', '19:00', '19:15', '19:30', '19:45', '20:00'];
 
+/** The server's CPU per request, and raw node:http's where measured beside it. */
+export function cpuText(f: Figure): string {
+  if (f.cpuMicrosPerRequest === undefined) return '';
+  const raw = f.rawCpuMicrosPerRequest === undefined ? '' : ` (raw node:http ${f.rawCpuMicrosPerRequest.toFixed(1)})`;
+  return `CPU ${f.cpuMicrosPerRequest.toFixed(1)} µs a request${raw}`;
+}
+
 export function row(f: Figure): string {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   const vsRaw = f.raw ? `${((f.reqPerSec / f.raw) * 100).toFixed(1)} % of ${n(f.raw)}` : '';
   const same = f.rawSameSize
     ? `${((f.reqPerSec / f.rawSameSize.reqPerSec) * 100).toFixed(1)} % of raw node:http answering the same ${n(f.rawSameSize.bytes)} bytes (${n(f.rawSameSize.reqPerSec)} req/s)`
     : '';
-  return `| ${f.name} | ${f.connections} | ${n(f.reqPerSec)} | ${f.p50} | ${f.p99} | ${vsRaw} | ${f.stealPercent.toFixed(0)} % | ${f.non2xx} | ${f.errors} | ${[same, f.extra].filter(Boolean).join('; ')} |`;
+  return `| ${f.name} | ${f.connections} | ${n(f.reqPerSec)} | ${f.p50} | ${f.p99} | ${vsRaw} | ${f.stealPercent.toFixed(0)} % | ${f.non2xx} | ${f.errors} | ${[cpuText(f), same, f.extra].filter(Boolean).join('; ')} |`;
 }
 
 export async function withPostgres<T>(run: (url: string) => Promise<T>): Promise<T | undefined> {

@@ -6,43 +6,74 @@ import type { ChangeFeed } from './change-feed.js';
  * process announces a change of it through the change feed (topic `topic`, key = the group, or
  * '' for all), and after `ttlMs` in any case. A load begun before a forget is not kept, so a read racing a
  * change never stores the older answer.
+ *
+ * Misses of one key at the same time share one load (50 connections missing a page at once made
+ * 50 loads, and a p99 of 100–190 ms on PostgreSQL each time pages expired together), and a key
+ * read in the last fifth of its life is loaded again in the background while the kept answer is
+ * still given, so pages in use do not expire at all.
  */
 export class ReadCache<V> {
   private readonly groups = new Map<string, Map<string, { until: number; value: V }>>();
   private generation = 0;
   private size = 0;
+  /** Wall time (expiry is about other processes, not the sandbox clock). */
+  private readonly now: () => number;
+  /** Loads under way, by group and key: joined by the misses that come meanwhile. */
+  private readonly loading = new Map<string, Promise<V>>();
 
   constructor(
     private readonly changes: ChangeFeed,
     readonly topic: string,
-    private readonly options: { ttlMs: number; maxEntries: number },
+    private readonly options: { ttlMs: number; maxEntries: number; now?: () => number },
   ) {
+    this.now = options.now ?? Date.now;
     // A change announced with the key '' concerns every group.
     changes.subscribe(topic, (group) => this.forget(group === '' ? undefined : group));
   }
 
   /** The kept answer of `group`/`key`, else `load()`'s (kept when nothing changed meanwhile). */
   async get(group: string, key: string, load: () => Promise<V>): Promise<V> {
-    const hit = this.peek(group, key);
-    if (hit !== undefined) return hit;
-    const generation = this.generation;
-    const value = await load();
-    this.keep(generation, group, key, value);
-    return value;
+    this.changes.check();
+    const hit = this.groups.get(group)?.get(key);
+    const now = this.now();
+    if (hit && hit.until > now) {
+      if (hit.until - now < this.options.ttlMs / 5) this.load(group, key, load).catch(() => {}); // the kept answer stands meanwhile
+      return hit.value;
+    }
+    return this.load(group, key, load);
+  }
+
+  /** One load per group and key at a time; its answer is kept unless something was forgotten meanwhile. */
+  private load(group: string, key: string, load: () => Promise<V>): Promise<V> {
+    const id = `${group}\u0000${key}`;
+    let pending = this.loading.get(id);
+    if (!pending) {
+      const generation = this.generation;
+      const started: Promise<V> = load()
+        .then((value) => {
+          this.keep(generation, group, key, value);
+          return value;
+        })
+        .finally(() => {
+          if (this.loading.get(id) === started) this.loading.delete(id);
+        });
+      this.loading.set(id, (pending = started));
+    }
+    return pending;
   }
 
   /** The kept answer of `group`/`key` if it is still good, without waiting (hot paths with many keys). */
   peek(group: string, key: string): V | undefined {
     this.changes.check();
     const hit = this.groups.get(group)?.get(key);
-    return hit && hit.until > Date.now() ? hit.value : undefined;
+    return hit && hit.until > this.now() ? hit.value : undefined;
   }
 
   /** `peek` of many keys of one group at once (one look for news of changes, one clock read). */
   peekAll(group: string, keys: readonly string[]): Array<V | undefined> {
     this.changes.check();
     const entries = this.groups.get(group);
-    const now = Date.now();
+    const now = this.now();
     return keys.map((key) => {
       const hit = entries?.get(key);
       return hit && hit.until > now ? hit.value : undefined;
@@ -61,12 +92,14 @@ export class ReadCache<V> {
     let entries = this.groups.get(group);
     if (!entries) this.groups.set(group, (entries = new Map()));
     if (!entries.has(key)) this.size++;
-    entries.set(key, { until: Date.now() + this.options.ttlMs, value });
+    entries.set(key, { until: this.now() + this.options.ttlMs, value });
   }
 
   /** Forgets one group, or everything (changes may have been missed). */
   forget(group?: string): void {
     this.generation++;
+    // Reads after a change must not join a load begun before it.
+    this.loading.clear();
     if (group === undefined) {
       this.groups.clear();
       this.size = 0;

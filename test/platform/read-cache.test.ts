@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChangeFeed } from '../../src/platform/change-feed.js';
+import { ReadCache } from '../../src/platform/read-cache.js';
+import { dialects, openTestDatabase, type TestDatabase } from '../support/harness.js';
+
+/** A load that answers when told to, counting how often it was started. */
+function controlledLoads() {
+  const waiting: Array<(value: string) => void> = [];
+  let started = 0;
+  return {
+    load: () =>
+      new Promise<string>((resolve) => {
+        started++;
+        waiting.push(resolve);
+      }),
+    get started() {
+      return started;
+    },
+    answer(value: string) {
+      waiting.shift()!(value);
+    },
+  };
+}
+
+/** The kept answers of hot partner reads (reviews pages, waitlist snapshots): one load at a time, renewed before they expire. */
+describe.each(dialects)('read cache on %s', (dialect) => {
+  let database: TestDatabase;
+  let feed: ChangeFeed;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(dialect);
+    feed = new ChangeFeed(database);
+  });
+  afterAll(() => database.drop());
+
+  it('gives misses of one key at the same time one load', async () => {
+    const cache = new ReadCache<string>(feed, 'probe-shared', { ttlMs: 1000, maxEntries: 10, now: () => 0 });
+    const loads = controlledLoads();
+    const readers = Array.from({ length: 50 }, () => cache.get('page', 'a', loads.load));
+    expect(loads.started).toBe(1);
+    loads.answer('A');
+    expect(await Promise.all(readers)).toEqual(Array(50).fill('A'));
+    expect(await cache.get('page', 'a', loads.load)).toBe('A');
+    expect(loads.started).toBe(1);
+  });
+
+  it('loads a key again in the last fifth of its life while still giving the kept answer', async () => {
+    let wall = 0;
+    const cache = new ReadCache<string>(feed, 'probe-ahead', { ttlMs: 1000, maxEntries: 10, now: () => wall });
+    const loads = controlledLoads();
+    const first = cache.get('page', 'a', loads.load);
+    loads.answer('old');
+    expect(await first).toBe('old');
+
+    wall = 700; // not yet in its last fifth
+    expect(await cache.get('page', 'a', loads.load)).toBe('old');
+    expect(loads.started).toBe(1);
+    wall = 850; // in it: answered at once, and loaded again once however many read meanwhile
+    expect(await cache.get('page', 'a', loads.load)).toBe('old');
+    expect(await cache.get('page', 'a', loads.load)).toBe('old');
+    expect(loads.started).toBe(2);
+    loads.answer('new');
+    await expect.poll(() => cache.peek('page', 'a')).toBe('new');
+    wall = 1500; // past the first answer's life, within the new one's
+    expect(await cache.get('page', 'a', loads.load)).toBe('new');
+    expect(loads.started).toBe(2);
+  });
+
+  it('does not let a read after a change join a load begun before it', async () => {
+    const cache = new ReadCache<string>(feed, 'probe-forget', { ttlMs: 1000, maxEntries: 10, now: () => 0 });
+    const loads = controlledLoads();
+    const before = cache.get('page', 'a', loads.load);
+    cache.forget('page');
+    const after = cache.get('page', 'a', loads.load);
+    expect(loads.started).toBe(2);
+    loads.answer('before the change');
+    loads.answer('after the change');
+    expect(await before).toBe('before the change');
+    expect(await after).toBe('after the change');
+    // Only the load begun after the change is kept.
+    expect(cache.peek('page', 'a')).toBe('after the change');
+  });
+});
