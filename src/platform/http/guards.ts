@@ -222,6 +222,17 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
     done(wait > 0 ? throttled(wait, `Too many requests from this address; retry in ${wait} seconds.`) : undefined);
   };
 
+  /** A link guard's way when the links are not all known: looks them up, then `admit` passes or refuses the request. */
+  const checkThen = (request: FastifyRequest, ids: string[], admit: (check: LinkCheck) => void, done: (error?: Error) => void) => {
+    options.links
+      .check(principalOf(request).partnerId, ids)
+      .then((check) => {
+        admit(check);
+        done();
+      }, done)
+      .catch(done);
+  };
+
   /** Checks the partner ↔ business links a route's scope asks for (after validation, before idempotency). */
   const linkGuard = (scope: BusinessScope): preHandlerHookHandler | undefined => {
     if ('param' in scope || 'query' in scope) {
@@ -251,13 +262,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
           return done(error instanceof Error ? error : new Error(messageOf(error)));
         }
         const given = raw;
-        options.links
-          .check(principalOf(request).partnerId, [given])
-          .then((check) => {
-            admit(request, given, check);
-            done();
-          }, done)
-          .catch(done);
+        checkThen(request, [given], (check) => admit(request, given, check), done);
       };
       return guard;
     }
@@ -309,13 +314,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         } catch (error) {
           return done(error instanceof Error ? error : new Error(messageOf(error)));
         }
-        options.links
-          .check(principalOf(request).partnerId, unique)
-          .then((check) => {
-            admit(request, unique, check);
-            done();
-          }, done)
-          .catch(done);
+        checkThen(request, unique, (check) => admit(request, unique, check), done);
       };
       return guard;
     }
