@@ -50,8 +50,8 @@ const invalid = (field: string, description: string) => apiError('INVALID_REQUES
  */
 export class EngagementService {
   /**
-   * Each business's part of an answer (JSON text) per range, and the latest scored week, until a
-   * week is scored again here or in another process (or 30 s).
+   * Each business's part of an answer (JSON bytes) per range, until a week is scored again here
+   * or in another process (or 30 s).
    */
   private readonly parts: ReadCache<Buffer>;
   /** The latest scored week ('' when none), forgotten with the parts. */

@@ -88,7 +88,8 @@ export class ReadCache<V> {
   /** Keeps an answer loaded since `version` was read, unless something was forgotten meanwhile. */
   keep(version: number, group: string, key: string, value: V): void {
     if (version !== this.generation) return;
-    if (this.size >= this.options.maxEntries) this.forget();
+    // Full: everything goes, unless this replaces a kept answer (a load ahead of expiry).
+    if (this.size >= this.options.maxEntries && !this.groups.get(group)?.has(key)) this.forget();
     let entries = this.groups.get(group);
     if (!entries) this.groups.set(group, (entries = new Map()));
     if (!entries.has(key)) this.size++;

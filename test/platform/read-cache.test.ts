@@ -66,6 +66,20 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect(loads.started).toBe(2);
   });
 
+  it('when full, replaces a kept answer loaded again without forgetting the others', async () => {
+    let wall = 0;
+    const cache = new ReadCache<string>(feed, 'probe-full', { ttlMs: 1000, maxEntries: 2, now: () => wall });
+    await cache.get('page', 'a', async () => 'A');
+    await cache.get('page', 'b', async () => 'B');
+    wall = 900;
+    expect(await cache.get('page', 'a', async () => 'A again')).toBe('A');
+    await expect.poll(() => cache.peek('page', 'a')).toBe('A again');
+    expect(cache.peek('page', 'b')).toBe('B');
+    // A third key does not fit: everything kept goes, and it is kept.
+    await cache.get('page', 'c', async () => 'C');
+    expect([cache.peek('page', 'a'), cache.peek('page', 'b'), cache.peek('page', 'c')]).toEqual([undefined, undefined, 'C']);
+  });
+
   it('does not let a read after a change join a load begun before it', async () => {
     const cache = new ReadCache<string>(feed, 'probe-forget', { ttlMs: 1000, maxEntries: 10, now: () => 0 });
     const loads = controlledLoads();
