@@ -52,20 +52,7 @@ export async function reviewsScenario(name: string, base: string): Promise<Figur
   }));
   const requests = [...pages, ...french];
   const sample = Array.from({ length: 600 }, () => pick(requests));
-  return pairedWithRaw(
-    () =>
-      measure(`private reviews, a business with 1,000 reviews (${name})`, {
-        url: base,
-        headers: { authorization: `Bearer ${token}` },
-        requests: [requests[0]],
-        setupClient: (client) => client.setRequests(sample),
-      }),
-    await meanAnswerBytes(
-      base,
-      token,
-      sample.map((r) => r.path),
-    ),
-  );
+  return sampledRead(`private reviews, a business with 1,000 reviews (${name})`, base, token, sample);
 }
 
 /**
@@ -110,18 +97,27 @@ export async function engagementScenario(name: string, base: string): Promise<Fi
     return { method: 'GET' as const, path: `/v3/businesses/engagement?business_ids=${ids.join(',')}${range}` };
   };
   const sample = Array.from({ length: 500 }, request);
+  return sampledRead(`engagement, 20 businesses a request (${name})`, base, token, sample);
+}
+
+/**
+ * A partner read measured over a sample of requests (each connection cycles through them, with
+ * the bearer token), paired with raw node:http and with raw node:http answering as many bytes.
+ */
+async function sampledRead(label: string, base: string, token: string, sample: Array<{ method: 'GET'; path: string }>): Promise<Figure> {
+  const answerBytes = await meanAnswerBytes(
+    base,
+    token,
+    sample.map((r) => r.path),
+  );
   return pairedWithRaw(
     () =>
-      measure(`engagement, 20 businesses a request (${name})`, {
+      measure(label, {
         url: base,
         headers: { authorization: `Bearer ${token}` },
         requests: [sample[0]],
         setupClient: (client) => client.setRequests(sample),
       }),
-    await meanAnswerBytes(
-      base,
-      token,
-      sample.map((r) => r.path),
-    ),
+    answerBytes,
   );
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeFeed } from '../../src/platform/change-feed.js';
 import { ReadCache } from '../../src/platform/read-cache.js';
 import { dialects, openTestDatabase, type TestDatabase } from '../support/harness.js';
+import { TEST_DEADLINE_MS } from '../support/wait.js';
 
 /** A load that answers when told to, counting how often it was started. */
 function controlledLoads() {
@@ -60,7 +61,7 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect(await cache.get('page', 'a', loads.load)).toBe('old');
     expect(loads.started).toBe(2);
     loads.answer('new');
-    await expect.poll(() => cache.peek('page', 'a')).toBe('new');
+    await expect.poll(() => cache.peek('page', 'a'), { timeout: TEST_DEADLINE_MS }).toBe('new');
     wall = 1500; // past the first answer's life, within the new one's
     expect(await cache.get('page', 'a', loads.load)).toBe('new');
     expect(loads.started).toBe(2);
@@ -73,7 +74,7 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     await cache.get('page', 'b', async () => 'B');
     wall = 900;
     expect(await cache.get('page', 'a', async () => 'A again')).toBe('A');
-    await expect.poll(() => cache.peek('page', 'a')).toBe('A again');
+    await expect.poll(() => cache.peek('page', 'a'), { timeout: TEST_DEADLINE_MS }).toBe('A again');
     expect(cache.peek('page', 'b')).toBe('B');
     // A third key does not fit: everything kept goes, and it is kept.
     await cache.get('page', 'c', async () => 'C');
