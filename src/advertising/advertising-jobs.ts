@@ -4,7 +4,7 @@ import { toIsoOffset, type Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent, type DomainEvent } from '../platform/events.js';
-import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
+import { answerWithinChange, type PartnerWrite } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
 import { SettingsStore } from '../platform/settings.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
@@ -41,7 +41,6 @@ import {
 import { endProgram } from './advertising-schedule.js';
 import { AdvertisingStore, type AdJob, type AdProgram } from './advertising-store.js';
 import { toJson } from '../platform/values.js';
-import { currentRequestId } from '../platform/request-context.js';
 
 /** Applies one advertising job (create, edit, end) after the configured processing delay. */
 export const APPLY_AD_JOB = defineTask<{ job_id: string }>(
@@ -77,23 +76,23 @@ export class AdvertisingJobs {
   // ---- requests ------------------------------------------------------------------------------
 
   /** `POST /v1/reseller/program/create`: the job, written with its task (and Idempotency-Key answer). */
-  async create(principal: Principal, params: Record<string, unknown>, pending?: PendingIdempotency) {
+  async create(principal: Principal, params: Record<string, unknown>, write?: PartnerWrite) {
     const request = parseCreate(params);
     const business = await this.businesses.requireRef(request.business_id);
-    return this.newJob(principal.partnerId, 'create', { ...request, business_id: business.id }, business.id, null, pending);
+    return this.newJob(principal.partnerId, 'create', { ...request, business_id: business.id }, business.id, null, write);
   }
 
   /** `POST /v1/reseller/program/{program_id}/edit`. Another partner's program answers like an unknown one. */
-  async edit(principal: Principal, programId: string, params: Record<string, unknown>, pending?: PendingIdempotency) {
+  async edit(principal: Principal, programId: string, params: Record<string, unknown>, write?: PartnerWrite) {
     const program = await this.ownProgram(principal.partnerId, programId);
     const request = parseEdit(program.id, params);
-    return this.newJob(principal.partnerId, 'edit', request, program.business_id, program.id, pending);
+    return this.newJob(principal.partnerId, 'edit', request, program.business_id, program.id, write);
   }
 
   /** `POST /v1/reseller/program/{program_id}/end`. Another partner's program answers like an unknown one. */
-  async end(principal: Principal, programId: string, pending?: PendingIdempotency) {
+  async end(principal: Principal, programId: string, write?: PartnerWrite) {
     const program = await this.ownProgram(principal.partnerId, programId);
-    return this.newJob(principal.partnerId, 'end', { program_id: program.id }, program.business_id, program.id, pending);
+    return this.newJob(principal.partnerId, 'end', { program_id: program.id }, program.business_id, program.id, write);
   }
 
   /**
@@ -101,7 +100,7 @@ export class AdvertisingJobs {
    * program is paused or resumed at once (202, empty body). Not CPC → 400; ended, or already in
    * that state → 409 CONFLICT; another partner's program → 404.
    */
-  async setPaused(principal: Principal, programId: string, paused: boolean, pending?: PendingIdempotency): Promise<void> {
+  async setPaused(principal: Principal, programId: string, paused: boolean, write?: PartnerWrite): Promise<void> {
     const program = await this.ownProgram(principal.partnerId, programId);
     if (program.program_type !== 'CPC') invalid('program_id', 'Only CPC programs can be paused and resumed.');
     const now = this.clock.now();
@@ -113,8 +112,8 @@ export class AdvertisingJobs {
       if (!(await this.store(trx).setPauseStatus(program.id, paused ? 'PAUSED' : 'NOT_PAUSED', now))) {
         throw apiError('CONFLICT', `The program is already ${paused ? 'paused' : 'running'}.`);
       }
-      await recordEvent(trx, this.database.dialect, programEvent(program, paused ? 'PAUSED' : 'RESUMED', now));
-      await answerWithinChange(trx, pending, 202, undefined);
+      await recordEvent(trx, this.database.dialect, { ...programEvent(program, paused ? 'PAUSED' : 'RESUMED', now), requestId: write?.requestId });
+      await answerWithinChange(trx, write, 202, undefined);
     });
     this.options.onEventsCommitted?.();
   }
@@ -125,7 +124,7 @@ export class AdvertisingJobs {
     request: CreateRequest | EditRequest | EndRequest,
     businessId: string,
     programId: string | null,
-    pending?: PendingIdempotency,
+    write?: PartnerWrite,
   ) {
     const id = newId();
     const now = this.clock.now();
@@ -144,10 +143,10 @@ export class AdvertisingJobs {
         created_at: now,
         completed_at: null,
         held: held ? 1 : 0,
-        request_id: currentRequestId() ?? null,
+        request_id: write?.requestId ?? null,
       });
       if (!held) await this.tasks.enqueue(trx, APPLY_AD_JOB, { job_id: id }, { runAt: now + this.options.processingDelayMs });
-      await answerWithinChange(trx, pending, 200, answer);
+      await answerWithinChange(trx, write, 200, answer);
     });
     return answer;
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { openObject, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
+import { openObject, partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ProgramFeatureService } from './feature-service.js';
 import { FEATURE_TYPES } from './program-features.js';
@@ -62,7 +62,7 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
           response: { 200: featuresAnswer, 400: error, 404: error, 409: error },
         },
       },
-      async (request) => service.set(principalOf(request).partnerId, request.params.program_id, request.body, request.idempotency),
+      async (request) => service.set(principalOf(request).partnerId, request.params.program_id, request.body, partnerWriteOf(request)),
     );
     app.delete(
       path,
@@ -87,7 +87,7 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
         },
       },
       async (request) =>
-        service.remove(principalOf(request).partnerId, request.params.program_id, request.body, request.query, request.idempotency),
+        service.remove(principalOf(request).partnerId, request.params.program_id, request.body, request.query, partnerWriteOf(request)),
     );
 
     app.get(

@@ -2,7 +2,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
-import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
+import { answerWithinChange, type PartnerWrite } from '../platform/idempotency.js';
 import { toIsoOffset } from '../platform/clock.js';
 import { ownedProgram, programEvent, programStatus } from './advertising-rules.js';
 import { AdvertisingStore, type AdProgram } from './advertising-store.js';
@@ -43,7 +43,7 @@ export class ProgramFeatureService {
   }
 
   /** `POST {"features": {TYPE: {...}}}`: sets the features named; a field left out keeps its value. */
-  async set(partnerId: string, programId: string, body: unknown, pending?: PendingIdempotency) {
+  async set(partnerId: string, programId: string, body: unknown, write?: PartnerWrite) {
     const program = await this.ownProgram(partnerId, programId);
     const sent = featuresOf(body);
     if (!isRecord(sent) || Object.keys(sent).length === 0) {
@@ -62,7 +62,7 @@ export class ProgramFeatureService {
       'features',
     );
     this.refuseEnded(program);
-    return this.change(program, types, pending, async (store, current, now) => {
+    return this.change(program, types, write, async (store, current, now) => {
       for (const [i, type] of types.entries()) {
         const value = readFeature(type, entries[i][1], current.get(type) ?? defaultFeature(type, program.business_id), program.business_id);
         await store.saveFeature(program.id, type, toJson(value), now);
@@ -71,7 +71,7 @@ export class ProgramFeatureService {
   }
 
   /** `DELETE {"features": [TYPE, …]}` (or `?features=A,B`): back to their defaults. */
-  async remove(partnerId: string, programId: string, body: unknown, query: Record<string, unknown>, pending?: PendingIdempotency) {
+  async remove(partnerId: string, programId: string, body: unknown, query: Record<string, unknown>, write?: PartnerWrite) {
     const program = await this.ownProgram(partnerId, programId);
     const named = featureListOf(body, query);
     if (named.length === 0 || named.length > MAX_TYPES_PER_REQUEST) {
@@ -81,7 +81,7 @@ export class ProgramFeatureService {
     }
     const types = featureTypesFor(program.program_type, named, 'features');
     this.refuseEnded(program);
-    return this.change(program, types, pending, async (store) => {
+    return this.change(program, types, write, async (store) => {
       await store.deleteFeatures(program.id, types);
     });
   }
@@ -107,22 +107,23 @@ export class ProgramFeatureService {
   private async change(
     program: AdProgram,
     types: FeatureType[],
-    pending: PendingIdempotency | undefined,
-    write: (store: AdvertisingStore, current: Map<string, FeatureValue>, now: number) => Promise<void>,
+    write: PartnerWrite | undefined,
+    apply: (store: AdvertisingStore, current: Map<string, FeatureValue>, now: number) => Promise<void>,
   ) {
     const now = this.clock.now();
     const answer = await this.database.transact(async (trx) => {
       const store = this.store(trx);
       // Locked: two changes of one program's features take turns, each reading what the other wrote.
       await store.lockProgram(program.id);
-      await write(store, parsed(await store.features(program.id)), now);
+      await apply(store, parsed(await store.features(program.id)), now);
       const view = this.view(program, await store.features(program.id));
       const event = programEvent(program, 'FEATURES_CHANGED', now);
       await recordEvent(trx, this.database.dialect, {
         ...event,
         payload: { ...event.payload, feature_types: types, active_features: view.active },
+        requestId: write?.requestId,
       });
-      await answerWithinChange(trx, pending, 200, { features: view.features });
+      await answerWithinChange(trx, write, 200, { features: view.features });
       return view;
     });
     this.options.onEventsCommitted?.();

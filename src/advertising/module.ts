@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { principalOf, typedRoutes } from '../platform/http/typed-routes.js';
+import { partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import { isRecord } from '../platform/values.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import { apiError } from '../platform/errors.js';
@@ -220,7 +220,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
             response: { 200: jobId, 400: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) => jobs.create(principalOf(request), parametersOf(request), request.idempotency),
+        async (request) => jobs.create(principalOf(request), parametersOf(request), partnerWriteOf(request)),
       );
       app.post(
         '/v1/reseller/program/:program_id/edit',
@@ -236,7 +236,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
             response: { 200: jobId, 400: { $ref: 'ErrorResponse#' }, 404: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) => jobs.edit(principalOf(request), request.params.program_id, parametersOf(request), request.idempotency),
+        async (request) => jobs.edit(principalOf(request), request.params.program_id, parametersOf(request), partnerWriteOf(request)),
       );
       for (const [action, paused] of [
         ['pause', true],
@@ -260,7 +260,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
             },
           },
           async (request, reply) => {
-            await jobs.setPaused(principalOf(request), request.params.program_id, paused, request.idempotency);
+            await jobs.setPaused(principalOf(request), request.params.program_id, paused, partnerWriteOf(request));
             return reply.code(202).send();
           },
         );
@@ -277,7 +277,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
             response: { 200: jobId, 404: { $ref: 'ErrorResponse#' } },
           },
         },
-        async (request) => jobs.end(principalOf(request), request.params.program_id, request.idempotency),
+        async (request) => jobs.end(principalOf(request), request.params.program_id, partnerWriteOf(request)),
       );
       app.get(
         '/v1/reseller/status/:job_id',

@@ -96,6 +96,8 @@ export interface Config {
     fullBodies: boolean;
     /** How often the buffered entries are written, ms. */
     flushMs: number;
+    /** `thread`: entries are made into rows and written by a worker thread of their own; `inline`: on the main thread. */
+    writer: 'thread' | 'inline';
   };
   /** How long a partner portal session lasts (pbs time), ms. */
   portalSessionMs: number;
@@ -144,6 +146,12 @@ function fullBodies(env: Env, sandbox: boolean): boolean {
   const full = bool(env, 'PBS_REQUEST_LOG_FULL_BODIES', false);
   if (full && !sandbox) throw new ConfigError('PBS_REQUEST_LOG_FULL_BODIES is for the sandbox only: production masks guest data');
   return full;
+}
+
+function requestLogWriter(raw: string | undefined): Config['requestLog']['writer'] {
+  if (raw === undefined || raw === '' || raw === 'thread') return 'thread';
+  if (raw === 'inline') return 'inline';
+  throw new ConfigError(`PBS_REQUEST_LOG_WRITER must be thread or inline, got "${raw}"`);
 }
 
 function schedule(raw: string): number[] {
@@ -297,6 +305,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
       maxRowsPerPartner: int(merged, 'PBS_REQUEST_LOG_MAX_ROWS_PER_PARTNER', 10_000, 1),
       fullBodies: fullBodies(merged, sandbox),
       flushMs: int(merged, 'PBS_REQUEST_LOG_FLUSH_MS', 250, 10),
+      writer: requestLogWriter(merged.PBS_REQUEST_LOG_WRITER),
     },
     portalSessionMs: int(merged, 'PBS_PORTAL_SESSION_HOURS', 7 * 24, 1) * 3_600_000,
     operatorSessionMs: int(merged, 'PBS_OPERATOR_SESSION_HOURS', 12, 1) * 3_600_000,

@@ -3,7 +3,6 @@ import type { PbsMigration } from './db/migrate.js';
 import type { DbOrTx, Dialect } from './db/database.js';
 import { RawStatement } from './db/raw.js';
 import { newId } from './ids.js';
-import { currentRequestId } from './request-context.js';
 
 /**
  * The outbox. Every change that partners may hear of writes its event here, in the transaction
@@ -96,7 +95,7 @@ export interface DomainEvent {
   partnerId?: string | null;
   payload: unknown;
   at: number;
-  /** The request that caused it; default: the request being handled (platform/request-context.ts). */
+  /** The partner request that caused it, if one did (`PartnerWrite.requestId`, idempotency.ts). */
   requestId?: string | null;
 }
 
@@ -106,7 +105,7 @@ export type RelayedEvent = Omit<DomainEventsTable, 'relayed_at' | 'request_id'>;
 /**
  * The statement that records an event when `condition` holds, for writers that fold it into a
  * statement of their own: `values` are SQL expressions for id, type, business_id, partner_id,
- * payload (JSON text), occurred_at and request_id (`currentRequestId()`, or null).
+ * payload (JSON text), occurred_at and request_id (the causing request's id, or null).
  */
 export const eventInsertWhen = (values: string, condition: string) =>
   `insert into domain_events (${EVENT_COLUMNS}) select ${values} where ${condition}`;
@@ -119,7 +118,7 @@ function eventParameters(id: string, event: DomainEvent): unknown[] {
     event.partnerId ?? null,
     JSON.stringify(event.payload),
     event.at,
-    event.requestId ?? currentRequestId() ?? null,
+    event.requestId ?? null,
   ];
 }
 

@@ -18,6 +18,19 @@ export interface PendingIdempotency {
   key: string;
 }
 
+/**
+ * What a partner's write carries from its request into the transaction of its change: the
+ * request's id, which the events the change records name (so the request log links a request
+ * to the webhooks it caused, docs/request-log.md "Links"), and the Idempotency-Key it claimed,
+ * which the change answers. Passed by hand rather than found in an AsyncLocalStorage: on
+ * Node 20 such a storage adds a hook to every promise of every request (docs/request-log.md
+ * "Cost").
+ */
+export interface PartnerWrite {
+  requestId: string;
+  idempotency: PendingIdempotency | undefined;
+}
+
 /** JSON answers are stored with this type (what the routes send). */
 export const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -28,12 +41,8 @@ export const JSON_UTF8 = 'application/json; charset=utf-8';
  * Writers that commit in one PostgreSQL statement fold the same update into it (see the
  * reservation store) with `idempotencyParameters`.
  */
-export async function answerWithinChange(
-  db: DbOrTx,
-  pending: PendingIdempotency | undefined,
-  statusCode: number,
-  body: unknown,
-): Promise<void> {
+export async function answerWithinChange(db: DbOrTx, write: PartnerWrite | undefined, statusCode: number, body: unknown): Promise<void> {
+  const pending = write?.idempotency;
   if (!pending) return;
   // `undefined`: an answer without a body (e.g. 202 with an empty body).
   const empty = body === undefined;
@@ -53,7 +62,8 @@ export async function answerWithinChange(
 }
 
 /** Parameters for a statement that completes the key itself (nulls match no key). */
-export function idempotencyParameters(pending: PendingIdempotency | undefined, statusCode: number, body: unknown) {
+export function idempotencyParameters(write: PartnerWrite | undefined, statusCode: number, body: unknown) {
+  const pending = write?.idempotency;
   return {
     idem_partner: pending?.partnerId ?? null,
     idem_key: pending?.key ?? null,

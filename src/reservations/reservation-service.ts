@@ -6,7 +6,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
-import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
+import { answerWithinChange, type PartnerWrite } from '../platform/idempotency.js';
 import { newId, timeOrderedUuid } from '../platform/ids.js';
 import { addDays, localDay } from '../platform/local-time.js';
 import { bookableRange, dayContext, heldSlotRefusal, slotProblem, type SlotContext } from './availability.js';
@@ -105,8 +105,8 @@ export class ReservationService {
     return body.end(withRange ? r.settings.party_size : undefined);
   }
 
-  /** `pending`: the request's Idempotency-Key, answered in the booking's own write. */
-  async hold(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>, pending?: PendingIdempotency) {
+  /** `write`: the request; its Idempotency-Key is answered in the hold's own write. */
+  async hold(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>, write?: PartnerWrite) {
     const { date, minutes, time, covers } = parseDateTimeCovers(
       form,
       { date: 'date', time: 'time', covers: 'covers' },
@@ -168,7 +168,7 @@ export class ReservationService {
           },
           fittingTables(r, covers),
           notice,
-          { pending, body: answer },
+          { write, body: answer },
         ),
       (outcome) => {
         if (outcome.tableId === undefined) throw apiError('HOLD_SLOT_NOT_AVAILABLE', `${date} ${time} is not available for ${covers}`);
@@ -181,8 +181,8 @@ export class ReservationService {
     return answer;
   }
 
-  /** `pending`: the request's Idempotency-Key, answered in the booking's own write. */
-  async reserve(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>, pending?: PendingIdempotency) {
+  /** `write`: the request; its id names the booking's event and its Idempotency-Key is answered in the booking's own write. */
+  async reserve(partnerId: string, businessIdOrAlias: string, form: Record<string, unknown>, write?: PartnerWrite) {
     const { date, minutes, time, covers } = parseDateTimeCovers(
       form,
       { date: 'date', time: 'time', covers: 'covers' },
@@ -223,9 +223,9 @@ export class ReservationService {
           settingsRefuse: refusal !== undefined,
           candidates: fittingTables(r, covers),
           reservation: { id, first_name: guest.first_name, last_name: guest.last_name, phone: guest.phone, email: guest.email, notes },
-          event: reservationCreated({ id, ...request }, now),
+          event: { ...reservationCreated({ id, ...request }, now), requestId: write?.requestId },
           notice,
-          answer: { pending, body: answer },
+          answer: { write, body: answer },
         }),
       ({ hold, duplicates, tableId }) => {
         if (
@@ -261,9 +261,9 @@ export class ReservationService {
     return { active: row.end_at > this.clock.now(), date: row.date, time: `${row.time}:00`, covers: row.covers };
   }
 
-  async cancel(partnerId: string, reservationId: string, pending?: PendingIdempotency): Promise<Record<string, never>> {
+  async cancel(partnerId: string, reservationId: string, write?: PartnerWrite): Promise<Record<string, never>> {
     const row = await this.ownReservation(partnerId, reservationId, 404);
-    await this.cancelRow(row, 'PARTNER_API', pending);
+    await this.cancelRow(row, 'PARTNER_API', write);
     return {};
   }
 
@@ -298,7 +298,7 @@ export class ReservationService {
 
   // ---- helpers -------------------------------------------------------------------------------
 
-  private async cancelRow(row: ReservationRow, source: CancelSource, pending?: PendingIdempotency) {
+  private async cancelRow(row: ReservationRow, source: CancelSource, write?: PartnerWrite) {
     const by = source === 'RESTAURANT' ? 'restaurant' : 'guest';
     if (row.status === 'canceled') throw apiError('RESERVATION_ALREADY_CANCELED');
     const r = await this.restaurant(row.business_id, { requireReservable: false });
@@ -315,10 +315,10 @@ export class ReservationService {
     await this.database.transact(async (trx) => {
       const result = await this.store(trx).cancelReservation(row.id, by, now);
       if (Number(result.numUpdatedRows) === 0) throw apiError('RESERVATION_ALREADY_CANCELED');
-      await answerWithinChange(trx, pending, 200, {});
+      await answerWithinChange(trx, write, 200, {});
       await this.feed.publish(trx, BOOKINGS_TOPIC, row.business_id);
       const event = reservationCanceled(row, source, now);
-      if (event) await recordEvent(trx, this.database.dialect, event);
+      if (event) await recordEvent(trx, this.database.dialect, { ...event, requestId: write?.requestId });
     });
     this.options.onEventsCommitted?.();
     this.occupancy.apply(row.business_id, { remove: [row.id] });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DbOrTx, Dialect } from '../platform/db/database.js';
 import { recordEvent, type DomainEvent } from '../platform/events.js';
-import { answerWithinChange, idempotencyParameters, type PendingIdempotency } from '../platform/idempotency.js';
+import { answerWithinChange, idempotencyParameters, type PartnerWrite } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
 import type { ReservationSettings } from './inventory.js';
 import type { InventoryTable } from './inventory-tables.js';
@@ -23,11 +23,10 @@ import {
   withLapse,
 } from './reservation-statements.js';
 import type { HoldRow, ReservationRow } from './reservation-tables.js';
-import { currentRequestId } from '../platform/request-context.js';
 
 /** The answer a booking gives when it is written, stored with it for its Idempotency-Key (if any). */
 export interface BookingAnswer {
-  pending: PendingIdempotency | undefined;
+  write: PartnerWrite | undefined;
   body: unknown;
 }
 
@@ -150,7 +149,7 @@ export class ReservationStore {
         covers: hold.covers,
         expires_at: hold.expires_at,
         notice,
-        ...idempotencyParameters(answer.pending, 200, answer.body),
+        ...idempotencyParameters(answer.write, 200, answer.body),
       });
       return { tableId: row.table_id ?? undefined, released: row.released, won: row.won > 0 };
     }
@@ -192,7 +191,7 @@ export class ReservationStore {
       'active',
       hold.created_at,
     ]);
-    await answerWithinChange(this.db, answer.pending, 200, answer.body);
+    await answerWithinChange(this.db, answer.write, 200, answer.body);
     return { tableId, released: rows.filter((r) => r.kind === 'mine').map((r) => r.id), won: true };
   }
 
@@ -229,8 +228,8 @@ export class ReservationStore {
         event_id: newId(),
         event_type: input.event.type,
         event_payload: JSON.stringify(input.event.payload),
-        event_request_id: currentRequestId() ?? null,
-        ...idempotencyParameters(input.answer.pending, 200, input.answer.body),
+        event_request_id: input.event.requestId ?? null,
+        ...idempotencyParameters(input.answer.write, 200, input.answer.body),
       });
       return {
         // Cast: the hold's columns come from an outer join, null together only when no hold matched (no id).
@@ -284,7 +283,7 @@ export class ReservationStore {
       null,
     ]);
     await recordEvent(this.db, this.dialect, input.event);
-    await answerWithinChange(this.db, input.answer.pending, 200, input.answer.body);
+    await answerWithinChange(this.db, input.answer.write, 200, input.answer.body);
     facts.won = true;
     return facts;
   }

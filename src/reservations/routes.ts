@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { openObject, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
+import { openObject, partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import { importSource, streamJsonLines } from '../platform/http/streamed-body.js';
 import { MAX_IMPORT_BYTES } from '../platform/json-lines.js';
 import { requireFormBody } from './params.js';
@@ -211,7 +211,7 @@ export function reservationRoutes(service: ReservationService) {
       },
       async (request) => {
         const form = requireFormBody(request.query, request.body, request.headers['content-type']);
-        return service.hold(principalOf(request).partnerId, request.params.business_id, form, request.idempotency);
+        return service.hold(principalOf(request).partnerId, request.params.business_id, form, partnerWriteOf(request));
       },
     );
 
@@ -242,7 +242,7 @@ export function reservationRoutes(service: ReservationService) {
       },
       async (request) => {
         const form = requireFormBody(request.query, request.body, request.headers['content-type']);
-        return service.reserve(principalOf(request).partnerId, request.params.business_id, form, request.idempotency);
+        return service.reserve(principalOf(request).partnerId, request.params.business_id, form, partnerWriteOf(request));
       },
     );
 
@@ -274,7 +274,7 @@ export function reservationRoutes(service: ReservationService) {
           response: { 200: { type: 'object', additionalProperties: false, properties: {} }, ...errors },
         },
       },
-      async (request) => service.cancel(principalOf(request).partnerId, request.params.reservation_id, request.idempotency),
+      async (request) => service.cancel(principalOf(request).partnerId, request.params.reservation_id, partnerWriteOf(request)),
     );
   };
 }

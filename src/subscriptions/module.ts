@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { openObject, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
+import { openObject, partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
 import { APPLY_TASK, MAX_IDS, type SubscriptionService } from './subscription-service.js';
@@ -115,7 +115,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
             response: { 202: empty, ...errors },
           },
           handler: async (request, reply) =>
-            reply.code(202).send(await service.request(principalOf(request), action, request.body, request.idempotency)),
+            reply.code(202).send(await service.request(principalOf(request), action, request.body, partnerWriteOf(request))),
         });
       }
       for (const [path, action] of [
@@ -134,7 +134,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
               response: { 200: { type: 'object', properties: { whitelist_business_ids_count: { type: 'integer' } } }, ...errors },
             },
           },
-          async (request) => service.whitelist(principalOf(request), action, request.body, request.idempotency),
+          async (request) => service.whitelist(principalOf(request), action, request.body, partnerWriteOf(request)),
         );
         app.post(
           `/listing_management/businesses/${path}/v1`,
@@ -148,7 +148,7 @@ export function subscriptionsModule(service: SubscriptionService): ApiModule {
               response: { 200: empty, ...errors },
             },
           },
-          async (request) => service.listingManagementChange(principalOf(request), action, request.body, request.idempotency),
+          async (request) => service.listingManagementChange(principalOf(request), action, request.body, partnerWriteOf(request)),
         );
       }
       app.get(

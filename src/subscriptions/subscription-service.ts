@@ -3,7 +3,7 @@ import type { BusinessLinks, PartnerInterface, Principal } from '../platform/aut
 import { parseBusinessIdList } from '../platform/business-ids.js';
 import { parsePage } from '../platform/paging.js';
 import { isOneOf, single, storedStrings } from '../platform/query.js';
-import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
+import { answerWithinChange, type PartnerWrite } from '../platform/idempotency.js';
 import type { Clock } from '../platform/clock.js';
 import { toIsoOffset } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
@@ -92,7 +92,7 @@ export class SubscriptionService {
     principal: Principal,
     action: 'subscribe' | 'unsubscribe',
     body: unknown,
-    pending?: PendingIdempotency,
+    write?: PartnerWrite,
   ): Promise<Record<string, never>> {
     const rawTypes = isRecord(body) ? body.subscription_types : undefined;
     if (!Array.isArray(rawTypes) || rawTypes.length === 0) {
@@ -116,7 +116,7 @@ export class SubscriptionService {
         completed_at: null,
       });
       await this.tasks.enqueue(trx, APPLY_TASK, { request_id: id });
-      await answerWithinChange(trx, pending, 202, {});
+      await answerWithinChange(trx, write, 202, {});
     });
     return {};
   }
@@ -170,13 +170,13 @@ export class SubscriptionService {
 
   // ---- synchronous interfaces: webhook allow-list and listing management ----------------------
 
-  /** Applies a change at once; `answer` builds the reply inside the transaction, stored with it for `pending`. */
+  /** Applies a change at once; `answer` builds the reply inside the transaction, stored with it for `write`. */
   private async changeNow<T>(
     partnerId: string,
     type: SubscriptionType,
     action: 'subscribe' | 'unsubscribe',
     ids: string[],
-    pending: PendingIdempotency | undefined,
+    write: PartnerWrite | undefined,
     answer: (store: SubscriptionStore) => Promise<T>,
   ): Promise<T> {
     return this.database.transact(async (trx) => {
@@ -186,14 +186,14 @@ export class SubscriptionService {
       if (action === 'subscribe') await store.subscribe(partnerId, type, found, this.clock.now());
       else await store.unsubscribe(partnerId, type, found);
       const body = await answer(store);
-      await answerWithinChange(trx, pending, 200, body);
+      await answerWithinChange(trx, write, 200, body);
       return body;
     });
   }
 
   /** The replaced `/v3/webhooks/whitelists/businesses/add|remove`: the partner's WEBHOOK total afterwards. */
-  async whitelist(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown, pending?: PendingIdempotency) {
-    return this.changeNow(principal.partnerId, 'WEBHOOK', action, businessIdList(body, MAX_IDS.whitelist), pending, async (store) => ({
+  async whitelist(principal: Principal, action: 'subscribe' | 'unsubscribe', body: unknown, write?: PartnerWrite) {
+    return this.changeNow(principal.partnerId, 'WEBHOOK', action, businessIdList(body, MAX_IDS.whitelist), write, async (store) => ({
       whitelist_business_ids_count: await store.count(principal.partnerId, 'WEBHOOK'),
     }));
   }
@@ -207,14 +207,14 @@ export class SubscriptionService {
     principal: Principal,
     action: 'subscribe' | 'unsubscribe',
     body: unknown,
-    pending?: PendingIdempotency,
+    write?: PartnerWrite,
   ): Promise<Record<string, never>> {
     return this.changeNow(
       principal.partnerId,
       'LISTING_MANAGEMENT',
       action,
       businessIdList(body, MAX_IDS.listingManagement),
-      pending,
+      write,
       async () => ({}),
     );
   }

@@ -1,5 +1,5 @@
 import type { PartnerService } from '../partners/partner-service.js';
-import { principalOf, typedRoutes } from '../platform/http/typed-routes.js';
+import { partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
 import { bodyObject } from '../platform/query.js';
@@ -163,7 +163,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
         async (request, reply) =>
           reply
             .code(201)
-            .send(await service.join(principalOf(request), request.business!.id, bodyObject(request.body), request.idempotency)),
+            .send(await service.join(principalOf(request), request.business!.id, bodyObject(request.body), partnerWriteOf(request))),
       );
       app.post(
         '/v3/businesses/:business_id/waitlist/on-my-way',
@@ -188,7 +188,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
         async (request, reply) =>
           reply
             .code(201)
-            .send(await service.onMyWay(principalOf(request), request.business!.id, bodyObject(request.body), request.idempotency)),
+            .send(await service.onMyWay(principalOf(request), request.business!.id, bodyObject(request.body), partnerWriteOf(request))),
       );
       app.get(
         '/v3/visits/:visit_id',
@@ -217,7 +217,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
           },
         },
         async (request, reply) => {
-          await service.cancel(principalOf(request), request.params.visit_id, request.idempotency);
+          await service.cancel(principalOf(request), request.params.visit_id, partnerWriteOf(request));
           return reply.code(204).send();
         },
       );

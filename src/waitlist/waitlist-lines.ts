@@ -5,7 +5,7 @@ import { toIsoOffset, type Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent, type DomainEvent } from '../platform/events.js';
-import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
+import { answerWithinChange, type PartnerWrite } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
 import { ReadCache } from '../platform/read-cache.js';
 import { seconds, type PartyInput } from './waitlist-input.js';
@@ -198,7 +198,7 @@ export class WaitlistLines {
    * Moves a visit to `state` (the partner's cancel and the restaurant side): from an active state
    * only, with the state's time and the event, in one transaction.
    */
-  async move(visitId: string, state: VisitState, pending?: PendingIdempotency, from: readonly VisitState[] = ACTIVE_STATES) {
+  async move(visitId: string, state: VisitState, write?: PartnerWrite, from: readonly VisitState[] = ACTIVE_STATES) {
     const now = this.clock.now();
     await this.database
       .transact(async (trx) => {
@@ -211,8 +211,8 @@ export class WaitlistLines {
         if (!from.includes(visit.state) || !(await store.moveVisit(visit.id, from, change))) {
           throw apiError('CONFLICT', `A ${visit.state} visit cannot become ${state}.`);
         }
-        await answerWithinChange(trx, pending, 204, undefined);
-        if (visit.partner_id !== null) await recordEvent(trx, this.database.dialect, this.visitEvent({ ...visit, ...change }, state, now));
+        await answerWithinChange(trx, write, 204, undefined);
+        if (visit.partner_id !== null) await recordEvent(trx, this.database.dialect, this.visitEvent({ ...visit, ...change }, state, now, write?.requestId));
         await this.publish(trx, visit.business_id);
         return visit.business_id;
       })
@@ -220,9 +220,11 @@ export class WaitlistLines {
     this.eventsCommitted();
   }
 
-  visitEvent(visit: Visit, change: string, now: number): DomainEvent {
+  /** `requestId`: the partner request that made the change, if one did. */
+  visitEvent(visit: Visit, change: string, now: number, requestId?: string): DomainEvent {
     return {
       type: VISIT_EVENT_TYPE,
+      requestId,
       businessId: visit.business_id,
       partnerId: visit.partner_id,
       at: now,

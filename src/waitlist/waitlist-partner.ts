@@ -1,7 +1,7 @@
 import type { Principal } from '../platform/auth/principal.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
-import { answerWithinChange, type PendingIdempotency } from '../platform/idempotency.js';
+import { answerWithinChange, type PartnerWrite } from '../platform/idempotency.js';
 import { arrivalRange, joinFields, party, refuseTooLarge, seconds } from './waitlist-input.js';
 import type { WaitlistLines } from './waitlist-lines.js';
 import { bucketOf, estimate, MAX_ACTIVE_ON_MY_WAY, waitlistState } from './waitlist-rules.js';
@@ -52,7 +52,7 @@ export class WaitlistPartnerSide {
    * `POST /v3/businesses/{business_id}/waitlist/visits` → 201. The restaurant's row is locked
    * first (its next position taken), so concurrent joins are judged one after the other.
    */
-  async join(principal: Principal, businessId: string, body: Record<string, unknown>, pending?: PendingIdempotency) {
+  async join(principal: Principal, businessId: string, body: Record<string, unknown>, write?: PartnerWrite) {
     const input = party(body);
     const { preference, token } = joinFields(body);
     const { lines } = this;
@@ -89,8 +89,8 @@ export class WaitlistPartnerSide {
       visit.arrive_by_time = visit.expected_min;
       if (!(await store.insertVisit(visit))) await refuseTaken(store, input.phone, business.id, true);
       const result = joinAnswer(visit);
-      await answerWithinChange(trx, pending, 201, result);
-      await recordEvent(trx, lines.database.dialect, lines.visitEvent(visit, 'JOINED', now));
+      await answerWithinChange(trx, write, 201, result);
+      await recordEvent(trx, lines.database.dialect, lines.visitEvent(visit, 'JOINED', now, write?.requestId));
       await lines.publish(trx, business.id);
       return result;
     });
@@ -103,7 +103,7 @@ export class WaitlistPartnerSide {
    * `POST /v3/businesses/{business_id}/waitlist/on-my-way` → 201: open with no wait, an arrival
    * window within 30 minutes, and fewer than 9 active on-my-way visits (the 10th: 409 CONFLICT).
    */
-  async onMyWay(principal: Principal, businessId: string, body: Record<string, unknown>, pending?: PendingIdempotency) {
+  async onMyWay(principal: Principal, businessId: string, body: Record<string, unknown>, write?: PartnerWrite) {
     const input = party(body);
     const range = arrivalRange(body);
     const { lines } = this;
@@ -130,8 +130,8 @@ export class WaitlistPartnerSide {
         };
         if (!(await store.insertVisit(visit))) await refuseTaken(store, input.phone, business.id, true);
         const answer = { visit_id: visit.id, party_size: visit.party_size, arrive_by_time: seconds(visit.arrive_by_time) };
-        await answerWithinChange(trx, pending, 201, answer);
-        await recordEvent(trx, lines.database.dialect, lines.visitEvent(visit, 'ON_MY_WAY', now));
+        await answerWithinChange(trx, write, 201, answer);
+        await recordEvent(trx, lines.database.dialect, lines.visitEvent(visit, 'ON_MY_WAY', now, write?.requestId));
         return answer;
       })
       .finally(() => lines.eventsCommitted());
@@ -143,9 +143,9 @@ export class WaitlistPartnerSide {
   }
 
   /** `POST /v3/visits/{visit_id}/cancel` → 204; a terminal visit → 409 VISIT_ALREADY_IN_TERMINAL_STATE. */
-  async cancel(principal: Principal, visitId: string, pending?: PendingIdempotency): Promise<void> {
+  async cancel(principal: Principal, visitId: string, write?: PartnerWrite): Promise<void> {
     await this.ownVisit(principal.partnerId, visitId);
-    await this.lines.move(visitId, 'CANCELED', pending);
+    await this.lines.move(visitId, 'CANCELED', write);
   }
 
   private async ownVisit(partnerId: string, visitId: string) {

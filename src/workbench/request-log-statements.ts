@@ -9,8 +9,9 @@ import { REQUEST_LOG_FIELDS } from './request-log-tables.js';
  * inserts, measured cheaper than one `unnest` of arrays (whose text escaping in the client cost
  * more than the rows). docs/request-log.md has the figures.
  */
-const COLUMNS = [...REQUEST_LOG_FIELDS, 'request_body', 'response_body'] as const;
-const INSERT_ONE = new RawStatement(`insert into request_log (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
+/** Every column an entry is written with. */
+export const REQUEST_LOG_COLUMNS = [...REQUEST_LOG_FIELDS, 'request_body', 'response_body'] as const;
+const INSERT_ONE = new RawStatement(`insert into request_log (${REQUEST_LOG_COLUMNS.join(', ')}) values (${REQUEST_LOG_COLUMNS.map(() => '?').join(', ')})`);
 
 export async function insertEntries(db: DbOrTx, dialect: Dialect, rows: NewRequestLogRow[]): Promise<void> {
   if (dialect === 'sqlite') {
@@ -18,7 +19,7 @@ export async function insertEntries(db: DbOrTx, dialect: Dialect, rows: NewReque
       await INSERT_ONE.run(
         db,
         dialect,
-        COLUMNS.map((c) => row[c] ?? null),
+        REQUEST_LOG_COLUMNS.map((c) => row[c] ?? null),
       );
     return;
   }

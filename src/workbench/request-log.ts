@@ -8,8 +8,9 @@ import { ensureLogFileTable } from './request-log-tables.js';
 import { errorHints } from './error-hints.js';
 import { isErrorCode } from '../platform/errors.js';
 
-import { errorCodeOf, keptQuery, keptRequestBody, keptResponseBody } from './redaction.js';
-import { RequestLogStore, type NewRequestLogRow, type RequestLogFilter, type RequestLogRow } from './request-log-store.js';
+import { rowOf } from './request-log-rows.js';
+import { RequestLogStore, type RequestLogFilter, type RequestLogRow } from './request-log-store.js';
+import { RequestLogThread } from './request-log-thread.js';
 
 /** A webhook event a request caused, with its deliveries (docs/request-log.md "Links"). */
 export interface CausedEvent {
@@ -29,8 +30,10 @@ const MAX_WAITING = 20_000;
 
 /**
  * The request log (docs/request-log.md): every partner request and its answer, handed over by
- * the HTTP layer as raw references, made into rows off the request path (redacted, masked,
- * capped) and written in batches. Each process writes its own; all read the same table.
+ * the HTTP layer as raw references, and written in batches by a thread of its own, which makes
+ * them into rows (redacted, masked, capped) on a connection of its own. Each process writes its
+ * own; all read the same table. Where no other connection can reach the database (SQLite in
+ * memory) or `PBS_REQUEST_LOG_WRITER=inline`, the main thread writes them itself.
  */
 export class RequestLog implements RequestRecorder {
   private waiting: RequestRecord[] = [];
@@ -40,6 +43,10 @@ export class RequestLog implements RequestRecorder {
   private tableReady: Promise<void> | undefined;
   /** Records dropped because too many waited (reported by the operator's listing). */
   dropped = 0;
+  /** Whether the last batch went to the writer thread (or was written on the main thread). */
+  writtenOnThread = false;
+  /** The writer thread, started with the first batch. */
+  private thread: RequestLogThread | undefined;
 
   constructor(
     private readonly database: Database,
@@ -74,10 +81,9 @@ export class RequestLog implements RequestRecorder {
     if (this.waiting.length === 0) return;
     const batch = this.waiting;
     this.waiting = [];
-    const rows = batch.map((r) => this.rowOf(r));
-    this.flushing = this.database
-      .transact((trx) => insertEntries(trx, this.database.dialect, rows))
-      .finally(() => (this.flushing = undefined));
+    const onThread = this.writerThread()?.write(batch);
+    this.writtenOnThread = onThread !== undefined;
+    this.flushing = (onThread ?? this.writeHere(batch)).finally(() => (this.flushing = undefined));
     await this.flushing;
   }
 
@@ -85,6 +91,7 @@ export class RequestLog implements RequestRecorder {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.flush();
+    await this.thread?.close();
   }
 
   async list(filter: RequestLogFilter) {
@@ -138,32 +145,16 @@ export class RequestLog implements RequestRecorder {
     return this.tableReady;
   }
 
-  private rowOf(r: RequestRecord): NewRequestLogRow {
-    const full = this.options.fullBodies;
-    const at = r.url.indexOf('?');
-    const request = keptRequestBody(r.requestBody, full);
-    const response = keptResponseBody(r.responseBody, full);
-    return {
-      at: r.at,
-      partner_id: r.partnerId ?? null,
-      credential_kind: r.credentialKind ?? null,
-      credential_id: r.credentialId ?? null,
-      interface: r.interface,
-      operation: r.operation,
-      method: r.method,
-      path: at < 0 ? r.url : r.url.slice(0, at),
-      query: at < 0 ? '' : keptQuery(r.url.slice(at + 1), full),
-      status: r.status,
-      error_code: r.status >= 400 ? errorCodeOf(r.responseBody) : null,
-      duration_ms: Math.round(r.durationMs * 100) / 100,
-      request_id: r.requestId,
-      idempotency_key: r.idempotencyKey ?? null,
-      client_address: r.clientAddress,
-      request_body: request.text,
-      response_body: response.text,
-      bodies_cut: request.cut || response.cut ? 1 : 0,
-      fault_rule: r.faultRule ?? null,
-    };
+  private writerThread(): RequestLogThread | undefined {
+    const location = this.database.location;
+    if (this.options.writer !== 'thread' || !location) return undefined;
+    this.thread ??= new RequestLogThread(location, this.options.fullBodies, this.onError);
+    return this.thread;
+  }
+
+  private writeHere(batch: RequestRecord[]): Promise<void> {
+    const rows = batch.map((record) => rowOf(record, this.options.fullBodies));
+    return this.database.transact((trx) => insertEntries(trx, this.database.dialect, rows));
   }
 }
 

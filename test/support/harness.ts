@@ -44,6 +44,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PBS_TASKS: '0',
     PBS_CLOCK_SYNC_MS: '0',
     PBS_AUTH_CACHE_MS: '0',
+    // Each pbs of a test writes its request log on its own thread: starting one (through tsx, from
+    // the sources) costs a few hundred ms, so tests that are not about it write on the main thread.
+    PBS_REQUEST_LOG_WRITER: 'inline',
     // Tests send many requests from one address on a wall clock that stands still; the limits on
     // client addresses have tests of their own that set them low.
     PBS_PUBLIC_RATE_LIMIT_PER_SECOND: '1000000',

@@ -8,6 +8,7 @@ import { logFileOf, openDatabase, type Database } from '../../src/platform/db/da
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { requestLogFaultMigration, requestLogMigration } from '../../src/workbench/request-log-tables.js';
 import { call, createPartner, dialects, openTestDatabase, startPbs, type Harness, type TestDatabase } from '../support/harness.js';
+import { createRestaurant, guest, hold, reserve } from '../support/restaurant.js';
 
 /**
  * The request log's batches must not disturb the rest of pbs (docs/request-log.md "How it is
@@ -30,7 +31,7 @@ describe.each(dialects)('request log batches and other processes on %s', (dialec
       // Another process's connection to the same file.
       other = await openDatabase({ sqlitePath: file });
     } else database = await openTestDatabase(dialect);
-    h = await startPbs(dialect, { database, env: { PBS_REQUEST_LOG: '1' } });
+    h = await startPbs(dialect, { database, env: { PBS_REQUEST_LOG: '1', PBS_REQUEST_LOG_WRITER: 'thread' } });
   });
   afterAll(async () => {
     await h.close();
@@ -73,6 +74,25 @@ describe.each(dialects)('request log batches and other processes on %s', (dialec
       await createPartner(h.url, ['reservations']);
       expect(other?.dataVersion?.()).not.toBe(version);
     }
+  });
+
+  it('makes rows and writes them on a thread of its own, keeping what the main thread would keep', async () => {
+    const p = await createPartner(h.url, ['reservations']);
+    const restaurantId = (await createRestaurant(h.url)).id;
+    const slot = { date: '2031-05-07', time: '19:00', covers: '2', unique_id: 'thread-1' };
+    const held = await hold(h.url, p.apiKey.api_key, restaurantId, slot);
+    const booked = await reserve(h.url, p.apiKey.api_key, restaurantId, { ...slot, ...guest, hold_id: held.body.hold_id });
+    expect(booked.status, booked.text).toBe(200);
+    await h.pbs.services.requestLog.flush();
+    expect(h.pbs.services.requestLog.writtenOnThread).toBe(true);
+
+    const [entry] = await h.pbs.services.requestLog.list({ partnerId: p.partner.id, operation: 'POST /v3/bookings/{business_id}/reservations', limit: 1 });
+    const whole = await h.pbs.services.requestLog.entry(entry.id);
+    expect(whole?.status).toBe(200);
+    // The guest's name, phone and e-mail are masked by the thread as by the main thread.
+    const kept = JSON.parse(whole!.request_body!);
+    expect(kept).toMatchObject({ first_name: '[masked]', last_name: '[masked]', phone: '[masked]', email: '[masked]', hold_id: held.body.hold_id });
+    expect(whole!.request_body).not.toContain(guest.last_name);
   });
 });
 

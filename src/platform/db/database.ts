@@ -40,9 +40,14 @@ export function logFileOf(file: string): string {
   return `${file.slice(0, file.length - extension.length)}.${LOG_SCHEMA}${extension || '.sqlite'}`;
 }
 
+/** Where a database is, for another thread to open a connection of its own (the request log's writer). */
+export type DatabaseLocation = { dialect: 'sqlite'; file: string; logFile: string } | { dialect: 'postgres'; url: string; schema?: string };
+
 export interface Database {
   db: Db;
   dialect: Dialect;
+  /** Absent when no other connection can reach it (SQLite in memory). */
+  location?: DatabaseLocation;
   /** Human-readable location, without credentials. */
   description: string;
   /**
@@ -100,6 +105,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       dialect: 'postgres',
+      location: { dialect: 'postgres', url: options.databaseUrl, schema },
       description: `postgres://${url.host}${url.pathname}${schema ? ` (schema ${schema})` : ''}`,
       transact: (work) => db.transaction().execute(work),
       close: () => db.destroy(),
@@ -137,6 +143,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     db,
     dialect: 'sqlite',
+    location: file === ':memory:' ? undefined : { dialect: 'sqlite', file, logFile },
     description: `sqlite:${file}`,
     transact: (work) => groupCommit.run(work),
     dataVersion: () => Number(dataVersion.get()),

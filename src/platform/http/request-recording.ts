@@ -1,5 +1,4 @@
-import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import { runForRequest } from '../request-context.js';
+import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 import { operationsOf } from './fault-injection.js';
 
 /**
@@ -76,12 +75,8 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
       done();
     };
   };
-  // Last before the handler: the handler and all it awaits run as done for this request, so the
-  // events it writes carry the request's id (docs/request-log.md "Links").
-  const enter: preHandlerHookHandler = (request, _reply, done) => runForRequest(request.id, done);
   app.addHook('onRoute', (route) => {
     if (!route.config?.partner) return;
-    route.preHandler = [...toArray(route.preHandler), enter];
     route.onSend = [...toArray(route.onSend), keepAnswer];
     route.onResponse = [...toArray(route.onResponse), recordFor(route.config.partner.interface, operationsOf(route.url))];
   });

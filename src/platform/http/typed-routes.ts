@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, FastifyTypeProvider } from 'fastify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Principal } from '../auth/principal.js';
+import type { PartnerWrite } from '../idempotency.js';
 
 /**
  * A route file's app, typed from its JSON schemas (docs/adr/0004-typed-routes.md): a handler
@@ -31,6 +32,11 @@ export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal)
     throw new Error(`${request.method} ${request.routeOptions.url ?? request.url} has no partner declaration, so no principal`);
   return request.principal;
+}
+
+/** What a partner write hands its service: the request's id and the Idempotency-Key it claimed (idempotency.ts). */
+export function partnerWriteOf(request: FastifyRequest): PartnerWrite {
+  return { requestId: request.id, idempotency: request.idempotency };
 }
 
 /**

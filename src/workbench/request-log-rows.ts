@@ -1,0 +1,35 @@
+import type { RequestRecord } from '../platform/http/request-recording.js';
+import { errorCodeOf, keptQuery, keptRequestBody, keptResponseBody } from './redaction.js';
+import type { NewRequestLogRow } from './request-log-store.js';
+
+/**
+ * A request as the log keeps it (docs/request-log.md "What is kept"): secrets redacted, guest
+ * data masked unless `fullBodies`, bodies capped. Pure, so the writer thread and the main thread
+ * make the same rows.
+ */
+export function rowOf(r: RequestRecord, fullBodies: boolean): NewRequestLogRow {
+  const at = r.url.indexOf('?');
+  const request = keptRequestBody(r.requestBody, fullBodies);
+  const response = keptResponseBody(r.responseBody, fullBodies);
+  return {
+    at: r.at,
+    partner_id: r.partnerId ?? null,
+    credential_kind: r.credentialKind ?? null,
+    credential_id: r.credentialId ?? null,
+    interface: r.interface,
+    operation: r.operation,
+    method: r.method,
+    path: at < 0 ? r.url : r.url.slice(0, at),
+    query: at < 0 ? '' : keptQuery(r.url.slice(at + 1), fullBodies),
+    status: r.status,
+    error_code: r.status >= 400 ? errorCodeOf(r.responseBody) : null,
+    duration_ms: Math.round(r.durationMs * 100) / 100,
+    request_id: r.requestId,
+    idempotency_key: r.idempotencyKey ?? null,
+    client_address: r.clientAddress,
+    request_body: request.text,
+    response_body: response.text,
+    bodies_cut: request.cut || response.cut ? 1 : 0,
+    fault_rule: r.faultRule ?? null,
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * The request log's writer thread (docs/request-log.md "How it is written"): it receives the
+ * records a batch holds, makes them into rows (redacted, masked, capped) and writes them on a
+ * connection of its own, so neither the redaction nor the rows' bytes reaching the database cost
+ * the thread that answers requests. Started by RequestLogThread (request-log-thread.ts).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import type { DatabaseLocation } from '../platform/db/database.js';
+import type { RequestRecord } from '../platform/http/request-recording.js';
+import { REQUEST_LOG_COLUMNS } from './request-log-statements.js';
+import { rowOf } from './request-log-rows.js';
+import type { NewRequestLogRow } from './request-log-store.js';
+
+export interface WriterSetup {
+  location: DatabaseLocation;
+  fullBodies: boolean;
+}
+
+/** A batch to write, and the answer once it is committed (or why not). */
+export interface WriterBatch {
+  id: number;
+  records: RequestRecord[];
+}
+export interface WriterAnswer {
+  id: number;
+  error?: string;
+}
+
+type Write = (rows: NewRequestLogRow[]) => Promise<void>;
+
+/**
+ * Rows a statement inserts. Many rows a statement cost each row less than one each (measured on
+ * SQLite: 14 against 19.5 µs a row of openings' size); the statement for a full chunk is
+ * prepared once, a last, shorter chunk gets its own.
+ */
+const CHUNK = 50;
+const WIDTH = REQUEST_LOG_COLUMNS.length;
+
+/** `insert … values (…), (…)` for `rows` rows; `placeholder(i)` names the i-th parameter (0-based). */
+function insertText(rows: number, placeholder: (i: number) => string): string {
+  const tuples = Array.from({ length: rows }, (_, r) => `(${REQUEST_LOG_COLUMNS.map((_, c) => placeholder(r * WIDTH + c)).join(', ')})`);
+  return `insert into request_log (${REQUEST_LOG_COLUMNS.join(', ')}) values ${tuples.join(', ')}`;
+}
+
+/** The rows in chunks, each as one flat list of parameters. */
+function* chunks(rows: NewRequestLogRow[]): Generator<unknown[]> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const values: unknown[] = [];
+    for (const row of rows.slice(i, i + CHUNK)) for (const column of REQUEST_LOG_COLUMNS) values.push(row[column] ?? null);
+    yield values;
+  }
+}
+
+function sqliteWriter(logFile: string): Write {
+  const sqlite = new SqliteDatabase(logFile);
+  // As the main connection sets them for the log file (platform/db/database.ts).
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = OFF');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('wal_autocheckpoint = 10000');
+  sqlite.pragma('journal_size_limit = 67108864');
+  const full = sqlite.prepare(insertText(CHUNK, () => '?'));
+  const all = sqlite.transaction((rows: NewRequestLogRow[]) => {
+    for (const values of chunks(rows))
+      (values.length === CHUNK * WIDTH ? full : sqlite.prepare(insertText(values.length / WIDTH, () => '?'))).run(values);
+  });
+  return async (rows) => all(rows);
+}
+
+function postgresWriter(url: string, schema: string | undefined): Write {
+  const pool = new pg.Pool({ connectionString: url, max: 1, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  // A connection lost while idle must not end the thread; the next batch connects again.
+  pool.on('error', () => {});
+  const dollar = (i: number) => `$${i + 1}`;
+  const full = insertText(CHUNK, dollar);
+  // Plain statements with flat parameters: building them through Kysely's query builder cost
+  // this thread more than the rows.
+  return async (rows) => {
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      // The commit does not wait for the WAL flush, as the SQLite log file skips fsync: a crash
+      // may lose the last entries, never other data.
+      await client.query('set local synchronous_commit = off');
+      for (const values of chunks(rows))
+        await client.query(
+          values.length === CHUNK * WIDTH
+            ? { name: 'pbs_request_log_chunk', text: full, values }
+            : { text: insertText(values.length / WIDTH, dollar), values },
+        );
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+}
+
+/**
+ * Linux: this thread at the lowest priority (nice 19), so on a busy machine it takes only the
+ * CPU that answering requests leaves; behind, its batches grow (and past the request log's cap
+ * are dropped and counted). Elsewhere, or where it is refused, the thread keeps its priority.
+ */
+function yieldToRequests(): void {
+  try {
+    const thread = Number(/task\/(\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))?.[1]);
+    if (thread > 0) os.setPriority(thread, os.constants.priority.PRIORITY_LOW);
+  } catch {
+    // Not Linux, or not allowed: no harm.
+  }
+}
+
+const port = parentPort;
+if (port) {
+  yieldToRequests();
+  const { location, fullBodies } = workerData as WriterSetup;
+  const write = location.dialect === 'sqlite' ? sqliteWriter(location.logFile) : postgresWriter(location.url, location.schema);
+  // One batch at a time, in the order sent: entries' ids follow the order requests were answered.
+  let queue = Promise.resolve();
+  port.on('message', (batch: WriterBatch) => {
+    queue = queue.then(async () => {
+      let answer: WriterAnswer = { id: batch.id };
+      try {
+        await write(batch.records.map((record) => rowOf(record, fullBodies)));
+      } catch (error) {
+        answer = { id: batch.id, error: error instanceof Error ? error.message : String(error) };
+      }
+      port.postMessage(answer);
+    });
+  });
+}
