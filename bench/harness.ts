@@ -36,11 +36,14 @@ export interface Started {
 /** The process behind each server the bench started, by origin: its CPU time per request is measured. */
 const serverPids = new Map<string, number>();
 
-/** CPU time (user + system, all threads) a process has used, in µs; undefined where /proc is not. */
-export function processCpuMicros(pid: number): number | undefined {
+/**
+ * CPU time (user + system) a process has used, in µs: all its threads, or with `mainThread` its
+ * main thread's only (the event loop that answers requests); undefined where /proc is not.
+ */
+export function processCpuMicros(pid: number, mainThread = false): number | undefined {
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
   } catch {
@@ -165,6 +168,8 @@ export interface Figure {
    * take meanwhile (a steadier figure than req/s on a shared VM). Absent where unknown.
    */
   cpuMicrosPerRequest?: number;
+  /** Of that, the main thread's (the event loop); the rest is other threads' (the request log's writer, libuv's pool, GC). */
+  mainThreadCpuMicrosPerRequest?: number;
   /** The raw node:http figure measured just before this one. */
   raw?: number;
   /** Raw node:http's CPU time per request in that measurement. */
@@ -197,11 +202,15 @@ export async function measure(name: string, options: Parameters<typeof autocanno
   await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
   const pid = typeof options.url === 'string' ? serverPids.get(new URL(options.url).origin) : undefined;
   const cpuBefore = pid === undefined ? undefined : processCpuMicros(pid);
+  const mainBefore = pid === undefined ? undefined : processCpuMicros(pid, true);
   const [r, stealPercent] = await withSteal(() => autocannon({ ...options, connections, duration: DURATION }));
   const cpuAfter = pid === undefined ? undefined : processCpuMicros(pid);
+  const mainAfter = pid === undefined ? undefined : processCpuMicros(pid, true);
   const figure = figureOf(name, r, connections, stealPercent);
   const answered = r.requests.total ?? 0;
   if (cpuBefore !== undefined && cpuAfter !== undefined && answered > 0) figure.cpuMicrosPerRequest = (cpuAfter - cpuBefore) / answered;
+  if (mainBefore !== undefined && mainAfter !== undefined && answered > 0)
+    figure.mainThreadCpuMicrosPerRequest = (mainAfter - mainBefore) / answered;
   return figure;
 }
 

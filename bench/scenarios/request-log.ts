@@ -50,13 +50,15 @@ export async function requestLogScenario(
   }
 }
 
+const micros = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(1));
+
 export function requestLogLines(results: RequestLogFigures[]): string[] {
   return [
-    '| request log (issue 26) | log on req/s | log off req/s | on ÷ off | each turn |',
-    '|---|---:|---:|---:|---|',
+    '| request log (issue 26) | log on req/s | log off req/s | on ÷ off | each turn | CPU µs a request, on / off: process | main thread |',
+    '|---|---:|---:|---:|---|---:|---:|',
     ...results.map(
       (r) =>
-        `| openings, 1,000 restaurants (${r.database}) | ${Math.round(r.on.reqPerSec)} | ${Math.round(r.off.reqPerSec)} | ${(r.ratio * 100).toFixed(1)} % | ${r.each.map((x) => `${(x * 100).toFixed(1)} %`).join(', ')} |`,
+        `| openings, 1,000 restaurants (${r.database}) | ${Math.round(r.on.reqPerSec)} | ${Math.round(r.off.reqPerSec)} | ${(r.ratio * 100).toFixed(1)} % | ${r.each.map((x) => `${(x * 100).toFixed(1)} %`).join(', ')} | ${micros(r.on.cpuMicrosPerRequest)} / ${micros(r.off.cpuMicrosPerRequest)} | ${micros(r.on.mainThreadCpuMicrosPerRequest)} / ${micros(r.off.mainThreadCpuMicrosPerRequest)} |`,
     ),
   ];
 }

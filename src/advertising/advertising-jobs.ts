@@ -112,7 +112,10 @@ export class AdvertisingJobs {
       if (!(await this.store(trx).setPauseStatus(program.id, paused ? 'PAUSED' : 'NOT_PAUSED', now))) {
         throw apiError('CONFLICT', `The program is already ${paused ? 'paused' : 'running'}.`);
       }
-      await recordEvent(trx, this.database.dialect, { ...programEvent(program, paused ? 'PAUSED' : 'RESUMED', now), requestId: write?.requestId });
+      await recordEvent(trx, this.database.dialect, {
+        ...programEvent(program, paused ? 'PAUSED' : 'RESUMED', now),
+        requestId: write?.requestId,
+      });
       await answerWithinChange(trx, write, 202, undefined);
     });
     this.options.onEventsCommitted?.();

@@ -111,15 +111,7 @@ export const eventInsertWhen = (values: string, condition: string) =>
   `insert into domain_events (${EVENT_COLUMNS}) select ${values} where ${condition}`;
 
 function eventParameters(id: string, event: DomainEvent): unknown[] {
-  return [
-    id,
-    event.type,
-    event.businessId,
-    event.partnerId ?? null,
-    JSON.stringify(event.payload),
-    event.at,
-    event.requestId ?? null,
-  ];
+  return [id, event.type, event.businessId, event.partnerId ?? null, JSON.stringify(event.payload), event.at, event.requestId ?? null];
 }
 
 /** The events a partner request caused (written while it was handled), oldest first. */

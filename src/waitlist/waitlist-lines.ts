@@ -212,7 +212,8 @@ export class WaitlistLines {
           throw apiError('CONFLICT', `A ${visit.state} visit cannot become ${state}.`);
         }
         await answerWithinChange(trx, write, 204, undefined);
-        if (visit.partner_id !== null) await recordEvent(trx, this.database.dialect, this.visitEvent({ ...visit, ...change }, state, now, write?.requestId));
+        if (visit.partner_id !== null)
+          await recordEvent(trx, this.database.dialect, this.visitEvent({ ...visit, ...change }, state, now, write?.requestId));
         await this.publish(trx, visit.business_id);
         return visit.business_id;
       })

@@ -11,7 +11,9 @@ import { REQUEST_LOG_FIELDS } from './request-log-tables.js';
  */
 /** Every column an entry is written with. */
 export const REQUEST_LOG_COLUMNS = [...REQUEST_LOG_FIELDS, 'request_body', 'response_body'] as const;
-const INSERT_ONE = new RawStatement(`insert into request_log (${REQUEST_LOG_COLUMNS.join(', ')}) values (${REQUEST_LOG_COLUMNS.map(() => '?').join(', ')})`);
+const INSERT_ONE = new RawStatement(
+  `insert into request_log (${REQUEST_LOG_COLUMNS.join(', ')}) values (${REQUEST_LOG_COLUMNS.map(() => '?').join(', ')})`,
+);
 
 export async function insertEntries(db: DbOrTx, dialect: Dialect, rows: NewRequestLogRow[]): Promise<void> {
   if (dialect === 'sqlite') {

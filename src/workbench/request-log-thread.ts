@@ -33,10 +33,10 @@ export class RequestLogThread {
   ) {
     const workerData: WriterSetup = { location, fullBodies };
     this.worker = FROM_SOURCES
-      ? new Worker(
-          `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`,
-          { eval: true, workerData },
-        )
+      ? new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`, {
+          eval: true,
+          workerData,
+        })
       : new Worker(WORKER_URL, { workerData });
     // The thread alone does not keep the process alive; the request log closes it on shutdown.
     this.worker.unref();

@@ -64,6 +64,7 @@ function sqliteWriter(logFile: string): Write {
   sqlite.pragma('wal_autocheckpoint = 10000');
   sqlite.pragma('journal_size_limit = 67108864');
   const full = sqlite.prepare(insertText(CHUNK, () => '?'));
+  // eslint-disable-next-line no-restricted-syntax -- the thread's own connection to the log file: no Database, no commits to group with.
   const all = sqlite.transaction((rows: NewRequestLogRow[]) => {
     for (const values of chunks(rows))
       (values.length === CHUNK * WIDTH ? full : sqlite.prepare(insertText(values.length / WIDTH, () => '?'))).run(values);

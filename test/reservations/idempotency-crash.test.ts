@@ -154,7 +154,14 @@ describe.each(dialects)('an idempotent change on %s', (dialect) => {
       // What the route does before its handler: claim the key. Then only the service runs, as if
       // the process died right after it: no onSend ever stores the answer.
       for (const [key, run] of [
-        ['hold', () => h.pbs.services.reservations.bookings.hold(p.partner.id, biz.id, slot, { partnerId: p.partner.id, key: 'hold' })],
+        [
+          'hold',
+          () =>
+            h.pbs.services.reservations.bookings.hold(p.partner.id, biz.id, slot, {
+              requestId: 'req-hold',
+              idempotency: { partnerId: p.partner.id, key: 'hold' },
+            }),
+        ],
         [
           'reserve',
           async () => {
@@ -163,7 +170,7 @@ describe.each(dialects)('an idempotent change on %s', (dialect) => {
               p.partner.id,
               biz.id,
               { ...slot, ...guest, unique_id: 'atomic-2', hold_id: held.body.hold_id },
-              { partnerId: p.partner.id, key: 'reserve' },
+              { requestId: 'req-reserve', idempotency: { partnerId: p.partner.id, key: 'reserve' } },
             );
           },
         ],
@@ -181,7 +188,7 @@ describe.each(dialects)('an idempotent change on %s', (dialect) => {
           p.partner.id,
           biz.id,
           { ...slot, ...guest, hold_id: 'AAAAAAAAAAAAAAAAAAAAAA' },
-          { partnerId: p.partner.id, key: 'refused' },
+          { requestId: 'req-refused', idempotency: { partnerId: p.partner.id, key: 'refused' } },
         ),
       ).rejects.toThrow();
       expect((await rowOf('refused')).state).toBe('in_progress');

@@ -108,14 +108,22 @@ describe.each(dialects)('request-log links on %s', (dialect) => {
     expect((await call(h.url, 'POST', `/v3/visits/${joined.body.visit_id}/cancel`, key)).status).toBe(204);
 
     const advertised = (await linkedBusiness(h.url, [p.partner.id], { name: 'Every write ads', specialties: 'Handmade pasta' })).id;
-    const job = await call(h.url, 'POST', `/v1/reseller/program/create?business_id=${advertised}&program_name=CPC&budget=20000&is_autobid=true`, basic);
+    const job = await call(
+      h.url,
+      'POST',
+      `/v1/reseller/program/create?business_id=${advertised}&program_name=CPC&budget=20000&is_autobid=true`,
+      basic,
+    );
     h.clock.advance(2000);
     await h.pbs.ctx.tasks.runDue();
     const receipt = await call(h.url, 'GET', `/v1/reseller/status/${job.body.job_id}`, basic);
     expect(receipt.body.business_results[0].update_results.program_added.program_id.status, receipt.text).toBe('COMPLETED');
     const program = receipt.body.business_results[0].update_results.program_added.program_id.requested_value as string;
     expect((await call(h.url, 'POST', `/program/${program}/pause/v1`, basic)).status).toBe(202);
-    const featured = await call(h.url, 'POST', `/program/${program}/features/v1`, { ...basic, json: { features: { AD_GOAL: { ad_goal: 'CALLS' } } } });
+    const featured = await call(h.url, 'POST', `/program/${program}/features/v1`, {
+      ...basic,
+      json: { features: { AD_GOAL: { ad_goal: 'CALLS' } } },
+    });
     expect(featured.status, featured.text).toBe(200);
 
     const session = await portalSession(h, p.partner.id);

@@ -86,12 +86,22 @@ describe.each(dialects)('request log batches and other processes on %s', (dialec
     await h.pbs.services.requestLog.flush();
     expect(h.pbs.services.requestLog.writtenOnThread).toBe(true);
 
-    const [entry] = await h.pbs.services.requestLog.list({ partnerId: p.partner.id, operation: 'POST /v3/bookings/{business_id}/reservations', limit: 1 });
+    const [entry] = await h.pbs.services.requestLog.list({
+      partnerId: p.partner.id,
+      operation: 'POST /v3/bookings/{business_id}/reservations',
+      limit: 1,
+    });
     const whole = await h.pbs.services.requestLog.entry(entry.id);
     expect(whole?.status).toBe(200);
     // The guest's name, phone and e-mail are masked by the thread as by the main thread.
     const kept = JSON.parse(whole!.request_body!);
-    expect(kept).toMatchObject({ first_name: '[masked]', last_name: '[masked]', phone: '[masked]', email: '[masked]', hold_id: held.body.hold_id });
+    expect(kept).toMatchObject({
+      first_name: '[masked]',
+      last_name: '[masked]',
+      phone: '[masked]',
+      email: '[masked]',
+      hold_id: held.body.hold_id,
+    });
     expect(whole!.request_body).not.toContain(guest.last_name);
   });
 });
