@@ -80,7 +80,7 @@ function partnerFailureKey(request: FastifyRequest): string {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The Idempotency-Key this request claimed: pass it to the service that makes the change. */
+    /** The Idempotency-Key this request claimed; a route hands it to its service within `partnerWriteOf(request)`. */
     idempotency?: PendingIdempotency;
   }
 }
