@@ -24,7 +24,7 @@ export interface PendingIdempotency {
  * to the webhooks it caused, docs/request-log.md "Links"), and the Idempotency-Key it claimed,
  * which the change answers. Passed by hand rather than found in an AsyncLocalStorage: on
  * Node 20 such a storage adds a hook to every promise of every request (docs/request-log.md
- * "Cost").
+ * "Links").
  */
 export interface PartnerWrite {
   requestId: string;

@@ -9,7 +9,7 @@ import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import type { DatabaseLocation } from '../platform/db/database.js';
+import { useLogFileSettings, type DatabaseLocation } from '../platform/db/database.js';
 import type { RequestRecord } from '../platform/http/request-recording.js';
 import { REQUEST_LOG_COLUMNS } from './request-log-statements.js';
 import { rowOf } from './request-log-rows.js';
@@ -57,12 +57,7 @@ function* chunks(rows: NewRequestLogRow[]): Generator<unknown[]> {
 
 function sqliteWriter(logFile: string): Write {
   const sqlite = new SqliteDatabase(logFile);
-  // As the main connection sets them for the log file (platform/db/database.ts).
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = OFF');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('wal_autocheckpoint = 10000');
-  sqlite.pragma('journal_size_limit = 67108864');
+  useLogFileSettings(sqlite, '');
   const full = sqlite.prepare(insertText(CHUNK, () => '?'));
   // eslint-disable-next-line no-restricted-syntax -- the thread's own connection to the log file: no Database, no commits to group with.
   const all = sqlite.transaction((rows: NewRequestLogRow[]) => {

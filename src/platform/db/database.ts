@@ -41,7 +41,22 @@ export function logFileOf(file: string): string {
 }
 
 /** Where a database is, for another thread to open a connection of its own (the request log's writer). */
-export type DatabaseLocation = { dialect: 'sqlite'; file: string; logFile: string } | { dialect: 'postgres'; url: string; schema?: string };
+export type DatabaseLocation = { dialect: 'sqlite'; logFile: string } | { dialect: 'postgres'; url: string; schema?: string };
+
+/**
+ * What every connection that writes the log file sets (the main connection, through the attached
+ * schema, prefix `logs.`; the request log's writer thread, which opens the file alone, prefix ''):
+ * WAL, no fsync, the WAL truncated back after a checkpoint, and, for the whole connection, a
+ * wait for locks and checkpoints every ~40 MB of WAL instead of every ~4 MB (on the booking path
+ * they were a third of each commit's cost).
+ */
+export function useLogFileSettings(sqlite: SqliteDatabase.Database, prefix: string): void {
+  sqlite.pragma(`${prefix}journal_mode = WAL`);
+  sqlite.pragma(`${prefix}synchronous = OFF`);
+  sqlite.pragma(`${prefix}journal_size_limit = 67108864`);
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('wal_autocheckpoint = 10000');
+}
 
 export interface Database {
   db: Db;
@@ -125,16 +140,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const sqlite = new SqliteDatabase(file);
   sqlite.prepare(`attach database ? as ${LOG_SCHEMA}`).run(logFile);
   sqlite.pragma('main.journal_mode = WAL');
-  sqlite.pragma(`${LOG_SCHEMA}.journal_mode = WAL`);
   sqlite.pragma('main.synchronous = NORMAL');
-  sqlite.pragma(`${LOG_SCHEMA}.synchronous = OFF`);
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  // Checkpoints (which fsync) every ~40 MB of WAL instead of every ~4 MB: on the booking path
-  // they were a third of each commit's cost. The WAL is truncated back after a checkpoint.
-  sqlite.pragma('wal_autocheckpoint = 10000');
   sqlite.pragma('main.journal_size_limit = 67108864');
-  sqlite.pragma(`${LOG_SCHEMA}.journal_size_limit = 67108864`);
+  sqlite.pragma('foreign_keys = ON');
+  useLogFileSettings(sqlite, `${LOG_SCHEMA}.`);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }) });
   // The main file's only: the log file's commits say nothing about what caches hold.
@@ -143,7 +152,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     db,
     dialect: 'sqlite',
-    location: file === ':memory:' ? undefined : { dialect: 'sqlite', file, logFile },
+    location: file === ':memory:' ? undefined : { dialect: 'sqlite', logFile },
     description: `sqlite:${file}`,
     transact: (work) => groupCommit.run(work),
     dataVersion: () => Number(dataVersion.get()),
