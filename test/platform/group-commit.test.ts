@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/database.js';
+import { logFileOf, openDatabase, type Database } from '../../src/platform/db/database.js';
 import { RawStatement } from '../../src/platform/db/raw.js';
 
 const INSERT = new RawStatement('insert into notes (id, text) values (?, ?)');
@@ -61,5 +65,46 @@ describe('transactions sharing one commit (SQLite)', () => {
     // The connection is usable afterwards.
     await database.transact((trx) => INSERT.run(trx, 'sqlite', [2, 'later']));
     expect(await texts()).toEqual(['later']);
+  });
+
+  it('takes the write lock when a group begins, so another process cannot commit under a group that has only read', async () => {
+    // Deferred, a group that read first and wrote after another process committed failed at once
+    // with SQLITE_BUSY (its snapshot stale): racing holds in a cluster answered INTERNAL_ERROR.
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-group-'));
+    const file = path.join(directory, 'pbs.sqlite');
+    database = await openDatabase({ sqlitePath: file });
+    await sql`create table notes (id integer primary key, text text not null)`.execute(database.db);
+    const other = new SqliteDatabase(file, { timeout: 0 });
+    try {
+      const seenInside = await database.transact(async (trx) => {
+        await sql`select count(*) as n from notes`.execute(trx);
+        // The other connection (as another process would) cannot start writing while the group is open.
+        let refused = '';
+        try {
+          other.exec('begin immediate');
+          other.exec('rollback');
+        } catch (error) {
+          refused = (error as { code?: string }).code ?? String(error);
+        }
+        // The log file, which the request log's writer thread writes, stays free.
+        const logFile = new SqliteDatabase(logFileOf(file), { timeout: 0 });
+        try {
+          logFile.exec('begin immediate');
+          logFile.exec('rollback');
+        } finally {
+          logFile.close();
+        }
+        await INSERT.run(trx, 'sqlite', [1, 'written']);
+        return refused;
+      });
+      expect(seenInside).toBe('SQLITE_BUSY');
+      // Once the group has committed, the other connection writes.
+      other.exec("insert into notes (id, text) values (2, 'after')");
+      expect(await texts()).toEqual(['written', 'after']);
+    } finally {
+      other.close();
+      await database.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, WRITE_LOCK_TABLE } from './group-commit.js';
 import { preparedOnPostgres } from './raw.js';
 import { codeOf } from '../values.js';
 
@@ -144,6 +144,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   sqlite.pragma('main.journal_size_limit = 67108864');
   sqlite.pragma('foreign_keys = ON');
   useLogFileSettings(sqlite, `${LOG_SCHEMA}.`);
+  // The table GroupCommit writes nothing into to take the main file's write lock (see there).
+  sqlite.exec(`create table if not exists main.${WRITE_LOCK_TABLE} (held integer)`);
   const statements = withStatementCache(sqlite);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }) });
   // The main file's only: the log file's commits say nothing about what caches hold.

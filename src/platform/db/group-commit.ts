@@ -1,8 +1,18 @@
-import { AsyncResource } from 'node:async_hooks';
 import type { Db, Tx } from './database.js';
 
 /** Units that share one commit at most; bounds how long other queries wait for the connection. */
 const MAX_UNITS_PER_COMMIT = 64;
+
+/**
+ * A group takes the main file's write lock as it begins, by an update of this empty table that
+ * changes nothing, and waits for it up to `busy_timeout`. Begun plainly (deferred), a group took
+ * the lock at its first write, and when another process had committed since its first read,
+ * SQLite refused at once (SQLITE_BUSY, its snapshot stale, no wait): racing holds across the
+ * processes of a cluster answered INTERNAL_ERROR. Not `begin immediate`: that locks every attached
+ * file too, and the request log's writer thread writes the log file (database.ts LOG_SCHEMA).
+ * An update of no row writes no page, so other processes' `data_version` stays put.
+ */
+export const WRITE_LOCK_TABLE = 'write_lock';
 
 /** A prepared SQLite statement, as better-sqlite3 gives it. */
 export interface DirectStatement {
@@ -49,10 +59,8 @@ export class GroupCommit {
 
   run<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      // The work runs later, in the drain's turn; bound here, it runs in its caller's async
-      // context (the request it is done for: platform/request-context.ts).
       // Cast: the queue holds work of every result type; each entry's resolve gets its own work's result.
-      this.queue.push({ work: AsyncResource.bind(work), resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;
         // Start after the event loop has read every request that is ready: statements run
@@ -72,6 +80,7 @@ export class GroupCommit {
 
   private async commitGroup(): Promise<void> {
     const outcomes: Array<{ unit: Unit; ok: boolean; value: unknown }> = [];
+    const run = (text: string) => this.prepare(text).run([]);
     let trx;
     try {
       trx = await this.db.startTransaction().execute();
@@ -79,8 +88,17 @@ export class GroupCommit {
       for (const unit of this.queue.splice(0, MAX_UNITS_PER_COMMIT)) unit.reject(error);
       return;
     }
+    try {
+      run(`update main.${WRITE_LOCK_TABLE} set held = held where 0`);
+    } catch (error) {
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
+      for (const unit of this.queue.splice(0, MAX_UNITS_PER_COMMIT)) unit.reject(error);
+      return;
+    }
     directTransactions.set(trx, this.prepare);
-    const run = (text: string) => this.prepare(text).run([]);
     try {
       while (this.queue.length > 0 && outcomes.length < MAX_UNITS_PER_COMMIT) {
         const unit = this.queue.shift()!;
