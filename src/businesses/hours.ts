@@ -24,9 +24,17 @@ export function weeklyIntervals(hours: readonly BusinessHours[]): Int32Array {
 
 /** Whether the weekly intervals include the instant `ms` in `timeZone`. */
 export function isOpenDuring(intervals: Int32Array, timeZone: string, ms: number): boolean {
-  if (intervals.length === 0) return false;
+  return intervals.length > 0 && includesMinute(intervals, minuteOfWeek(ms, timeZone));
+}
+
+/** The minute of the week (Monday 00:00 = 0) at the instant `ms` in `timeZone`. */
+export function minuteOfWeek(ms: number, timeZone: string): number {
   const { minutes, weekday } = localMinute(ms, timeZone);
-  const m = weekday * 1440 + minutes;
+  return weekday * 1440 + minutes;
+}
+
+/** Whether the weekly intervals include the minute of the week `m`. */
+export function includesMinute(intervals: Int32Array, m: number): boolean {
   for (let i = 0; i < intervals.length; i += 2) {
     const start = intervals[i];
     const end = intervals[i + 1];

@@ -37,20 +37,26 @@ export class SearchRecords {
 
   /** The parts of each business, in order (undefined where its record is gone); reads the missing ones in one query. */
   async get(businesses: readonly CatalogBusiness[]): Promise<Array<RecordParts | undefined>> {
-    const missing: CatalogBusiness[] = [];
-    for (const b of businesses) {
-      const kept = this.kept.get(b.id);
-      if (!kept || kept.revision !== b.revision) missing.push(b);
+    const found: Array<RecordParts | undefined> = [];
+    let missing: number[] | undefined;
+    for (let i = 0; i < businesses.length; i++) {
+      const kept = this.kept.get(businesses[i].id);
+      if (kept && kept.revision === businesses[i].revision) found.push(kept);
+      else {
+        found.push(undefined);
+        (missing ??= []).push(i);
+      }
     }
-    if (missing.length > 0) {
-      const records = await this.load(missing.map((b) => b.id));
-      for (const b of missing) {
+    if (missing) {
+      const records = await this.load(missing.map((i) => businesses[i].id));
+      for (const i of missing) {
+        const b = businesses[i];
         const record = records.get(b.id);
         if (!record) continue;
         if (this.kept.size >= this.max) this.kept.delete(this.kept.keys().next().value!);
-        this.kept.set(b.id, partsOf(record, b.revision));
+        this.kept.set(b.id, (found[i] = partsOf(record, b.revision)));
       }
     }
-    return businesses.map((b) => this.kept.get(b.id));
+    return found;
   }
 }

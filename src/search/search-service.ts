@@ -2,15 +2,15 @@ import type { Area } from '../catalog/areas.js';
 import { RESERVABLE, SEARCHABLE, type Catalog, type CatalogBusiness } from '../catalog/catalog.js';
 import { SCORE, WHOLE_NAME, type WordMatch } from '../catalog/term-index.js';
 import type { QueryWord } from '../catalog/text.js';
-import { isOpenDuring } from '../businesses/hours.js';
+import { includesMinute, isOpenDuring, minuteOfWeek } from '../businesses/hours.js';
 import type { Clock } from '../platform/clock.js';
 import { apiError } from '../platform/errors.js';
-import { formatHHMM } from '../platform/local-time.js';
 import { bookableMinutes, dayContext, type DayContext } from '../reservations/availability.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { ColumnBudget } from './area-columns.js';
 import { AreaIndex } from './area-index.js';
 import type { SearchRecords } from './records.js';
+import { searchAnswer, type AnswerEntry } from './search-answer.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 
 const DEFAULT_RADIUS_M = 10_000;
@@ -252,42 +252,35 @@ export class SearchService {
     return bookableMinutes(day, slots, inventory.settings, r.minutes - SEARCH_OPENINGS_WINDOW, r.minutes + SEARCH_OPENINGS_WINDOW, limit);
   }
 
-  /**
-   * The answer's bytes, copied from each record's kept parts with the few values of this
-   * request written between them (docs/search.md "How search is built").
-   */
+  /** The answer's bytes: the page's kept record parts with this request's values (search-answer.ts). */
   private async render(request: Request, page: Hit[], total: number, openings?: (hit: Hit) => number[]): Promise<Buffer> {
-    const entries = page.map((h) => this.catalog.businesses[h.ordinal]);
-    const parts = await this.records.get(entries);
+    const businesses = page.map((h) => this.catalog.businesses[h.ordinal]);
+    const parts = await this.records.get(businesses);
     const c = this.catalog.columns;
-    const pieces: Array<Buffer | string> = ['{"businesses":['];
-    let first = true;
-    page.forEach((hit, i) => {
+    const entries: AnswerEntry[] = [];
+    // A page's businesses mostly share one time zone: its minute of the week is worked out once.
+    let zone = '';
+    let minute = 0;
+    for (let i = 0; i < page.length; i++) {
       const p = parts[i];
-      if (!p) return;
-      const entry = entries[i];
+      if (!p) continue;
+      const hit = page[i];
+      const entry = businesses[i];
+      if (entry.timezone !== zone) {
+        zone = entry.timezone;
+        minute = minuteOfWeek(request.now, zone);
+      }
       const distance = Number.isNaN(hit.distance)
         ? distanceMeters(request.center, c.latitude[hit.ordinal], c.longitude[hit.ordinal])
         : hit.distance;
-      if (!first) pieces.push(',');
-      first = false;
-      pieces.push(
-        p.head,
-        String(Math.round(distance * 10) / 10),
-        isOpenDuring(entry.hours, entry.timezone, request.now) ? p.hoursOpen : p.hoursClosed,
-      );
-      if (request.params.reservation) {
-        const minutes = openings ? openings(hit) : this.openingsOf(request, entry);
-        pieces.push(`,"data":{"reservation_openings":[${minutes.map((m) => `"${formatHHMM(m)}"`).join(',')}]}}`);
-      } else pieces.push('}');
-    });
-    pieces.push(`],"total":${total},"region":{"center":{"latitude":${request.center.latitude},"longitude":${request.center.longitude}}}}`);
-    let length = 0;
-    for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-    const out = Buffer.allocUnsafe(length);
-    let at = 0;
-    for (const piece of pieces) at += typeof piece === 'string' ? out.write(piece, at) : piece.copy(out, at);
-    return out;
+      entries.push({
+        parts: p,
+        distance,
+        openNow: includesMinute(entry.hours, minute),
+        openings: request.params.reservation ? (openings ? openings(hit) : this.openingsOf(request, entry)) : undefined,
+      });
+    }
+    return searchAnswer(entries, total, request.center);
   }
 }
 
