@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foundationMigrations } from '../../src/app.js';
@@ -103,6 +104,26 @@ describe.each(dialects)('request log batches and other processes on %s', (dialec
       hold_id: held.body.hold_id,
     });
     expect(whole!.request_body).not.toContain(guest.last_name);
+  });
+
+  // Last in this block: the writer thread does not come back for the rest of the server's life.
+  it('writes on the main thread once the writer thread has ended by itself, losing no later entry', async () => {
+    const p = await createPartner(h.url, ['reservations']);
+    const openings = '/v3/bookings/nowhere/openings?date=2031-05-07&time=19:00&covers=2';
+    await call(h.url, 'GET', openings, { token: p.apiKey.api_key });
+    await h.pbs.services.requestLog.flush();
+    expect(h.pbs.services.requestLog.writtenOnThread).toBe(true);
+
+    // As a crash of the thread would (an uncaught error, its memory exhausted): it ends without being closed.
+    const { thread } = h.pbs.services.requestLog as unknown as { thread: { worker: Worker } };
+    const ended = new Promise((resolve) => thread.worker.once('exit', resolve));
+    await thread.worker.terminate();
+    await ended;
+
+    for (let i = 0; i < 3; i++) expect((await call(h.url, 'GET', openings, { token: p.apiKey.api_key })).status).toBe(404);
+    await h.pbs.services.requestLog.flush();
+    expect(h.pbs.services.requestLog.writtenOnThread).toBe(false);
+    expect(await h.pbs.services.requestLog.list({ partnerId: p.partner.id, limit: 10 })).toHaveLength(4);
   });
 });
 
