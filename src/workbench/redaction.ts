@@ -41,9 +41,13 @@ const PERSONAL_KEYS = new Set([
 /** Of those, the keys a business record also has (its own name and phone are public). */
 const BUSINESS_KEYS = new Set(['name', 'phone']);
 
-/** A cheap first look: text that names none of the keys needs no parsing to be kept as it is. */
-const ANY_KEY = new RegExp(`"(${[...SECRET_KEYS, ...PERSONAL_KEYS].join('|')})"`);
-const ANY_FORM_KEY = new RegExp(`(^|&)(${[...SECRET_KEYS, ...PERSONAL_KEYS].join('|')})=`);
+/**
+ * A cheap first look: text that names none of the keys needs no parsing to be kept as it is. Keys
+ * are matched in any case, as redactValue does (`"Password"` is a secret too), and JSON text with
+ * a `\u` escape is always parsed, since an escaped key (`"pass\u0077ord"`) reads as one of them.
+ */
+const ANY_KEY = new RegExp(`"(${[...SECRET_KEYS, ...PERSONAL_KEYS].join('|')})"|\\\\u`, 'i');
+const ANY_FORM_KEY = new RegExp(`(^|&)(${[...SECRET_KEYS, ...PERSONAL_KEYS].join('|')})=`, 'i');
 
 export interface KeptBody {
   text: string | null;

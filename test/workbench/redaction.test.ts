@@ -49,6 +49,21 @@ describe('request log redaction', () => {
     expect(keptRequestBody('{"phone":"+1415"}\n{"token":"t"}', false).text).toBe(`{"phone":"${MASKED}"}\n{"token":"${REDACTED}"}`);
   });
 
+  it('redacts keys in any case and keys written with escapes, in text as in objects', () => {
+    expect(JSON.parse(keptRequestBody('{"Password":"p","Client_Secret":"s"}', false).text!)).toEqual({
+      Password: REDACTED,
+      Client_Secret: REDACTED,
+    });
+    expect(JSON.parse(keptResponseBody('{"pass\\u0077ord":"p","note":"\\u00e9"}', false).text!)).toEqual({
+      password: REDACTED,
+      note: 'é',
+    });
+    // Text naming no such key is kept as sent, unparsed (the space would not survive a parse).
+    expect(keptResponseBody('{"menu": "unusual"}', false).text).toBe('{"menu": "unusual"}');
+    expect(keptQuery('API_KEY=k&covers=2', false)).toBe(`API_KEY=${encodeURIComponent(REDACTED)}&covers=2`);
+    expect(keptRequestBody('Token=t&covers=2', false).text).toBe(`Token=${encodeURIComponent(REDACTED)}&covers=2`);
+  });
+
   it('cuts a body at 16 kB and says so; reads the error code of an answer', () => {
     const long = keptRequestBody({ text: 'x'.repeat(MAX_BODY_BYTES * 2) }, false);
     expect(long.cut).toBe(true);
