@@ -1,7 +1,10 @@
 /**
  * The request log's cost (issue 26; a scenario of `npm run bench`, run by bench/run.ts): openings
- * on two servers alike but for PBS_REQUEST_LOG, measured in turns, each beside raw node:http.
+ * on two servers alike but for PBS_REQUEST_LOG, measured in turns, each beside raw node:http; and
+ * in each turn a control, the log-off server beside a busy loop that may only use idle CPU, which
+ * shows what the machine charges the server for anything running on its other core.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { type Figure, loadMetro, measure, medianBy, PAIRS, besideRaw, startPbs, stop } from '../harness.js';
 import { openingsOptions } from './bookings.js';
@@ -13,6 +16,20 @@ export interface RequestLogFigures {
   /** Median over the turns of (log on ÷ log off) req/s. */
   ratio: number;
   each: number[];
+  /**
+   * The control: the log-off server beside a busy loop at the lowest scheduling class
+   * (SCHED_IDLE, in a process of its own), ÷ the log-off server alone, median over the turns:
+   * what any work on the machine's other core costs the server, whatever that work is.
+   * Absent where `chrt` is not.
+   */
+  control?: number;
+}
+
+/** A process spinning at SCHED_IDLE, or undefined where the policy cannot be had (no chrt). */
+function idleBusyLoop(): (() => void) | undefined {
+  if (spawnSync('chrt', ['--idle', '0', 'true']).status !== 0) return undefined;
+  const child = spawn('chrt', ['--idle', '0', process.execPath, '-e', 'let x = 0; for (;;) x = (x * 31 + 7) | 0;'], { stdio: 'ignore' });
+  return () => child.kill('SIGKILL');
 }
 
 export async function requestLogScenario(
@@ -25,7 +42,19 @@ export async function requestLogScenario(
   const off = await startPbs(path.join(dataDir, `log-off-${database}`), { ...env.off, PBS_REQUEST_LOG: '0' });
   try {
     const [metroOn, metroOff] = [await loadMetro(on.url, 1_000), await loadMetro(off.url, 1_000)];
-    const turns: Array<{ on: Figure; off: Figure }> = [];
+    const turns: Array<{ on: Figure; off: Figure; control?: Figure }> = [];
+    const control = async (): Promise<Figure | undefined> => {
+      const stopLoop = idleBusyLoop();
+      if (!stopLoop) return undefined;
+      try {
+        return await measure(
+          `openings, request log off, an idle-class busy loop beside (${database})`,
+          openingsOptions(off.url, metroOff.key, metroOff.ids, dates),
+        );
+      } finally {
+        stopLoop();
+      }
+    };
     for (let i = 0; i < PAIRS; i++) {
       // Alternating which goes first, so a drift of the machine's speed favours neither.
       const measureOn = () =>
@@ -34,16 +63,29 @@ export async function requestLogScenario(
         besideRaw(() => measure(`openings, request log off (${database})`, openingsOptions(off.url, metroOff.key, metroOff.ids, dates)));
       if (i % 2 === 0) {
         const a = await measureOn();
-        turns.push({ on: a, off: await measureOff() });
+        turns.push({ on: a, off: await measureOff(), control: await control() });
       } else {
+        const c = await control();
         const b = await measureOff();
-        turns.push({ on: await measureOn(), off: b });
+        turns.push({ on: await measureOn(), off: b, control: c });
       }
     }
     const each = turns.map((t) => t.on.reqPerSec / t.off.reqPerSec);
     const median = medianBy(turns, (t) => t.on.reqPerSec / t.off.reqPerSec);
     const ratio = median.on.reqPerSec / median.off.reqPerSec;
-    return { figures: [median.on, median.off], result: { database, on: median.on, off: median.off, ratio, each } };
+    const controlled = turns.filter((t) => t.control !== undefined);
+    const controlRatio = controlled.length > 0 ? medianBy(controlled, (t) => t.control!.reqPerSec / t.off.reqPerSec) : undefined;
+    return {
+      figures: [median.on, median.off, ...(controlRatio ? [controlRatio.control!] : [])],
+      result: {
+        database,
+        on: median.on,
+        off: median.off,
+        ratio,
+        each,
+        control: controlRatio ? controlRatio.control!.reqPerSec / controlRatio.off.reqPerSec : undefined,
+      },
+    };
   } finally {
     await stop(on);
     await stop(off);
@@ -54,11 +96,11 @@ const micros = (value: number | undefined) => (value === undefined ? '–' : val
 
 export function requestLogLines(results: RequestLogFigures[]): string[] {
   return [
-    '| request log (issue 26) | log on req/s | log off req/s | on ÷ off | each turn | CPU µs a request, on / off: process | main thread |',
-    '|---|---:|---:|---:|---|---:|---:|',
+    '| request log (issue 26) | log on req/s | log off req/s | on ÷ off | each turn | CPU µs a request, on / off: process | main thread | control: off beside an idle-class busy loop ÷ off |',
+    '|---|---:|---:|---:|---|---:|---:|---:|',
     ...results.map(
       (r) =>
-        `| openings, 1,000 restaurants (${r.database}) | ${Math.round(r.on.reqPerSec)} | ${Math.round(r.off.reqPerSec)} | ${(r.ratio * 100).toFixed(1)} % | ${r.each.map((x) => `${(x * 100).toFixed(1)} %`).join(', ')} | ${micros(r.on.cpuMicrosPerRequest)} / ${micros(r.off.cpuMicrosPerRequest)} | ${micros(r.on.mainThreadCpuMicrosPerRequest)} / ${micros(r.off.mainThreadCpuMicrosPerRequest)} |`,
+        `| openings, 1,000 restaurants (${r.database}) | ${Math.round(r.on.reqPerSec)} | ${Math.round(r.off.reqPerSec)} | ${(r.ratio * 100).toFixed(1)} % | ${r.each.map((x) => `${(x * 100).toFixed(1)} %`).join(', ')} | ${micros(r.on.cpuMicrosPerRequest)} / ${micros(r.off.cpuMicrosPerRequest)} | ${micros(r.on.mainThreadCpuMicrosPerRequest)} / ${micros(r.off.mainThreadCpuMicrosPerRequest)} | ${r.control === undefined ? '–' : `${(r.control * 100).toFixed(1)} %`} |`,
     ),
   ];
 }

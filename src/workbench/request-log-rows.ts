@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../platform/http/request-recording.js';
+import type { DecodedRecord } from './request-log-buffer.js';
 import { errorCodeOf, keptQuery, keptRequestBody, keptResponseBody } from './redaction.js';
 import type { NewRequestLogRow } from './request-log-store.js';
 
@@ -7,7 +7,7 @@ import type { NewRequestLogRow } from './request-log-store.js';
  * data masked unless `fullBodies`, bodies capped. Pure, so the writer thread and the main thread
  * make the same rows.
  */
-export function rowOf(r: RequestRecord, fullBodies: boolean): NewRequestLogRow {
+export function rowOf(r: DecodedRecord, fullBodies: boolean): NewRequestLogRow {
   const at = r.url.indexOf('?');
   const request = keptRequestBody(r.requestBody, fullBodies);
   const response = keptResponseBody(r.responseBody, fullBodies);

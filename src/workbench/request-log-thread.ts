@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseLocation } from '../platform/db/database.js';
-import type { RequestRecord } from '../platform/http/request-recording.js';
+import type { RecordChunks } from './request-log-buffer.js';
 import type { WriterAnswer, WriterBatch, WriterSetup } from './request-log-worker.js';
 
 /**
@@ -15,13 +15,13 @@ const FROM_SOURCES = extension === '.ts';
 
 /**
  * The main thread's side of the request log's writer thread (request-log-worker.ts): hands it
- * each batch of records and settles when the batch is committed. The records are copied to the
- * thread (structured clone), so what they reference may change afterwards.
+ * each batch of records and settles when the batch is committed. A batch's memory moves to the
+ * thread (a transfer): the main thread no longer holds it.
  */
 export class RequestLogThread {
   private readonly worker: Worker;
   private nextId = 1;
-  private readonly settling = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly settling = new Map<number, { resolve: (buffers: ArrayBuffer[]) => void; reject: (error: Error) => void }>();
   /** Set once the thread has ended; batches are refused from then on. */
   private ended: Error | undefined;
 
@@ -43,7 +43,7 @@ export class RequestLogThread {
     this.worker.on('message', (answer: WriterAnswer) => {
       const waiting = this.settling.get(answer.id);
       this.settling.delete(answer.id);
-      if (answer.error === undefined) waiting?.resolve();
+      if (answer.error === undefined) waiting?.resolve(answer.buffers);
       else waiting?.reject(new Error(`request log writer: ${answer.error}`));
     });
     this.worker.on('error', (error) => this.end(error));
@@ -51,21 +51,18 @@ export class RequestLogThread {
   }
 
   /**
-   * Writes `records` (whose answers it turns into text), settling once they are committed; undefined when the thread cannot take
-   * them (it has ended, or a body is not copyable), and the caller writes them itself.
+   * Writes the batch, settling once it is committed with its chunks given back; undefined when
+   * the thread cannot take it (it has ended), and the caller writes it itself.
    */
-  write(records: RequestRecord[]): Promise<void> | undefined {
+  write(chunks: RecordChunks): Promise<ArrayBuffer[]> | undefined {
     if (this.ended) return undefined;
-    // An answer's bytes are often a view of a large shared slab (platform/byte-writer.ts), and a
-    // structured clone copies a view's whole buffer: as text, only the answer is copied.
-    for (const record of records) if (Buffer.isBuffer(record.responseBody)) record.responseBody = record.responseBody.toString('utf8');
-    const batch: WriterBatch = { id: this.nextId++, records };
+    const batch: WriterBatch = { id: this.nextId++, chunks };
     try {
-      this.worker.postMessage(batch);
+      this.worker.postMessage(batch, chunks.buffers);
     } catch {
       return undefined;
     }
-    return new Promise<void>((resolve, reject) => this.settling.set(batch.id, { resolve, reject }));
+    return new Promise<ArrayBuffer[]>((resolve, reject) => this.settling.set(batch.id, { resolve, reject }));
   }
 
   /** Ends the thread (the request log has flushed: no batch is in flight). */

@@ -1,16 +1,17 @@
 /**
  * The request log's writer thread (docs/request-log.md "How it is written"): it receives the
- * records a batch holds, makes them into rows (redacted, masked, capped) and writes them on a
+ * bytes of a batch's records, makes them into rows (redacted, masked, capped) and writes them on a
  * connection of its own, so neither the redaction nor the rows' bytes reaching the database cost
  * the thread that answers requests. Started by RequestLogThread (request-log-thread.ts).
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { useLogFileSettings, type DatabaseLocation } from '../platform/db/database.js';
-import type { RequestRecord } from '../platform/http/request-recording.js';
+import { useLogFileSettings, WAL_CHECKPOINT_BYTES, type DatabaseLocation } from '../platform/db/database.js';
+import { decodeRecords, type RecordChunks } from './request-log-buffer.js';
 import { REQUEST_LOG_COLUMNS } from './request-log-statements.js';
 import { rowOf } from './request-log-rows.js';
 import type { NewRequestLogRow } from './request-log-store.js';
@@ -20,14 +21,16 @@ export interface WriterSetup {
   fullBodies: boolean;
 }
 
-/** A batch to write, and the answer once it is committed (or why not). */
+/** A batch to write (its records' bytes, request-log-buffer.ts), and the answer once it is committed (or why not). */
 export interface WriterBatch {
   id: number;
-  records: RequestRecord[];
+  chunks: RecordChunks;
 }
 export interface WriterAnswer {
   id: number;
   error?: string;
+  /** The batch's chunks, given back to be written again (RecordBuffer.recycle). */
+  buffers: ArrayBuffer[];
 }
 
 type Write = (rows: NewRequestLogRow[]) => Promise<void>;
@@ -58,6 +61,7 @@ function* chunks(rows: NewRequestLogRow[]): Generator<unknown[]> {
 function sqliteWriter(logFile: string): Write {
   const sqlite = new SqliteDatabase(logFile);
   useLogFileSettings(sqlite, '');
+  sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_BYTES / (sqlite.pragma('page_size', { simple: true }) as number)}`);
   const full = sqlite.prepare(insertText(CHUNK, () => '?'));
   // eslint-disable-next-line no-restricted-syntax -- the thread's own connection to the log file: no Database, no commits to group with.
   const all = sqlite.transaction((rows: NewRequestLogRow[]) => {
@@ -99,17 +103,27 @@ function postgresWriter(url: string, schema: string | undefined): Write {
 }
 
 /**
- * Linux: this thread at the lowest priority (nice 19), so on a busy machine it takes only the
- * CPU that answering requests leaves; behind, its batches grow (and past the request log's cap
- * are dropped and counted). Elsewhere, or where it is refused, the thread keeps its priority.
+ * Linux: this thread runs only on CPU that answering requests leaves. Its policy becomes
+ * SCHED_IDLE (through util-linux's `chrt`; Node has no call for it): a request's thread that
+ * wakes takes the CPU from it at once, where at nice 19 alone the scheduler may let it finish a
+ * slice first (kernel 6.x, EEVDF) while requests wait. Without `chrt`, nice 19. Behind, its
+ * batches grow (and past the request log's cap are dropped and counted). Elsewhere, or where it
+ * is refused, the thread keeps its priority.
  */
 function yieldToRequests(): void {
+  let thread = 0;
   try {
-    const thread = Number(/task\/(\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))?.[1]);
+    thread = Number(/task\/(\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))?.[1]);
     if (thread > 0) os.setPriority(thread, os.constants.priority.PRIORITY_LOW);
   } catch {
     // Not Linux, or not allowed: no harm.
   }
+  if (thread > 0)
+    try {
+      execFileSync('chrt', ['--idle', '--pid', '0', String(thread)], { stdio: 'ignore', timeout: 5_000 });
+    } catch {
+      // No chrt, or not allowed: nice 19 stays.
+    }
 }
 
 const port = parentPort;
@@ -121,13 +135,16 @@ if (port) {
   let queue = Promise.resolve();
   port.on('message', (batch: WriterBatch) => {
     queue = queue.then(async () => {
-      let answer: WriterAnswer = { id: batch.id };
+      const buffers = batch.chunks.buffers;
+      let answer: WriterAnswer = { id: batch.id, buffers };
       try {
-        await write(batch.records.map((record) => rowOf(record, fullBodies)));
+        // Decoded, the records are strings of their own: the chunks go back with the answer.
+        const records = decodeRecords(batch.chunks);
+        await write(records.map((record) => rowOf(record, fullBodies)));
       } catch (error) {
-        answer = { id: batch.id, error: error instanceof Error ? error.message : String(error) };
+        answer = { id: batch.id, error: error instanceof Error ? error.message : String(error), buffers };
       }
-      port.postMessage(answer);
+      port.postMessage(answer, buffers);
     });
   });
 }

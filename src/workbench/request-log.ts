@@ -8,6 +8,7 @@ import { ensureLogFileTable } from './request-log-tables.js';
 import { errorHints } from './error-hints.js';
 import { isErrorCode } from '../platform/errors.js';
 
+import { RecordBuffer, decodeRecords, type RecordChunks } from './request-log-buffer.js';
 import { rowOf } from './request-log-rows.js';
 import { RequestLogStore, type RequestLogFilter, type RequestLogRow } from './request-log-store.js';
 import { RequestLogThread } from './request-log-thread.js';
@@ -25,18 +26,23 @@ export interface CausedEvent {
 /** The events a request caused, with only `partnerId`'s deliveries when given; supplied by the webhooks family. */
 export type CausedLookup = (requestId: string, partnerId?: string) => Promise<CausedEvent[]>;
 
-/** At most this many records wait in memory; past it new ones are counted and dropped (the database is behind). */
+/**
+ * At most this many records, and this many of their bytes, wait in memory; past either, new ones
+ * are counted and dropped (the database is behind).
+ */
 const MAX_WAITING = 20_000;
+const MAX_WAITING_BYTES = 64 * 1024 * 1024;
 
 /**
  * The request log (docs/request-log.md): every partner request and its answer, handed over by
- * the HTTP layer as raw references, and written in batches by a thread of its own, which makes
- * them into rows (redacted, masked, capped) on a connection of its own. Each process writes its
+ * the HTTP layer and kept as bytes at once (request-log-buffer.ts), and written in batches by a
+ * thread of its own, which makes them into rows (redacted, masked, capped) on a connection of
+ * its own. Each process writes its
  * own; all read the same table. Where no other connection can reach the database (SQLite in
  * memory) or `PBS_REQUEST_LOG_WRITER=inline`, the main thread writes them itself.
  */
 export class RequestLog implements RequestRecorder {
-  private waiting: RequestRecord[] = [];
+  private waiting = new RecordBuffer();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   /** SQLite: the table in the log file, made once per process (`ensureLogFileTable`). */
@@ -60,13 +66,13 @@ export class RequestLog implements RequestRecorder {
     return new RequestLogStore(this.database.db);
   }
 
-  /** Called by the HTTP layer once an answer is sent: costs a push. */
+  /** Called by the HTTP layer once an answer is sent: costs writing its bytes. */
   record(record: RequestRecord): void {
-    if (this.waiting.length >= MAX_WAITING) {
+    if (this.waiting.count >= MAX_WAITING || this.waiting.bytes >= MAX_WAITING_BYTES) {
       this.dropped++;
       return;
     }
-    this.waiting.push(record);
+    this.waiting.append(record);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.flush().catch(this.onError);
@@ -78,12 +84,12 @@ export class RequestLog implements RequestRecorder {
   async flush(): Promise<void> {
     await this.ready();
     while (this.flushing) await this.flushing;
-    if (this.waiting.length === 0) return;
-    const batch = this.waiting;
-    this.waiting = [];
+    if (this.waiting.count === 0) return;
+    const batch = this.waiting.take();
     const onThread = this.writerThread()?.write(batch);
     this.writtenOnThread = onThread !== undefined;
-    this.flushing = (onThread ?? this.writeHere(batch)).finally(() => (this.flushing = undefined));
+    const written = onThread?.then((buffers) => this.waiting.recycle(buffers)) ?? this.writeHere(batch);
+    this.flushing = written.finally(() => (this.flushing = undefined));
     await this.flushing;
   }
 
@@ -152,8 +158,9 @@ export class RequestLog implements RequestRecorder {
     return this.thread;
   }
 
-  private writeHere(batch: RequestRecord[]): Promise<void> {
-    const rows = batch.map((record) => rowOf(record, this.options.fullBodies));
+  private writeHere(batch: RecordChunks): Promise<void> {
+    const rows = decodeRecords(batch).map((record) => rowOf(record, this.options.fullBodies));
+    this.waiting.recycle(batch.buffers);
     return this.database.transact((trx) => insertEntries(trx, this.database.dialect, rows));
   }
 }

@@ -12,6 +12,7 @@ import {
   type TestPartner,
 } from '../support/harness.js';
 import { createRestaurant, hold } from '../support/restaurant.js';
+import { eventually } from '../support/wait.js';
 
 const DAY = '2031-05-07';
 const HOLDS = 'POST /v3/bookings/{business_id}/holds';
@@ -85,10 +86,21 @@ describe.each(dialects)('faults on demand on %s', (dialect) => {
     });
     expect(slow.status).toBe(200);
     expect(slow.headers.get('pbs-fault-injected')).toBe(rule.id);
-    await addFault({ operation: OPENINGS, action: 'drop', count: 1 });
+    const dropping = await addFault({ operation: OPENINGS, action: 'drop', count: 1 });
     await expect(
       call(h.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${DAY}&time=19:00&covers=2`, { token: p.apiKey.api_key }),
     ).rejects.toThrow();
+    // A dropped call has no answer, but the request log still has the call and the rule.
+    await eventually(
+      async () => {
+        await h.pbs.services.requestLog.flush();
+        const path = `/admin/v1/request-log?partner_id=${p.partner.id}&operation=${encodeURIComponent(OPENINGS)}`;
+        return (await admin(h.url, 'GET', path)).body.entries as Array<{ fault_rule: string | null; status: number; error_code: unknown }>;
+      },
+      // nginx's "444 No Response", for the same thing.
+      (logged) => logged.some((e) => e.fault_rule === dropping.id && e.status === 444 && e.error_code === null),
+      'the dropped call in the request log',
+    );
     expect(
       (await call(h.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${DAY}&time=19:00&covers=2`, { token: p.apiKey.api_key })).status,
     ).toBe(200);

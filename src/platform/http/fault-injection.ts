@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { ApiError, errorCatalogue, type ErrorCode } from '../errors.js';
+import { recordUnanswered } from './request-recording.js';
 
 /** A fault rule's action for one request (docs/faults.md). */
 export type FaultAction =
@@ -70,6 +71,8 @@ function act(fault: InjectedFault, request: FastifyRequest, reply: FastifyReply,
   if (action.kind === 'drop') {
     reply.hijack();
     request.raw.socket.destroy();
+    // No answer goes out, so the request log's onSend never sees the call: it is recorded here.
+    recordUnanswered(request, reply);
     return;
   }
   const headers: Record<string, string> = { [FAULT_HEADER]: fault.ruleId };

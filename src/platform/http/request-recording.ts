@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { operationsOf } from './fault-injection.js';
 
 /**
@@ -7,7 +7,7 @@ import { operationsOf } from './fault-injection.js';
  * path (docs/request-log.md).
  */
 export interface RequestRecord {
-  /** pbs time (ms) when the answer was sent. */
+  /** pbs time (ms) when the answer went out. */
   at: number;
   /** The interface the route belongs to (its first, for routes shared by several). */
   interface: string;
@@ -36,22 +36,28 @@ export interface RequestRecorder {
   record(record: RequestRecord): void;
 }
 
-const answered = Symbol('pbs.answeredPayload');
-type WithAnswer = FastifyRequest & { [answered]?: string | Buffer };
+/** Where a route keeps its way to record a request that gets no answer (`recordUnanswered`). */
+const RECORD_UNANSWERED = Symbol('pbs.recordUnanswered');
+type Unanswered = (request: FastifyRequest, reply: FastifyReply) => void;
 
 /**
- * Hands every partner route's request and answer to `recorder` once the answer is sent. Install
- * after the guards, so the answer seen is the final one (a replayed Idempotency-Key answer too).
+ * The status the request log gives a request pbs ended without an answer (a fault rule that
+ * drops the connection): nginx's "444 No Response", for the same thing.
+ */
+export const NO_RESPONSE_STATUS = 444;
+
+/**
+ * Hands every partner route's request and answer to `recorder` as the answer goes out. Install
+ * after the guards, so the answer seen is the final one (a replayed Idempotency-Key answer too):
+ * the route's last `onSend` records it, where the answer's bytes, status and time are all known
+ * (one hook: a second, in `onResponse`, cost every request more). A request that pbs ends
+ * without an answer is recorded by `recordUnanswered`.
  */
 export function installRequestRecording(app: FastifyInstance, recorder: RequestRecorder, now: () => number): void {
-  const keepAnswer: onSendHookHandler = (request: WithAnswer, _reply, payload, done) => {
-    if (typeof payload === 'string' || Buffer.isBuffer(payload)) request[answered] = payload;
-    done(null, payload);
-  };
   // One per route: its interface and operation are named once, not read from the request.
-  const recordFor = (declared: unknown, operationOf: (request: FastifyRequest) => string): onResponseHookHandler => {
+  const recordFor = (declared: unknown, operationOf: (request: FastifyRequest) => string) => {
     const routeInterface = Array.isArray(declared) ? String(declared[0]) : String(declared);
-    return (request: WithAnswer, reply, done) => {
+    return (request: FastifyRequest, reply: FastifyReply, status: number, answer: string | Buffer | undefined) => {
       const principal = request.principal ?? request.identified;
       const key = request.headers['idempotency-key'];
       recorder.record({
@@ -60,7 +66,7 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
         operation: operationOf(request),
         method: request.method,
         url: request.url,
-        status: reply.statusCode,
+        status,
         durationMs: reply.elapsedTime,
         requestId: request.id,
         idempotencyKey: typeof key === 'string' ? key : undefined,
@@ -69,17 +75,28 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
         credentialId: principal?.credentialId,
         clientAddress: request.ip,
         requestBody: request.body,
-        responseBody: request[answered],
+        responseBody: answer,
         faultRule: request.faultRule,
       });
-      done();
     };
   };
   app.addHook('onRoute', (route) => {
     if (!route.config?.partner) return;
-    route.onSend = [...toArray(route.onSend), keepAnswer];
-    route.onResponse = [...toArray(route.onResponse), recordFor(route.config.partner.interface, operationsOf(route.url))];
+    const record = recordFor(route.config.partner.interface, operationsOf(route.url));
+    const onSend: onSendHookHandler = (request, reply, payload, done) => {
+      record(request, reply, reply.statusCode, typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : undefined);
+      done(null, payload);
+    };
+    route.onSend = [...toArray(route.onSend), onSend];
+    const unanswered: Unanswered = (request, reply) => record(request, reply, NO_RESPONSE_STATUS, undefined);
+    Object.assign(route.config, { [RECORD_UNANSWERED]: unanswered });
   });
+}
+
+/** Records a request of a partner route that pbs ends without an answer (no `onSend` runs); nothing where the log is off. */
+export function recordUnanswered(request: FastifyRequest, reply: FastifyReply): void {
+  const record: unknown = Reflect.get(request.routeOptions.config, RECORD_UNANSWERED);
+  if (typeof record === 'function') (record as Unanswered)(request, reply);
 }
 
 function toArray<T>(value: T | T[] | undefined): T[] {
