@@ -37,12 +37,12 @@ const MAX_WAITING_BYTES = 64 * 1024 * 1024;
  * The request log (docs/request-log.md): every partner request and its answer, handed over by
  * the HTTP layer and kept as bytes at once (request-log-buffer.ts), and written in batches by a
  * thread of its own, which makes them into rows (redacted, masked, capped) on a connection of
- * its own. Each process writes its
- * own; all read the same table. Where no other connection can reach the database (SQLite in
- * memory) or `PBS_REQUEST_LOG_WRITER=inline`, the main thread writes them itself.
+ * its own. Each process writes its own; all read the same table. Where no other connection can
+ * reach the database (SQLite in memory) or `PBS_REQUEST_LOG_WRITER=inline`, the main thread
+ * writes them itself.
  */
 export class RequestLog implements RequestRecorder {
-  private waiting = new RecordBuffer();
+  private readonly waiting = new RecordBuffer();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   /** SQLite: the table in the log file, made once per process (`ensureLogFileTable`). */
