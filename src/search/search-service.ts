@@ -17,6 +17,8 @@ const DEFAULT_RADIUS_M = 10_000;
 const SEARCH_OPENINGS_WINDOW = 30;
 /** Areas whose index is kept (each holds bitsets over its members; the least recently searched go first). */
 const MAX_AREA_INDEXES = 64;
+/** Areas whose share of one word's matches is kept (`withinArea`). */
+const MAX_AREAS_PER_WORD = 16;
 
 /** One business found, with what orders it. */
 interface Hit {
@@ -47,6 +49,8 @@ interface Request {
  */
 export class SearchService {
   private readonly areaIndexes = new Map<number, AreaIndex>();
+  /** Each remembered word's matches within the areas it was searched in (`withinArea`); a word the term index forgets goes with them. */
+  private readonly wordsInAreas = new WeakMap<WordMatch, Map<number, { generation: number; ordinals: Int32Array; scores: Uint8Array }>>();
   private readonly budget = new ColumnBudget();
 
   constructor(
@@ -167,18 +171,20 @@ export class SearchService {
     const maxDistance = params.radius ?? (byLocation ? DEFAULT_RADIUS_M : Infinity);
     const areaColumn = area === undefined ? undefined : area.kind === 'city' ? c.cityArea : area.kind === 'zip' ? c.zipArea : c.stateArea;
 
-    // The candidates: the smallest word's matches, else the area's members, else the cells around the point.
+    // The candidates: the smallest word's matches (within the area, when one is named), else the
+    // area's members, else the cells around the point.
     let driver = -1;
     for (let i = 0; i < matches.length; i++) if (!words[i].generic && (driver < 0 || matches[i].size < matches[driver].size)) driver = i;
     if (driver < 0 && generic && area === undefined) driver = matches.findIndex((_, i) => words[i].generic);
+    const driven = driver < 0 ? undefined : area === undefined ? matches[driver] : this.withinArea(matches[driver], area, areaColumn!);
     const candidates: Iterable<number> =
-      driver >= 0
-        ? matches[driver].ordinals
+      driven !== undefined
+        ? driven.ordinals
         : area !== undefined
           ? area.members
           : this.catalog.grid.around(center.latitude, center.longitude, maxDistance);
     const others = matches.map((m, i) => (i === driver ? undefined : m.dense(c.capacity)));
-    const driverScores = driver >= 0 ? matches[driver].scores : undefined;
+    const driverScores = driven?.scores;
 
     const reservation = params.reservation;
     const openInstant = params.openNow ? request.now : params.openAt !== undefined ? params.openAt * 1000 : undefined;
@@ -225,6 +231,34 @@ export class SearchService {
       if (best.accepts(hit)) best.insert(hit);
     }
     return { hits: best.items, total };
+  }
+
+  /**
+   * A word's matches within a named area. A word's matches span every area: at 100,000
+   * restaurants in ten metros, "wine bar" searched in one metro walked every metro's wine bars on
+   * every request (plain search cost 54 µs a request against 45 µs at 10,000). Worked out once per
+   * word, area and state of the catalogue (any change to it moves `catalog.generation`).
+   */
+  private withinArea(match: WordMatch, area: Area, areaColumn: Int32Array): { ordinals: Int32Array; scores: Uint8Array } {
+    let byArea = this.wordsInAreas.get(match);
+    if (!byArea) this.wordsInAreas.set(match, (byArea = new Map()));
+    const generation = this.catalog.generation;
+    const kept = byArea.get(area.id);
+    if (kept?.generation === generation) return kept;
+    let n = 0;
+    for (let k = 0; k < match.ordinals.length; k++) if (areaColumn[match.ordinals[k]] === area.id) n++;
+    const ordinals = new Int32Array(n);
+    const scores = new Uint8Array(n);
+    n = 0;
+    for (let k = 0; k < match.ordinals.length; k++)
+      if (areaColumn[match.ordinals[k]] === area.id) {
+        ordinals[n] = match.ordinals[k];
+        scores[n++] = match.scores[k];
+      }
+    if (byArea.size >= MAX_AREAS_PER_WORD) byArea.clear();
+    const found = { generation, ordinals, scores };
+    byArea.set(area.id, found);
+    return found;
   }
 
   /** `hits` in the request's order, the first `limit` of them. */

@@ -205,4 +205,27 @@ describe.each(dialects)('GET /v3/businesses/search on %s', (dialect) => {
       expect(await code(`reservation_date=${DAY}&reservation_time=19:00`)).toBe('VALIDATION_ERROR');
     });
   });
+
+  it('finds a term of several words within the place named, not in other places, and sees a change made between searches', async () => {
+    const wineBarOf = (name: string, location: object, coordinates: object) =>
+      sampleBusiness({ name, location, coordinates, categories: [{ alias: 'wine_bars', title: 'Wine Bars' }] });
+    const wineBar = (name: string, location: object, coordinates: object) =>
+      admin(h.url, 'POST', '/admin/v1/businesses', { json: wineBarOf(name, location, coordinates) });
+    await wineBar('Cellar Wine Bar', to, { latitude: 43.651, longitude: -79.381 });
+    const first = await wineBar('Harbor Wine Bar', sf, { latitude: 37.776, longitude: -122.418 });
+    expect(names(await search('location=San%20Francisco&term=wine%20bar'))).toEqual(['Harbor Wine Bar']);
+    expect(names(await search('location=Toronto&term=wine%20bar'))).toEqual(['Cellar Wine Bar']);
+    // A second one in San Francisco, then the first moved to Toronto: each search sees the catalogue as it is now.
+    await wineBar('Mission Wine Bar', sf, { latitude: 37.76, longitude: -122.42 });
+    expect(names(await search('location=San%20Francisco&term=wine%20bar&sort_by=distance'))).toEqual([
+      'Harbor Wine Bar',
+      'Mission Wine Bar',
+    ]);
+    const moved = await admin(h.url, 'PUT', `/admin/v1/businesses/${first.body.id}`, {
+      json: wineBarOf('Harbor Wine Bar', to, { latitude: 43.652, longitude: -79.382 }),
+    });
+    expect(moved.status, moved.text).toBe(200);
+    expect(names(await search('location=San%20Francisco&term=wine%20bar'))).toEqual(['Mission Wine Bar']);
+    expect(names(await search('location=Toronto&term=wine%20bar&sort_by=distance'))).toEqual(['Cellar Wine Bar', 'Harbor Wine Bar']);
+  });
 });
