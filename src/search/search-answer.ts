@@ -45,7 +45,7 @@ export function searchAnswer(entries: readonly AnswerEntry[], total: number, cen
     room += 1 + e.parts.head.length + NUMBER_ROOM + Math.max(e.parts.hoursOpen.length, e.parts.hoursClosed.length);
     room += e.openings ? OPENINGS_START.length + OPENING_ROOM * e.openings.length + OPENINGS_END.length : 1;
   }
-  const out = Buffer.allocUnsafe(room);
+  const out = answerSlab.take(room);
   let at = copy(out, 0, START);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
@@ -69,8 +69,35 @@ export function searchAnswer(entries: readonly AnswerEntry[], total: number, cen
   at = copy(out, at, LONGITUDE);
   at += out.write(longitude, at, 'latin1');
   at = copy(out, at, END);
+  answerSlab.used(at);
   return out.subarray(0, at);
 }
+
+/**
+ * Answers are cut from shared slabs of 256 kB, eight or so a slab, as Node cuts small buffers
+ * from its 8 kB pool: a 31 kB answer had a memory block of its own, made and later swept for each
+ * request. A slab lives as long as an answer cut from it is still being sent.
+ */
+class AnswerSlab {
+  private slab = Buffer.allocUnsafeSlow(0);
+  private next = 0;
+
+  /** Room for an answer of at most `bytes`; `used` then says how much of it the answer took. */
+  take(bytes: number): Buffer {
+    if (this.next + bytes > this.slab.length) {
+      this.slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, bytes));
+      this.next = 0;
+    }
+    return this.slab.subarray(this.next, this.next + bytes);
+  }
+
+  used(bytes: number): void {
+    // The next answer starts on an 8-byte boundary, as Node's pool aligns its slices.
+    this.next = Math.min(this.slab.length, (this.next + bytes + 7) & ~7);
+  }
+}
+const SLAB_BYTES = 256 * 1024;
+const answerSlab = new AnswerSlab();
 
 function copy(out: Buffer, at: number, bytes: Uint8Array): number {
   out.set(bytes, at);
