@@ -64,4 +64,28 @@ describe('search answer bytes (written in place, not assembled from strings)', (
       '{"businesses":[],"total":0,"region":{"center":{"latitude":1.5,"longitude":-2}}}',
     );
   });
+
+  it('keeps each answer whole while later answers are cut from the same slab and from new ones', () => {
+    const parts = {
+      revision: 1,
+      head: Buffer.from(`{"name":"${'x'.repeat(3000)}","distance":`),
+      hoursOpen: Buffer.from(',"business_hours":[]'),
+      hoursClosed: Buffer.from(',"business_hours":[]'),
+    };
+    // 20 answers of ~60 kB span several 256 kB slabs; each is read back after all were written.
+    const answers = Array.from({ length: 20 }, (_, i) =>
+      searchAnswer(
+        Array.from({ length: 20 }, () => ({ parts, distance: i, openNow: false, openings: [i * 15] })),
+        i,
+        { latitude: i, longitude: -1 - i },
+      ),
+    );
+    answers.forEach((answer, i) => {
+      const body = JSON.parse(answer.toString('utf8'));
+      expect(body.total).toBe(i);
+      expect(body.region.center).toEqual({ latitude: i, longitude: -1 - i });
+      expect(body.businesses).toHaveLength(20);
+      expect(body.businesses.every((b: { distance: number }) => b.distance === i)).toBe(true);
+    });
+  });
 });
