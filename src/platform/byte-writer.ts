@@ -47,8 +47,19 @@ export class ByteWriter {
     return this;
   }
 
-  /** The body: a view of the slab that no later body overwrites. */
-  finish(): Buffer {
+  /**
+   * Starts a new body to be written straight into the returned view of at most `bytes` (for a
+   * writer that puts values at offsets of its own); `finish(written)` then hands out its first
+   * `written` bytes.
+   */
+  reserve(bytes: number): Buffer {
+    this.reset().room(bytes);
+    return this.slab.subarray(this.end, this.end + bytes);
+  }
+
+  /** The body (after `reserve`, its first `written` bytes): a view of the slab that no later body overwrites. */
+  finish(written?: number): Buffer {
+    if (written !== undefined) this.end += written;
     const body = this.slab.subarray(this.start, this.end);
     // The next body starts on an 8-byte boundary, as Node's own pool aligns its slices.
     this.start = this.end = Math.min(this.slab.length, (this.end + 7) & ~7);

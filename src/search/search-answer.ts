@@ -1,3 +1,4 @@
+import { ByteWriter } from '../platform/byte-writer.js';
 import type { RecordParts } from './records.js';
 
 /** One business of a search page: its kept record parts and the values this request adds. */
@@ -45,7 +46,7 @@ export function searchAnswer(entries: readonly AnswerEntry[], total: number, cen
     room += 1 + e.parts.head.length + NUMBER_ROOM + Math.max(e.parts.hoursOpen.length, e.parts.hoursClosed.length);
     room += e.openings ? OPENINGS_START.length + OPENING_ROOM * e.openings.length + OPENINGS_END.length : 1;
   }
-  const out = answerSlab.take(room);
+  const out = answers.reserve(room);
   let at = copy(out, 0, START);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
@@ -69,35 +70,15 @@ export function searchAnswer(entries: readonly AnswerEntry[], total: number, cen
   at = copy(out, at, LONGITUDE);
   at += out.write(longitude, at, 'latin1');
   at = copy(out, at, END);
-  answerSlab.used(at);
-  return out.subarray(0, at);
+  return answers.finish(at);
 }
 
 /**
- * Answers are cut from shared slabs of 256 kB, eight or so a slab, as Node cuts small buffers
- * from its 8 kB pool: a 31 kB answer had a memory block of its own, made and later swept for each
- * request. A slab lives as long as an answer cut from it is still being sent.
+ * Answers are cut from shared slabs of 256 kB, eight or so a slab, not given a 31 kB block each,
+ * made and later swept for each request (reservation search at 10,000: 54.5 against 58.1 µs of
+ * CPU a request). Larger than openings' 8 kB slabs, which hold a few answers each.
  */
-class AnswerSlab {
-  private slab = Buffer.allocUnsafeSlow(0);
-  private next = 0;
-
-  /** Room for an answer of at most `bytes`; `used` then says how much of it the answer took. */
-  take(bytes: number): Buffer {
-    if (this.next + bytes > this.slab.length) {
-      this.slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, bytes));
-      this.next = 0;
-    }
-    return this.slab.subarray(this.next, this.next + bytes);
-  }
-
-  used(bytes: number): void {
-    // The next answer starts on an 8-byte boundary, as Node's pool aligns its slices.
-    this.next = Math.min(this.slab.length, (this.next + bytes + 7) & ~7);
-  }
-}
-const SLAB_BYTES = 256 * 1024;
-const answerSlab = new AnswerSlab();
+const answers = new ByteWriter(256 * 1024);
 
 function copy(out: Buffer, at: number, bytes: Uint8Array): number {
   out.set(bytes, at);

@@ -64,8 +64,10 @@ export class RecordBuffer {
     ]);
     const request = requestText(r.requestBody);
     const answer = r.responseBody;
-    // At most three bytes of UTF-8 per UTF-16 unit: room enough without measuring the text first.
-    const room = 12 + head.length * 3 + (request === undefined ? 0 : request.length * 3) + (answer === undefined ? 0 : answer.length * 3);
+    // At most three bytes of UTF-8 per UTF-16 unit: room enough without measuring the text first
+    // (an answer already in bytes takes just its length).
+    const answerRoom = answer === undefined ? 0 : typeof answer === 'string' ? answer.length * 3 : answer.length;
+    const room = 12 + head.length * 3 + (request === undefined ? 0 : request.length * 3) + answerRoom;
     const out = this.room(room);
     const start = this.at;
     let at = this.writeText(out, start, head);
