@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { businessesMigration, catalogSequenceMigration } from './businesses/business-tables.js';
 import { businessesModule } from './businesses/module.js';
 import { engagementModule } from './engagement/module.js';
@@ -23,7 +23,7 @@ import { ClockSync } from './platform/clock-sync.js';
 import type { Config } from './platform/config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest, type PbsMigration } from './platform/db/migrate.js';
-import { platformMigration, tasksMigration } from './platform/db/platform-tables.js';
+import { idempotencyClaimMigration, platformMigration, tasksMigration } from './platform/db/platform-tables.js';
 import type { EventRelay } from './platform/event-relay.js';
 import { domainEventsMigration, eventRelayMigration, eventRequestMigration } from './platform/events.js';
 import { installGuards } from './platform/http/guards.js';
@@ -118,6 +118,7 @@ export const foundationMigrations: PbsMigration[] = [
   eventRelayMigration,
   eventRequestMigration,
   tasksMigration,
+  idempotencyClaimMigration,
 ];
 
 /** A database pbs cannot use at start: said in one line, without a stack trace. */
@@ -125,7 +126,13 @@ export class DatabaseUnavailable extends Error {}
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
   try {
-    return await openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: config.sqlitePath, pgPoolSize: config.pgPoolSize });
+    return await openDatabase({
+      databaseUrl: config.databaseUrl,
+      sqlitePath: config.sqlitePath,
+      pgPoolSize: config.pgPoolSize,
+      timeoutMs: config.dbTimeoutMs,
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+    });
   } catch (error) {
     throw new DatabaseUnavailable(`cannot open the database ${describeLocation(config)}: ${messageOf(error)}`);
   }
@@ -135,6 +142,14 @@ function describeLocation(config: Config): string {
   if (!config.databaseUrl) return `sqlite:${config.sqlitePath}`;
   const url = new URL(config.databaseUrl);
   return `postgres://${url.host}${url.pathname}`;
+}
+
+/** One log line when the database becomes unreachable, and one when it is back (not one per failed request). */
+function reportAvailability(database: Database, log: FastifyBaseLogger): void {
+  database.availability.onChange((state, cause, downForMs) => {
+    if (state === 'down') log.error({ cause }, 'the database is unreachable: requests that need it answer 503 until it is back');
+    else if (state === 'up') log.warn({ downForMs }, 'the database is reachable again');
+  });
 }
 
 /** Replaces the stored operator token (when the printed one was lost); returns the new token. */
@@ -163,10 +178,14 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     headersTimeoutMs: config.headersTimeoutMs,
     trustProxy: config.trustProxy,
     metrics,
+    onOutage: (error) => database.availability.report(error),
   });
+  reportAvailability(database, app.log);
   const tasks = new TaskRunner(database, clock, {
     ...config.tasks,
-    onError: (error, task) => app.log.warn({ err: error, task: task?.id, type: task?.type }, 'task attempt failed'),
+    onError: (error, task) => {
+      if (!database.availability.report(error)) app.log.warn({ err: error, task: task?.id, type: task?.type }, 'task attempt failed');
+    },
     onOutcome: (type, outcome) => metrics.taskOutcomes.inc({ type, outcome }),
   });
   const ctx: PlatformContext = { config, database, clock, sandboxClock, clockSync, tasks, metrics, log: app.log };
@@ -215,6 +234,9 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   );
 
   const idempotency = new IdempotencyStore(database.db, clock, config.idempotencyTtlMs, config.idempotencyTakeoverMs);
+  database.availability.onChange((state) => {
+    if (state === 'up') void idempotency.releasePending();
+  });
   // Stored idempotent answers are kept for a day (pbs time); older ones go every ten minutes.
   tasks.schedule({ name: 'idempotency.purge', everyMs: 600_000, run: async () => void (await idempotency.purgeExpired()) });
   installGuards(app, {
@@ -251,6 +273,14 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       tasks.start();
       relay.start();
       deliverer.start();
+      // Background work fails at once while the database is down (its loops retry on their
+      // timers); when it is back, they carry on now rather than at their next poll.
+      database.availability.onChange((state) => {
+        if (state !== 'up') return;
+        tasks.wake();
+        relay.wake();
+        deliverer.wake();
+      });
     }
     clockSync?.start();
   };

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { checkClockTime, toIso } from '../platform/clock.js';
 import { pingDatabase } from '../platform/db/database.js';
+import { databaseAwayError } from '../platform/db/availability.js';
 import type { PlatformContext } from '../platform/module.js';
 import { apiError } from '../platform/errors.js';
 import { secretMatches, sha256Hex } from '../platform/ids.js';
@@ -28,10 +29,16 @@ export function systemRoutes(ctx: PlatformContext, state: { ready: () => boolean
       },
       async () => {
         if (!state.ready()) throw apiError('SERVICE_UNAVAILABLE', 'pbs is starting or shutting down');
+        const { availability } = ctx.database;
+        const unusable = () => databaseAwayError(`The database is not usable: ${availability.reason ?? 'it did not answer'}`);
+        // Known to be away, or being probed: answered without waiting on the database (a probe
+        // of a stalled server takes the whole timeout; the probes run on their own meanwhile).
+        if (availability.state !== 'up') throw unusable();
         try {
           await pingDatabase(ctx.database);
-        } catch {
-          throw apiError('SERVICE_UNAVAILABLE', 'The database is not reachable');
+        } catch (error) {
+          availability.report(error);
+          throw unusable();
         }
         return { status: 'ready' };
       },

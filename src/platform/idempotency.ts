@@ -2,7 +2,8 @@ import type { Clock } from './clock.js';
 import type { Db, DbOrTx } from './db/database.js';
 import './db/platform-tables.js';
 import { apiError } from './errors.js';
-import { sha256Hex } from './ids.js';
+import { randomBase62, sha256Hex } from './ids.js';
+import { isOutage } from './db/availability.js';
 
 export interface StoredResponse {
   statusCode: number;
@@ -10,12 +11,14 @@ export interface StoredResponse {
   body: string;
 }
 
-export type IdempotencyOutcome = { kind: 'proceed' } | { kind: 'replay'; response: StoredResponse };
+export type IdempotencyOutcome = { kind: 'proceed'; claim: string } | { kind: 'replay'; response: StoredResponse };
 
 /** A claimed Idempotency-Key whose request is running: a change answers it in its own transaction. */
 export interface PendingIdempotency {
   partnerId: string;
   key: string;
+  /** Which attempt claimed it (see IdempotencyKeysTable.claim). */
+  claim: string;
 }
 
 /**
@@ -28,7 +31,8 @@ export interface PendingIdempotency {
  */
 export interface PartnerWrite {
   requestId: string;
-  idempotency: PendingIdempotency | undefined;
+  /** The key its change answers (which attempt claimed it is the guard's business). */
+  idempotency: Pick<PendingIdempotency, 'partnerId' | 'key'> | undefined;
 }
 
 /** JSON answers are stored with this type (what the routes send). */
@@ -79,6 +83,9 @@ export const completeIdempotencyWhen = (condition: string) =>
    where partner_id = :idem_partner and key = :idem_key and state = 'in_progress' and ${condition}`;
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** Claims kept to let go of after an outage (IdempotencyStore.releaseLater). */
+const MAX_PENDING_RELEASES = 10_000;
+const pendingKey = (partnerId: string, key: string) => `${partnerId}\n${key}`;
 
 /**
  * Idempotency-Key support for partner POST/DELETE: the first response is stored for 24 h and
@@ -110,21 +117,34 @@ export class IdempotencyStore {
 
   async begin(partnerId: string, key: string, fingerprint: string): Promise<IdempotencyOutcome> {
     const now = this.clock.now();
+    // This process answered the key's last attempt with 503 and could not let it go then.
+    const left = this.toRelease.get(pendingKey(partnerId, key));
+    if (left) await this.releaseLeft(left);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const inserted = await this.db
-        .insertInto('idempotency_keys')
-        .values({
-          partner_id: partnerId,
-          key,
-          fingerprint,
-          state: 'in_progress',
-          created_at: now,
-          locked_at: Date.now(),
-          expires_at: now + this.ttlMs,
-        })
-        .onConflict((oc) => oc.columns(['partner_id', 'key']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { kind: 'proceed' };
+      const claim = randomBase62(16);
+      let inserted;
+      try {
+        inserted = await this.db
+          .insertInto('idempotency_keys')
+          .values({
+            partner_id: partnerId,
+            key,
+            fingerprint,
+            state: 'in_progress',
+            created_at: now,
+            locked_at: Date.now(),
+            expires_at: now + this.ttlMs,
+            claim,
+          })
+          .onConflict((oc) => oc.columns(['partner_id', 'key']).doNothing())
+          .executeTakeFirst();
+      } catch (error) {
+        // The claim may have been written before the database went away: let go of it once it
+        // is back, or every retry would answer IDEMPOTENCY_KEY_IN_USE until the takeover time.
+        if (isOutage(error)) this.releaseLater({ partnerId, key, claim });
+        throw error;
+      }
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { kind: 'proceed', claim };
 
       const row = await this.db
         .selectFrom('idempotency_keys')
@@ -134,7 +154,7 @@ export class IdempotencyStore {
         .executeTakeFirst();
       if (!row) continue; // removed between our insert and select: try again
       if (row.expires_at <= now) {
-        await this.release(partnerId, key, row.fingerprint, { evenCompleted: true });
+        await this.release(partnerId, key, { fingerprint: row.fingerprint, evenCompleted: true });
         continue;
       }
       if (row.fingerprint !== fingerprint) throw apiError('IDEMPOTENCY_KEY_REUSED');
@@ -145,7 +165,7 @@ export class IdempotencyStore {
         };
       }
       if (Date.now() - row.locked_at < this.abandonedAfterMs) throw apiError('IDEMPOTENCY_KEY_IN_USE');
-      await this.release(partnerId, key, row.fingerprint);
+      await this.release(partnerId, key, { fingerprint: row.fingerprint });
     }
     throw apiError('IDEMPOTENCY_KEY_IN_USE');
   }
@@ -167,14 +187,48 @@ export class IdempotencyStore {
   }
 
   /**
-   * Forgets a key so the request can be tried again (after a server error, or when expired). A
-   * key completed by a committed change stays: that change happened, and retries must hear so.
+   * Forgets a key so the request can be tried again (after a server error, or when expired): the
+   * claim of one attempt, or any with the fingerprint. A key completed by a committed change
+   * stays: that change happened, and retries must hear so.
    */
-  async release(partnerId: string, key: string, fingerprint?: string, { evenCompleted = false } = {}): Promise<void> {
+  async release(
+    partnerId: string,
+    key: string,
+    { fingerprint, claim, evenCompleted = false }: { fingerprint?: string; claim?: string; evenCompleted?: boolean } = {},
+  ): Promise<void> {
     let q = this.db.deleteFrom('idempotency_keys').where('partner_id', '=', partnerId).where('key', '=', key);
     if (fingerprint) q = q.where('fingerprint', '=', fingerprint);
+    if (claim) q = q.where('claim', '=', claim);
     if (!evenCompleted) q = q.where('state', '=', 'in_progress');
     await q.execute();
+  }
+
+  /**
+   * Claims of attempts that answered 503 while the database was away, to let go of once it is
+   * back (`releasePending`, or the key's next attempt in this process). Bounded: past the bound a
+   * key waits for the takeover time, as one of a crashed process does.
+   */
+  private readonly toRelease = new Map<string, PendingIdempotency>();
+
+  releaseLater(pending: PendingIdempotency): void {
+    if (this.toRelease.size < MAX_PENDING_RELEASES) this.toRelease.set(pendingKey(pending.partnerId, pending.key), pending);
+  }
+
+  /** Lets go of the claims `releaseLater` kept (the database is back); those that fail stay for the next call. */
+  async releasePending(): Promise<void> {
+    for (const pending of [...this.toRelease.values()]) {
+      try {
+        await this.releaseLeft(pending);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  private async releaseLeft(pending: PendingIdempotency): Promise<void> {
+    await this.release(pending.partnerId, pending.key, { claim: pending.claim });
+    const at = pendingKey(pending.partnerId, pending.key);
+    if (this.toRelease.get(at) === pending) this.toRelease.delete(at);
   }
 
   async purgeExpired(): Promise<number> {

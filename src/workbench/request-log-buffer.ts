@@ -175,7 +175,7 @@ export function decodeRecords(chunks: RecordChunks): DecodedRecord[] {
         partnerId: (head[9] as string | null) ?? undefined,
         credentialKind: (head[10] as string | null) ?? undefined,
         credentialId: (head[11] as string | null) ?? undefined,
-        clientAddress: head[12] as string,
+        clientAddress: (head[12] as string | null) ?? '',
         faultRule: (head[13] as string | null) ?? undefined,
         requestBody,
         responseBody,

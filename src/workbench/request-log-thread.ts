@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseLocation } from '../platform/db/database.js';
+import { DatabaseUnavailableError } from '../platform/db/availability.js';
 import type { RecordChunks } from './request-log-buffer.js';
 import type { WriterAnswer, WriterBatch, WriterSetup } from './request-log-worker.js';
 
@@ -13,6 +14,12 @@ const extension = path.extname(fileURLToPath(import.meta.url));
 const WORKER_URL = new URL(`./request-log-worker${extension}`, import.meta.url);
 const FROM_SOURCES = extension === '.ts';
 
+/** A batch the thread committed: its chunks given back, and how many of its entries the database refused. */
+export interface WrittenBatch {
+  buffers: ArrayBuffer[];
+  dropped: number;
+}
+
 /**
  * The main thread's side of the request log's writer thread (request-log-worker.ts): hands it
  * each batch of records and settles when the batch is committed. A batch's memory moves to the
@@ -21,7 +28,7 @@ const FROM_SOURCES = extension === '.ts';
 export class RequestLogThread {
   private readonly worker: Worker;
   private nextId = 1;
-  private readonly settling = new Map<number, { resolve: (buffers: ArrayBuffer[]) => void; reject: (error: Error) => void }>();
+  private readonly settling = new Map<number, { resolve: (written: WrittenBatch) => void; reject: (error: Error) => void }>();
   /** Set once the thread has ended; batches are refused from then on. */
   private ended: Error | undefined;
 
@@ -43,8 +50,11 @@ export class RequestLogThread {
     this.worker.on('message', (answer: WriterAnswer) => {
       const waiting = this.settling.get(answer.id);
       this.settling.delete(answer.id);
-      if (answer.error === undefined) waiting?.resolve(answer.buffers);
-      else waiting?.reject(new Error(`request log writer: ${answer.error}`));
+      if (answer.error === undefined) waiting?.resolve({ buffers: answer.buffers, dropped: answer.dropped });
+      else {
+        const message = `request log writer: ${answer.error}`;
+        waiting?.reject(answer.outage ? new DatabaseUnavailableError(message) : new Error(message));
+      }
     });
     this.worker.on('error', (error) => this.end(error));
     this.worker.on('exit', (code) => this.end(new Error(`request log writer ended (exit code ${code})`)));
@@ -54,7 +64,7 @@ export class RequestLogThread {
    * Writes the batch, settling once it is committed with its chunks given back; undefined when
    * the thread cannot take it (it has ended), and the caller writes it itself.
    */
-  write(chunks: RecordChunks): Promise<ArrayBuffer[]> | undefined {
+  write(chunks: RecordChunks): Promise<WrittenBatch> | undefined {
     if (this.ended) return undefined;
     const batch: WriterBatch = { id: this.nextId++, chunks };
     try {
@@ -62,7 +72,7 @@ export class RequestLogThread {
     } catch {
       return undefined;
     }
-    return new Promise<ArrayBuffer[]>((resolve, reject) => this.settling.set(batch.id, { resolve, reject }));
+    return new Promise<WrittenBatch>((resolve, reject) => this.settling.set(batch.id, { resolve, reject }));
   }
 
   /** Ends the thread (the request log has flushed: no batch is in flight). */

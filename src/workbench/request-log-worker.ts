@@ -13,8 +13,10 @@ import pg from 'pg';
 import { useLogFileSettings, WAL_CHECKPOINT_BYTES, type DatabaseLocation } from '../platform/db/database.js';
 import { decodeRecords, type RecordChunks } from './request-log-buffer.js';
 import { REQUEST_LOG_COLUMNS } from './request-log-statements.js';
-import { rowOf } from './request-log-rows.js';
+import { rowOf, writeRows } from './request-log-rows.js';
 import type { NewRequestLogRow } from './request-log-store.js';
+import { isOutage } from '../platform/db/availability.js';
+import { messageOf } from '../platform/values.js';
 
 export interface WriterSetup {
   location: DatabaseLocation;
@@ -28,12 +30,18 @@ export interface WriterBatch {
 }
 export interface WriterAnswer {
   id: number;
+  /** Entries of the batch not written (a row the database refused, or all of them when it could not be reached). */
+  dropped: number;
+  /** Why the batch could not be written at all. */
   error?: string;
+  /** Whether that was the database being away (said once by its availability, not per batch). */
+  outage?: boolean;
   /** The batch's chunks, given back to be written again (RecordBuffer.recycle). */
   buffers: ArrayBuffer[];
 }
 
-type Write = (rows: NewRequestLogRow[]) => Promise<void>;
+/** Writes rows, answering how many it could not (see writeRows). */
+type Write = (rows: NewRequestLogRow[]) => Promise<number>;
 
 /**
  * Rows a statement inserts. Many rows a statement cost each row less than one each (measured on
@@ -63,24 +71,42 @@ function sqliteWriter(logFile: string): Write {
   useLogFileSettings(sqlite, '');
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_BYTES / (sqlite.pragma('page_size', { simple: true }) as number)}`);
   const full = sqlite.prepare(insertText(CHUNK, () => '?'));
+  const one = sqlite.prepare(insertText(1, () => '?'));
   // eslint-disable-next-line no-restricted-syntax -- the thread's own connection to the log file: no Database, no commits to group with.
   const all = sqlite.transaction((rows: NewRequestLogRow[]) => {
     for (const values of chunks(rows))
       (values.length === CHUNK * WIDTH ? full : sqlite.prepare(insertText(values.length / WIDTH, () => '?'))).run(values);
   });
-  return async (rows) => all(rows);
+  return (rows) =>
+    writeRows(
+      rows,
+      async (batch) => all(batch),
+      async (row) => void one.run(valuesOf(row)),
+    );
 }
 
 function postgresWriter(url: string, schema: string | undefined): Write {
-  const pool = new pg.Pool({ connectionString: url, max: 1, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
-  // A connection lost while idle must not end the thread; the next batch connects again.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    // While the database is away a batch fails within these (and is counted as dropped) rather than waiting on.
+    connectionTimeoutMillis: 5000,
+    query_timeout: 30_000,
+    keepAlive: true,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // A connection lost while idle, or between two statements of a batch (a restart of the
+  // server), must not end the thread; the next batch connects again.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const dollar = (i: number) => `$${i + 1}`;
   const full = insertText(CHUNK, dollar);
+  const one = insertText(1, dollar);
   // Plain statements with flat parameters: building them through Kysely's query builder cost
   // this thread more than the rows.
-  return async (rows) => {
+  const all = async (rows: NewRequestLogRow[]) => {
     const client = await pool.connect();
+    let failure: unknown;
     try {
       await client.query('begin');
       // The commit does not wait for the WAL flush, as the SQLite log file skips fsync: a crash
@@ -94,12 +120,31 @@ function postgresWriter(url: string, schema: string | undefined): Write {
         );
       await client.query('commit');
     } catch (error) {
-      await client.query('rollback').catch(() => {});
+      failure = error;
       throw error;
     } finally {
-      client.release();
+      // A failed batch's connection is let go rather than rolled back: it may be the one that
+      // stalled or broke, and a new one costs little beside a failed batch.
+      client.release(failure !== undefined);
     }
   };
+  return (rows) =>
+    writeRows(rows, all, async (row) => {
+      const client = await pool.connect();
+      let failure: unknown;
+      try {
+        await client.query({ name: 'pbs_request_log_one', text: one, values: valuesOf(row) });
+      } catch (error) {
+        failure = error;
+        throw error;
+      } finally {
+        client.release(failure !== undefined && isOutage(failure));
+      }
+    });
+}
+
+function valuesOf(row: NewRequestLogRow): unknown[] {
+  return REQUEST_LOG_COLUMNS.map((column) => row[column] ?? null);
 }
 
 /**
@@ -136,13 +181,14 @@ if (port) {
   port.on('message', (batch: WriterBatch) => {
     queue = queue.then(async () => {
       const buffers = batch.chunks.buffers;
-      let answer: WriterAnswer = { id: batch.id, buffers };
+      let answer: WriterAnswer;
       try {
         // Decoded, the records are strings of their own: the chunks go back with the answer.
         const records = decodeRecords(batch.chunks);
-        await write(records.map((record) => rowOf(record, fullBodies)));
+        const dropped = await write(records.map((record) => rowOf(record, fullBodies)));
+        answer = { id: batch.id, dropped, buffers };
       } catch (error) {
-        answer = { id: batch.id, error: error instanceof Error ? error.message : String(error), buffers };
+        answer = { id: batch.id, dropped: batch.chunks.count, error: messageOf(error), outage: isOutage(error), buffers };
       }
       port.postMessage(answer, buffers);
     });

@@ -9,7 +9,7 @@ import { errorHints } from './error-hints.js';
 import { isErrorCode } from '../platform/errors.js';
 
 import { RecordBuffer, decodeRecords, type RecordChunks } from './request-log-buffer.js';
-import { rowOf } from './request-log-rows.js';
+import { rowOf, writeRows } from './request-log-rows.js';
 import { RequestLogStore, type RequestLogFilter, type RequestLogRow } from './request-log-store.js';
 import { RequestLogThread } from './request-log-thread.js';
 
@@ -88,8 +88,18 @@ export class RequestLog implements RequestRecorder {
     const batch = this.waiting.take();
     const onThread = this.writerThread()?.write(batch);
     this.writtenOnThread = onThread !== undefined;
-    const written = onThread?.then((buffers) => this.waiting.recycle(buffers)) ?? this.writeHere(batch);
-    this.flushing = written.finally(() => (this.flushing = undefined));
+    const written =
+      onThread?.then(({ buffers, dropped }) => {
+        this.waiting.recycle(buffers);
+        this.dropped += dropped;
+      }) ?? this.writeHere(batch);
+    this.flushing = written
+      .catch((error: unknown) => {
+        // Not written at all (the database away): its entries are counted as dropped.
+        this.dropped += batch.count;
+        throw error;
+      })
+      .finally(() => (this.flushing = undefined));
     await this.flushing;
   }
 
@@ -158,10 +168,15 @@ export class RequestLog implements RequestRecorder {
     return this.thread;
   }
 
-  private writeHere(batch: RecordChunks): Promise<void> {
+  private async writeHere(batch: RecordChunks): Promise<void> {
     const rows = decodeRecords(batch).map((record) => rowOf(record, this.options.fullBodies));
     this.waiting.recycle(batch.buffers);
-    return this.database.transact((trx) => insertEntries(trx, this.database.dialect, rows));
+    const { dialect } = this.database;
+    this.dropped += await writeRows(
+      rows,
+      (all) => this.database.transact((trx) => insertEntries(trx, dialect, all)),
+      (one) => this.database.transact((trx) => insertEntries(trx, dialect, [one])),
+    );
   }
 }
 

@@ -4,8 +4,9 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { DatabaseAvailability } from './availability.js';
 import { GroupCommit, WRITE_LOCK_TABLE } from './group-commit.js';
-import { preparedOnPostgres } from './raw.js';
+import { watchPostgresPool } from './postgres-pool.js';
 import { codeOf } from '../values.js';
 
 /**
@@ -86,6 +87,8 @@ export interface Database {
    * own commits leave it alone. Cheap enough to read before every cache lookup.
    */
   dataVersion?: () => number;
+  /** Whether the database can be used now, as far as this process knows (docs/security.md "When the database goes away"). */
+  availability: DatabaseAvailability;
   close(): Promise<void>;
 }
 
@@ -100,7 +103,17 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use (tests give every run its own). Created when missing. */
   pgSchema?: string;
   pgPoolSize?: number;
+  /**
+   * PostgreSQL: how long a connection may take to open, and a probe to answer; also how long a
+   * statement may go unanswered before the server is probed (a stalled server). Default 5 s.
+   */
+  timeoutMs?: number;
+  /** PostgreSQL: the server cancels a statement running longer than this (`statement_timeout`). Default 30 s. */
+  statementTimeoutMs?: number;
 }
+
+/** Between probes of a database found unreachable: how soon pbs notices it is back. */
+const PROBE_EVERY_MS = 1000;
 
 // int8 (count(*), bigint columns) and numeric come back as strings from pg by default; all our
 // values fit in a double (millisecond timestamps, counters).
@@ -115,16 +128,23 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const schema = options.pgSchema;
     if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-    const pool = new pg.Pool({
+    const timeoutMs = options.timeoutMs ?? 5000;
+    const connection = {
       connectionString: options.databaseUrl,
+      connectionTimeoutMillis: timeoutMs,
+      // A peer that vanished (a failover, a cut network) is noticed by the kernel, not only by a query.
+      keepAlive: true,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    };
+    const pool = new pg.Pool({
+      ...connection,
       max: options.pgPoolSize ?? 10,
       types: pgTypes,
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+      statement_timeout: options.statementTimeoutMs ?? 30_000,
     });
-    // An idle client losing its connection must not crash the process.
-    pool.on('error', () => {});
-    pool.on('connect', (client) => usePreparedStatements(client));
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    const availability = new DatabaseAvailability({ probe: () => probePostgres(connection, timeoutMs), probeEveryMs: PROBE_EVERY_MS });
+    const watched = watchPostgresPool(pool, availability, { stallAfterMs: timeoutMs });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: watched.pool }) });
     if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
     const url = new URL(options.databaseUrl);
     return {
@@ -133,7 +153,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       location: { dialect: 'postgres', url: options.databaseUrl, schema },
       description: `postgres://${url.host}${url.pathname}${schema ? ` (schema ${schema})` : ''}`,
       transact: (work) => db.transaction().execute(work),
-      close: () => db.destroy(),
+      availability,
+      close: async () => {
+        watched.close();
+        availability.close();
+        await db.destroy();
+      },
     };
   }
   const file = options.sqlitePath ?? ':memory:';
@@ -162,7 +187,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }) });
   // The main file's only: the log file's commits say nothing about what caches hold.
   const dataVersion = sqlite.prepare('pragma main.data_version').pluck();
-  const groupCommit = new GroupCommit(db, (text) => statements.prepare(text));
+  const availability = new DatabaseAvailability({ probe: () => probeSqlite(groupCommit), probeEveryMs: PROBE_EVERY_MS });
+  const groupCommit = new GroupCommit(
+    db,
+    (text) => statements.prepare(text),
+    (error) => availability.report(error),
+  );
   return {
     db,
     dialect: 'sqlite',
@@ -170,8 +200,38 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     description: `sqlite:${file}`,
     transact: (work) => groupCommit.run(work),
     dataVersion: () => Number(dataVersion.get()),
-    close: () => db.destroy(),
+    availability,
+    close: async () => {
+      availability.close();
+      await db.destroy();
+    },
   };
+}
+
+/**
+ * Whether PostgreSQL answers: a connection of its own (the pool's may all be stuck on a stalled
+ * server) and `select 1`, each within `timeoutMs`.
+ */
+async function probePostgres(connection: pg.ClientConfig, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({ ...connection, query_timeout: timeoutMs });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } finally {
+    void client.end().catch(() => {});
+  }
+}
+
+/**
+ * Whether SQLite takes a write again (after a full disk, an I/O error): a row written and removed
+ * in one commit, which writes a page to the WAL as any change does.
+ */
+async function probeSqlite(groupCommit: GroupCommit): Promise<void> {
+  await groupCommit.run(async (trx) => {
+    await sql`insert into main.${sql.raw(WRITE_LOCK_TABLE)} (held) values (1)`.execute(trx);
+    await sql`delete from main.${sql.raw(WRITE_LOCK_TABLE)}`.execute(trx);
+  });
 }
 
 /**
@@ -199,22 +259,6 @@ function withStatementCache(sqlite: SqliteDatabase.Database) {
 }
 
 /**
- * Sends the hot-path statements (RawStatement) as named prepared statements: Kysely passes plain
- * text, so the client's query is wrapped to add the name for texts that were registered.
- */
-function usePreparedStatements(client: pg.PoolClient): void {
-  // Casts: pg's `query` has a dozen overloads; the wrapper forwards whatever it is called with,
-  // so it is typed as the loosest function and put back in its place.
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    const name = typeof config === 'string' ? preparedOnPostgres.get(config) : undefined;
-    if (name && Array.isArray(values)) return query({ name, text: config, values }, callback);
-    return query(config, values, callback);
-  };
-}
-
-/** Booleans are stored as 0/1 on both databases so one set of migrations serves both. */
-/**
  * A row read to be changed in the same transaction: locked (`FOR UPDATE`) on PostgreSQL, so two
  * transactions wanting it take turns; SQLite's single writer serialises them already (and has no
  * such clause).
@@ -223,6 +267,7 @@ export function forUpdateOn<Q extends { forUpdate(): Q }>(query: Q, dialect: Dia
   return dialect === 'postgres' ? query.forUpdate() : query;
 }
 
+/** Booleans are stored as 0/1 on both databases so one set of migrations serves both. */
 export const toFlag = (value: boolean): number => (value ? 1 : 0);
 export const fromFlag = (value: number | boolean | null | undefined): boolean => Boolean(value);
 

@@ -52,9 +52,11 @@ export class GroupCommit {
   private readonly queue: Unit[] = [];
   private draining = false;
 
+  /** @param onFailure told of every error a unit or a commit met (the database's availability looks for outages among them). */
   constructor(
     private readonly db: Db,
     private readonly prepare: PrepareStatement,
+    private readonly onFailure: (error: unknown) => void = () => {},
   ) {}
 
   run<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
@@ -85,12 +87,14 @@ export class GroupCommit {
     try {
       trx = await this.db.startTransaction().execute();
     } catch (error) {
+      this.onFailure(error);
       for (const unit of this.queue.splice(0, MAX_UNITS_PER_COMMIT)) unit.reject(error);
       return;
     }
     try {
       run(`update main.${WRITE_LOCK_TABLE} set held = held where 0`);
     } catch (error) {
+      this.onFailure(error);
       await trx
         .rollback()
         .execute()
@@ -108,8 +112,16 @@ export class GroupCommit {
           run('release unit');
           outcomes.push({ unit, ok: true, value });
         } catch (error) {
-          run('rollback to unit');
-          run('release unit');
+          this.onFailure(error);
+          try {
+            run('rollback to unit');
+            run('release unit');
+          } catch {
+            // SQLite rolled the whole transaction back itself (a full disk, an I/O error: its
+            // savepoint is gone). The group ends with the unit's own error, which says why.
+            outcomes.push({ unit, ok: false, value: error });
+            throw error;
+          }
           outcomes.push({ unit, ok: false, value: error });
         }
       }
@@ -117,6 +129,7 @@ export class GroupCommit {
       await trx.commit().execute();
     } catch (error) {
       directTransactions.delete(trx);
+      this.onFailure(error);
       // The group could not commit: none of its units happened.
       await trx
         .rollback()

@@ -27,6 +27,8 @@ export async function migrateToLatest(database: Database, migrations: PbsMigrati
   const db = database.db as Kysely<any>;
   return db.transaction().execute(async (trx) => {
     if (database.dialect === 'postgres') {
+      // A migration of a large table may run long; statement_timeout is for requests.
+      await sql`set local statement_timeout = 0`.execute(trx);
       await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.pbs_migrations'))`.execute(trx);
     }
     await sql`create table if not exists pbs_migrations (name varchar(255) primary key, timestamp varchar(255) not null)`.execute(trx);

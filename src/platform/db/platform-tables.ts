@@ -18,6 +18,12 @@ export interface IdempotencyKeysTable {
   /** Wall-clock start of the first attempt, to take over requests whose process died. */
   locked_at: number;
   expires_at: number;
+  /**
+   * Which attempt claimed the key (random): only that attempt lets it go, so an attempt that
+   * could not tell whether its claim was written (the database went away) may let go of it later
+   * without taking another attempt's claim. Null for keys claimed before it existed.
+   */
+  claim: string | null;
 }
 
 export type TaskState = 'pending' | 'running' | 'succeeded' | 'dead';
@@ -120,5 +126,13 @@ export const tasksMigration: PbsMigration = {
       .addColumn('last_run_at', 'bigint')
       .addColumn('last_error', 'text')
       .execute();
+  },
+};
+
+/** Idempotency keys remember which attempt claimed them (IdempotencyKeysTable.claim). */
+export const idempotencyClaimMigration: PbsMigration = {
+  name: '0010_idempotency_claims',
+  async up(db) {
+    await db.schema.alterTable('idempotency_keys').addColumn('claim', 'text').execute();
   },
 };

@@ -23,6 +23,7 @@ import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdP
 import { list, single } from '../query.js';
 import { ApiError, apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
+import { databaseAwayError, isOutage } from '../db/availability.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
 import { portalGuard, type PortalSessionVerifier } from './portal-session.js';
 import { faultGuard, operationsOf, type FaultInjector } from './fault-injection.js';
@@ -184,29 +185,41 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       if (response.contentType) reply.header('content-type', response.contentType);
       return reply.send(response.body);
     }
-    request.idempotency = { partnerId: request.principal.partnerId, key: value };
+    request.idempotency = { partnerId: request.principal.partnerId, key: value, claim: outcome.claim };
   };
 
   const idempotencyOnSend: onSendHookHandler = async function idempotencyRecord(request, reply, payload) {
     const pending = request.idempotency;
     if (!pending) return payload;
     request.idempotency = undefined;
-    if (reply.statusCode >= 500) {
-      await options.idempotency.release(pending.partnerId, pending.key);
-    } else {
-      const contentType = reply.getHeader('content-type');
-      await options.idempotency.complete(pending.partnerId, pending.key, {
-        statusCode: reply.statusCode,
-        contentType: typeof contentType === 'string' ? contentType : null,
-        body:
-          typeof payload === 'string'
-            ? payload
-            : payload == null
-              ? ''
-              : Buffer.isBuffer(payload)
-                ? payload.toString('utf8')
-                : JSON.stringify(payload),
-      });
+    try {
+      if (reply.statusCode >= 500) {
+        await options.idempotency.release(pending.partnerId, pending.key, { claim: pending.claim });
+      } else {
+        const contentType = reply.getHeader('content-type');
+        await options.idempotency.complete(pending.partnerId, pending.key, {
+          statusCode: reply.statusCode,
+          contentType: typeof contentType === 'string' ? contentType : null,
+          body:
+            typeof payload === 'string'
+              ? payload
+              : payload == null
+                ? ''
+                : Buffer.isBuffer(payload)
+                  ? payload.toString('utf8')
+                  : JSON.stringify(payload),
+        });
+      }
+    } catch (error) {
+      if (!isOutage(error)) throw error;
+      // The database went away as the answer went out: the answer could not be kept, so the
+      // partner hears 503 and retries; the key is let go once the database is back, or it would
+      // answer IDEMPOTENCY_KEY_IN_USE until the takeover time. Answered here, not thrown: a
+      // second error of one reply would get Fastify's own error shape, not the catalogue's.
+      options.idempotency.releaseLater(pending);
+      const away = databaseAwayError();
+      reply.code(away.status).headers(away.headers).type('application/json; charset=utf-8');
+      return JSON.stringify(away.toBody());
     }
     return payload;
   };

@@ -73,7 +73,8 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
         partnerId: principal?.partnerId,
         credentialKind: principal?.credentialKind,
         credentialId: principal?.credentialId,
-        clientAddress: request.ip,
+        // Undefined once the connection is gone (a request ended without an answer).
+        clientAddress: request.ip ?? '',
         requestBody: request.body,
         responseBody: answer,
         faultRule: request.faultRule,

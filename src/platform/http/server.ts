@@ -11,6 +11,7 @@ import Fastify, {
 import type { Bindings, ChildLoggerOptions, LogFn } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, apiError, codeForStatus, errorCatalogue } from '../errors.js';
+import { databaseAwayError, isOutage } from '../db/availability.js';
 import { containsNonFinite, containsNul } from '../input-guards.js';
 import { jsonShapeProblem } from '../json-shape.js';
 import { fieldOf } from '../validation.js';
@@ -35,6 +36,8 @@ export interface HttpServerOptions {
   metrics: Metrics;
   /** Where log lines go (default stdout); tests read them here. */
   logStream?: { write(line: string): void };
+  /** Told of every error that says the database is away (the database's availability probes then). */
+  onOutage?: (error: unknown) => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -187,6 +190,7 @@ export function toApiError(error: FastifyError | Error): ApiError {
       break;
   }
   if (error instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_TYPE') return apiError('MALFORMED_JSON');
+  if (isOutage(error)) return databaseAwayError();
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
     const code = codeForStatus(status);
@@ -309,7 +313,12 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiErr = toApiError(error);
-    if (apiErr.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (apiErr.code === 'SERVICE_UNAVAILABLE') {
+      // Starting, stopping, or the database away: said once by the availability's log line
+      // (app.ts), not once per request.
+      if (!(error instanceof ApiError)) options.onOutage?.(error);
+      request.log.debug({ err: error }, 'answered 503');
+    } else if (apiErr.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, apiErr);
   });
 
