@@ -83,7 +83,10 @@ export function buildServices(ctx: PlatformContext): Wiring {
     batchSize: 200,
     pollMs: config.webhooks.pollMs,
     onRelayed: () => webhooks.deliverer.wake(),
-    onError: (error) => log.warn({ err: error }, 'relaying events failed; retried'),
+    onError: (error) => {
+      // An outage is logged once by the database's availability; the relay retries on its timer.
+      if (!database.availability.report(error)) log.warn({ err: error }, 'relaying events failed; retried');
+    },
   });
   const onEventsCommitted = () => relay.wake();
 
@@ -159,7 +162,11 @@ export function buildServices(ctx: PlatformContext): Wiring {
         },
       },
       (requestId, partnerId) => webhooks.endpoints.causedBy(requestId, partnerId),
-      (error) => log.warn({ err: error }, 'writing the request log failed; those entries are lost'),
+      (error) => {
+        // While the database is away every batch fails: said once, by its availability.
+        if (!database.availability.report(error)) log.warn({ err: error }, 'writing the request log failed; those entries are lost');
+      },
+      changes,
     ),
   };
   return { services, catalog, occupancy, changes, relay, deliverer: webhooks.deliverer, keys };

@@ -70,5 +70,6 @@ export const errorHints: Record<ErrorCode, string> = {
   SCHEDULE_CONFLICT: 'This phone number is already in line at another restaurant; a guest waits in one line at a time.',
   INVALID_SEATING_PREFERENCE: 'The seating area is not one this restaurant offers; info lists its seating areas.',
   VISIT_ALREADY_IN_TERMINAL_STATE: 'The visit ended (seated, canceled, no-show or expired); nothing more can change.',
-  QUOTA_EXCEEDED: 'A subscription quota is full (pbs sets none by default); remove subscriptions or ask the operator.',
+  QUOTA_EXCEEDED:
+    'A quota is full: subscriptions (pbs sets none by default) or live fault rules (100 a partner); remove some, or ask the operator.',
 };

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { portalOf } from '../platform/http/portal-session.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
-import type { Faults } from './faults.js';
+import { MAX_LISTED, type Faults } from './faults.js';
 
 const error = { $ref: 'ErrorResponse#' } as const;
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -82,12 +82,18 @@ export function faultRoutes(faults: Faults) {
         schema: {
           tags: adminTags,
           security: adminSecurity,
-          summary: 'Live fault rules, of every partner or of one',
-          querystring: { type: 'object', properties: { partner_id: { type: 'string', minLength: 1, maxLength: 64 } } },
+          summary: 'Live fault rules, of every partner or of one (oldest first, at most `limit`)',
+          querystring: {
+            type: 'object',
+            properties: {
+              partner_id: { type: 'string', minLength: 1, maxLength: 64 },
+              limit: { type: 'integer', minimum: 1, maximum: MAX_LISTED, default: MAX_LISTED },
+            },
+          },
           response: { 200: ruleList },
         },
       },
-      async (request) => faults.list(request.query.partner_id),
+      async (request) => faults.list(request.query.partner_id, request.query.limit),
     );
     app.delete(
       '/admin/v1/faults/:fault_id',

@@ -1,5 +1,7 @@
 import { toIso, type Clock } from '../platform/clock.js';
-import type { Database } from '../platform/db/database.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
+import type { Database, DbOrTx } from '../platform/db/database.js';
+import { ReadCache } from '../platform/read-cache.js';
 import { apiError, codeForStatus, isErrorCode } from '../platform/errors.js';
 import type { FaultInjector, InjectedFault } from '../platform/http/fault-injection.js';
 import { newId } from '../platform/ids.js';
@@ -7,61 +9,83 @@ import { isOneOf } from '../platform/query.js';
 import { isRecord } from '../platform/values.js';
 import { FaultStore, type FaultRule } from './fault-store.js';
 
-/** How long a process trusts its copy of the live rules (another process's change shows within it). */
+/** How long a process trusts its copy of a partner's rules (another process's change shows within it). */
 const RULES_FRESH_MS = 1000;
+/**
+ * Most live rules (unexpired, with calls left) one partner may have: every process its calls
+ * reach reads them. Past it a new rule is refused (403 QUOTA_EXCEEDED); docs/faults.md, and
+ * docs/security.md "Limits".
+ */
+export const MAX_LIVE_RULES = 100;
+/** Partners whose rules a process keeps at once (past it, all are read again). */
+const PARTNERS_KEPT = 10_000;
 const ACTIONS = ['error', 'latency', 'drop'] as const;
+/** The change-feed topic of fault rules (key: the partner). */
+const FAULTS_TOPIC = 'faults';
+/** Most rules one listing answers (the operator's, of every partner). */
+export const MAX_LISTED = 1000;
+
+/** A partner's live rules by the operation they match. */
+type RulesByOperation = ReadonlyMap<string, readonly FaultRule[]>;
+const NO_RULES: RulesByOperation = new Map();
 
 /**
  * Faults on demand (docs/faults.md): a partner's rules make matching calls fail, slow down or
  * lose their connection, so its client's handling of failures can be tried against pbs. Sandbox
- * only. Each process keeps the live rules in memory, read again at most every second; a counted
- * rule's uses are taken in the database, so several processes together act on it that many times.
+ * only. Each process keeps a partner's live rules, by operation, from the partner's first call
+ * for at most a second (a change of this process or, through the change feed, of another forgets
+ * them at once); reading them is one indexed query of at most MAX_LIVE_RULES rows, so no
+ * partner's rules cost another partner's calls anything. A counted rule's uses are taken in the
+ * database, so several processes together act on it that many times.
  */
 export class Faults implements FaultInjector {
-  private rules = new Map<string, FaultRule[]>();
-  private readAt = -Infinity;
-  private reading: Promise<void> | undefined;
+  private readonly kept: ReadCache<RulesByOperation>;
 
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
+    private readonly changes: ChangeFeed,
     private readonly options: { sandbox: boolean; random?: () => number },
-  ) {}
+  ) {
+    this.kept = new ReadCache(changes, FAULTS_TOPIC, { ttlMs: RULES_FRESH_MS, maxEntries: PARTNERS_KEPT });
+  }
 
-  private store() {
-    return new FaultStore(this.database.db);
+  private store(db: DbOrTx = this.database.db) {
+    return new FaultStore(db);
   }
 
   take(partnerId: string, operation: string, businessId: string | undefined): Promise<InjectedFault | undefined> | undefined {
-    if (performance.now() - this.readAt > RULES_FRESH_MS) return this.reread().then(() => this.match(partnerId, operation, businessId));
-    if (!this.rules.has(partnerId)) return undefined;
-    return this.match(partnerId, operation, businessId);
+    const rules = this.kept.peek(partnerId, '');
+    if (rules === undefined)
+      return this.kept.get(partnerId, '', () => this.load(partnerId)).then((loaded) => this.match(loaded.get(operation), businessId));
+    const matching = rules.get(operation);
+    return matching === undefined ? undefined : this.match(matching, businessId);
   }
 
-  private async match(partnerId: string, operation: string, businessId: string | undefined): Promise<InjectedFault | undefined> {
+  private async load(partnerId: string): Promise<RulesByOperation> {
+    const rows = await this.store().live(this.clock.now(), { partnerId, limit: MAX_LIVE_RULES });
+    if (rows.length === 0) return NO_RULES;
+    const byOperation = new Map<string, FaultRule[]>();
+    for (const row of rows) {
+      const list = byOperation.get(row.operation);
+      if (list) list.push(row);
+      else byOperation.set(row.operation, [row]);
+    }
+    return byOperation;
+  }
+
+  private async match(rules: readonly FaultRule[] | undefined, businessId: string | undefined): Promise<InjectedFault | undefined> {
+    if (rules === undefined) return undefined;
     const now = this.clock.now();
     const random = this.options.random ?? Math.random;
-    for (const rule of this.rules.get(partnerId) ?? []) {
-      if (rule.operation !== operation || rule.expires_at <= now) continue;
+    for (const rule of rules) {
+      if (rule.expires_at <= now) continue;
       if (rule.business_id !== null && rule.business_id !== businessId) continue;
       if (rule.percent < 100 && random() * 100 >= rule.percent) continue;
       if (rule.remaining !== null && !(await this.store().takeOne(rule.id))) continue;
       return { ruleId: rule.id, action: actionOf(rule) };
     }
     return undefined;
-  }
-
-  private reread(): Promise<void> {
-    this.reading ??= this.store()
-      .live(this.clock.now())
-      .then((rows) => {
-        const rules = new Map<string, FaultRule[]>();
-        for (const row of rows) rules.set(row.partner_id, [...(rules.get(row.partner_id) ?? []), row]);
-        this.rules = rules;
-        this.readAt = performance.now();
-      })
-      .finally(() => (this.reading = undefined));
-    return this.reading;
   }
 
   /** A new rule for the partner, from an operator's or the partner's request body. */
@@ -107,18 +131,35 @@ export class Faults implements FaultInjector {
       created_at: now,
       expires_at: now + (whole('expires_in_seconds', 1, 7 * 86_400, 3600) ?? 3600) * 1000,
     };
-    await this.store().insert(rule);
-    this.readAt = -Infinity;
+    await this.database.transact(async (trx) => {
+      const store = this.store(trx);
+      // Counted under a lock of the partner's rules, so two adds at once cannot both take the last place.
+      await store.lockPartner(partnerId, this.database.dialect);
+      if ((await store.countLive(now, partnerId)) >= MAX_LIVE_RULES)
+        throw apiError(
+          'QUOTA_EXCEEDED',
+          `A partner may have at most ${MAX_LIVE_RULES} live fault rules; remove some, or wait for them to end, first.`,
+        );
+      await store.insert(rule);
+      await this.changes.publish(trx, FAULTS_TOPIC, partnerId);
+    });
+    this.kept.forget(partnerId);
     return ruleView(rule);
   }
 
-  async list(partnerId?: string) {
-    return { faults: (await this.store().live(this.clock.now(), partnerId)).map(ruleView) };
+  /** Live rules, of one partner or (the operator) of all, at most `limit`. */
+  async list(partnerId?: string, limit = MAX_LISTED) {
+    return { faults: (await this.store().live(this.clock.now(), { partnerId, limit })).map(ruleView) };
   }
 
   async remove(id: string, partnerId?: string): Promise<void> {
-    if (!(await this.store().remove(id, partnerId))) throw apiError('NOT_FOUND', `No fault rule ${id}`);
-    this.readAt = -Infinity;
+    const removed = await this.database.transact(async (trx) => {
+      const owner = await this.store(trx).remove(id, partnerId);
+      if (owner !== undefined) await this.changes.publish(trx, FAULTS_TOPIC, owner);
+      return owner;
+    });
+    if (removed === undefined) throw apiError('NOT_FOUND', `No fault rule ${id}`);
+    this.kept.forget(removed);
   }
 
   purgeEnded() {

@@ -1,3 +1,4 @@
+import type { ChangeFeed } from '../platform/change-feed.js';
 import type { Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/database.js';
@@ -32,6 +33,7 @@ export function workbenchServices(
   partners: PortalPartners,
   causedBy: CausedLookup,
   onError: (error: unknown) => void,
+  changes: ChangeFeed,
 ): WorkbenchServices {
   return {
     requestLog: new RequestLog(database, clock, config.requestLog, onError, causedBy),
@@ -40,7 +42,7 @@ export function workbenchServices(
       sessionMs: config.portalSessionMs,
       sandbox: config.sandbox,
     }),
-    faults: new Faults(database, clock, { sandbox: config.sandbox }),
+    faults: new Faults(database, clock, changes, { sandbox: config.sandbox }),
   };
 }
 

@@ -13,6 +13,7 @@ import {
 } from '../support/harness.js';
 import { createRestaurant, hold } from '../support/restaurant.js';
 import { eventually } from '../support/wait.js';
+import { MAX_LIVE_RULES } from '../../src/workbench/faults.js';
 
 const DAY = '2031-05-07';
 const HOLDS = 'POST /v3/bookings/{business_id}/holds';
@@ -141,5 +142,80 @@ describe.each(dialects)('faults on demand on %s', (dialect) => {
     expectCode(await call(h.url, 'DELETE', `/portal/v1/faults/${theirs.id}`, { headers }), 404, 'NOT_FOUND');
     expect((await call(h.url, 'DELETE', `/portal/v1/faults/${added.body.id}`, { headers })).status).toBe(204);
     expect((await admin(h.url, 'DELETE', `/admin/v1/faults/${theirs.id}`)).status).toBe(204);
+  });
+
+  // Issue 39 §2: 100,000 rules once left a server without an answer for over ten minutes.
+  it(`keeps a partner to ${MAX_LIVE_RULES} live rules, counted under a lock, and frees a place when one goes`, async () => {
+    const capped = await createPartner(h.url, ['reservations'], 'Capped');
+    const ruleFor = (i: number) => ({ operation: OPENINGS, business_id: `nowhere-${i}`, status: 500 });
+    for (let i = 0; i < MAX_LIVE_RULES - 5; i++) await addFault(ruleFor(i), capped);
+    // Ten at once for the last five places.
+    const racing = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        admin(h.url, 'POST', `/admin/v1/partners/${capped.partner.id}/faults`, { json: ruleFor(1000 + i) }),
+      ),
+    );
+    expect(racing.filter((r) => r.status === 201)).toHaveLength(5);
+    for (const refused of racing.filter((r) => r.status !== 201)) expectCode(refused, 403, 'QUOTA_EXCEEDED');
+    const live = (await admin(h.url, 'GET', `/admin/v1/faults?partner_id=${capped.partner.id}`)).body.faults as Array<{ id: string }>;
+    expect(live).toHaveLength(MAX_LIVE_RULES);
+    // The partner's own portal is held to the same number.
+    const headers = await portalSession(h, capped.partner.id);
+    expectCode(await call(h.url, 'POST', '/portal/v1/faults', { headers, json: ruleFor(2000) }), 403, 'QUOTA_EXCEEDED');
+    // Another partner is not.
+    const elsewhere = await addFault({ operation: OPENINGS, business_id: 'nowhere', status: 500 }, other);
+    expect((await admin(h.url, 'DELETE', `/admin/v1/faults/${elsewhere.id}`)).status).toBe(204);
+    // An ended rule frees its place.
+    expect((await admin(h.url, 'DELETE', `/admin/v1/faults/${live[0].id}`)).status).toBe(204);
+    await addFault(ruleFor(3000), capped);
+    for (const rule of (await admin(h.url, 'GET', `/admin/v1/faults?partner_id=${capped.partner.id}`)).body.faults)
+      await admin(h.url, 'DELETE', `/admin/v1/faults/${rule.id}`);
+  });
+
+  it("reads only the calling partner's rules, however many rules other partners have", async () => {
+    // Rows written past the API (by hand, or before the cap existed): 100,000 of another
+    // partner's, which every process once read and grouped each second.
+    const hoarder = await createPartner(h.url, ['reservations'], 'Hoarder');
+    const now = h.clock.now();
+    const rows = Array.from({ length: 100_000 }, (_, i) => ({
+      id: `hoard-${i}`,
+      partner_id: hoarder.partner.id,
+      operation: OPENINGS,
+      business_id: i === 0 ? null : `nowhere-${i}`,
+      action: 'error' as const,
+      status: 500,
+      error_code: 'INTERNAL_ERROR',
+      retry_after_seconds: null,
+      latency_ms: null,
+      remaining: null,
+      percent: 100,
+      created_at: now + i,
+      expires_at: now + 3_600_000,
+    }));
+    for (let i = 0; i < rows.length; i += 2000)
+      await h.database.db
+        .insertInto('fault_rules')
+        .values(rows.slice(i, i + 2000))
+        .execute();
+    try {
+      const openings = `/v3/bookings/${restaurant}/openings?date=${DAY}&time=19:00&covers=2`;
+      // Another partner's calls, and the server's health, are untouched.
+      expect((await call(h.url, 'GET', openings, { token: p.apiKey.api_key })).status).toBe(200);
+      expect((await call(h.url, 'GET', '/healthz')).status).toBe(200);
+      // The hoarder's own calls see its oldest rules (the first matches every business).
+      const hoarders = await call(h.url, 'GET', openings, { token: hoarder.apiKey.api_key });
+      expectCode(hoarders, 500, 'INTERNAL_ERROR');
+      expect(hoarders.headers.get('pbs-fault-injected')).toBe('hoard-0');
+      // And a listing of every partner's rules is bounded.
+      expect((await admin(h.url, 'GET', '/admin/v1/faults')).body.faults.length).toBeLessThanOrEqual(1000);
+    } finally {
+      await h.database.db.deleteFrom('fault_rules').where('partner_id', '=', hoarder.partner.id).execute();
+    }
+    // Rows removed by hand are seen within a second.
+    await eventually(
+      () => call(h.url, 'GET', '/v3/bookings/nowhere/openings?date=2031-05-07&time=19:00&covers=2', { token: hoarder.apiKey.api_key }),
+      (r) => r.status === 404,
+      'the removed rules gone from the partner’s calls',
+    );
   });
 });
