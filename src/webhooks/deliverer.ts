@@ -4,6 +4,7 @@ import type { Config } from '../platform/config.js';
 import type { Database, Tx } from '../platform/db/database.js';
 import { randomBase62 } from '../platform/ids.js';
 import { guardedLookup, parseWebhookUrl, type AddressPolicy } from './address-guard.js';
+import { DeliverySlots } from './delivery-slots.js';
 import { DeliveryStore, type AttemptRecord, type Delivery, type Endpoint } from './delivery-store.js';
 import { describeRequestFailure, OriginPools, post } from './outbound.js';
 import { sign } from './signing.js';
@@ -30,17 +31,18 @@ function retryAfterMs(header: string | string[] | undefined, now: number): numbe
  * Sends webhook deliveries: claims due ones from the database (FOR UPDATE SKIP LOCKED on
  * PostgreSQL, so several processes share the work without sending an attempt twice), POSTs them
  * signed (Standard Webhooks), records every attempt, and schedules retries with backoff and
- * jitter until 24 hours after the event. A keep-alive pool per origin limits its connections and an
- * in-process cap per partner keeps one slow receiver from starving the others.
+ * jitter until 24 hours after the event. A keep-alive pool per origin limits its connections, and
+ * the slots of this process are shared so that no partner's slow or dead receiver delays another's
+ * (DeliverySlots).
  */
 export class WebhookDeliverer {
   private readonly workerId = `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
   private readonly pools: OriginPools;
   private readonly store: DeliveryStore;
-  private readonly inFlightByPartner = new Map<string, number>();
+  /** Deliveries claimed and not yet answered (their records may still be committing), by partner. */
+  private readonly slots: DeliverySlots;
+  private readonly provenCap: number;
   private readonly urlChecks = new Map<string, UrlCheck>();
-  /** Deliveries claimed and not yet answered (their records may still be committing). */
-  private sending = 0;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private timer: NodeJS.Timeout | undefined;
@@ -64,6 +66,14 @@ export class WebhookDeliverer {
     private readonly onAttempt: (outcome: 'delivered' | 'retry' | 'failed', latencyMs: number) => void = () => {},
   ) {
     this.store = new DeliveryStore(database.db, database.dialect, this.workerId);
+    // A few per connection, so a proven partner's connections never wait for a claim, but at
+    // most half the slots.
+    this.provenCap = Math.max(1, Math.min(config.perEndpointConcurrency * 4, Math.floor(config.maxInFlight / 2)));
+    this.slots = new DeliverySlots({
+      maxInFlight: config.maxInFlight,
+      provenCap: this.provenCap,
+      failingBudget: Math.max(1, Math.floor(config.maxInFlight / 4)),
+    });
     // Connections resolve and check the host themselves (guardedLookup): what is connected to is
     // what was checked, however DNS answers change after the endpoint was registered.
     this.pools = new OriginPools({
@@ -115,8 +125,8 @@ export class WebhookDeliverer {
   async runDue(): Promise<number> {
     let total = 0;
     for (;;) {
-      const { claimed } = await this.claim(this.config.maxInFlight);
-      if (claimed.length === 0) {
+      const { claimed, handedBack } = await this.claim(this.config.maxInFlight);
+      if (claimed.length === 0 && handedBack === 0) {
         await Promise.allSettled([...this.inFlight]);
         if (this.inFlight.size === 0) return total;
         continue;
@@ -127,24 +137,13 @@ export class WebhookDeliverer {
     }
   }
 
-  /**
-   * Deliveries one partner may have claimed at once: a few per connection, so its connections
-   * never wait for a claim, but at most half the deliverer's slots, so a slow partner cannot
-   * take them all.
-   */
-  private get partnerCap(): number {
-    return Math.max(1, Math.min(this.config.perEndpointConcurrency * 4, Math.floor(this.config.maxInFlight / 2)));
-  }
-
   private async pump(): Promise<void> {
     try {
       while (this.running) {
-        const room = this.config.maxInFlight - this.sending;
+        const room = this.slots.room;
         // Claim in batches: a claim is a write, so not one per finished delivery.
-        const batch = Math.max(1, Math.floor(this.partnerCap / 2));
-        if (room < batch) return; // a finishing delivery wakes us
-        const claimable = [...this.inFlightByPartner.values()].some((n) => n > 0 && n <= this.partnerCap / 2);
-        if (!claimable && !this.otherWorkMaybe) break;
+        if (room < this.batch) return; // a finishing delivery wakes us
+        if (!this.slots.busyWithRoom() && !this.otherWorkMaybe) break;
         const { claimed, short } = await this.claim(room);
         if (short) this.otherWorkMaybe = false;
         if (claimed.length > 0) {
@@ -169,7 +168,12 @@ export class WebhookDeliverer {
    * work wakes the deliverer itself, and due retries are found by the poll timer.
    */
   private finished(partnerId: string): void {
-    if ((this.inFlightByPartner.get(partnerId) ?? 0) <= this.partnerCap / 2) this.pumpSoon();
+    if (this.slots.underWayOf(partnerId) <= this.slots.capOf(partnerId) / 2) this.pumpSoon();
+  }
+
+  /** Deliveries a claim is worth making for: half a proven partner's cap. */
+  private get batch(): number {
+    return Math.max(1, Math.floor(this.provenCap / 2));
   }
 
   private track(d: Delivery, endpoints: Map<string, Endpoint>): Promise<void> {
@@ -180,23 +184,21 @@ export class WebhookDeliverer {
 
   /**
    * Claims due deliveries with a lease of twice the timeout plus 5 s (wall time): ample for one
-   * attempt, short enough that a crashed process's claims are taken over soon after. Counts
-   * against the partner at once, so the next claim sees it.
+   * attempt, short enough that a crashed process's claims are taken over soon after. Takes the
+   * slots at once, so the next claim sees them; what the slots do not admit (a new or failing
+   * partner's second delivery) is handed back unsent, for a later claim.
    */
-  private async claim(limit: number): Promise<{ claimed: Delivery[]; short: boolean }> {
+  private async claim(wanted: number): Promise<{ claimed: Delivery[]; handedBack: number; short: boolean }> {
     const now = this.clock.now();
     const wall = Date.now();
-    // Partners above half their cap wait (hysteresis: claims come in batches, not one per
-    // finished delivery); the others may each gain up to what the fullest of them has left.
-    const cap = this.partnerCap;
-    const busy = [...this.inFlightByPartner.entries()].filter(([, n]) => n > 0);
-    const saturated = busy.filter(([, n]) => n > cap / 2).map(([id]) => id);
-    const fullest = Math.max(0, ...busy.filter(([, n]) => n <= cap / 2).map(([, n]) => n));
-    limit = Math.min(limit, cap - fullest);
+    const limit = this.slots.claimLimit(wanted);
+    if (limit === 0) return { claimed: [], handedBack: 0, short: false };
     const lease = wall + 2 * this.config.timeoutMs + 5_000;
-    const rows = await this.store.claim(limit, now, wall, lease, saturated);
-    for (const d of rows) this.countSending(d.partner_id, +1);
-    return { claimed: rows, short: rows.length < limit };
+    const rows = await this.store.claim(limit, now, wall, lease, this.slots.excluded());
+    const { admitted, handedBack } = this.slots.admit(rows);
+    // Not handed back (the database failed): they wait for their lease to lapse.
+    if (handedBack.length > 0) await this.store.handBack(handedBack).catch(() => {});
+    return { claimed: admitted, handedBack: handedBack.length, short: rows.length < limit };
   }
 
   /** The endpoints of a claimed batch's partners (nearly always one), read once per batch. */
@@ -211,15 +213,9 @@ export class WebhookDeliverer {
       return endpoints;
     } catch (error) {
       // Not delivered by us after all (the lease lapses and someone claims them again).
-      for (const d of claimed) this.countSending(d.partner_id, -1);
+      for (const d of claimed) this.slots.release(d.partner_id);
       throw error;
     }
-  }
-
-  /** Deliveries claimed and not yet answered, in all and by partner. */
-  private countSending(partnerId: string, change: 1 | -1): void {
-    this.sending += change;
-    this.inFlightByPartner.set(partnerId, (this.inFlightByPartner.get(partnerId) ?? 0) + change);
   }
 
   private async deliver(d: Delivery, endpoints: Map<string, Endpoint>): Promise<void> {
@@ -230,7 +226,7 @@ export class WebhookDeliverer {
     const doneSending = () => {
       if (sent) return;
       sent = true;
-      this.countSending(partner, -1);
+      this.slots.release(partner);
       this.finished(partner);
     };
     try {
@@ -243,8 +239,9 @@ export class WebhookDeliverer {
         return;
       }
       const outcome = await this.send(endpoint, d.message_id, d.body, now);
-      doneSending();
       const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+      this.slots.noteOutcome(partner, ok);
+      doneSending();
       const after = this.clock.now();
       if (ok) {
         await this.write(async (trx) => {

@@ -89,6 +89,20 @@ export class DeliveryStore {
     return result.rows;
   }
 
+  /** Claimed deliveries given back unsent (their partner had no slot free): due again, their attempt not counted. */
+  async handBack(deliveries: Delivery[]): Promise<void> {
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ locked_by: null, locked_until: null, attempts: eb('attempts', '-', 1) }))
+      .where(
+        'id',
+        'in',
+        deliveries.map((d) => d.id),
+      )
+      .where('locked_by', '=', this.workerId)
+      .execute();
+  }
+
   async endpointOf(partnerId: string): Promise<Endpoint | undefined> {
     const [endpoint] = await ENDPOINT.rows(this.db, this.dialect, [partnerId]);
     return endpoint;
