@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { businessesMigration, catalogSequenceMigration } from './businesses/business-tables.js';
 import { businessesModule } from './businesses/module.js';
@@ -29,6 +30,7 @@ import { domainEventsMigration, eventRelayMigration, eventRequestMigration } fro
 import { installGuards } from './platform/http/guards.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { createHttpServer } from './platform/http/server.js';
+import { ImportSpool } from './platform/http/streamed-body.js';
 import { IdempotencyStore } from './platform/idempotency.js';
 import { TaskRunner } from './platform/tasks/task-runner.js';
 import { Metrics } from './platform/metrics.js';
@@ -152,6 +154,11 @@ function reportAvailability(database: Database, log: FastifyBaseLogger): void {
   });
 }
 
+/** Where import bodies wait on disk, and how much of it they may hold at once (platform/http/streamed-body.ts). */
+export function importSpoolOf(config: Config): ImportSpool {
+  return new ImportSpool(path.join(config.dataDir, 'spool'), config.importSpoolMaxBytes);
+}
+
 /** Replaces the stored operator token (when the printed one was lost); returns the new token. */
 export async function resetAdminToken(database: Database): Promise<string> {
   return AdminToken.reset(new SettingsStore(database.db));
@@ -181,6 +188,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     onOutage: (error) => database.availability.report(error),
   });
   reportAvailability(database, app.log);
+  app.decorate('importSpool', importSpoolOf(config));
   const tasks = new TaskRunner(database, clock, {
     ...config.tasks,
     onError: (error, task) => {
@@ -188,12 +196,23 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     },
     onOutcome: (type, outcome) => metrics.taskOutcomes.inc({ type, outcome }),
   });
-  const ctx: PlatformContext = { config, database, clock, sandboxClock, clockSync, tasks, metrics, log: app.log };
+  const ctx: PlatformContext = {
+    config,
+    database,
+    clock,
+    wallClock: options.wallClock ?? Date.now,
+    sandboxClock,
+    clockSync,
+    tasks,
+    metrics,
+    log: app.log,
+  };
 
   const { services, catalog, occupancy, changes, relay, deliverer, keys } = buildServices(ctx);
   const rateLimiter = new RateLimiter(clock, options.wallClock);
   const authFailures = new FailureThrottle(config.clientLimits.authFailuresPerMinute, options.wallClock);
   const publicLimiter = new TokenBuckets(config.clientLimits.publicPerSecond, config.clientLimits.publicPerSecond * 2, options.wallClock);
+  const portalLimiter = new TokenBuckets(config.clientLimits.portalPerSecond, config.clientLimits.portalPerSecond * 2, options.wallClock);
   // Every family of pbs, in the order their routes register (and the OpenAPI document lists them).
   const modules: ApiModule[] = [
     systemModule(ctx, { ready: () => ready }),
@@ -249,6 +268,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     publicLimiter,
     authFailures,
     portal: services.portal,
+    portalLimiter,
+    publicOrigin: new URL(config.publicUrl).origin,
     operatorSessions,
     // Sandbox only: a production server never looks for fault rules.
     faults: config.sandbox ? services.faults : undefined,

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
-import { createPbs, type Pbs } from './app.js';
+import { createPbs, importSpoolOf, type Pbs } from './app.js';
 import { claimDemoSeed, demoCredentialsFile, releaseDemoSeed, seedDemo, writeDemoCredentials } from './demo/seed.js';
 import { ConfigError, ROLES, withRole, type Config, type ProcessRole } from './platform/config.js';
 import { isOneOf } from './platform/query.js';
+import { weakSecretProblem } from './platform/secret-strength.js';
 
 /** The environment variable a cluster's primary sets to give each forked process its role. */
 const CLUSTER_ROLE = 'PBS_CLUSTER_ROLE';
@@ -22,8 +23,11 @@ export async function serve(config: Config): Promise<void> {
     throw new ConfigError('PBS_SANDBOX=0 needs PBS_ADMIN_TOKEN: production generates and prints no secrets; see docs/security.md');
   }
   if (cluster.isWorker) return serveInCluster(config);
+  // Once, in the process that starts: a cluster's processes were started by one that checked.
+  if (!config.sandbox) await refuseWeakSecrets(config);
   if (config.processes > 1) return serveCluster(config);
   const pbs = await createPbs(config);
+  await clearSpoolLeftovers(pbs, config);
   const intro = await introduce(pbs, config);
   const address = await pbs.listen();
   // With PORT=0 or a wildcard HOST the bound address says more than the configured one.
@@ -32,6 +36,21 @@ export async function serve(config: Config): Promise<void> {
     pbs.app.log.info({ signal }, 'shutting down');
     return pbs.close();
   });
+}
+
+/** Production refuses secrets that are easy to guess, however long (platform/secret-strength.ts). */
+async function refuseWeakSecrets(config: Config): Promise<void> {
+  const secrets = { PBS_ADMIN_TOKEN: config.adminToken, PBS_SECRET_KEY: config.secretKey, PBS_METRICS_TOKEN: config.metricsToken };
+  for (const [name, secret] of Object.entries(secrets)) {
+    const problem = secret === undefined ? undefined : await weakSecretProblem(name, secret);
+    if (problem) throw new ConfigError(problem);
+  }
+}
+
+/** Import bodies a stopped process left spooled on disk are removed as pbs starts (a 1,000,000-line import is 1.5 GB). */
+async function clearSpoolLeftovers(pbs: Pbs, config: Config): Promise<void> {
+  const removed = await importSpoolOf(config).clearLeftovers();
+  if (removed > 0) pbs.app.log.warn({ removed }, 'removed import files an earlier process left spooled');
 }
 
 interface Introduction {
@@ -123,6 +142,8 @@ function stopOnSignals(config: Config, stop: (signal: string) => Promise<void>, 
  */
 async function serveCluster(config: Config): Promise<void> {
   const preparing = await createPbs(withRole(config, 'worker'));
+  // Before any process is forked: none of them is importing yet.
+  await clearSpoolLeftovers(preparing, config);
   const intro = await introduce(preparing, config);
   await preparing.close();
 

@@ -152,10 +152,14 @@ export function buildServices(ctx: PlatformContext): Wiring {
     ...workbenchServices(
       database,
       clock,
+      ctx.wallClock,
       config,
       {
         nameOf: async (partnerId) => (await partners.get(partnerId)).name,
-        credentialsChangedAt: (partnerId) => credentials.lastChangedAt(partnerId),
+        standing: async (partnerId) => {
+          const status = await partners.statusOf(partnerId);
+          return status && { active: status === 'active', credentialsStamp: await credentials.stampOf(partnerId) };
+        },
         partnerOfApiKey: async (token) => {
           const principal = await credentials.verifyBearer(token);
           return principal?.credentialKind === 'api_key' ? principal.partnerId : undefined;

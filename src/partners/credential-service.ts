@@ -141,11 +141,19 @@ export class CredentialService implements CredentialVerifier {
     return toView({ ...row, revoked_at: row.revoked_at ?? now, previous_secret_hash: null, previous_expires_at: null });
   }
 
-  /** When any of the partner's credentials was last rotated or revoked (pbs ms; 0 if never): portal sessions older than it end. */
-  async lastChangedAt(partnerId: string): Promise<number> {
-    let last = 0;
-    for (const row of await this.store().listCredentials(partnerId)) last = Math.max(last, row.rotated_at ?? 0, row.revoked_at ?? 0);
-    return last;
+  /**
+   * A stamp of the partner's credentials that every rotation or revocation changes (a new
+   * secret's hash, a revocation), whatever the clocks say; issuing one does not. Portal sessions
+   * begun under another stamp end.
+   */
+  async stampOf(partnerId: string): Promise<string> {
+    const rows = await this.store().listCredentials(partnerId);
+    const state = rows
+      .filter((row) => row.rotated_at !== null || row.revoked_at !== null)
+      .map((row) => `${row.id}:${row.secret_hash}:${row.revoked_at === null ? 'live' : 'revoked'}`)
+      .sort()
+      .join('\n');
+    return sha256Hex(state);
   }
 
   async list(partnerId: string): Promise<CredentialView[]> {

@@ -109,6 +109,11 @@ export class PartnerService implements BusinessLinks {
     return toView(row, await this.store().interfacesOf([id]));
   }
 
+  /** Whether the partner is active or disabled; undefined for an unknown one. */
+  async statusOf(id: string): Promise<'active' | 'disabled' | undefined> {
+    return (await this.store().findPartner(id))?.status;
+  }
+
   async list(limit = 50, offset = 0) {
     const { total, rows } = await this.store().listPartners(limit, offset);
     const grants = await this.store().interfacesOf(rows.map((r) => r.id));

@@ -35,13 +35,16 @@ export interface Config {
   /** Log one line per request (off in benchmarks to measure the server, not the log sink). */
   logRequests: boolean;
   bodyLimitBytes: number;
+  /** Import bodies spooled to disk at once, in all (each import takes at most 2 GiB). */
+  importSpoolMaxBytes: number;
   seedDemo: boolean;
   rateLimit: { perSecond: number; perDay: number };
   /**
    * Per client address: requests a second to routes anyone may call (token, pages, docs), and
-   * failed authentications a minute (per address, and per username or client id).
+   * failed authentications a minute (per address, and per username or client id); per signed-in
+   * portal session, requests a second.
    */
-  clientLimits: { publicPerSecond: number; authFailuresPerMinute: number };
+  clientLimits: { publicPerSecond: number; authFailuresPerMinute: number; portalPerSecond: number };
   /**
    * Which proxies in front of pbs are believed about the client's address (X-Forwarded-For):
    * false (none: the connection's address is the client), a number of hops, or addresses and
@@ -276,6 +279,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     logLevel: merged.PBS_LOG_LEVEL || 'info',
     logRequests: bool(merged, 'PBS_LOG_REQUESTS', true),
     bodyLimitBytes: int(merged, 'PBS_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    importSpoolMaxBytes: int(merged, 'PBS_IMPORT_SPOOL_MAX_BYTES', 4 * 1024 ** 3, 1024),
     // A production server starts empty: the demo dataset and its partner are for the sandbox.
     seedDemo: bool(merged, 'PBS_SEED_DEMO', sandbox),
     rateLimit: {
@@ -284,6 +288,8 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     },
     clientLimits: {
       publicPerSecond: int(merged, 'PBS_PUBLIC_RATE_LIMIT_PER_SECOND', 20, 1),
+      // A signed-in portal session's own: its pages load several lists at once.
+      portalPerSecond: int(merged, 'PBS_PORTAL_RATE_LIMIT_PER_SECOND', 50, 1),
       authFailuresPerMinute: int(merged, 'PBS_AUTH_FAILURES_PER_MINUTE', 10, 1),
     },
     trustProxy: trustProxy(merged.PBS_TRUST_PROXY),

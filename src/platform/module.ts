@@ -12,6 +12,8 @@ export interface PlatformContext {
   config: Config;
   database: Database;
   clock: Clock;
+  /** Wall time, for what must not move with the sandbox clock (sessions, per-second limits); tests replace it. */
+  wallClock: () => number;
   /** Present in sandbox mode: the clock the operator can move. */
   sandboxClock: ControllableClock | undefined;
   clockSync: ClockSync | undefined;

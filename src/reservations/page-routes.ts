@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { typedRoutes } from '../platform/http/typed-routes.js';
+import { escapeHtml, htmlPage, PAGE_BODY_LIMIT } from '../platform/http/html-page.js';
 import { isRecord } from '../platform/values.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../platform/errors.js';
@@ -23,36 +24,8 @@ function noticeFor(error: ApiError): string {
   return 'expired_form';
 }
 
-/**
- * Headers of every page: no framing (clickjacking the cancel button), no script at all, forms only
- * to pbs itself, and no Referer: the confirmation URL is the guest's key to the reservation.
- */
-const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-};
-
-/** Pages take small forms only. */
-const PAGE_BODY_LIMIT = 4096;
-
-const escapeHtml = (value: unknown) =>
-  String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-function page(reply: FastifyReply, status: number, title: string, body: string) {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .headers(PAGE_HEADERS)
-    .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-        `<title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}` +
-        `dt{font-weight:600}dd{margin:0 0 .5rem}button{font:inherit;padding:.5rem 1rem;border:1px solid #b00;background:#fff;color:#b00;border-radius:.4rem;cursor:pointer}` +
-        `.note{padding:.75rem;border-radius:.4rem;background:#f3f3f3}</style></head><body>${body}</body></html>`,
-    );
-}
+/** A guest's page: its one button cancels. */
+const page = (reply: FastifyReply, status: number, title: string, body: string) => htmlPage(reply, status, title, body, { accent: '#b00' });
 
 const hhmm = (raw: string) => (/^\d{4}$/.test(raw) ? `${raw.slice(0, 2)}:${raw.slice(2)}` : undefined);
 

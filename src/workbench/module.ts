@@ -12,8 +12,9 @@ import { faultRoutes } from './fault-routes.js';
 import { faultCommand } from '../commands/fault.js';
 import { requestLogAdminRoutes } from './routes.js';
 import { Portal, type PortalPartners } from './portal.js';
-import { portalMigration } from './portal-tables.js';
+import { portalMigration, portalSessionStampMigration } from './portal-tables.js';
 import { portalRoutes } from './portal-routes.js';
+import { portalSignInRoutes } from './portal-sign-in-routes.js';
 import { builtPageRoute } from '../platform/http/built-pages.js';
 
 export interface WorkbenchServices {
@@ -29,6 +30,7 @@ export interface WorkbenchServices {
 export function workbenchServices(
   database: Database,
   clock: Clock,
+  wallClock: () => number,
   config: Pick<Config, 'requestLog' | 'publicUrl' | 'portalSessionMs' | 'sandbox'>,
   partners: PortalPartners,
   causedBy: CausedLookup,
@@ -37,10 +39,11 @@ export function workbenchServices(
 ): WorkbenchServices {
   return {
     requestLog: new RequestLog(database, clock, config.requestLog, onError, causedBy),
-    portal: new Portal(database, clock, partners, {
+    portal: new Portal(database, partners, {
       publicUrl: config.publicUrl,
       sessionMs: config.portalSessionMs,
       sandbox: config.sandbox,
+      wallClock,
     }),
     faults: new Faults(database, clock, changes, { sandbox: config.sandbox }),
   };
@@ -60,7 +63,14 @@ export function workbenchModule({ requestLog: log, portal, faults }: WorkbenchSe
           'The partner portal (a session from a portal link; its pages at /portal): your own requests, errors with hints, webhooks and faults',
       },
     ],
-    migrations: [requestLogMigration, portalMigration, requestLogFaultMigration, faultRulesMigration, requestLogFileMigration],
+    migrations: [
+      requestLogMigration,
+      portalMigration,
+      requestLogFaultMigration,
+      faultRulesMigration,
+      requestLogFileMigration,
+      portalSessionStampMigration,
+    ],
     registerTasks: (tasks) => {
       // Entries past their age or their partner's row budget go every ten minutes (pbs time), and ended portal links and sessions.
       tasks.schedule({ name: 'request-log.purge', everyMs: 600_000, run: async () => void (await log.purge()) });
@@ -70,6 +80,7 @@ export function workbenchModule({ requestLog: log, portal, faults }: WorkbenchSe
     routes: async (app) => {
       await requestLogAdminRoutes(log)(app);
       await portalRoutes(portal, log, publicUrl)(app);
+      await portalSignInRoutes(portal, publicUrl)(app);
       await faultRoutes(faults)(app);
       // The portal's pages (console/portal.html; their assets are served with the console's).
       await app.register(builtPageRoute('/portal', 'portal.html'));

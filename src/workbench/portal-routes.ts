@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { apiError } from '../platform/errors.js';
 import { portalOf } from '../platform/http/portal-session.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { CLEARED_COOKIE, type Portal } from './portal.js';
+import { secureCookie } from './portal-sign-in-routes.js';
 import type { RequestLog } from './request-log.js';
 import { errorGroupsSchema, requestLogEntrySchema, requestLogFilter, requestLogListSchema, requestLogQuery } from './routes.js';
 
@@ -19,11 +20,6 @@ const partnerParams = {
 const { partner_id: _partner, ...ownQuery } = requestLogQuery.properties;
 const portalQuery = { ...requestLogQuery, properties: ownQuery };
 const error = { $ref: 'ErrorResponse#' } as const;
-
-/** Whether the session cookie must be `Secure`: the portal is reached over HTTPS. */
-function secure(request: FastifyRequest, publicUrl: string): boolean {
-  return request.protocol === 'https' || publicUrl.startsWith('https:');
-}
 
 /**
  * The partner portal (docs/request-log.md "Portal"): the operator issues a link, the partner's
@@ -68,27 +64,6 @@ export function portalRoutes(portal: Portal, log: RequestLog, publicUrl: string)
       },
       async (request) => portal.revokeAll(request.params.partner_id),
     );
-    app.get(
-      '/portal/sign-in',
-      {
-        schema: {
-          tags,
-          summary: 'Exchange a portal link for a session (sets the HttpOnly session cookie, then redirects)',
-          querystring: {
-            type: 'object',
-            required: ['token'],
-            properties: { token: { type: 'string', minLength: 1, maxLength: 100 } },
-          },
-          response: { 303: { type: 'null', description: 'Signed in: the session cookie is set, and the portal’s pages open' }, 401: error },
-        },
-      },
-      async (request, reply) => {
-        const session = await portal.exchange(request.query.token);
-        // No-store and no referrer: the used link stays out of caches and other sites' logs.
-        reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
-        return reply.header('set-cookie', portal.cookieFor(session.token, secure(request, publicUrl))).redirect('/portal', 303);
-      },
-    );
     app.post(
       '/portal/sign-in',
       {
@@ -107,7 +82,7 @@ export function portalRoutes(portal: Portal, log: RequestLog, publicUrl: string)
         const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
         if (!match) throw apiError('TOKEN_MISSING', 'Send the API key as Authorization: Bearer.');
         const session = await portal.signInWithApiKey(match[1]);
-        reply.header('set-cookie', portal.cookieFor(session.token, secure(request, publicUrl))).header('cache-control', 'no-store');
+        reply.header('set-cookie', portal.cookieFor(session.token, secureCookie(request, publicUrl))).header('cache-control', 'no-store');
         return { partner_id: session.partnerId };
       },
     );

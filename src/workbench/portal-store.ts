@@ -29,7 +29,7 @@ export class PortalStore {
   liveSession(id: string, now: number) {
     return this.db
       .selectFrom('portal_sessions')
-      .select(['id', 'partner_id', 'created_at', 'expires_at'])
+      .select(['id', 'partner_id', 'created_at', 'expires_at', 'credentials_stamp'])
       .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .where('expires_at', '>', now)
@@ -51,7 +51,7 @@ export class PortalStore {
     return Number(result.numUpdatedRows);
   }
 
-  /** Forgets links and sessions that ended before `before` (pbs ms). */
+  /** Forgets links and sessions that ended before `before` (wall ms). */
   async purgeEnded(before: number): Promise<void> {
     await this.db.deleteFrom('portal_links').where('expires_at', '<', before).execute();
     await this.db.deleteFrom('portal_sessions').where('expires_at', '<', before).execute();

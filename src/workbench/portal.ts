@@ -1,4 +1,4 @@
-import { toIso, type Clock } from '../platform/clock.js';
+import { toIso } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { PORTAL_COOKIE, type PortalSession, type PortalSessionVerifier } from '../platform/http/portal-session.js';
@@ -12,8 +12,11 @@ export const PORTAL_LINK_MS = 15 * 60_000;
 export interface PortalPartners {
   /** The partner's name; throws NOT_FOUND for an unknown partner. */
   nameOf(partnerId: string): Promise<string>;
-  /** When any of its credentials was last rotated or revoked (pbs ms): sessions begun before it end. */
-  credentialsChangedAt(partnerId: string): Promise<number>;
+  /**
+   * Whether the partner is active (a disabled partner has no portal), and a stamp of its
+   * credentials that any rotation or revocation changes; undefined for an unknown partner.
+   */
+  standing(partnerId: string): Promise<{ active: boolean; credentialsStamp: string } | undefined>;
   /** The partner whose API key this is, when it is a live one (sandbox sign-in). */
   partnerOfApiKey(token: string): Promise<string | undefined>;
 }
@@ -21,15 +24,20 @@ export interface PortalPartners {
 /**
  * The partner portal's access: single-use links the operator issues, exchanged for sessions held
  * in an HttpOnly cookie; in the sandbox a partner may also sign in with its API key. Tokens are
- * random (190 bits) and only their hashes are stored.
+ * random (190 bits) and only their hashes are stored. Links and sessions live on wall time, not
+ * the sandbox clock; a session ends when the partner is disabled or any of its credentials is
+ * rotated or revoked (docs/security.md).
  */
 export class Portal implements PortalSessionVerifier {
+  private readonly now: () => number;
+
   constructor(
     private readonly database: Database,
-    private readonly clock: Clock,
     private readonly partners: PortalPartners,
-    private readonly options: { publicUrl: string; sessionMs: number; sandbox: boolean },
-  ) {}
+    private readonly options: { publicUrl: string; sessionMs: number; sandbox: boolean; wallClock?: () => number },
+  ) {
+    this.now = options.wallClock ?? Date.now;
+  }
 
   private store() {
     return new PortalStore(this.database.db);
@@ -37,9 +45,9 @@ export class Portal implements PortalSessionVerifier {
 
   /** A sign-in link for the partner: single use, 15 minutes. */
   async issueLink(partnerId: string) {
-    await this.partners.nameOf(partnerId);
+    await this.activeStanding(partnerId);
     const token = randomBase62(32);
-    const now = this.clock.now();
+    const now = this.now();
     await this.store().insertLink({
       token_hash: sha256Hex(token),
       partner_id: partnerId,
@@ -52,9 +60,9 @@ export class Portal implements PortalSessionVerifier {
 
   /** Exchanges a link's token for a session (the link is used up). */
   async exchange(token: string) {
-    const partnerId = await this.store().useLink(sha256Hex(token), this.clock.now());
+    const partnerId = await this.store().useLink(sha256Hex(token), this.now());
     if (!partnerId) throw apiError('TOKEN_INVALID', 'This portal link is used, expired or unknown; ask the operator for a new one.');
-    return this.startSession(partnerId);
+    return this.startSession(partnerId, await this.activeStanding(partnerId));
   }
 
   /** Sandbox only: a session from the partner's own API key. */
@@ -63,19 +71,19 @@ export class Portal implements PortalSessionVerifier {
       throw apiError('NOT_FOUND', 'Portal sign-in with an API key is for the sandbox; ask the operator for a portal link.');
     const partnerId = await this.partners.partnerOfApiKey(token);
     if (!partnerId) throw apiError('TOKEN_INVALID', 'This API key is unknown or revoked.');
-    return this.startSession(partnerId);
+    return this.startSession(partnerId, await this.activeStanding(partnerId));
   }
 
   async verify(token: string): Promise<PortalSession | undefined> {
-    const now = this.clock.now();
-    const session = await this.store().liveSession(sha256Hex(token), now);
+    const session = await this.store().liveSession(sha256Hex(token), this.now());
     if (!session) return undefined;
-    if (Number(session.created_at) < (await this.partners.credentialsChangedAt(session.partner_id))) return undefined;
+    const standing = await this.partners.standing(session.partner_id);
+    if (!standing?.active || session.credentials_stamp !== standing.credentialsStamp) return undefined;
     return { partnerId: session.partner_id, sessionId: session.id };
   }
 
   async me(session: PortalSession) {
-    const row = await this.store().liveSession(session.sessionId, this.clock.now());
+    const row = await this.store().liveSession(session.sessionId, this.now());
     return {
       partner_id: session.partnerId,
       partner_name: await this.partners.nameOf(session.partnerId),
@@ -84,16 +92,28 @@ export class Portal implements PortalSessionVerifier {
   }
 
   signOut(session: PortalSession) {
-    return this.store().revokeSession(session.sessionId, this.clock.now());
+    return this.store().revokeSession(session.sessionId, this.now());
   }
 
   async revokeAll(partnerId: string) {
     await this.partners.nameOf(partnerId);
-    return { revoked: await this.store().revokeSessionsOf(partnerId, this.clock.now()) };
+    return { revoked: await this.store().revokeSessionsOf(partnerId, this.now()) };
   }
 
   purgeEnded() {
-    return this.store().purgeEnded(this.clock.now());
+    return this.store().purgeEnded(this.now());
+  }
+
+  /** The partner's standing, which must be active: a disabled partner has no portal (403), an unknown one 404. */
+  private async activeStanding(partnerId: string) {
+    const standing = await this.partners.standing(partnerId);
+    if (!standing) throw apiError('NOT_FOUND', `Partner not found: ${partnerId}`);
+    if (!standing.active)
+      throw apiError(
+        'AUTHORIZATION_ERROR',
+        'This partner is disabled, and a disabled partner has no portal; ask the operator to enable it.',
+      );
+    return standing;
   }
 
   /** The cookie of a session: HttpOnly, SameSite=Strict, Path=/portal, Secure behind HTTPS. */
@@ -102,15 +122,16 @@ export class Portal implements PortalSessionVerifier {
     return `${PORTAL_COOKIE}=${token}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=${seconds}${secure ? '; Secure' : ''}`;
   }
 
-  private async startSession(partnerId: string) {
+  private async startSession(partnerId: string, standing: { credentialsStamp: string }) {
     const token = randomBase62(32);
-    const now = this.clock.now();
+    const now = this.now();
     await this.store().insertSession({
       id: sha256Hex(token),
       partner_id: partnerId,
       created_at: now,
       expires_at: now + this.options.sessionMs,
       revoked_at: null,
+      credentials_stamp: standing.credentialsStamp,
     });
     return { token, partnerId };
   }

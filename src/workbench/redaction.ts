@@ -1,3 +1,5 @@
+import { BUSINESS_PUBLIC, isPersonalKey, isSecretKey, MAY_NAME_A_FIELD, normalisedKey, redactPairs } from '../platform/secret-fields.js';
+
 /**
  * What the request log keeps of a body (docs/request-log.md "What is kept"): secrets never, guest
  * personal data masked unless a sandbox asks for full bodies, and at most `MAX_BODY_BYTES` of
@@ -10,66 +12,43 @@ export const MAX_BODY_BYTES = 16 * 1024;
 export const REDACTED = '[redacted]';
 export const MASKED = '[masked]';
 
-/** Keys whose values are secrets: never stored, whatever the settings. */
-const SECRET_KEYS = new Set([
-  'password',
-  'secret',
-  'client_secret',
-  'api_key',
-  'access_token',
-  'refresh_token',
-  'token',
-  'authorization',
-  'signing_secret',
-  'secret_key',
-]);
-
-/** Keys whose values are a guest's personal data (names, phone, e-mail, notes). */
-const PERSONAL_KEYS = new Set([
-  'name',
-  'first_name',
-  'last_name',
-  'phone',
-  'phone_number',
-  'email',
-  'notes',
-  'party_notes',
-  'special_requests',
-  'guest_name',
-]);
-
-/** Of those, the keys a business record also has (its own name and phone are public). */
-const BUSINESS_KEYS = new Set(['name', 'phone']);
-
-/**
- * A cheap first look: text that names none of the keys needs no parsing to be kept as it is. Keys
- * are matched in any case, as redactValue does (`"Password"` is a secret too), and JSON text with
- * a `\u` escape is always parsed, since an escaped key (`"pass\u0077ord"`) reads as one of them.
- */
-const ANY_KEY = new RegExp(`"(${[...SECRET_KEYS, ...PERSONAL_KEYS].join('|')})"|\\\\u`, 'i');
-const ANY_FORM_KEY = new RegExp(`(^|&)(${[...SECRET_KEYS, ...PERSONAL_KEYS].join('|')})=`, 'i');
-
 export interface KeptBody {
   text: string | null;
   /** True when the body was longer than MAX_BODY_BYTES and is cut. */
   cut: boolean;
 }
 
-/** A value with secrets replaced and, unless `full`, personal data masked (a copy; the value is not changed). */
+/**
+ * A value with secrets replaced and, unless `full`, personal data masked (a copy; the value is not
+ * changed). Names are compared however they are spelled (platform/secret-fields.ts); a string that
+ * holds JSON (a body inside a body) is looked into too.
+ */
 export function redactValue(value: unknown, full: boolean, depth = 0): unknown {
-  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (depth > 32 || value === null) return value;
+  if (typeof value === 'string') return depth > 0 ? redactNestedJson(value, full, depth) : value;
+  if (typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, full, depth + 1));
   const out: Record<string, unknown> = {};
   // A business's own name and phone are public (search, details), not a guest's.
   const business = 'alias' in value || 'coordinates' in value;
   for (const [key, item] of Object.entries(value)) {
-    const lower = key.toLowerCase();
-    if (SECRET_KEYS.has(lower)) out[key] = REDACTED;
-    else if (!full && PERSONAL_KEYS.has(lower) && item !== null && item !== '' && !(business && BUSINESS_KEYS.has(lower)))
+    if (isSecretKey(key)) out[key] = REDACTED;
+    else if (!full && isPersonalKey(key) && item !== null && item !== '' && !(business && BUSINESS_PUBLIC.has(normalisedKey(key))))
       out[key] = MASKED;
     else out[key] = redactValue(item, full, depth + 1);
   }
   return out;
+}
+
+/** A string value that is itself JSON naming a field to hide, redacted inside; any other string as it is. */
+function redactNestedJson(text: string, full: boolean, depth: number): string {
+  const first = text.trimStart()[0];
+  if ((first !== '{' && first !== '[') || text.length > MAX_BODY_BYTES * 4 || !MAY_NAME_A_FIELD.test(text)) return text;
+  try {
+    return JSON.stringify(redactValue(JSON.parse(text), full, depth + 1));
+  } catch {
+    return text;
+  }
 }
 
 /** A request body as kept: objects redacted then as JSON; text (CSV, NDJSON) as sent, cut. */
@@ -88,17 +67,7 @@ export function keptResponseBody(payload: string | Buffer | undefined, full: boo
 
 /** A query string with secret values redacted and personal values masked (unless `full`). */
 export function keptQuery(query: string, full: boolean): string {
-  if (query === '' || !ANY_FORM_KEY.test(query)) return query;
-  return query
-    .split('&')
-    .map((pair) => {
-      const at = pair.indexOf('=');
-      const key = decodeKey(at < 0 ? pair : pair.slice(0, at)).toLowerCase();
-      if (SECRET_KEYS.has(key)) return `${pair.slice(0, at)}=${encodeURIComponent(REDACTED)}`;
-      if (!full && PERSONAL_KEYS.has(key)) return `${pair.slice(0, at)}=${encodeURIComponent(MASKED)}`;
-      return pair;
-    })
-    .join('&');
+  return redactPairs(query, (key) => (isSecretKey(key) ? REDACTED : !full && isPersonalKey(key) ? MASKED : undefined));
 }
 
 /** The error code of an answer's JSON body (`{"error": {"code"}}`), if it has one. */
@@ -110,9 +79,7 @@ export function errorCodeOf(payload: string | Buffer | undefined): string | null
 }
 
 function keptText(text: string, full: boolean): string {
-  // JSON names its keys in quotes; only other text (a form, a query) is looked at as `key=`.
-  const json = text.startsWith('{') || text.startsWith('[');
-  if (!ANY_KEY.test(text) && (json || !ANY_FORM_KEY.test(text))) return text;
+  if (!MAY_NAME_A_FIELD.test(text)) return text;
   try {
     return JSON.stringify(redactValue(JSON.parse(text), full));
   } catch {
@@ -128,12 +95,4 @@ function keptText(text: string, full: boolean): string {
 function cut(text: string): KeptBody {
   if (Buffer.byteLength(text) <= MAX_BODY_BYTES) return { text, cut: false };
   return { text: Buffer.from(text).subarray(0, MAX_BODY_BYTES).toString('utf8'), cut: true };
-}
-
-function decodeKey(key: string): string {
-  try {
-    return decodeURIComponent(key.replace(/\+/g, ' '));
-  } catch {
-    return key;
-  }
 }

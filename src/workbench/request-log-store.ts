@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { DbOrTx } from '../platform/db/database.js';
+import { sql } from 'kysely';
+import { LOG_SCHEMA, type DbOrTx } from '../platform/db/database.js';
 import { REQUEST_LOG_FIELDS, type RequestLogTable } from './request-log-tables.js';
 
 export type RequestLogRow = Selectable<RequestLogTable>;
@@ -81,6 +82,15 @@ export class RequestLogStore {
   async purgeOlderThan(before: number): Promise<number> {
     const result = await this.db.deleteFrom('request_log').where('at', '<', before).executeTakeFirst();
     return Number(result.numDeletedRows);
+  }
+
+  /**
+   * SQLite: moves what the WAL holds into the log file and empties the WAL, so purged entries'
+   * bytes (overwritten in the file by secure_delete) are not left in old WAL frames either.
+   * Best effort: a reader in the middle of a read keeps the frames it reads until the next purge.
+   */
+  async checkpointLogFile(): Promise<void> {
+    await sql`pragma ${sql.raw(LOG_SCHEMA)}.wal_checkpoint(TRUNCATE)`.execute(this.db);
   }
 
   /** Partners holding more than `max` entries. */

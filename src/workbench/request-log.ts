@@ -149,6 +149,7 @@ export class RequestLog implements RequestRecorder {
     let purged = await store.purgeOlderThan(this.clock.now() - this.options.retentionHours * 3_600_000);
     for (const partnerId of await store.partnersOver(this.options.maxRowsPerPartner))
       purged += await store.keepNewest(partnerId, this.options.maxRowsPerPartner);
+    if (purged > 0 && this.database.dialect === 'sqlite') await store.checkpointLogFile();
     return purged;
   }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partnerInterfaces } from '../../src/platform/auth/principal.js';
-import { admin, call, createPartner, dialects, startPbs, type CallOptions, type Harness } from '../support/harness.js';
+import { admin, call, createPartner, dialects, portalSession, startPbs, type CallOptions, type Harness } from '../support/harness.js';
 import { createRestaurant, hold, reserve } from '../support/restaurant.js';
 
 /** Operations anyone may call: a new unauthenticated operation must be added here on purpose. */
@@ -11,6 +11,7 @@ const PUBLIC = new Set([
   'POST /oauth2/token',
   'GET /portal/sign-in',
   'POST /portal/sign-in',
+  'POST /portal/sign-in/link',
 ]);
 
 interface Operation {
@@ -161,9 +162,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     await call(h.url, 'GET', '/v3/partner/restaurants', { token: owner.apiKey.api_key });
     await h.pbs.services.requestLog.flush();
     const ownersEntry = (await admin(h.url, 'GET', `/admin/v1/request-log?partner_id=${owner.partner.id}&limit=1`)).body.entries[0].id;
-    const link = (await admin(h.url, 'POST', `/admin/v1/partners/${other.partner.id}/portal-links`)).body.url as string;
-    const signedIn = await fetch(link.replace(h.pbs.ctx.config.publicUrl, h.url), { redirect: 'manual' });
-    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
+    const { cookie } = await portalSession(h, other.partner.id);
     for (const op of operations.filter((o) => o.portal)) {
       const what = `${op.method} ${op.path}`;
       const path = op.path.replace('{entry_id}', String(ownersEntry));

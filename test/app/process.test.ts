@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -305,7 +306,7 @@ describe.each([
       const noKey = await runCli(['serve'], env);
       expect(noKey.code).toBe(2);
       expect(noKey.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^pbs: configuration: PBS_SANDBOX=0 needs PBS_SECRET_KEY/)]);
-      const withKey = { ...env, PBS_SECRET_KEY: 'production-secret-key-with-enough-characters' };
+      const withKey = { ...env, PBS_SECRET_KEY: randomBytes(32).toString('base64') };
       const noToken = await runCli(['serve'], withKey);
       expect(noToken.code).toBe(2);
       expect(noToken.stderr).toMatch(/needs PBS_ADMIN_TOKEN/);
@@ -313,11 +314,22 @@ describe.each([
       const shortToken = await runCli(['serve'], { ...withKey, PBS_ADMIN_TOKEN: 'short' });
       expect(shortToken.code).toBe(2);
       expect(shortToken.stderr).toMatch(/PBS_ADMIN_TOKEN must be at least 32 characters/);
+      // Long enough is not enough: easy to guess is refused, with how to make a good one.
+      const weakToken = await runCli(['serve'], { ...withKey, PBS_ADMIN_TOKEN: 'Summer2024!Summer2024!Summer2024!' });
+      expect(weakToken.code).toBe(2);
+      expect(weakToken.stderr).toMatch(/PBS_ADMIN_TOKEN is too easy to guess .*openssl rand -base64 32/);
+      const weakKey = await runCli(['serve'], {
+        ...withKey,
+        PBS_SECRET_KEY: 'k'.repeat(48),
+        PBS_ADMIN_TOKEN: randomBytes(32).toString('base64'),
+      });
+      expect(weakKey.code).toBe(2);
+      expect(weakKey.stderr).toMatch(/PBS_SECRET_KEY is too easy to guess/);
 
       // A data directory an older pbs left open to others (0755) is tightened.
       fs.mkdirSync(env.PBS_DATA_DIR, { mode: 0o755 });
       fs.chmodSync(env.PBS_DATA_DIR, 0o755);
-      const token = 'operator-token-of-at-least-32-characters';
+      const token = randomBytes(32).toString('base64url');
       const server = await startServerProcess({ ...withKey, PBS_ADMIN_TOKEN: token });
       try {
         const banner = server.output();

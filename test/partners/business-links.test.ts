@@ -165,6 +165,8 @@ describe('route security declarations', () => {
       authFailures: {} as never,
       defaultLimits: { perSecond: 1, perDay: 1 },
       adminTokenMatches: async () => false,
+      portalLimiter: {} as never,
+      publicOrigin: 'http://localhost',
     };
     for (const [url, config] of [
       ['/v3/forgotten', undefined],

@@ -32,6 +32,17 @@ describe('request logging', () => {
     await app.close();
   });
 
+  // Issue 39: the process log kept query strings as sent (secret values, portal link tokens).
+  it('logs a query string with its secrets redacted and guest data masked', async () => {
+    const { app, lines } = serverWithLog(true);
+    await app.inject({ method: 'GET', url: '/ok?token=abc123&date=2031-05-07&Api-Key=k&first%5Fname=Ada&covers=2' });
+    const url = String(lines[0].url);
+    expect(url).toBe('/ok?token=%5Bredacted%5D&date=2031-05-07&Api-Key=%5Bredacted%5D&first%5Fname=%5Bmasked%5D&covers=2');
+    expect(url).not.toContain('abc123');
+    expect(url).not.toContain('Ada');
+    await app.close();
+  });
+
   it('keeps the request id on what handlers and failures log, and nothing else when disabled', async () => {
     const { app, lines } = serverWithLog(false);
     await app.inject({ method: 'GET', url: '/ok' });

@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createPbsClient, PbsError, type PbsClient } from '@pbs/sdk';
 import { expect } from 'vitest';
@@ -50,8 +52,11 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     // Tests send many requests from one address on a wall clock that stands still; the limits on
     // client addresses have tests of their own that set them low.
     PBS_PUBLIC_RATE_LIMIT_PER_SECOND: '1000000',
+    PBS_PORTAL_RATE_LIMIT_PER_SECOND: '1000000',
     PBS_AUTH_FAILURES_PER_MINUTE: '1000000',
     PBS_SEED_DEMO: '0',
+    // Not the repository's ./data: where imports spool their bodies.
+    PBS_DATA_DIR: path.join(os.tmpdir(), 'pbs-tests'),
     PORT: '0',
     HOST: '127.0.0.1',
     ...overrides,
@@ -226,10 +231,29 @@ export async function linkedBusiness(base: string, partnerIds: string[], overrid
   return created.body as { id: string; alias: string };
 }
 
+/**
+ * Signs in with a portal link as a browser does: opens it (a page with a button; nothing is spent
+ * yet), then posts that page's form. Answers the form's answer (303 with the session cookie when
+ * the link was good).
+ */
+export async function spendPortalLink(h: Harness, link: string): Promise<Response> {
+  const url = new URL(link.replace(h.pbs.ctx.config.publicUrl, h.url));
+  const accept = 'text/html,application/xhtml+xml';
+  const page = await fetch(url, { redirect: 'manual', headers: { accept } });
+  if (page.status !== 200) return page;
+  const token = /name="token" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  return fetch(`${h.url}/portal/sign-in/link`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: h.url, accept },
+    body: new URLSearchParams({ token }).toString(),
+  });
+}
+
 /** A partner portal session through a fresh portal link, as a browser signs in: the `cookie` and `origin` headers to send. */
 export async function portalSession(h: Harness, partnerId: string): Promise<{ cookie: string; origin: string }> {
   const link = (await admin(h.url, 'POST', `/admin/v1/partners/${partnerId}/portal-links`)).body.url as string;
-  const signedIn = await fetch(link.replace(h.pbs.ctx.config.publicUrl, h.url), { redirect: 'manual' });
+  const signedIn = await spendPortalLink(h, link);
   const cookie = signedIn.headers.get('set-cookie');
   if (!cookie) throw new Error(`the portal link did not sign in: ${signedIn.status}`);
   return { cookie: cookie.split(';')[0], origin: h.url };

@@ -6,13 +6,20 @@
 export const TEST_DEADLINE_MS = Number(process.env.PBS_TEST_DEADLINE_MS) || 120_000;
 
 /** Reads until `done` holds: what processes do in the background shows up a moment later. */
-export async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + TEST_DEADLINE_MS;
+export async function eventually<T>(
+  read: () => Promise<T> | T,
+  done: (value: T) => boolean,
+  what: string,
+  intervalMs = 50,
+  /** A slow external step's own deadline (a container's start), in place of the suite's. */
+  deadlineMs = TEST_DEADLINE_MS,
+): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${TEST_DEADLINE_MS} ms waiting for ${what}: ${JSON.stringify(value)?.slice(0, 500)}`);
+      throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}: ${JSON.stringify(value)?.slice(0, 500)}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

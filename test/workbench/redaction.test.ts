@@ -54,14 +54,87 @@ describe('request log redaction', () => {
       Password: REDACTED,
       Client_Secret: REDACTED,
     });
-    expect(JSON.parse(keptResponseBody('{"pass\\u0077ord":"p","note":"\\u00e9"}', false).text!)).toEqual({
+    expect(JSON.parse(keptResponseBody('{"pass\\u0077ord":"p","label":"\\u00e9"}', false).text!)).toEqual({
       password: REDACTED,
-      note: 'é',
+      label: 'é',
     });
     // Text naming no such key is kept as sent, unparsed (the space would not survive a parse).
     expect(keptResponseBody('{"menu": "unusual"}', false).text).toBe('{"menu": "unusual"}');
     expect(keptQuery('API_KEY=k&covers=2', false)).toBe(`API_KEY=${encodeURIComponent(REDACTED)}&covers=2`);
     expect(keptRequestBody('Token=t&covers=2', false).text).toBe(`Token=${encodeURIComponent(REDACTED)}&covers=2`);
+  });
+
+  // Issue 39: 40 of 114 spellings of secrets and guest data were stored as sent.
+  it('finds every spelling of a secret or a guest field, in JSON, forms and query strings', () => {
+    const secrets = [
+      'password',
+      'client_secret',
+      'api_key',
+      'access_token',
+      'refresh_token',
+      'token',
+      'authorization',
+      'signing_secret',
+      'secret_key',
+    ];
+    const personal = ['first_name', 'last_name', 'phone', 'email', 'notes', 'special_requests', 'phone_number', 'guest_name'];
+    const words = (name: string) => name.split('_');
+    const spellings = (name: string) => {
+      const w = words(name);
+      const camel =
+        w[0] +
+        w
+          .slice(1)
+          .map((x) => x[0].toUpperCase() + x.slice(1))
+          .join('');
+      return [
+        name,
+        name.toUpperCase(),
+        camel,
+        camel[0].toUpperCase() + camel.slice(1),
+        w.join('-'),
+        w.join('.'),
+        w.join(' '),
+        w.map((x) => x[0].toUpperCase() + x.slice(1)).join('-'),
+        `x_${name}`,
+        `guest[${name}]`,
+      ];
+    };
+    // Percent-encoded keys, which pbs decodes when it reads a form.
+    const encoded = (key: string) => [...key].map((c, i) => (i === 2 ? `%${c.charCodeAt(0).toString(16)}` : c)).join('');
+    let checked = 0;
+    for (const name of [...secrets, ...personal]) {
+      for (const key of spellings(name)) {
+        const value = 'SeNsItIvE';
+        for (const kept of [
+          keptRequestBody({ [key]: value, covers: 2 }, false).text!,
+          keptResponseBody(JSON.stringify({ data: { [key]: value } }), false).text!,
+          keptResponseBody(
+            JSON.stringify({ [key]: value }).replace(
+              /"([^"]*)":/,
+              (_, k: string) => `"${[...k].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}":`,
+            ),
+            false,
+          ).text!,
+          keptRequestBody({ payload: JSON.stringify({ [key]: value }) }, false).text!,
+          keptQuery(`covers=2&${encodeURIComponent(key)}=${value}`, false),
+          keptQuery(`covers=2&${encoded(encodeURIComponent(key))}=${value}`, false),
+          keptRequestBody(`covers=2&${encoded(encodeURIComponent(key))}=${value}`, false).text!,
+        ]) {
+          expect(kept, `${key}: ${kept}`).not.toContain(value);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe((secrets.length + personal.length) * 10 * 7);
+    // Full bodies keep guest data, never a secret.
+    expect(keptQuery('First-Name=Ada&Client-Secret=s', true)).toBe(`First-Name=Ada&Client-Secret=${encodeURIComponent(REDACTED)}`);
+    // A paging token is not a secret; a business's own phone is public.
+    expect(keptResponseBody('{"next_page_token":"abc"}', false).text).toBe('{"next_page_token":"abc"}');
+    expect(JSON.parse(keptResponseBody('{"alias":"a","display_phone":"+1 415","name":"Bistro"}', false).text!)).toMatchObject({
+      display_phone: '+1 415',
+      name: 'Bistro',
+    });
   });
 
   it('cuts a body at 16 kB and says so; reads the error code of an answer', () => {

@@ -156,3 +156,33 @@ describe('a SQLite database from before the log file', () => {
     }
   });
 });
+
+/** Issue 39: purged request-log rows stayed readable in the SQLite file. */
+describe('purged request-log entries on SQLite', () => {
+  it('leaves none of their bytes in the log file or its WAL', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-log-purge-'));
+    const file = path.join(dir, 'pbs.sqlite');
+    const opened = await openDatabase({ sqlitePath: file });
+    const h = await startPbs('sqlite', { database: { ...opened, drop: () => opened.close() }, env: { PBS_REQUEST_LOG_WRITER: 'thread' } });
+    try {
+      const p = await createPartner(h.url, ['reservations']);
+      const marker = 'PurgedMarkerQx7';
+      for (let i = 0; i < 20; i++)
+        await call(h.url, 'GET', `/v3/bookings/${marker}-${i}/openings?date=2031-05-07&time=19:00&covers=2`, { token: p.apiKey.api_key });
+      await h.pbs.services.requestLog.flush();
+      const bytesOnDisk = () =>
+        [logFileOf(file), `${logFileOf(file)}-wal`]
+          .filter((f) => fs.existsSync(f))
+          .map((f) => fs.readFileSync(f).toString('latin1'))
+          .join('');
+      expect(bytesOnDisk()).toContain(marker);
+      h.clock.advance(8 * 24 * 3_600_000);
+      expect(await h.pbs.services.requestLog.purge()).toBeGreaterThanOrEqual(20);
+      expect(bytesOnDisk()).not.toContain(marker);
+    } finally {
+      await h.close();
+      await opened.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

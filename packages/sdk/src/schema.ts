@@ -11934,11 +11934,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Exchange a portal link for a session (sets the HttpOnly session cookie, then redirects) */
+        /** The page a portal link opens: its button signs in (the link is spent only then) */
         get: {
             parameters: {
-                query: {
-                    token: string;
+                query?: {
+                    token?: string;
                 };
                 header?: never;
                 path?: never;
@@ -11946,20 +11946,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Signed in: the session cookie is set, and the portal’s pages open */
-                303: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                401: {
+                /** @description The sign-in page (HTML) */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorResponse"];
+                        "application/json": string;
                     };
                 };
             };
@@ -12357,6 +12350,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/sign-in/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Spend a portal link for a session (the sign-in page’s form): sets the HttpOnly session cookie, then redirects */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Signed in: the session cookie is set, and the portal’s pages open */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The link is used, expired or unknown (a browser, asking for HTML, gets a page saying so) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description The partner is disabled, or the form came from another site */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/partners/{partner_id}/faults": {
         parameters: {
             query?: never;
@@ -12470,11 +12521,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live fault rules, of every partner or of one */
+        /** Live fault rules, of every partner or of one (oldest first, at most `limit`) */
         get: {
             parameters: {
                 query?: {
                     partner_id?: string;
+                    limit?: number;
                 };
                 header?: never;
                 path?: never;

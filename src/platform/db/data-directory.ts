@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** The SQLite files pbs creates in its data directory (PBS_DATA_DIR): the database and its request log. */
-const OWN_FILES = /^pbs(\.logs)?\.sqlite(-wal|-shm|-journal)?$|^demo-credentials.*\.json$/;
+/** What pbs creates in its data directory (PBS_DATA_DIR): the database and its request log, sandbox credentials, the import spool. */
+const OWN_FILES = /^pbs(\.logs)?\.sqlite(-wal|-shm|-journal)?$|^demo-credentials.*\.json$|^spool$/;
 
 /**
  * Keeps the directory holding the SQLite database to its owner (0700): the database holds

@@ -3,7 +3,7 @@ import { apiError } from '../errors.js';
 import { grantedInterface, type CredentialVerifier, type PartnerRouteConfig, type Principal } from '../auth/principal.js';
 import { cookieValue } from './portal-session.js';
 import { OPERATOR_COOKIE } from './operator-session.js';
-import { cookieChangeAllowed } from './same-origin.js';
+import { cookieChangeRefusal } from './same-origin.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i;
@@ -117,13 +117,14 @@ export interface OperatorSessionVerifier {
 export async function authenticateAdmin(
   request: FastifyRequest,
   matches: (token: string) => Promise<boolean>,
-  sessions?: OperatorSessionVerifier,
+  sessions: OperatorSessionVerifier | undefined,
+  publicOrigin: string,
 ): Promise<void> {
   const header = request.headers.authorization;
   const cookie = header || !sessions ? undefined : cookieValue(request.headers.cookie, OPERATOR_COOKIE);
   if (cookie !== undefined && sessions) {
-    if (!cookieChangeAllowed(request))
-      throw apiError('AUTHORIZATION_ERROR', 'Console changes are accepted from the console’s own pages only.');
+    const refusal = cookieChangeRefusal(request, publicOrigin);
+    if (refusal) throw apiError('AUTHORIZATION_ERROR', `Console changes are accepted from the console’s own pages only: ${refusal}.`);
     request.operatorSessionEnds = await sessions.verify(cookie);
     if (request.operatorSessionEnds === undefined) throw apiError('TOKEN_INVALID', 'The console session has ended; sign in again.');
     return;

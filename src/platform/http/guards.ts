@@ -25,7 +25,7 @@ import { ApiError, apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
 import { databaseAwayError, isOutage } from '../db/availability.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
-import { portalGuard, type PortalSessionVerifier } from './portal-session.js';
+import { portalGuard, type PortalLimits, type PortalSessionVerifier } from './portal-session.js';
 import { faultGuard, operationsOf, type FaultInjector } from './fault-injection.js';
 
 export interface GuardOptions {
@@ -42,6 +42,10 @@ export interface GuardOptions {
   authFailures: FailureThrottle;
   /** Portal sessions (routes declaring `config.portal`). */
   portal?: PortalSessionVerifier;
+  /** Requests per portal session (a signed-in partner is not limited by its address). */
+  portalLimiter: TokenBuckets;
+  /** pbs's public origin (PBS_PUBLIC_URL's): cookie changes may come from it (same-origin.ts). */
+  publicOrigin: string;
   /** Operator console sessions (a cookie beside the token, on routes declaring `config.admin`). */
   operatorSessions?: OperatorSessionVerifier;
   /** Faults on demand (sandbox): checked on every partner route before its handler. */
@@ -226,13 +230,25 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
 
   const adminOnRequest: onRequestHookHandler = async function adminGuard(request) {
     await throttledAuthentication(options.authFailures, failureKey(request.ip, 'operator'), () =>
-      authenticateAdmin(request, options.adminTokenMatches, options.operatorSessions),
+      authenticateAdmin(request, options.adminTokenMatches, options.operatorSessions, options.publicOrigin),
     );
   };
 
   const publicOnRequest: onRequestHookHandler = function publicLimit(request, _reply, done) {
     const wait = options.publicLimiter.take(request.ip);
     done(wait > 0 ? throttled(wait, `Too many requests from this address; retry in ${wait} seconds.`) : undefined);
+  };
+
+  const portalLimits: PortalLimits = {
+    publicOrigin: options.publicOrigin,
+    perAddress(request) {
+      const wait = options.publicLimiter.take(request.ip);
+      if (wait > 0) throw throttled(wait, `Too many requests from this address; retry in ${wait} seconds.`);
+    },
+    perSession(sessionId) {
+      const wait = options.portalLimiter.take(sessionId);
+      if (wait > 0) throw throttled(wait, `Too many requests in this portal session; retry in ${wait} seconds.`);
+    },
   };
 
   /** A link guard's way when the links are not all known: looks them up, then `admit` passes or refuses the request. */
@@ -353,7 +369,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       route.onRequest = [...toArray(route.onRequest), adminOnRequest];
     } else if (config?.portal) {
       if (!options.portal) throw new Error(`Route ${methods.join(',')} ${route.url} is a portal route, and no portal sessions are set up`);
-      route.onRequest = [publicOnRequest, ...toArray(route.onRequest), portalGuard(options.portal)];
+      route.onRequest = [...toArray(route.onRequest), portalGuard(options.portal, portalLimits)];
     } else if (!UNLIMITED_PUBLIC.has(route.url)) {
       route.onRequest = [publicOnRequest, ...toArray(route.onRequest)];
     }

@@ -1,6 +1,6 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { apiError } from '../errors.js';
-import { cookieChangeAllowed } from './same-origin.js';
+import { cookieChangeRefusal } from './same-origin.js';
 
 /** The cookie a portal session travels in (HttpOnly, SameSite=Strict, Path=/portal). */
 export const PORTAL_COOKIE = 'pbs_portal';
@@ -42,20 +42,40 @@ export function portalOf(request: FastifyRequest): PortalSession {
   return request.portal;
 }
 
+/** Limits of the portal guard: per client address before a session is known, then per session. */
+export interface PortalLimits {
+  /** pbs's public origin (PBS_PUBLIC_URL's), which a change may come from (see cookieChangeRefusal). */
+  publicOrigin: string;
+  /** Throws when the address has sent too many requests without a live session. */
+  perAddress(request: FastifyRequest): void;
+  /** Throws when the session has sent too many requests. */
+  perSession(sessionId: string): void;
+}
+
 /**
  * The guard of portal routes: a session cookie, and for a change a request from the portal's own
- * origin. The cookie is SameSite=Strict (a browser sends it on no cross-site request); the origin
- * check refuses a change a page of another origin sends anyway (docs/request-log.md "Portal").
+ * pages. The cookie is SameSite=Strict (a browser sends it on no cross-site request); the origin
+ * check refuses a change a page of another site sends anyway (docs/request-log.md "Portal").
+ * A signed-in session has a rate limit of its own; requests without one share their address's.
  */
-export function portalGuard(verifier: PortalSessionVerifier): onRequestHookHandler {
+export function portalGuard(verifier: PortalSessionVerifier, limits: PortalLimits): onRequestHookHandler {
   return async function portalSession(request) {
-    if (!cookieChangeAllowed(request))
-      throw apiError('AUTHORIZATION_ERROR', 'Portal changes are accepted from the portal’s own pages only.');
+    const refusal = cookieChangeRefusal(request, limits.publicOrigin);
+    if (refusal) throw apiError('AUTHORIZATION_ERROR', `Portal changes are accepted from the portal’s own pages only: ${refusal}.`);
     const token = cookieValue(request.headers.cookie, PORTAL_COOKIE);
-    if (!token) throw apiError('TOKEN_MISSING', 'Sign in to the portal first: ask the operator for a portal link.');
+    if (!token) {
+      limits.perAddress(request);
+      throw apiError('TOKEN_MISSING', 'Sign in to the portal first: ask the operator for a portal link.');
+    }
     const session = await verifier.verify(token);
-    if (!session)
-      throw apiError('TOKEN_INVALID', 'The portal session has ended (expired, signed out or revoked); ask for a new portal link.');
+    if (!session) {
+      limits.perAddress(request);
+      throw apiError(
+        'TOKEN_INVALID',
+        'The portal session has ended (expired, signed out, revoked, a credential rotated, or the partner disabled); ask for a new portal link.',
+      );
+    }
+    limits.perSession(session.sessionId);
     request.portal = session;
   };
 }

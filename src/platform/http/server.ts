@@ -14,6 +14,7 @@ import { ApiError, apiError, codeForStatus, errorCatalogue } from '../errors.js'
 import { databaseAwayError, isOutage } from '../db/availability.js';
 import { containsNonFinite, containsNul } from '../input-guards.js';
 import { jsonShapeProblem } from '../json-shape.js';
+import { loggableUrl } from '../secret-fields.js';
 import { fieldOf } from '../validation.js';
 import type { Metrics } from '../metrics.js';
 
@@ -301,7 +302,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
         {
           reqId: request.id,
           method: request.method,
-          url: request.url,
+          // A query string may carry a secret (a portal link's token) or a guest's data.
+          url: loggableUrl(request.url),
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 100) / 100,
         },
