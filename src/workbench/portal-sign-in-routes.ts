@@ -84,7 +84,10 @@ export function portalSignInRoutes(portal: Portal, publicUrl: string) {
           consumes: ['application/x-www-form-urlencoded'],
           response: {
             303: { type: 'null', description: 'Signed in: the session cookie is set, and the portal’s pages open' },
-            401: { $ref: 'ErrorResponse#', description: 'The link is used, expired or unknown (a browser, asking for HTML, gets a page saying so)' },
+            401: {
+              $ref: 'ErrorResponse#',
+              description: 'The link is used, expired or unknown (a browser, asking for HTML, gets a page saying so)',
+            },
             403: { $ref: 'ErrorResponse#', description: 'The partner is disabled, or the form came from another site' },
           },
         },
