@@ -44,6 +44,20 @@ describe.each(dialects)('console sessions on %s', (dialect) => {
       403,
       'AUTHORIZATION_ERROR',
     );
+    // Behind a proxy that ends TLS and rewrites Host: the console's own page still passes.
+    for (const behindProxy of [
+      { 'sec-fetch-site': 'same-origin', origin: 'https://console.example', host: 'pbs:8080' },
+      { origin: 'https://console.example', 'x-forwarded-host': 'console.example', 'x-forwarded-proto': 'https' },
+    ]) {
+      const r = await call(h.url, 'POST', '/admin/v1/partners', { headers: { ...session, ...behindProxy }, json: { name: 'Proxied' } });
+      expect(r.status, r.text).toBe(201);
+    }
+    const refused = await call(h.url, 'POST', '/admin/v1/partners', {
+      headers: { ...session, origin: 'https://console.example' },
+      json: { name: 'x' },
+    });
+    expectCode(refused, 403, 'AUTHORIZATION_ERROR');
+    expect(refused.body.error.description).toContain('PBS_PUBLIC_URL');
     // A forged or altered cookie is no session; signing out clears it.
     const forged = { cookie: session.cookie.replace(/\.(.)/, (_m, c: string) => `.${c === 'A' ? 'B' : 'A'}`) };
     expectCode(await call(h.url, 'GET', '/admin/v1/partners', { headers: forged }), 401, 'TOKEN_INVALID');

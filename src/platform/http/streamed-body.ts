@@ -23,7 +23,7 @@ declare module 'fastify' {
 /**
  * Where import bodies wait on disk (`<PBS_DATA_DIR>/spool`, 0700): at most `maxTotalBytes` held
  * by all imports at once (past it an import answers 503 with Retry-After), and at start, files a
- * stopped process left there are removed (docs/security.md "Expensive input").
+ * stopped process left there are removed (docs/security.md "Limits").
  */
 export class ImportSpool {
   /** Bytes spooled by imports under way. */
