@@ -45,7 +45,7 @@ describe.each(dialects)('console sessions on %s', (dialect) => {
       'AUTHORIZATION_ERROR',
     );
     // Behind a proxy that ends TLS and rewrites Host: the console's own page still passes.
-    for (const behindProxy of [
+    for (const behindProxy of <Array<Record<string, string>>>[
       { 'sec-fetch-site': 'same-origin', origin: 'https://console.example', host: 'pbs:8080' },
       { origin: 'https://console.example', 'x-forwarded-host': 'console.example', 'x-forwarded-proto': 'https' },
     ]) {
