@@ -16,7 +16,7 @@ export interface Config {
    * statement may go unanswered before the server is probed (docs/security.md "When the database goes away").
    */
   dbTimeoutMs: number;
-  /** PostgreSQL: the server cancels a statement that runs longer (`statement_timeout`; migrations are exempt). */
+  /** PostgreSQL: the server cancels a statement that runs longer (`statement_timeout`; migrations are exempt); 0 sets none. */
   dbStatementTimeoutMs: number;
   dataDir: string;
   /** Sandbox mode lets the operator move the clock and prints demo credentials. */
@@ -268,8 +268,8 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     dataDir,
     sqlitePath: merged.PBS_SQLITE_PATH || path.join(dataDir, 'pbs.sqlite'),
     pgPoolSize: int(merged, 'PBS_PG_POOL_SIZE', 20, 1),
-    dbTimeoutMs: int(merged, 'PBS_DB_TIMEOUT_MS', 5000, 100),
-    dbStatementTimeoutMs: int(merged, 'PBS_DB_STATEMENT_TIMEOUT_MS', 30_000, 100),
+    dbTimeoutMs: int(merged, 'PBS_DB_TIMEOUT_MS', 10_000, 100),
+    dbStatementTimeoutMs: int(merged, 'PBS_DB_STATEMENT_TIMEOUT_MS', 30_000, 0),
     sandbox,
     adminToken: merged.PBS_ADMIN_TOKEN || undefined,
     metricsToken: merged.PBS_METRICS_TOKEN || undefined,

@@ -76,9 +76,16 @@ export class RequestLogThread {
   }
 
   /** Ends the thread (the request log has flushed: no batch is in flight). */
+  /**
+   * Ends the thread. A batch it still holds is refused at once (its promise rejects), without
+   * waiting for the thread to get the CPU to finish or to end: running only on idle CPU, on a
+   * saturated machine it may get none for a while. The promise settles when the thread is gone.
+   */
   async close(): Promise<void> {
     if (this.ended) return;
     this.ended = new Error('request log writer closed');
+    for (const waiting of this.settling.values()) waiting.reject(this.ended);
+    this.settling.clear();
     await this.worker.terminate();
   }
 

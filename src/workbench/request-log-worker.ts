@@ -89,9 +89,10 @@ function postgresWriter(url: string, schema: string | undefined): Write {
   const pool = new pg.Pool({
     connectionString: url,
     max: 1,
-    // While the database is away a batch fails within these (and is counted as dropped) rather than waiting on.
-    connectionTimeoutMillis: 5000,
-    query_timeout: 30_000,
+    // No timers of its own: this thread runs only on idle CPU, and on a saturated machine a timer
+    // would fire before the answer it waits for is read, failing a healthy connection. A database
+    // that is away refuses (the batch fails and is counted); one that stalls holds this thread's
+    // batch while entries wait, capped, and shutdown does not wait for it (RequestLog.close).
     keepAlive: true,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });

@@ -32,6 +32,9 @@ export type CausedLookup = (requestId: string, partnerId?: string) => Promise<Ca
  */
 const MAX_WAITING = 20_000;
 const MAX_WAITING_BYTES = 64 * 1024 * 1024;
+/** How long `close` waits for the writer thread's batch under way (a shutdown's grace is 10 s). */
+const WRITER_CLOSE_WAIT_MS = 1000;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * The request log (docs/request-log.md): every partner request and its answer, handed over by
@@ -53,6 +56,8 @@ export class RequestLog implements RequestRecorder {
   writtenOnThread = false;
   /** The writer thread, started with the first batch. */
   private thread: RequestLogThread | undefined;
+  /** Set by `close`: what is left is written on the main thread. */
+  private closing = false;
 
   constructor(
     private readonly database: Database,
@@ -83,7 +88,8 @@ export class RequestLog implements RequestRecorder {
   /** Writes what waits (tests call it instead of waiting for the timer). */
   async flush(): Promise<void> {
     await this.ready();
-    while (this.flushing) await this.flushing;
+    // A batch under way: its failure is its own flush's to report.
+    while (this.flushing) await this.flushing.catch(() => {});
     if (this.waiting.count === 0) return;
     const batch = this.waiting.take();
     const onThread = this.writerThread()?.write(batch);
@@ -103,11 +109,20 @@ export class RequestLog implements RequestRecorder {
     await this.flushing;
   }
 
+  /**
+   * Writes what waits and ends the writer thread, within a bounded time: the thread runs only on
+   * CPU nothing else wants, so on a saturated machine it may not finish a batch before a shutdown's
+   * grace runs out. Its batch under way gets WRITER_CLOSE_WAIT_MS; then the thread is ended (that
+   * batch counted as dropped) and what still waits is written here, on the main thread.
+   */
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.flush();
-    await this.thread?.close();
+    this.closing = true;
+    if (this.flushing) await Promise.race([this.flushing.catch(() => {}), delay(WRITER_CLOSE_WAIT_MS)]);
+    const ended = this.thread?.close();
+    await this.flush().catch(this.onError);
+    if (ended) await Promise.race([ended, delay(WRITER_CLOSE_WAIT_MS)]);
   }
 
   async list(filter: RequestLogFilter) {
@@ -164,7 +179,7 @@ export class RequestLog implements RequestRecorder {
 
   private writerThread(): RequestLogThread | undefined {
     const location = this.database.location;
-    if (this.options.writer !== 'thread' || !location) return undefined;
+    if (this.options.writer !== 'thread' || !location || this.closing) return undefined;
     this.thread ??= new RequestLogThread(location, this.options.fullBodies, this.onError);
     return this.thread;
   }

@@ -38,7 +38,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const port = await freePort();
   const child = spawn(process.execPath, [...PBS_ENTRY, 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PBS_LOG_LEVEL: 'warn', ...env },
+    // A shutdown's grace as long as a busy machine needs (load 10 on 2 cores slows every step of it).
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PBS_LOG_LEVEL: 'warn', PBS_SHUTDOWN_GRACE_MS: '60000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

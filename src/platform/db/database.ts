@@ -108,10 +108,10 @@ export interface DatabaseOptions {
   pgPoolSize?: number;
   /**
    * PostgreSQL: how long a connection may take to open, and a probe to answer; also how long a
-   * statement may go unanswered before the server is probed (a stalled server). Default 5 s.
+   * statement may go unanswered before the server is probed (a stalled server). Default 10 s.
    */
   timeoutMs?: number;
-  /** PostgreSQL: the server cancels a statement running longer than this (`statement_timeout`). Default 30 s. */
+  /** PostgreSQL: the server cancels a statement running longer than this (`statement_timeout`). Default 30 s; 0 sets none. */
   statementTimeoutMs?: number;
 }
 
@@ -131,21 +131,32 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const schema = options.pgSchema;
     if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-    const timeoutMs = options.timeoutMs ?? 5000;
+    const timeoutMs = options.timeoutMs ?? 10_000;
     const connection = {
       connectionString: options.databaseUrl,
-      connectionTimeoutMillis: timeoutMs,
       // A peer that vanished (a failover, a cut network) is noticed by the kernel, not only by a query.
       keepAlive: true,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     };
+    const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
     const pool = new pg.Pool({
       ...connection,
+      // Opening a connection is bounded; waiting for one of the pool's is not (a burst of requests
+      // queues for the pool's connections, which is load, not an outage).
+      Client: class extends pg.Client {
+        constructor(config?: pg.ClientConfig) {
+          super({ ...config, connectionTimeoutMillis: timeoutMs });
+        }
+      },
       max: options.pgPoolSize ?? 10,
       types: pgTypes,
-      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      // Sent as a startup parameter; 0 sends none (PgBouncer refuses parameters it does not know).
+      ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     });
-    const availability = new DatabaseAvailability({ probe: () => probePostgres(connection, timeoutMs), probeEveryMs: PROBE_EVERY_MS });
+    const availability = new DatabaseAvailability({
+      probe: () => probePostgres({ ...connection, connectionTimeoutMillis: timeoutMs }, timeoutMs),
+      probeEveryMs: PROBE_EVERY_MS,
+    });
     const watched = watchPostgresPool(pool, availability, { stallAfterMs: timeoutMs });
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: watched.pool }) });
     if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);

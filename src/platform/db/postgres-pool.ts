@@ -17,8 +17,8 @@ export interface WatchedPool {
  *   (a restart, a failover) raised an `error` event nobody heard, and the process exited;
  * - failures of connections and statements are reported to `availability`, which probes;
  * - a statement unanswered for `stallAfterMs` has the server probed (a server that accepts
- *   connections and then says nothing): once the probe fails too, the connections waiting on
- *   it are closed, so their requests answer 503 instead of waiting on;
+ *   connections and then says nothing): once the probe fails too, the connections waiting that
+ *   long are closed, so their requests answer 503 instead of waiting on;
  * - while the database is down, asking for a connection fails at once (no request waits for a
  *   connection timeout per attempt).
  * It also sends the hot-path statements as named prepared statements (`RawStatement`).
@@ -34,10 +34,15 @@ export function watchPostgresPool(pool: pg.Pool, availability: DatabaseAvailabil
   });
   const stopWaiting = availability.onChange((state) => {
     if (state !== 'down') return;
-    // Ending a client with a statement under way destroys its socket: the statement fails now,
-    // and the pool discards the client when it is released.
-    for (const client of running.keys()) void client.end().catch(() => {});
-    running.clear();
+    // Statements waiting longer than a stall are ended: ending a client with a statement under
+    // way destroys its socket, the statement fails now, and the pool discards the client when it
+    // is released. Younger ones may yet be answered (a probe can fail on a busy machine).
+    const now = Date.now();
+    for (const [client, sentAt] of running) {
+      if (now - sentAt <= options.stallAfterMs) continue;
+      running.delete(client);
+      void client.end().catch(() => {});
+    }
   });
   const watchdog = setInterval(
     () => {
