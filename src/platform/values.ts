@@ -53,3 +53,15 @@ export function recordOf<const K extends string, V>(keys: readonly K[], valueOf:
   // Every key of `keys` was just set, which `Partial` cannot express.
   return out as Record<K, V>;
 }
+
+/** The items in lists by their key, each list in the items' order (the typed `Map.groupBy` of Node 21). */
+export function groupedBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const list = groups.get(key);
+    if (list) list.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}

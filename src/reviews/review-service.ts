@@ -1,4 +1,5 @@
 import type { BusinessDirectory } from '../businesses/business-service.js';
+import { groupedBy } from '../platform/values.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
@@ -20,7 +21,7 @@ import {
   type ReviewDraft,
 } from './review-input.js';
 import { ReviewStore, type Review, type ReviewText } from './review-store.js';
-import { groupTexts, operatorView, partnerView, responseColumns } from './review-views.js';
+import { operatorView, partnerView, responseColumns } from './review-views.js';
 
 /** Lines one import takes through the operator API (the CLI sends any number, in batches). */
 export const MAX_IMPORT_LINES = 20_000;
@@ -126,7 +127,7 @@ export class ReviewService {
     const business = await this.businesses.requireRef(businessIdOrAlias);
     const page = parsePage(query, { defaultLimit: 50, minLimit: 1, maxLimit: 500 });
     const { total, reviews } = await this.store().list(business.id, page.limit, page.offset);
-    const texts = groupTexts(await this.store().texts(reviews.map((r) => r.id)));
+    const texts = groupedBy(await this.store().texts(reviews.map((r) => r.id)), (t) => t.review_id);
     return { total, limit: page.limit, offset: page.offset, reviews: reviews.map((r) => operatorView(r, texts.get(r.id) ?? [])) };
   }
 

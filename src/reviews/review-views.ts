@@ -12,16 +12,6 @@ export function displayName(name: string): string {
   return `${parts[0]} ${parts[parts.length - 1][0].toUpperCase()}.`;
 }
 
-export function groupTexts(texts: ReviewText[]): Map<string, ReviewText[]> {
-  const byReview = new Map<string, ReviewText[]>();
-  for (const t of texts) {
-    const list = byReview.get(t.review_id);
-    if (list) list.push(t);
-    else byReview.set(t.review_id, [t]);
-  }
-  return byReview;
-}
-
 export function responseColumns(response: ResponseDraft | null) {
   return {
     response_text: response?.text ?? null,

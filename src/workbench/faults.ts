@@ -6,7 +6,7 @@ import { apiError, codeForStatus, isErrorCode } from '../platform/errors.js';
 import type { FaultInjector, InjectedFault } from '../platform/http/fault-injection.js';
 import { newId } from '../platform/ids.js';
 import { isOneOf } from '../platform/query.js';
-import { isRecord } from '../platform/values.js';
+import { groupedBy, isRecord } from '../platform/values.js';
 import { FaultStore, type FaultRule } from './fault-store.js';
 
 /** How long a process trusts its copy of a partner's rules (another process's change shows within it). */
@@ -64,14 +64,7 @@ export class Faults implements FaultInjector {
 
   private async load(partnerId: string): Promise<RulesByOperation> {
     const rows = await this.store().live(this.clock.now(), { partnerId, limit: MAX_LIVE_RULES });
-    if (rows.length === 0) return NO_RULES;
-    const byOperation = new Map<string, FaultRule[]>();
-    for (const row of rows) {
-      const list = byOperation.get(row.operation);
-      if (list) list.push(row);
-      else byOperation.set(row.operation, [row]);
-    }
-    return byOperation;
+    return rows.length === 0 ? NO_RULES : groupedBy(rows, (row) => row.operation);
   }
 
   private async match(rules: readonly FaultRule[] | undefined, businessId: string | undefined): Promise<InjectedFault | undefined> {
