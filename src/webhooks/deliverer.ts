@@ -192,7 +192,7 @@ export class WebhookDeliverer {
     const now = this.clock.now();
     const wall = Date.now();
     const limit = this.slots.claimLimit(wanted);
-    if (limit === 0) return { claimed: [], handedBack: 0, short: false };
+    if (limit === 0) return { claimed: [], handedBack: 0, short: true };
     const lease = wall + 2 * this.config.timeoutMs + 5_000;
     const rows = await this.store.claim(limit, now, wall, lease, this.slots.excluded());
     const { admitted, handedBack } = this.slots.admit(rows);
