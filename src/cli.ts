@@ -60,7 +60,8 @@ Usage:
   pbs fault list [PARTNER_ID] | remove FAULT_ID
   pbs webhook-listen [--port 9999] [--host 127.0.0.1] [--secret whsec_…]
                                             a receiver for trying webhooks: answers verification,
-                                            prints each delivery and checks its signature
+                                            prints each delivery and checks it as the Standard
+                                            Webhooks libraries do (signature, timestamp within 5 min)
 
 Configuration comes from the environment (see README); flags override it.`;
 

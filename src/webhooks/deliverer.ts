@@ -309,7 +309,10 @@ export class WebhookDeliverer {
     const check = this.checkUrl(endpoint.url);
     if (check.refused !== undefined)
       return { statusCode: null, error: `url refused: ${check.refused}`, excerpt: null, retryAfterMs: null, latencyMs: 0 };
-    const timestamp = Math.floor(now / 1000);
+    // Real time, not the sandbox clock: receivers' verification libraries refuse a timestamp
+    // more than five minutes from their own clock (docs/contract/webhooks.md §6.4). The
+    // envelope's event `time` stays on the sandbox clock.
+    const timestamp = Math.floor(Date.now() / 1000);
     const signatures = [sign(endpoint.secret, messageId, timestamp, body)];
     if (endpoint.previous_secret && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now) {
       signatures.push(sign(endpoint.previous_secret, messageId, timestamp, body));

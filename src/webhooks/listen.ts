@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { verifySignature } from './signing.js';
+import { judgeDelivery, TIMESTAMP_TOLERANCE_SECONDS, type DeliveryVerdict } from './signing.js';
 import { isRecord } from '../platform/values.js';
 
 export interface ListenOptions {
@@ -13,8 +13,9 @@ export interface ListenOptions {
 
 /**
  * `pbs webhook-listen`: a webhook receiver for trying pbs on one machine. It answers the
- * verification challenge (spec, Events 2) and prints every delivery, saying whether its Standard
- * Webhooks signature checks out with the given secret. Other requests get 200 `{"status": "listening"}`.
+ * verification challenge (spec, Events 2) and prints every delivery, saying whether a Standard
+ * Webhooks library would accept it: the signature with the given secret, and the timestamp within
+ * the libraries' tolerance of this machine's clock. Other requests get 200 `{"status": "listening"}`.
  */
 export async function listenForWebhooks(options: ListenOptions): Promise<{ url: string; close(): Promise<void> }> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -40,13 +41,20 @@ export async function listenForWebhooks(options: ListenOptions): Promise<{ url: 
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const id = String(req.headers['webhook-id'] ?? '');
-      const timestamp = Number(req.headers['webhook-timestamp']);
-      const signature = String(req.headers['webhook-signature'] ?? '');
       const verdict = !options.secret
         ? 'signature not checked (no --secret)'
-        : verifySignature(options.secret, id, timestamp, body, signature)
-          ? 'signature ok'
-          : 'SIGNATURE DOES NOT MATCH';
+        : verdictLine(
+            judgeDelivery(
+              options.secret,
+              {
+                id,
+                timestamp: String(req.headers['webhook-timestamp'] ?? ''),
+                body,
+                signature: String(req.headers['webhook-signature'] ?? ''),
+              },
+              Date.now(),
+            ),
+          );
       let summary = body;
       try {
         summary = `${summaryOf(JSON.parse(body))}\n  ${body}`;
@@ -71,6 +79,13 @@ export async function listenForWebhooks(options: ListenOptions): Promise<{ url: 
         server.close(() => resolve());
       }),
   };
+}
+
+/** The verdict as `webhook-listen` prints it: what a receiver's library would do, in capitals when it refuses. */
+function verdictLine(verdict: DeliveryVerdict): string {
+  if (verdict === 'ok') return 'signature ok';
+  if (verdict === 'signature does not match') return 'SIGNATURE DOES NOT MATCH';
+  return `${verdict.toUpperCase()} (receivers refuse a webhook-timestamp more than ${TIMESTAMP_TOLERANCE_SECONDS} s from their clock)`;
 }
 
 /** `NEW_REVIEW,… for business ID` from a delivery's JSON, `?` where a part is missing. */

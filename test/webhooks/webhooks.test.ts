@@ -1,9 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookDeliverer } from '../../src/webhooks/deliverer.js';
-import { verifySignature } from '../../src/webhooks/signing.js';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Webhook as SvixWebhook } from 'svix';
+import { listenForWebhooks } from '../../src/webhooks/listen.js';
+import { sign, verifySignature } from '../../src/webhooks/signing.js';
 import { admin, call, createPartner, dialects, sampleBusiness, startPbs, testConfig, type Harness } from '../support/harness.js';
 import { Receiver, type Behaviour } from '../support/receiver.js';
-import { eventually } from '../support/wait.js';
+import { eventually, eventuallyPasses } from '../support/wait.js';
 
 describe.each(dialects)('webhooks on %s', (dialect) => {
   let h: Harness;
@@ -311,6 +314,71 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       await emitLead();
       await h.pbs.deliverWebhooks();
       expect(String(p.receiver.posts()[1].headers['webhook-signature']).split(' ')).toHaveLength(1);
+    });
+
+    it('is accepted by the standard verification libraries before and after the sandbox clock moves; the event time stays on the sandbox clock', async () => {
+      const p = await subscribedPartner();
+      const secret = (await admin(h.url, 'GET', `/admin/v1/partners/${p.partner.id}/webhook`)).body.secret;
+      const libraries = [new StandardWebhook(secret), new SvixWebhook(secret)];
+      const deliverAndVerify = async () => {
+        await emitLead();
+        await h.pbs.deliverWebhooks();
+        const post = p.receiver.posts().at(-1)!;
+        const headers = {
+          'webhook-id': String(post.headers['webhook-id']),
+          'webhook-timestamp': String(post.headers['webhook-timestamp']),
+          'webhook-signature': String(post.headers['webhook-signature']),
+        };
+        // Each throws ("Message timestamp too new", "No matching signature found") when it refuses.
+        for (const library of libraries) expect(library.verify(post.body, headers)).toMatchObject({ object: 'business' });
+        return { post, timestamp: Number(headers['webhook-timestamp']) };
+      };
+      const before = await deliverAndVerify();
+      const sandboxBefore = Date.parse((await admin(h.url, 'GET', '/admin/v1/clock')).body.now);
+      expect((await admin(h.url, 'POST', '/admin/v1/clock/advance', { json: { minutes: 10 } })).status).toBe(200);
+      const after = await deliverAndVerify();
+      // Signed with real time: within the libraries' five minutes of this machine's clock.
+      for (const { timestamp } of [before, after]) expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(300);
+      // The envelope's own time is the sandbox's, ten minutes on.
+      expect(Date.parse(JSON.parse(after.post.body).time) - sandboxBefore).toBeGreaterThanOrEqual(10 * 60_000);
+      // A message replayed with an old timestamp is refused by both, as pbs webhook-listen says.
+      const stale = String(Math.floor(Date.now() / 1000) - 600);
+      const replay = { 'webhook-id': String(after.post.headers['webhook-id']), 'webhook-timestamp': stale };
+      const signature = sign(secret, replay['webhook-id'], Number(stale), after.post.body);
+      for (const library of libraries)
+        expect(() => library.verify(after.post.body, { ...replay, 'webhook-signature': signature })).toThrow(/too old/);
+    });
+
+    it('pbs webhook-listen says what the libraries say: ok within five minutes, refused outside, whatever the sandbox clock', async () => {
+      const lines: string[] = [];
+      const p = await createPartner(h.url, ['business_subscriptions', 'webhooks'], `Listen ${++n}`);
+      const registered = await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, {
+        json: { url: 'http://127.0.0.1:9/placeholder', client_id: `client-${n}` },
+      });
+      const listener = await listenForWebhooks({ port: 0, host: '127.0.0.1', secret: registered.body.secret, print: (l) => lines.push(l) });
+      try {
+        await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url: listener.url, client_id: `client-${n}` } });
+        expect((await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`)).body.status).toBe('verified');
+        await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${businessId}`);
+        await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
+        await admin(h.url, 'POST', '/admin/v1/clock/advance', { json: { minutes: 10 } });
+        await emitLead();
+        await h.pbs.deliverWebhooks();
+        await eventuallyPasses(() => expect(lines.filter((l) => l.startsWith('POST'))).toHaveLength(1));
+        expect(lines.at(-1)).toMatch(/^POST msg_\S+ signature ok: NEW_EVENT for business/);
+        // A delivery stamped ten minutes ago, correctly signed: refused for its age, not its signature.
+        const body = '{"object":"business"}';
+        const stale = Math.floor(Date.now() / 1000) - 600;
+        await fetch(listener.url, {
+          method: 'POST',
+          headers: { 'webhook-id': 'msg_old', 'webhook-timestamp': String(stale), 'webhook-signature': sign(registered.body.secret, 'msg_old', stale, body) },
+          body,
+        });
+        await eventuallyPasses(() => expect(lines.filter((l) => l.startsWith('POST'))).toHaveLength(2));
+        expect(lines.at(-1)).toMatch(/^POST msg_old TIMESTAMP TOO OLD \(receivers refuse a webhook-timestamp more than 300 s from their clock\)/);
+      } finally {
+        await listener.close();
+      }
     });
 
     it('lets several deliverers share the queue without sending an attempt twice', async () => {
