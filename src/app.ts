@@ -174,7 +174,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       ? new ControllableClock()
       : undefined;
   const clock: Clock = options.clock ?? sandboxClock ?? systemClock;
-  const clockSync = sandboxClock ? new ClockSync(sandboxClock, database.db, config.clockSyncMs) : undefined;
+  const clockSync = sandboxClock ? new ClockSync(sandboxClock, database, config.clockSyncMs) : undefined;
 
   const metrics = new Metrics({ defaultMetrics: true, role: config.role });
   const app = createHttpServer({

@@ -173,18 +173,19 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
         },
       },
       async (request) => {
-        const { clock, sync } = requireSandbox();
+        const { sync } = requireSandbox();
         const body = request.body ?? {};
         // Checked before anything moves: a refused time leaves the clock as it was.
         const at = body.time === undefined ? undefined : Date.parse(body.time);
         if (at !== undefined && Number.isNaN(at))
           throw apiError('VALIDATION_ERROR', `time is not a date-time: ${body.time}`, { field: 'time' });
         if (at !== undefined) checkClockTime(at);
-        if (body.reset) clock.reset();
-        if (body.frozen === true) clock.freeze();
-        if (at !== undefined) clock.set(at);
-        if (body.frozen === false) clock.unfreeze();
-        await sync.save();
+        await sync.move((clock) => {
+          if (body.reset) clock.reset();
+          if (body.frozen === true) clock.freeze();
+          if (at !== undefined) clock.set(at);
+          if (body.frozen === false) clock.unfreeze();
+        });
         return clockView(ctx);
       },
     );
@@ -211,11 +212,10 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
         },
       },
       async (request) => {
-        const { clock, sync } = requireSandbox();
+        const { sync } = requireSandbox();
         const b = request.body ?? {};
         const ms = ((b.seconds ?? 0) + (b.minutes ?? 0) * 60 + (b.hours ?? 0) * 3600) * 1000;
-        clock.advance(ms);
-        await sync.save();
+        await sync.move((clock) => clock.advance(ms));
         return clockView(ctx);
       },
     );

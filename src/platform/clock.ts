@@ -64,6 +64,11 @@ export class ControllableClock implements Clock {
     return { ...this.state };
   }
 
+  /** A separate clock on the same wall, in `state`: to work out a move before making it. */
+  scratch(state: ClockState): ControllableClock {
+    return new ControllableClock(state, this.wall);
+  }
+
   /** Replace the state (e.g. as read from the database); notifies only when time actually moved. */
   restore(state: ClockState): void {
     const before = this.now();

@@ -1,4 +1,4 @@
-import type { DbOrTx } from './db/database.js';
+import { forUpdateOn, type Dialect, type DbOrTx } from './db/database.js';
 import './db/platform-tables.js';
 
 /** Small key/value store for process-wide state that must survive restarts (clock, secrets). */
@@ -7,6 +7,12 @@ export class SettingsStore {
 
   async get(key: string): Promise<string | undefined> {
     const row = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+    return row?.value;
+  }
+
+  /** Reads the value and, on PostgreSQL, locks its row until the transaction ends (SQLite's writer already holds the only lock). */
+  async getForUpdate(key: string, dialect: Dialect): Promise<string | undefined> {
+    const row = await forUpdateOn(this.db.selectFrom('settings').select('value').where('key', '=', key), dialect).executeTakeFirst();
     return row?.value;
   }
 
