@@ -59,6 +59,7 @@ export class BusinessLookup {
     const openNow = isOpenAt(business, this.clock.now());
     return {
       ...publicFields(business),
+      is_claimed: business.is_claimed,
       hours: business.hours.map((h) => ({ hours_type: h.hours_type, open: h.open, is_open_now: openNow })),
       photos: business.image_url ? [business.image_url] : [],
     };

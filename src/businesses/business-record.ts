@@ -22,10 +22,11 @@ export interface BusinessHours {
   open: OpenInterval[];
 }
 
+/** Address lines are strings, `""` when absent: Yelp's published schema types them string (docs/contract/search.md §2.2). */
 export interface BusinessLocation {
-  address1: string | null;
-  address2: string | null;
-  address3: string | null;
+  address1: string;
+  address2: string;
+  address3: string;
   city: string;
   zip_code: string;
   country: string;
@@ -41,6 +42,8 @@ export interface Business {
   name: string;
   image_url: string;
   is_closed: boolean;
+  /** Whether the business's owner has claimed it (business details only; operator-set, default false). */
+  is_claimed: boolean;
   url: string;
   review_count: number;
   categories: Category[];
@@ -73,6 +76,7 @@ export const businessInputSchema = {
     name: { type: 'string', minLength: 1, maxLength: 200 },
     image_url: { type: 'string', maxLength: 2000 },
     is_closed: { type: 'boolean' },
+    is_claimed: { type: 'boolean' },
     url: { type: 'string', maxLength: 2000 },
     review_count: { type: 'integer', minimum: 0 },
     categories: {
@@ -197,7 +201,7 @@ export function normalizeBusinessInput(input: unknown, where?: string): Business
   const location: BusinessLocation = {
     address1: loc.address1 ?? '',
     address2: loc.address2 ?? '',
-    address3: loc.address3 ?? null,
+    address3: loc.address3 ?? '',
     city: loc.city,
     zip_code: loc.zip_code ?? '',
     country: loc.country,
@@ -212,6 +216,7 @@ export function normalizeBusinessInput(input: unknown, where?: string): Business
     name: b.name,
     image_url: b.image_url ?? '',
     is_closed: b.is_closed ?? false,
+    is_claimed: b.is_claimed ?? false,
     url: b.url ?? '',
     review_count: b.review_count ?? 0,
     categories: b.categories ?? [],

@@ -57,6 +57,11 @@ export interface BusinessRef {
 export function fromRecord(record: Json<Business>, isClosed?: number): Business {
   const b = fromJson(record);
   if (isClosed !== undefined) b.is_closed = fromFlag(isClosed);
+  // Records stored before these fields were settled: an address line was null, is_claimed absent.
+  b.location.address1 ??= '';
+  b.location.address2 ??= '';
+  b.location.address3 ??= '';
+  b.is_claimed ??= false;
   return b;
 }
 

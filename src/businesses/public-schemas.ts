@@ -5,10 +5,11 @@
 
 export const locationSchema = {
   type: 'object',
+  required: ['address1', 'address2', 'address3', 'city', 'zip_code', 'country', 'state', 'display_address', 'cross_streets'],
   properties: {
-    address1: { type: ['string', 'null'] },
-    address2: { type: ['string', 'null'] },
-    address3: { type: ['string', 'null'] },
+    address1: { type: 'string', description: '"" when the business has none' },
+    address2: { type: 'string', description: '"" when the business has none' },
+    address3: { type: 'string', description: '"" when the business has none' },
     city: { type: 'string' },
     zip_code: { type: 'string' },
     country: { type: 'string' },
@@ -79,9 +80,28 @@ export const searchBusinessSchema = {
 
 export const businessDetailsSchema = {
   type: 'object',
-  required: ['id', 'alias', 'name', 'location', 'coordinates', 'phone', 'display_phone'],
+  required: [
+    'id',
+    'alias',
+    'name',
+    'image_url',
+    'is_claimed',
+    'is_closed',
+    'url',
+    'phone',
+    'display_phone',
+    'review_count',
+    'categories',
+    'rating',
+    'location',
+    'coordinates',
+    'photos',
+    'hours',
+    'transactions',
+  ],
   properties: {
     ...publicBusinessProperties,
+    is_claimed: { type: 'boolean', description: 'whether the owner has claimed the business' },
     hours: hoursSchema,
     photos: { type: 'array', items: { type: 'string' }, description: 'photo addresses (the business image where pbs has one)' },
   },

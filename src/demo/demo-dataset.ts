@@ -176,6 +176,8 @@ export function generateDemoBusinesses(perCity = 30, seed = 20261122, cities: Ci
         name,
         image_url: `https://images.example.com/${alias}/o.jpg`,
         is_closed: false,
+        // Restaurants that take bookings through a partner have an owner who claimed them.
+        is_claimed: reservable,
         url: `https://www.example.com/biz/${alias}`,
         review_count: 5 + Math.floor(random() ** 2 * 2500),
         categories,
@@ -186,7 +188,7 @@ export function generateDemoBusinesses(perCity = 30, seed = 20261122, cities: Ci
         location: {
           address1: street,
           address2: '',
-          address3: null,
+          address3: '',
           city: city.name,
           zip_code: zip,
           country: city.country,

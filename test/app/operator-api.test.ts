@@ -71,7 +71,7 @@ describe.each(dialects)('operator API on %s', (dialect) => {
         display_phone: '(415) 555-0100',
         attributes: {},
         timezone: 'America/Los_Angeles',
-        location: { display_address: ['1 Sample St', 'San Francisco, CA 94103'], address3: null, cross_streets: null },
+        location: { display_address: ['1 Sample St', 'San Francisco, CA 94103'], address3: '', cross_streets: null },
       });
       expect((await admin(h.url, 'GET', `/admin/v1/businesses/${r.body.id}`)).body).toEqual(r.body);
       expect((await admin(h.url, 'GET', '/admin/v1/businesses/cafe-zoe-san-francisco')).body.id).toBe(r.body.id);
