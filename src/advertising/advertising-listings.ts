@@ -2,7 +2,7 @@ import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { Principal } from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
 import { apiError } from '../platform/errors.js';
-import { programStatus, programView } from './advertising-rules.js';
+import { programPhase, programView } from './advertising-rules.js';
 import type { AdvertisingStore } from './advertising-store.js';
 
 /**
@@ -25,21 +25,39 @@ export class ProgramListings {
     const ids = [...new Set(idsOrAliases.map((id) => resolved.get(id)!))];
     const store = this.store();
     const programs = await store.partnerProgramsOf(principal.partnerId, ids);
+    const records = await this.businesses.records(ids);
     const totals = await store.totals(programs.map((p) => p.id));
     const features = await store.featureTypesOf(programs.map((p) => p.id));
     const now = this.clock.now();
     return {
       businesses: ids.map((id) => {
         const own = programs.filter((p) => p.business_id === id);
-        const running = own.some((p) => programStatus(p, now) === 'ACTIVE');
+        // A business with a program running or booked to start advertises; one whose programs all ended did.
+        const signedUp = own.some((p) => programPhase(p, now) !== 'PAST');
         return {
           yelp_business_id: id,
-          destination_yelp_business_id: null,
-          advertiser_status: running ? 'CURRENT_ADVERTISER' : own.length > 0 ? 'PAST_ADVERTISER' : 'NON_ADVERTISER',
+          destination_yelp_business_id: records.get(id)?.migrated_to ?? null,
+          advertiser_status: signedUp ? 'CURRENT_ADVERTISER' : own.length > 0 ? 'PAST_ADVERTISER' : 'NON_ADVERTISER',
           partner_business_id: null,
           total: own.length,
           programs: own.slice(page.start, page.start + page.limit).map((p) => programView(p, totals.get(p.id), now, features.get(p.id))),
         };
+      }),
+    };
+  }
+
+  /**
+   * `GET /v1/business_migration_info/{business_ids}`: whether each business was moved or merged
+   * into another, and which (the route has checked every id is linked).
+   */
+  async migrationInfo(idsOrAliases: string[]) {
+    const resolved = await this.businesses.resolveIds(idsOrAliases);
+    const ids = [...new Set(idsOrAliases.map((id) => resolved.get(id)!))];
+    const records = await this.businesses.records(ids);
+    return {
+      businesses: ids.map((id) => {
+        const destination = records.get(id)?.migrated_to ?? null;
+        return { yelp_business_id: id, destination_yelp_business_id: destination, is_migrated: destination !== null };
       }),
     };
   }
@@ -67,18 +85,14 @@ export class ProgramListings {
     const store = this.store();
     const all = await store.allPartnerPrograms(principal.partnerId);
     const matches = all.filter((p) => {
-      const active = programStatus(p, now) === 'ACTIVE';
+      const phase = programPhase(p, now);
       switch (query.program_status) {
-        case 'PAST':
-          return !active;
         case 'PAUSED':
-          return active && p.pause_status === 'PAUSED';
-        case 'FUTURE':
-          return active && p.start_at > now;
-        case 'CURRENT':
-          return active && p.start_at <= now;
-        default:
+          return phase !== 'PAST' && p.pause_status === 'PAUSED';
+        case 'ALL':
           return true;
+        default:
+          return phase === query.program_status;
       }
     });
     const page = matches.slice(query.offset, query.offset + query.limit);

@@ -3,7 +3,7 @@ import { toIsoOffset } from '../platform/clock.js';
 import type { DomainEvent } from '../platform/events.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { addDays, daysBetween, localDay } from '../platform/local-time.js';
+import { addDays, daysBetween, localDate, localDay } from '../platform/local-time.js';
 import type { AdProgram, ProgramTotals } from './advertising-store.js';
 
 /**
@@ -72,6 +72,27 @@ export function programStatus(program: AdProgram, now: number): 'ACTIVE' | 'INAC
   return program.state === 'ACTIVE' && (program.end_at === null || program.end_at > now) ? 'ACTIVE' : 'INACTIVE';
 }
 
+/**
+ * Where a program stands as the listings file it (docs/contract/advertising.md §8.7): FUTURE until
+ * its start, CURRENT while it runs (paused or not), PAST once ended or past its end date.
+ */
+export function programPhase(program: AdProgram, now: number): 'FUTURE' | 'CURRENT' | 'PAST' {
+  if (programStatus(program, now) === 'INACTIVE') return 'PAST';
+  return program.start_at > now ? 'FUTURE' : 'CURRENT';
+}
+
+/** `program_status` in every listing and event: ACTIVE only while the program runs (not before its start, not after its end). */
+export function listedStatus(program: AdProgram, now: number): 'ACTIVE' | 'INACTIVE' {
+  return programPhase(program, now) === 'CURRENT' ? 'ACTIVE' : 'INACTIVE';
+}
+
+/** The last day a program runs: the day it was ended when that came before its scheduled end (or it had none). */
+export function shownEndDate(program: AdProgram): string | null {
+  if (program.state !== 'ENDED' || program.ended_at === null) return program.end_date;
+  const endedOn = localDate(program.ended_at, PACIFIC);
+  return program.end_date === null || endedOn < program.end_date ? endedOn : program.end_date;
+}
+
 const FEE_PERIOD_LABEL: Record<string, string> = { CALENDAR_MONTH: 'Calendar Month', ROLLING_MONTH: 'Rolling Month' };
 
 /**
@@ -84,8 +105,8 @@ export function programView(program: AdProgram, totals: ProgramTotals | undefine
     program_type: program.program_type,
     program_id: program.id,
     start_date: program.start_date,
-    end_date: program.end_date,
-    program_status: programStatus(program, now),
+    end_date: shownEndDate(program),
+    program_status: listedStatus(program, now),
     program_pause_status: program.pause_status,
     program_metrics: {
       budget: program.budget,
@@ -138,7 +159,7 @@ export function programEvent(
       program_id: program.id,
       program_type: program.program_type,
       yelp_business_id: program.business_id,
-      program_status: change === 'ENDED' || change === 'CANCELED' || change === 'EXPIRED' ? 'INACTIVE' : programStatus(program, now),
+      program_status: change === 'ENDED' || change === 'CANCELED' || change === 'EXPIRED' ? 'INACTIVE' : listedStatus(program, now),
       program_pause_status: change === 'PAUSED' ? 'PAUSED' : change === 'RESUMED' ? 'NOT_PAUSED' : program.pause_status,
       ...(jobId ? { job_id: jobId } : {}),
       updated_at: toIsoOffset(now),

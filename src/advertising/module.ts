@@ -144,6 +144,45 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
         },
       );
       app.get(
+        '/v1/business_migration_info/:business_ids',
+        {
+          config: partner({ paramList: 'business_ids', max: MAX_LISTED_IDS }),
+          schema: {
+            tags,
+            security,
+            summary: 'Whether each of up to 200 businesses (comma-separated ids) was moved or merged into another, and which',
+            params: { type: 'object', required: ['business_ids'], properties: { business_ids: { type: 'string', maxLength: 200 * 201 } } },
+            response: {
+              200: {
+                type: 'object',
+                required: ['businesses'],
+                properties: {
+                  businesses: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['yelp_business_id', 'destination_yelp_business_id', 'is_migrated'],
+                      properties: {
+                        yelp_business_id: { type: 'string' },
+                        destination_yelp_business_id: { type: ['string', 'null'], description: 'the business it became; null when not moved' },
+                        is_migrated: { type: 'boolean' },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        async (request) =>
+          listings.migrationInfo(
+            request.params.business_ids
+              .split(',')
+              .map((id) => id.trim())
+              .filter(Boolean),
+          ),
+      );
+      app.get(
         '/v1/programs/info/:program_ids',
         {
           config: partner(ownProgram),

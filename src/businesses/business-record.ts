@@ -59,6 +59,11 @@ export interface Business {
   hours: BusinessHours[];
   /** Free text of the business's specialties (advertising prerequisites). */
   specialties: string;
+  /**
+   * The business this one was moved or merged into, as the operator records it: the partner
+   * support listings' `destination_yelp_business_id` (docs/contract/advertising.md §8.7).
+   */
+  migrated_to?: string;
 }
 
 const idPattern = '^[A-Za-z0-9_-]{1,64}$';
@@ -149,6 +154,7 @@ export const businessInputSchema = {
       },
     },
     specialties: { type: 'string', maxLength: 5000 },
+    migrated_to: { type: 'string', pattern: idPattern },
   },
 } as const;
 
@@ -234,6 +240,7 @@ export function normalizeBusinessInput(input: unknown, where?: string): Business
       open: h.open.map((o) => ({ day: o.day, start: o.start, end: o.end, is_overnight: o.is_overnight ?? o.end <= o.start })),
     })),
     specialties: b.specialties ?? '',
+    ...(b.migrated_to ? { migrated_to: b.migrated_to } : {}),
   };
 }
 

@@ -220,9 +220,10 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     expect(nextDay.program_id.status).toBe('COMPLETED');
   });
 
-  /** Creates a program and answers its id. */
-  const program = async (params: Record<string, string>) => {
-    const biz = await business();
+  /** Creates a program for a new business and answers its id. */
+  const program = async (params: Record<string, string>) => programOf(await business(), params);
+  /** A program of `params` for that business; answers its id. */
+  const programOf = async (biz: string, params: Record<string, string>) => {
     const added = (await receiptOf({ business_id: biz, ...params })).business_results[0].update_results.program_added;
     expect(added.program_id.status, JSON.stringify(added)).toBe('COMPLETED');
     return added.program_id.requested_value as string;
@@ -322,6 +323,75 @@ describe.each(dialects)('advertising on %s', (dialect) => {
       error: { code: 'COULD_NOT_MODIFY_PROGRAM' },
     });
     h.clock.set(Date.parse('2031-05-05T16:00:00Z'));
+  });
+
+  it('files every program alike in every listing: not started, running, ended early, past its end date (§8.7)', async () => {
+    const [future, running, endedEarly, expired] = [await business(), await business(), await business(), await business()];
+    const ids = {
+      future: await programOf(future, { program_name: 'CTA', start: '2031-05-10' }),
+      running: await programOf(running, { program_name: 'CTA' }),
+      endedEarly: await programOf(endedEarly, { program_name: 'CTA', end: '2031-05-31' }),
+      expired: await programOf(expired, { program_name: 'CTA', end: '2031-05-06' }),
+    };
+    const ended = await call(h.url, 'POST', `/v1/reseller/program/${ids.endedEarly}/end`, as(p));
+    expect(ended.status, ended.text).toBe(200);
+    await process(); // ended on Monday 2031-05-05, Los Angeles time
+    h.clock.set(Date.parse('2031-05-07T16:00:00Z')); // Wednesday 09:00 in Los Angeles
+    try {
+      const expected = {
+        future: { program_status: 'INACTIVE', start_date: '2031-05-10', end_date: null, phase: 'FUTURE', advertiser: 'CURRENT_ADVERTISER' },
+        running: { program_status: 'ACTIVE', start_date: '2031-05-05', end_date: null, phase: 'CURRENT', advertiser: 'CURRENT_ADVERTISER' },
+        endedEarly: { program_status: 'INACTIVE', start_date: '2031-05-05', end_date: '2031-05-05', phase: 'PAST', advertiser: 'PAST_ADVERTISER' },
+        expired: { program_status: 'INACTIVE', start_date: '2031-05-05', end_date: '2031-05-06', phase: 'PAST', advertiser: 'PAST_ADVERTISER' },
+      } as const;
+      const businesses = { future, running, endedEarly, expired };
+      const listed = (
+        await call(h.url, 'GET', `/v1/programs/list/${Object.values(businesses).join(',')}`, as(p))
+      ).body.businesses;
+      const info = (await call(h.url, 'GET', `/v1/programs/info/${Object.values(ids).join(',')}`, as(p))).body.programs;
+      const accountLists: Record<string, string[]> = {};
+      for (const status of ['CURRENT', 'FUTURE', 'PAST', 'ALL'])
+        accountLists[status] = (await call(h.url, 'GET', `/programs/v1?program_status=${status}&limit=40`, as(p))).body.payment_programs.map(
+          (x: any) => x.program_id,
+        );
+      for (const [name, want] of Object.entries(expected)) {
+        const id = ids[name as keyof typeof ids];
+        const shape = { program_id: id, program_status: want.program_status, start_date: want.start_date, end_date: want.end_date };
+        const byBusiness = listed.find((b: any) => b.yelp_business_id === businesses[name as keyof typeof businesses]);
+        expect(byBusiness.programs, name).toEqual([expect.objectContaining(shape)]);
+        expect(byBusiness.advertiser_status, name).toBe(want.advertiser);
+        expect(info.find((x: any) => x.program_id === id), name).toMatchObject(shape);
+        const account = (await call(h.url, 'GET', '/programs/v1?program_status=ALL&limit=40', as(p))).body.payment_programs;
+        expect(account.find((x: any) => x.program_id === id), name).toMatchObject(shape);
+        for (const status of ['CURRENT', 'FUTURE', 'PAST'])
+          expect(accountLists[status].includes(id), `${name} under ${status}`).toBe(status === want.phase);
+        expect(accountLists.ALL, name).toContain(id);
+      }
+    } finally {
+      h.clock.set(Date.parse('2031-05-05T16:00:00Z'));
+    }
+  });
+
+  it('says which business a business was moved or merged into (business_migration_info, destination_yelp_business_id)', async () => {
+    const target = await business();
+    const moved = await business({ migrated_to: target });
+    const info = await call(h.url, 'GET', `/v1/business_migration_info/${moved},${target}`, as(p));
+    expect(info.status, info.text).toBe(200);
+    expect(info.body).toEqual({
+      businesses: [
+        { yelp_business_id: moved, destination_yelp_business_id: target, is_migrated: true },
+        { yelp_business_id: target, destination_yelp_business_id: null, is_migrated: false },
+      ],
+    });
+    const listed = (await call(h.url, 'GET', `/v1/programs/list/${moved}`, as(p))).body.businesses;
+    expect(listed[0]).toMatchObject({ yelp_business_id: moved, destination_yelp_business_id: target });
+    // Like every business-scoped call: a business not linked to the caller is refused, an unknown one too.
+    const stranger = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Not linked' }) })).body.id;
+    for (const id of [stranger, 'no-such-business']) {
+      const refused = await call(h.url, 'GET', `/v1/business_migration_info/${id}`, as(p));
+      expect(refused.status, refused.text).toBeGreaterThanOrEqual(400);
+      expect(refused.status).toBeLessThan(500);
+    }
   });
 
   it('pauses and resumes a running CPC program (202, empty body); refuses the rest with a clear 4xx', async () => {
