@@ -85,6 +85,8 @@ export interface PbsOptions {
    * call services only and skip it: compiling every route's schemas is a third of their start.
    */
   http?: boolean;
+  /** Where the process log goes instead of stdout (tests read it). */
+  logStream?: { write(line: string): void };
 }
 
 /**
@@ -186,6 +188,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     trustProxy: config.trustProxy,
     metrics,
     onOutage: (error) => database.availability.report(error),
+    logStream: options.logStream,
   });
   reportAvailability(database, app.log);
   app.decorate('importSpool', importSpoolOf(config));

@@ -48,7 +48,14 @@ export function RequestTable(props: {
         },
         {
           title: 'Error',
-          cell: (e) => (e.fault_rule ? <span class="badge badge-fault">fault {e.error_code ?? ''}</span> : (e.error_code ?? '')),
+          cell: (e) =>
+            e.injected ? (
+              <span class="badge badge-fault">injected {e.error_code ?? 'drop'}</span>
+            ) : e.fault_rule ? (
+              <span class="badge badge-fault">delayed</span>
+            ) : (
+              (e.error_code ?? '')
+            ),
         },
         ...(props.extra ?? []),
         { title: 'Duration', numeric: true, cell: (e) => `${e.duration_ms} ms` },
@@ -79,7 +86,15 @@ export function RequestDetail(props: { entry: WholeEntry; deliveryLink?: (messag
       </p>
       {e.fault_rule && (
         <p class="notice" data-testid="fault-marked">
-          Answered by fault rule <code>{e.fault_rule}</code>, not by the API: nothing was changed.
+          {e.injected ? (
+            <>
+              Answered by fault rule <code>{e.fault_rule}</code>, not by the API: nothing was changed.
+            </>
+          ) : (
+            <>
+              Delayed by fault rule <code>{e.fault_rule}</code>; the API answered.
+            </>
+          )}
         </p>
       )}
       <p class="muted">
@@ -136,7 +151,15 @@ export function ErrorGroups(props: { rows: ErrorGroup[] | undefined; codeLink: (
       rows={props.rows}
       empty="No error answered."
       columns={[
-        { title: 'Code', cell: (g) => <a href={props.codeLink(g)}>{g.error_code}</a> },
+        {
+          title: 'Code',
+          cell: (g) => (
+            <>
+              <a href={props.codeLink(g)}>{g.error_code}</a>
+              {g.injected && <span class="badge badge-fault">injected</span>}
+            </>
+          ),
+        },
         { title: 'Operation', cell: (g) => g.operation },
         { title: 'Count', numeric: true, cell: (g) => g.count },
         { title: 'Last seen', cell: (g) => when(g.last_seen) },

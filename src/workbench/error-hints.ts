@@ -73,3 +73,7 @@ export const errorHints: Record<ErrorCode, string> = {
   QUOTA_EXCEEDED:
     'A quota is full: subscriptions (pbs sets none by default) or live fault rules (100 a partner); remove some, or ask the operator.',
 };
+
+/** The hint of errors a partner's own fault rule answered, whatever their code: no failure of pbs, nothing ran. */
+export const INJECTED_HINT =
+  'Injected by your own fault rule (sandbox faults on demand), not a failure of pbs: the operation did not run. Remove the rule, or let it run out, to get the API’s answers again.';

@@ -6,6 +6,12 @@ import { REQUEST_LOG_FIELDS, type RequestLogTable } from './request-log-tables.j
 export type RequestLogRow = Selectable<RequestLogTable>;
 export type NewRequestLogRow = Insertable<RequestLogTable>;
 
+/**
+ * Whether an error entry was answered by the partner's own fault rule: an entry names a rule and
+ * holds an error only then (docs/faults.md "In the request log"). 1 or 0 on both databases.
+ */
+const INJECTED = sql<number>`case when fault_rule is null then 0 else 1 end`;
+
 /** What a listing may ask for; every field narrows it. */
 export interface RequestLogFilter {
   partnerId?: string;
@@ -66,12 +72,13 @@ export class RequestLogStore {
         eb.fn.min('at').as('first_at'),
         eb.fn.max('at').as('last_at'),
         eb.fn.max('status').as('status'),
+        INJECTED.as('injected'),
       ])
       .where('error_code', 'is not', null);
     if (filter.partnerId !== undefined) q = q.where('partner_id', '=', filter.partnerId);
     if (filter.from !== undefined) q = q.where('at', '>=', filter.from);
     if (filter.to !== undefined) q = q.where('at', '<=', filter.to);
-    return q.groupBy(['error_code', 'operation']).orderBy('count', 'desc').orderBy('error_code').orderBy('operation').limit(500).execute();
+    return q.groupBy(['error_code', 'operation', INJECTED]).orderBy('count', 'desc').orderBy('error_code').orderBy('operation').limit(500).execute();
   }
 
   one(id: number) {

@@ -5,7 +5,7 @@ import type { Database } from '../platform/db/database.js';
 import type { RequestRecord, RequestRecorder } from '../platform/http/request-recording.js';
 import { insertEntries } from './request-log-statements.js';
 import { ensureLogFileTable } from './request-log-tables.js';
-import { errorHints } from './error-hints.js';
+import { errorHints, INJECTED_HINT } from './error-hints.js';
 import { isErrorCode } from '../platform/errors.js';
 
 import { RecordBuffer, decodeRecords, type RecordChunks } from './request-log-buffer.js';
@@ -153,7 +153,8 @@ export class RequestLog implements RequestRecorder {
       count: Number(g.count),
       first_seen: toIso(Number(g.first_at)),
       last_seen: toIso(Number(g.last_at)),
-      hint: isErrorCode(g.error_code) ? errorHints[g.error_code] : null,
+      injected: Number(g.injected) === 1,
+      hint: Number(g.injected) === 1 ? INJECTED_HINT : isErrorCode(g.error_code) ? errorHints[g.error_code] : null,
     }));
   }
 
@@ -216,5 +217,6 @@ export function entryView(row: Omit<RequestLogRow, 'request_body' | 'response_bo
     client_address: row.client_address,
     bodies_cut: row.bodies_cut === 1,
     fault_rule: row.fault_rule,
+    injected: row.fault_rule !== null && row.status >= 400,
   };
 }

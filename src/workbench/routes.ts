@@ -53,7 +53,8 @@ const entry = {
     idempotency_key: { type: ['string', 'null'] },
     client_address: { type: 'string' },
     bodies_cut: { type: 'boolean', description: 'A body was longer than 16 kB and is cut' },
-    fault_rule: { type: ['string', 'null'], description: 'The fault rule that acted on the request (sandbox)' },
+    fault_rule: { type: ['string', 'null'], description: 'The fault rule that answered the request, or delayed one answered without error (sandbox)' },
+    injected: { type: 'boolean', description: 'The answer is the fault rule’s (an injected error or a dropped call), not the API’s' },
   },
 } as const;
 
@@ -115,7 +116,7 @@ export const errorGroupsSchema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['error_code', 'operation', 'status', 'count', 'first_seen', 'last_seen', 'hint'],
+        required: ['error_code', 'operation', 'status', 'count', 'first_seen', 'last_seen', 'injected', 'hint'],
         properties: {
           error_code: { type: 'string' },
           operation: { type: 'string' },
@@ -123,6 +124,7 @@ export const errorGroupsSchema = {
           count: { type: 'integer' },
           first_seen: { type: 'string' },
           last_seen: { type: 'string' },
+          injected: { type: 'boolean', description: 'Answered by the partner’s own fault rule, not by the API (grouped apart)' },
           hint: { type: ['string', 'null'], description: 'What the rule behind the code is and what to do' },
         },
       },

@@ -84,7 +84,13 @@ export interface Harness {
 /** Starts a real pbs on a loopback port over a fresh database. */
 export async function startPbs(
   dialect: Dialect,
-  options: { env?: Record<string, string>; modules?: PbsOptions['modules']; database?: TestDatabase; clock?: ControllableClock } = {},
+  options: {
+    env?: Record<string, string>;
+    modules?: PbsOptions['modules'];
+    database?: TestDatabase;
+    clock?: ControllableClock;
+    logStream?: PbsOptions['logStream'];
+  } = {},
 ): Promise<Harness> {
   const database = options.database ?? (await openTestDatabase(dialect));
   const clock = options.clock ?? new ControllableClock({ frozenAtMs: T0 });
@@ -95,6 +101,7 @@ export async function startPbs(
     modules: options.modules,
     keepDatabaseOpen: true,
     wallClock: wall.now,
+    logStream: options.logStream,
   });
   const address = await pbs.listen();
   return {

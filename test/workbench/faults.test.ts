@@ -13,6 +13,7 @@ import {
 } from '../support/harness.js';
 import { createRestaurant, hold } from '../support/restaurant.js';
 import { eventually } from '../support/wait.js';
+import { errorHints, INJECTED_HINT } from '../../src/workbench/error-hints.js';
 import { MAX_LIVE_RULES } from '../../src/workbench/faults.js';
 
 const DAY = '2031-05-07';
@@ -26,8 +27,14 @@ describe.each(dialects)('faults on demand on %s', (dialect) => {
   let other: TestPartner;
   let restaurant: string;
 
+  /** The process log, as JSON lines. */
+  const processLog: Array<{ level: number; msg: string; [key: string]: unknown }> = [];
+
   beforeAll(async () => {
-    h = await startPbs(dialect);
+    h = await startPbs(dialect, {
+      env: { PBS_LOG_LEVEL: 'info', PBS_LOG_REQUESTS: '0' },
+      logStream: { write: (line) => void processLog.push(JSON.parse(line)) },
+    });
     p = await createPartner(h.url, ['reservations']);
     other = await createPartner(h.url, ['reservations']);
     restaurant = (await createRestaurant(h.url)).id;
@@ -60,6 +67,47 @@ describe.each(dialects)('faults on demand on %s', (dialect) => {
     await h.pbs.services.requestLog.flush();
     const logged = (await admin(h.url, 'GET', `/admin/v1/request-log?partner_id=${p.partner.id}&status=503`)).body.entries;
     expect(logged.map((e: { fault_rule: string }) => e.fault_rule)).toEqual([rule.id, rule.id]);
+  });
+
+  it('says an injected answer was injected, never a failure of pbs: hint, process log, request log', async () => {
+    const outage = await addFault({ operation: HOLDS, status: 503, error_code: 'SERVICE_UNAVAILABLE', count: 1 });
+    const crash = await addFault({ operation: OPENINGS, status: 500, error_code: 'INTERNAL_ERROR', count: 1 });
+    const openings = () =>
+      call(h.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${DAY}&time=19:00&covers=2`, { token: p.apiKey.api_key });
+    const logFrom = processLog.length;
+    expectCode(await hold(h.url, p.apiKey.api_key, restaurant, slot), 503, 'SERVICE_UNAVAILABLE');
+    expectCode(await openings(), 500, 'INTERNAL_ERROR');
+    // A rule that only delays: the API's own error answer is not the rule's.
+    await addFault({ operation: HOLDS, action: 'latency', latency_ms: 1, count: 1 });
+    const ownError = await hold(h.url, p.apiKey.api_key, restaurant, { ...slot, covers: '0' });
+    expect(ownError.status).toBe(400);
+    expect(ownError.headers.get('pbs-fault-injected')).not.toBeNull();
+
+    // The process log: an info line per injected answer, no error and no stack trace.
+    const lines = processLog.slice(logFrom);
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines.filter((l) => l.msg === 'answered by a fault rule').map((l) => [l.faultRule, l.code])).toEqual([
+      [outage.id, 'SERVICE_UNAVAILABLE'],
+      [crash.id, 'INTERNAL_ERROR'],
+    ]);
+
+    // The request log marks the rule's answers, and only those.
+    await h.pbs.services.requestLog.flush();
+    const entries = (await admin(h.url, 'GET', `/admin/v1/request-log?partner_id=${p.partner.id}&limit=3`)).body.entries;
+    expect(entries.map((e: any) => [e.status, e.fault_rule, e.injected])).toEqual([
+      [400, null, false],
+      [500, crash.id, true],
+      [503, outage.id, true],
+    ]);
+    // Errors explained: injected answers grouped apart, with a hint that says so.
+    const groups = (await admin(h.url, 'GET', `/admin/v1/request-log/errors?partner_id=${p.partner.id}`)).body.errors;
+    const group = (code: string) => groups.find((g: any) => g.error_code === code);
+    for (const code of ['SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']) {
+      expect(group(code)).toMatchObject({ injected: true, hint: INJECTED_HINT });
+      expect(group(code).hint).not.toMatch(/database|fault in pbs/);
+    }
+    const own = groups.find((g: any) => !g.injected && g.status === 400);
+    expect(own.hint).toBe(errorHints[own.error_code as keyof typeof errorHints]);
   });
 
   it("lets the SDK's retry ride out an injected 503 with Retry-After", async () => {

@@ -697,15 +697,18 @@ export interface paths {
                                 transactions?: string[];
                                 price?: string;
                                 location: {
-                                    address1?: string | null;
-                                    address2?: string | null;
-                                    address3?: string | null;
-                                    city?: string;
-                                    zip_code?: string;
-                                    country?: string;
-                                    state?: string;
-                                    display_address?: string[];
-                                    cross_streets?: string | null;
+                                    /** @description "" when the business has none */
+                                    address1: string;
+                                    /** @description "" when the business has none */
+                                    address2: string;
+                                    /** @description "" when the business has none */
+                                    address3: string;
+                                    city: string;
+                                    zip_code: string;
+                                    country: string;
+                                    state: string;
+                                    display_address: string[];
+                                    cross_streets: string | null;
                                 };
                                 phone?: string;
                                 display_phone?: string;
@@ -773,15 +776,18 @@ export interface paths {
                             transactions?: string[];
                             price?: string;
                             location: {
-                                address1?: string | null;
-                                address2?: string | null;
-                                address3?: string | null;
-                                city?: string;
-                                zip_code?: string;
-                                country?: string;
-                                state?: string;
-                                display_address?: string[];
-                                cross_streets?: string | null;
+                                /** @description "" when the business has none */
+                                address1: string;
+                                /** @description "" when the business has none */
+                                address2: string;
+                                /** @description "" when the business has none */
+                                address3: string;
+                                city: string;
+                                zip_code: string;
+                                country: string;
+                                state: string;
+                                display_address: string[];
+                                cross_streets: string | null;
                             };
                             phone?: string;
                             display_phone?: string;
@@ -822,15 +828,18 @@ export interface paths {
                             transactions?: string[];
                             price?: string;
                             location: {
-                                address1?: string | null;
-                                address2?: string | null;
-                                address3?: string | null;
-                                city?: string;
-                                zip_code?: string;
-                                country?: string;
-                                state?: string;
-                                display_address?: string[];
-                                cross_streets?: string | null;
+                                /** @description "" when the business has none */
+                                address1: string;
+                                /** @description "" when the business has none */
+                                address2: string;
+                                /** @description "" when the business has none */
+                                address3: string;
+                                city: string;
+                                zip_code: string;
+                                country: string;
+                                state: string;
+                                display_address: string[];
+                                cross_streets: string | null;
                             };
                             phone?: string;
                             display_phone?: string;
@@ -916,15 +925,18 @@ export interface paths {
                             transactions?: string[];
                             price?: string;
                             location: {
-                                address1?: string | null;
-                                address2?: string | null;
-                                address3?: string | null;
-                                city?: string;
-                                zip_code?: string;
-                                country?: string;
-                                state?: string;
-                                display_address?: string[];
-                                cross_streets?: string | null;
+                                /** @description "" when the business has none */
+                                address1: string;
+                                /** @description "" when the business has none */
+                                address2: string;
+                                /** @description "" when the business has none */
+                                address3: string;
+                                city: string;
+                                zip_code: string;
+                                country: string;
+                                state: string;
+                                display_address: string[];
+                                cross_streets: string | null;
                             };
                             phone?: string;
                             display_phone?: string;
@@ -1001,15 +1013,18 @@ export interface paths {
                             transactions?: string[];
                             price?: string;
                             location: {
-                                address1?: string | null;
-                                address2?: string | null;
-                                address3?: string | null;
-                                city?: string;
-                                zip_code?: string;
-                                country?: string;
-                                state?: string;
-                                display_address?: string[];
-                                cross_streets?: string | null;
+                                /** @description "" when the business has none */
+                                address1: string;
+                                /** @description "" when the business has none */
+                                address2: string;
+                                /** @description "" when the business has none */
+                                address3: string;
+                                city: string;
+                                zip_code: string;
+                                country: string;
+                                state: string;
+                                display_address: string[];
+                                cross_streets: string | null;
                             };
                             phone?: string;
                             display_phone?: string;
@@ -1050,15 +1065,18 @@ export interface paths {
                             transactions?: string[];
                             price?: string;
                             location: {
-                                address1?: string | null;
-                                address2?: string | null;
-                                address3?: string | null;
-                                city?: string;
-                                zip_code?: string;
-                                country?: string;
-                                state?: string;
-                                display_address?: string[];
-                                cross_streets?: string | null;
+                                /** @description "" when the business has none */
+                                address1: string;
+                                /** @description "" when the business has none */
+                                address2: string;
+                                /** @description "" when the business has none */
+                                address3: string;
+                                city: string;
+                                zip_code: string;
+                                country: string;
+                                state: string;
+                                display_address: string[];
+                                cross_streets: string | null;
                             };
                             phone?: string;
                             display_phone?: string;
@@ -1223,15 +1241,18 @@ export interface paths {
                                     longitude?: number | null;
                                 };
                                 location: {
-                                    address1?: string | null;
-                                    address2?: string | null;
-                                    address3?: string | null;
-                                    city?: string;
-                                    zip_code?: string;
-                                    country?: string;
-                                    state?: string;
-                                    display_address?: string[];
-                                    cross_streets?: string | null;
+                                    /** @description "" when the business has none */
+                                    address1: string;
+                                    /** @description "" when the business has none */
+                                    address2: string;
+                                    /** @description "" when the business has none */
+                                    address3: string;
+                                    city: string;
+                                    zip_code: string;
+                                    country: string;
+                                    state: string;
+                                    display_address: string[];
+                                    cross_streets: string | null;
                                 };
                                 phone: string;
                                 display_phone: string;
@@ -1314,38 +1335,43 @@ export interface paths {
                             id: string;
                             alias: string;
                             name: string;
-                            image_url?: string;
-                            is_closed?: boolean;
-                            url?: string;
-                            review_count?: number;
-                            categories?: {
+                            image_url: string;
+                            is_closed: boolean;
+                            url: string;
+                            review_count: number;
+                            categories: {
                                 alias?: string;
                                 title?: string;
                             }[];
-                            rating?: number;
+                            rating: number;
                             coordinates: {
                                 latitude?: number | null;
                                 longitude?: number | null;
                             };
-                            transactions?: string[];
+                            transactions: string[];
                             price?: string;
                             location: {
-                                address1?: string | null;
-                                address2?: string | null;
-                                address3?: string | null;
-                                city?: string;
-                                zip_code?: string;
-                                country?: string;
-                                state?: string;
-                                display_address?: string[];
-                                cross_streets?: string | null;
+                                /** @description "" when the business has none */
+                                address1: string;
+                                /** @description "" when the business has none */
+                                address2: string;
+                                /** @description "" when the business has none */
+                                address3: string;
+                                city: string;
+                                zip_code: string;
+                                country: string;
+                                state: string;
+                                display_address: string[];
+                                cross_streets: string | null;
                             };
                             phone: string;
                             display_phone: string;
                             attributes?: {
                                 [key: string]: unknown;
                             };
-                            hours?: {
+                            /** @description whether the owner has claimed the business */
+                            is_claimed: boolean;
+                            hours: {
                                 /** @enum {string} */
                                 hours_type?: "REGULAR";
                                 open?: {
@@ -1360,7 +1386,7 @@ export interface paths {
                                 is_open_now?: boolean;
                             }[];
                             /** @description photo addresses (the business image where pbs has one) */
-                            photos?: string[];
+                            photos: string[];
                         };
                     };
                 };
@@ -5535,15 +5561,18 @@ export interface paths {
                                 transactions?: string[];
                                 price?: string;
                                 location: {
-                                    address1?: string | null;
-                                    address2?: string | null;
-                                    address3?: string | null;
-                                    city?: string;
-                                    zip_code?: string;
-                                    country?: string;
-                                    state?: string;
-                                    display_address?: string[];
-                                    cross_streets?: string | null;
+                                    /** @description "" when the business has none */
+                                    address1: string;
+                                    /** @description "" when the business has none */
+                                    address2: string;
+                                    /** @description "" when the business has none */
+                                    address3: string;
+                                    city: string;
+                                    zip_code: string;
+                                    country: string;
+                                    state: string;
+                                    display_address: string[];
+                                    cross_streets: string | null;
                                 };
                                 phone: string;
                                 display_phone: string;
@@ -9530,6 +9559,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/business_migration_info/{business_ids}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether each of up to 200 businesses (comma-separated ids) was moved or merged into another, and which */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    business_ids: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            businesses: {
+                                yelp_business_id: string;
+                                /** @description the business it became; null when not moved */
+                                destination_yelp_business_id: string | null;
+                                is_migrated: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner), AUTHORIZATION_ERROR (a business not linked to this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/programs/info/{program_ids}": {
         parameters: {
             query?: never;
@@ -11626,8 +11727,10 @@ export interface paths {
                                 client_address?: string;
                                 /** @description A body was longer than 16 kB and is cut */
                                 bodies_cut?: boolean;
-                                /** @description The fault rule that acted on the request (sandbox) */
+                                /** @description The fault rule that answered the request, or delayed one answered without error (sandbox) */
                                 fault_rule?: string | null;
+                                /** @description The answer is the fault rule’s (an injected error or a dropped call), not the API’s */
+                                injected?: boolean;
                             }[];
                             /** @description Entries this process could not keep up with since it started */
                             dropped: number;
@@ -11688,6 +11791,8 @@ export interface paths {
                                 count: number;
                                 first_seen: string;
                                 last_seen: string;
+                                /** @description Answered by the partner’s own fault rule, not by the API (grouped apart) */
+                                injected: boolean;
                                 /** @description What the rule behind the code is and what to do */
                                 hint: string | null;
                             }[];
@@ -11759,8 +11864,10 @@ export interface paths {
                             client_address?: string;
                             /** @description A body was longer than 16 kB and is cut */
                             bodies_cut?: boolean;
-                            /** @description The fault rule that acted on the request (sandbox) */
+                            /** @description The fault rule that answered the request, or delayed one answered without error (sandbox) */
                             fault_rule?: string | null;
+                            /** @description The answer is the fault rule’s (an injected error or a dropped call), not the API’s */
+                            injected?: boolean;
                             request_body: string | null;
                             response_body: string | null;
                             /** @description The webhook events the request caused, each with its deliveries (a portal session sees its own only) */
@@ -12167,8 +12274,10 @@ export interface paths {
                                 client_address?: string;
                                 /** @description A body was longer than 16 kB and is cut */
                                 bodies_cut?: boolean;
-                                /** @description The fault rule that acted on the request (sandbox) */
+                                /** @description The fault rule that answered the request, or delayed one answered without error (sandbox) */
                                 fault_rule?: string | null;
+                                /** @description The answer is the fault rule’s (an injected error or a dropped call), not the API’s */
+                                injected?: boolean;
                             }[];
                             /** @description Entries this process could not keep up with since it started */
                             dropped: number;
@@ -12228,6 +12337,8 @@ export interface paths {
                                 count: number;
                                 first_seen: string;
                                 last_seen: string;
+                                /** @description Answered by the partner’s own fault rule, not by the API (grouped apart) */
+                                injected: boolean;
                                 /** @description What the rule behind the code is and what to do */
                                 hint: string | null;
                             }[];
@@ -12299,8 +12410,10 @@ export interface paths {
                             client_address?: string;
                             /** @description A body was longer than 16 kB and is cut */
                             bodies_cut?: boolean;
-                            /** @description The fault rule that acted on the request (sandbox) */
+                            /** @description The fault rule that answered the request, or delayed one answered without error (sandbox) */
                             fault_rule?: string | null;
+                            /** @description The answer is the fault rule’s (an injected error or a dropped call), not the API’s */
+                            injected?: boolean;
                             request_body: string | null;
                             response_body: string | null;
                             /** @description The webhook events the request caused, each with its deliveries (a portal session sees its own only) */
@@ -12862,6 +12975,7 @@ export interface components {
             name: string;
             image_url?: string;
             is_closed?: boolean;
+            is_claimed?: boolean;
             url?: string;
             review_count?: number;
             categories?: {
@@ -12901,6 +13015,7 @@ export interface components {
                 }[];
             }[];
             specialties?: string;
+            migrated_to?: string;
         };
         ReservationSettings: {
             /** @default true */

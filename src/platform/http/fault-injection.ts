@@ -24,6 +24,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The fault rule that acted on this request, if one did. */
     faultRule?: string;
+    /** The rule's answer replaced the API's (an error or a dropped connection), not only delayed it. */
+    faultAnswered?: boolean;
   }
 }
 
@@ -68,6 +70,7 @@ function act(fault: InjectedFault, request: FastifyRequest, reply: FastifyReply,
     setTimeout(() => done(), action.ms);
     return;
   }
+  request.faultAnswered = true;
   if (action.kind === 'drop') {
     reply.hijack();
     request.raw.socket.destroy();

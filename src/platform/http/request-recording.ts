@@ -27,7 +27,7 @@ export interface RequestRecord {
   requestBody: unknown;
   /** The answer's bytes as sent. */
   responseBody: string | Buffer | undefined;
-  /** The fault rule that acted on the request, if one did (docs/faults.md). */
+  /** The fault rule that answered the request, or only delayed one the API answered without error (docs/faults.md). */
   faultRule: string | undefined;
 }
 
@@ -77,7 +77,9 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
         clientAddress: request.ip ?? '',
         requestBody: request.body,
         responseBody: answer,
-        faultRule: request.faultRule,
+        // A rule that only delayed the request is named unless the API's own answer was an
+        // error: an entry naming a rule and holding an error always means the rule answered it.
+        faultRule: request.faultAnswered || status < 400 ? request.faultRule : undefined,
       });
     };
   };

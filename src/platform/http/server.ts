@@ -315,7 +315,10 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiErr = toApiError(error);
-    if (apiErr.code === 'SERVICE_UNAVAILABLE') {
+    if (request.faultAnswered) {
+      // The partner's own fault rule asked for this answer: no failure of pbs, no stack trace.
+      request.log.info({ faultRule: request.faultRule, code: apiErr.code, status: apiErr.status }, 'answered by a fault rule');
+    } else if (apiErr.code === 'SERVICE_UNAVAILABLE') {
       // Starting, stopping, or the database away: said once by the availability's log line
       // (app.ts), not once per request.
       if (!(error instanceof ApiError)) options.onOutage?.(error);
