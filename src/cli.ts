@@ -24,7 +24,7 @@ Usage:
   pbs partner link ID BUSINESS_ID [--comment TEXT] | unlink ID BUSINESS_ID | links ID
   pbs partner import-links ID FILE.csv      onboarding CSV: business id, optional comment
   pbs partner portal-link ID | portal-revoke ID   a single-use portal sign-in link (15 minutes); end its portal sessions
-  pbs business upsert FILE.json | import FILE.jsonl | list [--city C] | show ID
+  pbs business upsert FILE.json | import FILE.jsonl|FILE.csv [--format csv|jsonl] | list [--city C] | show ID
   pbs business reservation-settings ID [FILE.json]   show, or set from a file, a restaurant's inventory
   pbs business import-reservation-settings FILE.jsonl  {"business_id", "settings"} per line
   pbs reservation cancel RESERVATION_ID              cancel on behalf of the restaurant

@@ -17,15 +17,17 @@ const idParam = {
   properties: { business_id: { type: 'string', minLength: 1, maxLength: 200 } },
 } as const;
 
-/** A business as the operator loaded it: the public record with its timezone, hours and specialties. */
+/** A business as the operator loaded it: the public record with its timezone, hours, specialties and operator-only fields. */
 const businessSchema = {
   type: 'object',
-  required: ['id', 'alias', 'name', 'location', 'coordinates', 'categories', 'timezone', 'hours'],
+  required: ['id', 'alias', 'name', 'location', 'coordinates', 'categories', 'timezone', 'hours', 'is_claimed'],
   properties: {
     ...publicBusinessProperties,
     timezone: { type: 'string' },
     hours: { type: 'array', items: { type: 'object', additionalProperties: true } },
     specialties: { type: 'string' },
+    is_claimed: { type: 'boolean' },
+    migrated_to: { type: 'string', description: 'the business this one was moved or merged into' },
   },
 } as const;
 const businessListSchema = {
@@ -40,8 +42,24 @@ const businessListSchema = {
 } as const;
 const importedSchema = {
   type: 'object',
-  required: ['imported', 'created', 'updated'],
-  properties: { imported: { type: 'integer' }, created: { type: 'integer' }, updated: { type: 'integer' } },
+  required: ['imported', 'created', 'updated', 'not_searchable'],
+  properties: {
+    imported: { type: 'integer' },
+    created: { type: 'integer' },
+    updated: { type: 'integer' },
+    not_searchable: {
+      type: 'object',
+      description: 'Imported businesses search will not list; each reason counted (a business may have several)',
+      required: ['count', 'no_reviews', 'closed', 'no_coordinates'],
+      properties: {
+        count: { type: 'integer' },
+        no_reviews: { type: 'integer', description: 'review_count 0: search lists reviewed businesses only, as the original' },
+        closed: { type: 'integer' },
+        no_coordinates: { type: 'integer' },
+      },
+    },
+    notice: { type: 'string', description: 'Present when some will not be listed: how many and why' },
+  },
 } as const;
 const error = { $ref: 'ErrorResponse#' } as const;
 
@@ -49,7 +67,7 @@ export function businessAdminRoutes(service: BusinessService) {
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
     app.addSchema(businessInputSchema);
-    streamJsonLines(app);
+    streamJsonLines(app, ['text/csv']);
 
     app.get(
       '/admin/v1/businesses',
@@ -136,13 +154,16 @@ export function businessAdminRoutes(service: BusinessService) {
         schema: {
           tags,
           security,
-          summary: 'Bulk import businesses from JSON lines (streamed; all or nothing)',
+          summary: 'Bulk import businesses from JSON lines or CSV (streamed; all or nothing)',
           description:
-            'Body: one business JSON object per line, Content-Type application/x-ndjson, up to 1,000,000 lines. The body is read as it arrives and never held whole; the import applies only when every line is good (docs/catalogue.md "Imports").',
+            'Body: one business JSON object per line (Content-Type application/x-ndjson), or CSV with a header row naming the columns (text/csv); up to 1,000,000 records. The body is read as it arrives and never held whole; the import applies only when every record is good. The answer counts the businesses search will not list, and why (docs/catalogue.md "Imports").',
           response: { 200: importedSchema, 400: error },
         },
       },
-      async (request) => importSource(request.body, MAX_IMPORT_BYTES, (source) => service.importJsonLines(source)),
+      async (request) => {
+        const csv = /^text\/csv\b/i.test(request.headers['content-type'] ?? '');
+        return importSource(request.body, MAX_IMPORT_BYTES, (source) => (csv ? service.importCsv(source) : service.importJsonLines(source)));
+      },
     );
   };
 }

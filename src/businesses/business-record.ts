@@ -265,3 +265,23 @@ export function publicFields(b: Business) {
     attributes: b.attributes,
   };
 }
+
+/** Why search leaves a business out (docs/search.md): each reason it has. */
+export type NotSearchableReason = 'closed' | 'no_reviews' | 'no_coordinates';
+
+/**
+ * The reasons search does not list this business, none when it does: only businesses that are
+ * open, reviewed (as the original: docs/contract/search.md §2.1) and on the map are found.
+ */
+export function notSearchableBecause(b: Pick<Business, 'is_closed' | 'review_count' | 'coordinates'>): NotSearchableReason[] {
+  const reasons: NotSearchableReason[] = [];
+  if (b.is_closed) reasons.push('closed');
+  if (b.review_count <= 0) reasons.push('no_reviews');
+  if (b.coordinates.latitude === null || b.coordinates.longitude === null) reasons.push('no_coordinates');
+  return reasons;
+}
+
+/** `notSearchableBecause(b)` is empty, without making the list (the catalogue asks it of every business it loads). */
+export function isSearchable(b: Pick<Business, 'is_closed' | 'review_count' | 'coordinates'>): boolean {
+  return !b.is_closed && b.review_count > 0 && b.coordinates.latitude !== null && b.coordinates.longitude !== null;
+}

@@ -2,10 +2,12 @@ import type { Clock } from '../platform/clock.js';
 import { isUniqueViolation, type Database, type DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { jsonLineBatches, STALE_STAGING_MS, type LineSource } from '../platform/json-lines.js';
+import { jsonLineBatches, STALE_STAGING_MS, type LineSource, type SourceRecord } from '../platform/json-lines.js';
+import { businessCsvBatches } from './business-csv.js';
 import { normalizeBusinessInput, type Business } from './business-record.js';
 import { businessColumns, BusinessStore, type BusinessRef } from './business-store.js';
 import type { BusinessImportLinesTable } from './business-tables.js';
+import { NotSearchableTally, type ImportOutcome } from './import-outcome.js';
 import { catalogSequence, nextCatalogSequence } from './catalog-sequence.js';
 import { isRecord } from '../platform/values.js';
 
@@ -66,8 +68,18 @@ export class BusinessService {
    * and every line was good, one transaction moves them all into the catalogue. A bad line
    * stops the import and leaves the catalogue as it was. The body is never held whole.
    */
-  async importJsonLines(source: LineSource, onProgress?: ImportProgress): Promise<{ imported: number; created: number; updated: number }> {
+  async importJsonLines(source: LineSource, onProgress?: ImportProgress): Promise<ImportOutcome> {
+    return this.importBusinesses(jsonLineBatches(source, { maxLines: MAX_IMPORT_LINES, batchSize: IMPORT_BATCH }), onProgress);
+  }
+
+  /** The same import from CSV with a header row (docs/catalogue.md "Imports"): the same checks, streaming and all-or-nothing. */
+  async importCsv(source: LineSource, onProgress?: ImportProgress): Promise<ImportOutcome> {
+    return this.importBusinesses(businessCsvBatches(source, { maxLines: MAX_IMPORT_LINES, batchSize: IMPORT_BATCH }), onProgress);
+  }
+
+  private async importBusinesses(batches: AsyncIterable<SourceRecord[]>, onProgress?: ImportProgress): Promise<ImportOutcome> {
     const importId = newId();
+    const unsearchable = new NotSearchableTally();
     const seenIds = new Set<string>();
     /** Aliases this import gives out, to the business that gets each. */
     const aliases = new Map<string, string>();
@@ -76,9 +88,10 @@ export class BusinessService {
     const store = this.store();
     try {
       await store.unstage(importId, Date.now() - STALE_STAGING_MS);
-      for await (const batch of jsonLineBatches(source, { maxLines: MAX_IMPORT_LINES, batchSize: IMPORT_BATCH })) {
+      for await (const batch of batches) {
         const parsed = batch.map(({ value, where }) => {
           const business = normalizeBusinessInput(value, where);
+          unsearchable.add(business);
           if (seenIds.has(business.id)) throw apiError('VALIDATION_ERROR', `${where}: id ${business.id} appears twice`, { field: 'id' });
           seenIds.add(business.id);
           return { business, where, explicitAlias: typeof value.alias === 'string', line: Number(where.slice(5)) };
@@ -118,7 +131,7 @@ export class BusinessService {
       await store.analyze(this.database.dialect);
       this.onChanged();
       onProgress?.(staged, 'done');
-      return { imported: staged, created, updated: staged - created };
+      return { imported: staged, created, updated: staged - created, ...unsearchable.outcome(staged) };
     } catch (error) {
       await store.unstage(importId, Date.now() - STALE_STAGING_MS).catch(() => {});
       if (isUniqueViolation(error))

@@ -1,4 +1,4 @@
-import type { Business } from '../businesses/business-record.js';
+import { isSearchable, type Business } from '../businesses/business-record.js';
 import { weeklyIntervals } from '../businesses/hours.js';
 import type { InventoryRow } from '../reservations/inventory-store.js';
 import type { RestaurantInventory } from '../reservations/occupancy.js';
@@ -298,8 +298,7 @@ export class Catalog {
     this.terms.add(o, entry.terms);
 
     const { latitude, longitude } = business.coordinates;
-    const located = latitude !== null && longitude !== null;
-    const searchable = !business.is_closed && business.review_count > 0 && located;
+    const searchable = isSearchable(business);
     c.flags[o] = (searchable ? SEARCHABLE : 0) | (entry.reservation?.settings.accepts_reservations && !business.is_closed ? RESERVABLE : 0);
     c.quality[o] = business.rating * Math.log10(business.review_count + 1);
     c.rating[o] = business.rating;

@@ -103,6 +103,11 @@ for (const [alias, title] of Object.entries({
   TREE[alias] = [title, 'bars'];
 }
 
+/** The title of a category pbs knows by its alias, or undefined. */
+export function categoryTitle(alias: string): string | undefined {
+  return TREE[alias]?.[0];
+}
+
 /** A category's ancestors, nearest first (none for an alias outside the tree). */
 export function ancestorsOf(alias: string): Array<{ alias: string; title: string }> {
   const out: Array<{ alias: string; title: string }> = [];

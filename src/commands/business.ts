@@ -14,8 +14,19 @@ export async function businessCommand(
   switch (sub) {
     case 'upsert':
       return (await businesses.upsert(JSON.parse(fs.readFileSync(need(a, 'JSON file'), 'utf8')))).business;
-    case 'import':
-      return businesses.importJsonLines(fs.createReadStream(need(a, 'JSON lines file')), importProgress('businesses'));
+    case 'import': {
+      const file = need(a, 'JSON lines or CSV file');
+      if (flags.format !== undefined && flags.format !== 'csv' && flags.format !== 'jsonl')
+        throw new UsageError('--format is csv or jsonl (by default the file name says: .csv is CSV)');
+      const csv = (flags.format ?? (/\.csv$/i.test(file) ? 'csv' : 'jsonl')) === 'csv';
+      const source = fs.createReadStream(file);
+      const outcome = csv
+        ? await businesses.importCsv(source, importProgress('businesses'))
+        : await businesses.importJsonLines(source, importProgress('businesses'));
+      // Said where a person reads, beside the progress lines, not only in the JSON answer.
+      if (outcome.notice) process.stderr.write(`note: ${outcome.notice}\n`);
+      return outcome;
+    }
     case 'list':
       return businesses.list({
         city: flags.city,

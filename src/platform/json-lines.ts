@@ -47,6 +47,12 @@ export const STALE_STAGING_MS = 24 * 3600_000;
 /** Longest line a streamed import takes (a business record with its hours is a few kB). */
 export const MAX_STREAMED_LINE_BYTES = 1024 * 1024;
 
+/** One record of an import as read, with where it was in the body (`line 3`) for messages. */
+export interface SourceRecord {
+  value: Record<string, unknown>;
+  where: string;
+}
+
 /** What a streamed import reads: a request body, a file stream, or text in tests and the CLI. */
 export type LineSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string> | string;
 
@@ -58,8 +64,8 @@ export type LineSource = AsyncIterable<Buffer | string> | Iterable<Buffer | stri
 export async function* jsonLineBatches(
   source: LineSource,
   options: { maxLines: number; batchSize: number },
-): AsyncGenerator<Array<{ value: Record<string, unknown>; where: string }>> {
-  let batch: Array<{ value: Record<string, unknown>; where: string }> = [];
+): AsyncGenerator<SourceRecord[]> {
+  let batch: SourceRecord[] = [];
   let count = 0;
   let number = 0;
   const take = (raw: string) => {

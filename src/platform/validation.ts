@@ -4,12 +4,32 @@ import { apiError } from './errors.js';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 
-/** The field a JSON-schema error is about: the missing property, or the path to the bad value. */
-export function fieldOf(error: { instancePath?: string; params?: Record<string, unknown> }): string | null {
+interface SchemaError {
+  keyword?: string;
+  instancePath?: string;
+  params?: Record<string, unknown>;
+  message?: string;
+}
+
+/** The field a JSON-schema error is about: the missing or unknown property, or the path to the bad value. */
+export function fieldOf(error: SchemaError): string | null {
   const missing = error.params?.missingProperty;
   if (typeof missing === 'string') return missing;
   const path = (error.instancePath ?? '').split('/').filter(Boolean).join('.');
+  const unknown = error.params?.additionalProperty;
+  if (typeof unknown === 'string') return path ? `${path}.${unknown}` : unknown;
   return path || null;
+}
+
+/**
+ * A JSON-schema error in words, naming its field: `name must be string`, and for a property the
+ * schema does not have, `unknown field "adress1"` (ajv's own text, "must NOT have additional
+ * properties", names none).
+ */
+export function describeSchemaError(error: SchemaError, subject: string): { field: string | null; text: string } {
+  const field = fieldOf(error);
+  if (error.keyword === 'additionalProperties' && field !== null) return { field, text: `unknown field "${field}"` };
+  return { field, text: `${field ?? subject} ${error.message ?? 'is invalid'}` };
 }
 
 /**
@@ -26,8 +46,7 @@ export function schemaValidator<const S extends JSONSchema>(schema: S, subject: 
     validate ??= ajv.compile(schema as object);
     // The one cast of a checked input: ajv has just checked it against the schema its type is made from.
     if (validate(input)) return input as FromSchema<S>;
-    const error = validate.errors![0];
-    const field = fieldOf(error);
-    throw apiError('VALIDATION_ERROR', `${where ? `${where}: ` : ''}${field ?? subject} ${error.message ?? 'is invalid'}`, { field });
+    const { field, text } = describeSchemaError(validate.errors![0], subject);
+    throw apiError('VALIDATION_ERROR', `${where ? `${where}: ` : ''}${text}`, { field });
   };
 }

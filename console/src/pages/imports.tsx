@@ -3,17 +3,38 @@ import { api } from '../api';
 import { Action, Card, Page, Problem } from '../ui';
 
 const IMPORTS = {
-  businesses: { path: '/admin/v1/businesses/import', hint: 'one business per line, as POST /admin/v1/businesses takes it' },
+  businesses: {
+    path: '/admin/v1/businesses/import',
+    hint: 'one business per line, as POST /admin/v1/businesses takes it, or a .csv file with a header row naming the columns',
+  },
   reviews: { path: '/admin/v1/reviews/import', hint: 'one review per line, each with its business_id' },
   engagement: { path: '/admin/v1/engagement/activity', hint: 'one business-week of activity per line' },
   'reservation settings': { path: '/admin/v1/reservation-settings/import', hint: 'one {"business_id", "settings"} per line' },
 } as const;
 
-/** Imports JSON lines in batches, so a large file shows its progress (each batch is all or nothing). */
+type NotSearchable = { count: number; no_reviews: number; closed: number; no_coordinates: number };
+
+/** Says how many imported businesses search will not list, and why (docs/catalogue.md "Imports"); nothing when all are listed. */
+function notSearchableNotice(imported: number, n: NotSearchable | undefined): string | undefined {
+  if (!n || n.count === 0) return undefined;
+  const why = [
+    n.no_reviews > 0 && `${n.no_reviews} without reviews (search lists only reviewed businesses, as the original does)`,
+    n.closed > 0 && `${n.closed} closed for good`,
+    n.no_coordinates > 0 && `${n.no_coordinates} without coordinates`,
+  ].filter(Boolean);
+  return `${n.count} of the ${imported} imported businesses will not appear in search: ${why.join('; ')}. Calls by id still find them.`;
+}
+
+/**
+ * Imports JSON lines in batches, so a large file shows its progress (each batch is all or
+ * nothing). A business CSV goes whole, in one request: its rows may span lines, and the server
+ * streams it.
+ */
 export function Imports() {
   const [kind, setKind] = useState<keyof typeof IMPORTS>('businesses');
   const [progress, setProgress] = useState<{ done: number; total: number } | undefined>(undefined);
   const [result, setResult] = useState<string | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [file, setFile] = useState<File | undefined>(undefined);
   const BATCH = 500;
@@ -21,21 +42,31 @@ export function Imports() {
     if (!file) return;
     setError(undefined);
     setResult(undefined);
-    const lines = (await file.text()).split('\n').filter((line) => line.trim() !== '');
+    setNotice(undefined);
+    const text = await file.text();
+    const csv = kind === 'businesses' && /\.csv$/i.test(file.name);
+    const batches = csv ? [text] : [];
+    if (!csv) {
+      const lines = text.split('\n').filter((line) => line.trim() !== '');
+      for (let i = 0; i < lines.length; i += BATCH) batches.push(lines.slice(i, i + BATCH).join('\n'));
+    }
     const totals: Record<string, number> = {};
-    setProgress({ done: 0, total: lines.length });
+    const unlisted: NotSearchable = { count: 0, no_reviews: 0, closed: 0, no_coordinates: 0 };
+    let sawUnlisted = false;
+    setProgress({ done: 0, total: batches.length });
     try {
-      for (let i = 0; i < lines.length; i += BATCH) {
-        const answer = await api<Record<string, unknown>>(
-          'POST',
-          IMPORTS[kind].path,
-          lines.slice(i, i + BATCH).join('\n'),
-          'application/x-ndjson',
-        );
+      for (const [i, batch] of batches.entries()) {
+        const answer = await api<Record<string, unknown>>('POST', IMPORTS[kind].path, batch, csv ? 'text/csv' : 'application/x-ndjson');
         for (const [k, v] of Object.entries(answer)) if (typeof v === 'number') totals[k] = (totals[k] ?? 0) + v;
-        setProgress({ done: Math.min(lines.length, i + BATCH), total: lines.length });
+        const n = answer.not_searchable as NotSearchable | undefined;
+        if (n) {
+          sawUnlisted = true;
+          for (const key of Object.keys(unlisted) as Array<keyof NotSearchable>) unlisted[key] += n[key];
+        }
+        setProgress({ done: i + 1, total: batches.length });
       }
       setResult(JSON.stringify(totals));
+      setNotice(notSearchableNotice(totals.imported ?? 0, sawUnlisted ? unlisted : undefined));
     } catch (e) {
       setError(e);
     }
@@ -53,25 +84,31 @@ export function Imports() {
             </select>
           </label>
           <label>
-            JSON lines file
+            JSON lines (or business CSV) file
             <input
               type="file"
               name="file"
-              accept=".jsonl,.ndjson,.json,.txt"
+              accept=".jsonl,.ndjson,.json,.txt,.csv"
               onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0])}
             />
           </label>
           <Action label="Import" kind="primary" testId="import" run={run} />
         </div>
         <p class="muted">
-          {IMPORTS[kind].hint}; sent {BATCH} lines at a time (each batch is checked whole before any of it is stored).
+          {IMPORTS[kind].hint}; JSON lines are sent {BATCH} at a time (each batch is checked whole before any of it is stored).
         </p>
         {progress && (
           <p>
-            <progress value={progress.done} max={progress.total} data-testid="import-progress" /> {progress.done} / {progress.total} lines
+            <progress value={progress.done} max={progress.total} data-testid="import-progress" /> {progress.done} / {progress.total}{' '}
+            requests
           </p>
         )}
         {result && <p data-testid="import-result">Imported: {result}</p>}
+        {notice && (
+          <p class="notice" role="status" data-testid="import-notice">
+            {notice}
+          </p>
+        )}
         <Problem error={error} />
       </Card>
     </Page>

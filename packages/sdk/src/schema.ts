@@ -720,6 +720,9 @@ export interface paths {
                                     [key: string]: unknown;
                                 }[];
                                 specialties?: string;
+                                is_claimed: boolean;
+                                /** @description the business this one was moved or merged into */
+                                migrated_to?: string;
                             }[];
                         };
                     };
@@ -799,6 +802,9 @@ export interface paths {
                                 [key: string]: unknown;
                             }[];
                             specialties?: string;
+                            is_claimed: boolean;
+                            /** @description the business this one was moved or merged into */
+                            migrated_to?: string;
                         };
                     };
                 };
@@ -851,6 +857,9 @@ export interface paths {
                                 [key: string]: unknown;
                             }[];
                             specialties?: string;
+                            is_claimed: boolean;
+                            /** @description the business this one was moved or merged into */
+                            migrated_to?: string;
                         };
                     };
                 };
@@ -948,6 +957,9 @@ export interface paths {
                                 [key: string]: unknown;
                             }[];
                             specialties?: string;
+                            is_claimed: boolean;
+                            /** @description the business this one was moved or merged into */
+                            migrated_to?: string;
                         };
                     };
                 };
@@ -1036,6 +1048,9 @@ export interface paths {
                                 [key: string]: unknown;
                             }[];
                             specialties?: string;
+                            is_claimed: boolean;
+                            /** @description the business this one was moved or merged into */
+                            migrated_to?: string;
                         };
                     };
                 };
@@ -1088,6 +1103,9 @@ export interface paths {
                                 [key: string]: unknown;
                             }[];
                             specialties?: string;
+                            is_claimed: boolean;
+                            /** @description the business this one was moved or merged into */
+                            migrated_to?: string;
                         };
                     };
                 };
@@ -1128,8 +1146,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Bulk import businesses from JSON lines (streamed; all or nothing)
-         * @description Body: one business JSON object per line, Content-Type application/x-ndjson, up to 1,000,000 lines. The body is read as it arrives and never held whole; the import applies only when every line is good (docs/catalogue.md "Imports").
+         * Bulk import businesses from JSON lines or CSV (streamed; all or nothing)
+         * @description Body: one business JSON object per line (Content-Type application/x-ndjson), or CSV with a header row naming the columns (text/csv); up to 1,000,000 records. The body is read as it arrives and never held whole; the import applies only when every record is good. The answer counts the businesses search will not list, and why (docs/catalogue.md "Imports").
          */
         post: {
             parameters: {
@@ -1150,6 +1168,16 @@ export interface paths {
                             imported: number;
                             created: number;
                             updated: number;
+                            /** @description Imported businesses search will not list; each reason counted (a business may have several) */
+                            not_searchable: {
+                                count: number;
+                                /** @description review_count 0: search lists reviewed businesses only, as the original */
+                                no_reviews: number;
+                                closed: number;
+                                no_coordinates: number;
+                            };
+                            /** @description Present when some will not be listed: how many and why */
+                            notice?: string;
                         };
                     };
                 };

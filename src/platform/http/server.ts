@@ -173,6 +173,9 @@ export function toApiError(error: FastifyError | Error): ApiError {
     const first = e.validation[0];
     const context = e.validationContext ?? 'request';
     const field = fieldOf(first);
+    // ajv's "must NOT have additional properties" names no property: say which.
+    if (first.keyword === 'additionalProperties' && field !== null)
+      return apiError('VALIDATION_ERROR', `${context} has an unknown field "${field}"`, { field });
     const where = field ? `${context}.${field}` : context;
     return apiError('VALIDATION_ERROR', `${where} ${first.message ?? 'is invalid'}`.trim(), { field });
   }

@@ -120,11 +120,12 @@ export class StreamedBody {
 }
 
 /**
- * Makes the routes of this (encapsulated) Fastify context receive JSON-lines bodies as a
- * StreamedBody instead of text. Register it in a plugin holding import routes only.
+ * Makes the routes of this (encapsulated) Fastify context receive JSON-lines bodies (and the
+ * `also` types, e.g. text/csv) as a StreamedBody instead of text. Register it in a plugin holding
+ * import routes only.
  */
-export function streamJsonLines(app: FastifyInstance): void {
-  for (const type of STREAMED_TYPES) {
+export function streamJsonLines(app: FastifyInstance, also: string[] = []): void {
+  for (const type of [...STREAMED_TYPES, ...also]) {
     if (app.hasContentTypeParser(type)) app.removeContentTypeParser(type);
     app.addContentTypeParser(type, (request, payload, done) => {
       const spool = request.server.importSpool;
