@@ -164,7 +164,10 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
                       required: ['yelp_business_id', 'destination_yelp_business_id', 'is_migrated'],
                       properties: {
                         yelp_business_id: { type: 'string' },
-                        destination_yelp_business_id: { type: ['string', 'null'], description: 'the business it became; null when not moved' },
+                        destination_yelp_business_id: {
+                          type: ['string', 'null'],
+                          description: 'the business it became; null when not moved',
+                        },
                         is_migrated: { type: 'boolean' },
                       },
                     },

@@ -162,7 +162,9 @@ export function businessAdminRoutes(service: BusinessService) {
       },
       async (request) => {
         const csv = /^text\/csv\b/i.test(request.headers['content-type'] ?? '');
-        return importSource(request.body, MAX_IMPORT_BYTES, (source) => (csv ? service.importCsv(source) : service.importJsonLines(source)));
+        return importSource(request.body, MAX_IMPORT_BYTES, (source) =>
+          csv ? service.importCsv(source) : service.importJsonLines(source),
+        );
       },
     );
   };

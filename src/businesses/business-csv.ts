@@ -135,7 +135,10 @@ function csvProblem(error: CsvError): Error {
       : error.code === 'CSV_MAX_RECORD_SIZE'
         ? `is longer than ${MAX_STREAMED_LINE_BYTES} bytes`
         : `is not CSV (${error.message.replace(/^Invalid [^:]*:\s*/, '')})`;
-  return apiError(error.code === 'CSV_MAX_RECORD_SIZE' ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR', `${line ? `line ${line}` : 'the CSV'} ${why}`);
+  return apiError(
+    error.code === 'CSV_MAX_RECORD_SIZE' ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR',
+    `${line ? `line ${line}` : 'the CSV'} ${why}`,
+  );
 }
 
 /**

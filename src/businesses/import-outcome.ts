@@ -12,7 +12,8 @@ export interface ImportOutcome {
 }
 
 const REASON_WORDS: Record<NotSearchableReason, (n: number) => string> = {
-  no_reviews: (n) => `${n} ${n === 1 ? 'has' : 'have'} no reviews (review_count 0: search lists only reviewed businesses, as the original does)`,
+  no_reviews: (n) =>
+    `${n} ${n === 1 ? 'has' : 'have'} no reviews (review_count 0: search lists only reviewed businesses, as the original does)`,
   closed: (n) => `${n} ${n === 1 ? 'is' : 'are'} closed for good (is_closed)`,
   no_coordinates: (n) => `${n} ${n === 1 ? 'has' : 'have'} no coordinates, so no place on the map`,
 };

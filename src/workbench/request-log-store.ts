@@ -78,7 +78,13 @@ export class RequestLogStore {
     if (filter.partnerId !== undefined) q = q.where('partner_id', '=', filter.partnerId);
     if (filter.from !== undefined) q = q.where('at', '>=', filter.from);
     if (filter.to !== undefined) q = q.where('at', '<=', filter.to);
-    return q.groupBy(['error_code', 'operation', INJECTED]).orderBy('count', 'desc').orderBy('error_code').orderBy('operation').limit(500).execute();
+    return q
+      .groupBy(['error_code', 'operation', INJECTED])
+      .orderBy('count', 'desc')
+      .orderBy('error_code')
+      .orderBy('operation')
+      .limit(500)
+      .execute();
   }
 
   one(id: number) {

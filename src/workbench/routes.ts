@@ -53,7 +53,10 @@ const entry = {
     idempotency_key: { type: ['string', 'null'] },
     client_address: { type: 'string' },
     bodies_cut: { type: 'boolean', description: 'A body was longer than 16 kB and is cut' },
-    fault_rule: { type: ['string', 'null'], description: 'The fault rule that answered the request, or delayed one answered without error (sandbox)' },
+    fault_rule: {
+      type: ['string', 'null'],
+      description: 'The fault rule that answered the request, or delayed one answered without error (sandbox)',
+    },
     injected: { type: 'boolean', description: 'The answer is the fault rule’s (an injected error or a dropped call), not the API’s' },
   },
 } as const;

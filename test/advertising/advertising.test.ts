@@ -341,28 +341,44 @@ describe.each(dialects)('advertising on %s', (dialect) => {
       const expected = {
         future: { program_status: 'INACTIVE', start_date: '2031-05-10', end_date: null, phase: 'FUTURE', advertiser: 'CURRENT_ADVERTISER' },
         running: { program_status: 'ACTIVE', start_date: '2031-05-05', end_date: null, phase: 'CURRENT', advertiser: 'CURRENT_ADVERTISER' },
-        endedEarly: { program_status: 'INACTIVE', start_date: '2031-05-05', end_date: '2031-05-05', phase: 'PAST', advertiser: 'PAST_ADVERTISER' },
-        expired: { program_status: 'INACTIVE', start_date: '2031-05-05', end_date: '2031-05-06', phase: 'PAST', advertiser: 'PAST_ADVERTISER' },
+        endedEarly: {
+          program_status: 'INACTIVE',
+          start_date: '2031-05-05',
+          end_date: '2031-05-05',
+          phase: 'PAST',
+          advertiser: 'PAST_ADVERTISER',
+        },
+        expired: {
+          program_status: 'INACTIVE',
+          start_date: '2031-05-05',
+          end_date: '2031-05-06',
+          phase: 'PAST',
+          advertiser: 'PAST_ADVERTISER',
+        },
       } as const;
       const businesses = { future, running, endedEarly, expired };
-      const listed = (
-        await call(h.url, 'GET', `/v1/programs/list/${Object.values(businesses).join(',')}`, as(p))
-      ).body.businesses;
+      const listed = (await call(h.url, 'GET', `/v1/programs/list/${Object.values(businesses).join(',')}`, as(p))).body.businesses;
       const info = (await call(h.url, 'GET', `/v1/programs/info/${Object.values(ids).join(',')}`, as(p))).body.programs;
       const accountLists: Record<string, string[]> = {};
       for (const status of ['CURRENT', 'FUTURE', 'PAST', 'ALL'])
-        accountLists[status] = (await call(h.url, 'GET', `/programs/v1?program_status=${status}&limit=40`, as(p))).body.payment_programs.map(
-          (x: any) => x.program_id,
-        );
+        accountLists[status] = (
+          await call(h.url, 'GET', `/programs/v1?program_status=${status}&limit=40`, as(p))
+        ).body.payment_programs.map((x: any) => x.program_id);
       for (const [name, want] of Object.entries(expected)) {
         const id = ids[name as keyof typeof ids];
         const shape = { program_id: id, program_status: want.program_status, start_date: want.start_date, end_date: want.end_date };
         const byBusiness = listed.find((b: any) => b.yelp_business_id === businesses[name as keyof typeof businesses]);
         expect(byBusiness.programs, name).toEqual([expect.objectContaining(shape)]);
         expect(byBusiness.advertiser_status, name).toBe(want.advertiser);
-        expect(info.find((x: any) => x.program_id === id), name).toMatchObject(shape);
+        expect(
+          info.find((x: any) => x.program_id === id),
+          name,
+        ).toMatchObject(shape);
         const account = (await call(h.url, 'GET', '/programs/v1?program_status=ALL&limit=40', as(p))).body.payment_programs;
-        expect(account.find((x: any) => x.program_id === id), name).toMatchObject(shape);
+        expect(
+          account.find((x: any) => x.program_id === id),
+          name,
+        ).toMatchObject(shape);
         for (const status of ['CURRENT', 'FUTURE', 'PAST'])
           expect(accountLists[status].includes(id), `${name} under ${status}`).toBe(status === want.phase);
         expect(accountLists.ALL, name).toContain(id);

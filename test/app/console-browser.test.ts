@@ -246,11 +246,15 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await page.setInputFiles('input[name=file]', {
       name: 'businesses.csv',
       mimeType: 'text/csv',
-      buffer: Buffer.from('name,city,state,country,timezone,latitude,longitude\nCSV Corner,San Francisco,CA,US,America/Los_Angeles,37.77,-122.42\n'),
+      buffer: Buffer.from(
+        'name,city,state,country,timezone,latitude,longitude\nCSV Corner,San Francisco,CA,US,America/Los_Angeles,37.77,-122.42\n',
+      ),
     });
     await page.click('[data-testid=import]');
     await page.waitForSelector('[data-testid=import-notice]');
-    expect(await page.textContent('[data-testid=import-notice]')).toContain('1 of the 1 imported businesses will not appear in search: 1 without reviews');
+    expect(await page.textContent('[data-testid=import-notice]')).toContain(
+      '1 of the 1 imported businesses will not appear in search: 1 without reviews',
+    );
     for (const [name, hash, text] of pages) {
       await open(hash);
       await page.waitForSelector(`main >> text=${text}`);

@@ -118,7 +118,12 @@ describe.each(dialects)('operator API on %s', (dialect) => {
         body: `${good.join('\n')}\n`,
         contentType: 'application/x-ndjson',
       });
-      expect(accepted.body).toEqual({ imported: 3, created: 3, updated: 0, not_searchable: { count: 0, no_reviews: 0, closed: 0, no_coordinates: 0 } });
+      expect(accepted.body).toEqual({
+        imported: 3,
+        created: 3,
+        updated: 0,
+        not_searchable: { count: 0, no_reviews: 0, closed: 0, no_coordinates: 0 },
+      });
       const toronto = await admin(h.url, 'GET', '/admin/v1/businesses?city=Toronto');
       expect(toronto.body.total).toBe(3);
       // The console's pickers: the start of a name in any case, or an id exactly; LIKE's wildcards are literal.

@@ -161,7 +161,12 @@ describe.each([
       ['CLI One', 'CLI Two'].map((name, i) => JSON.stringify(sampleBusiness({ id: `cli-import-${i}`, name }))).join('\n'),
     );
     const imported = await runCli(['business', 'import', lines], env);
-    expect(imported.json).toEqual({ imported: 2, created: 2, updated: 0, not_searchable: { count: 0, no_reviews: 0, closed: 0, no_coordinates: 0 } });
+    expect(imported.json).toEqual({
+      imported: 2,
+      created: 2,
+      updated: 0,
+      not_searchable: { count: 0, no_reviews: 0, closed: 0, no_coordinates: 0 },
+    });
     expect(imported.stderr).toMatch(/checked 2 businesses\nimported 2 businesses/);
     // A CSV with a header row, by its file name; the note on stderr says which search will not list.
     const csv = path.join(dir, 'businesses.csv');

@@ -53,14 +53,24 @@ describe.each(dialects)('streamed catalogue imports on %s', (dialect) => {
     const lines = Array.from({ length: 5_000 }, (_, n) => business(n));
     const r = await admin(h.url, 'POST', '/admin/v1/businesses/import', { body: ndjson(lines), contentType: 'application/x-ndjson' });
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toEqual({ imported: 5_000, created: 5_000, updated: 0, not_searchable: { count: 0, no_reviews: 0, closed: 0, no_coordinates: 0 } });
+    expect(r.body).toEqual({
+      imported: 5_000,
+      created: 5_000,
+      updated: 0,
+      not_searchable: { count: 0, no_reviews: 0, closed: 0, no_coordinates: 0 },
+    });
     expect(await count()).toBe(before + 5_000);
     // Again, changed: every one replaced, none created.
     const again = await admin(h.url, 'POST', '/admin/v1/businesses/import', {
       body: ndjson(lines.map((b) => ({ ...b, rating: 3 }))),
       contentType: 'application/x-ndjson',
     });
-    expect(again.body).toEqual({ imported: 5_000, created: 0, updated: 5_000, not_searchable: { count: 0, no_reviews: 0, closed: 0, no_coordinates: 0 } });
+    expect(again.body).toEqual({
+      imported: 5_000,
+      created: 0,
+      updated: 5_000,
+      not_searchable: { count: 0, no_reviews: 0, closed: 0, no_coordinates: 0 },
+    });
     expect((await admin(h.url, 'GET', `/admin/v1/businesses/imported-${dialect}-4999`)).body.rating).toBe(3);
     expect(await staged()).toBe(0);
   });
@@ -289,11 +299,23 @@ describe.each(dialects)('business imports that say what they did on %s', (dialec
     const header = 'id,name,city,state,country,timezone\n';
     const good = 'bad-csv-1,Fine,San Francisco,CA,US,America/Los_Angeles\n';
     for (const [body, description, field] of [
-      [`id,name,city,state,country,timezone,stars\n${good}`, /^line 1: unknown column "stars"; a business CSV's columns are id, alias, name/, 'stars'],
+      [
+        `id,name,city,state,country,timezone,stars\n${good}`,
+        /^line 1: unknown column "stars"; a business CSV's columns are id, alias, name/,
+        'stars',
+      ],
       [`id,name,name,city,state,country,timezone\n`, /^line 1: column "name" gives name a second time/, 'name'],
       [`${header}${good}bad-csv-2,Short,San Francisco\n`, /^line 3 has a different number of cells than the header/, undefined],
-      [`${header}${good}bad-csv-3,Bad Zone,San Francisco,CA,US,Mars/Olympus\n`, /^line 3: timezone "Mars\/Olympus" is not an IANA time zone/, 'timezone'],
-      [`id,name,city,state,country,timezone,rating\n${good.trim()},\nbad-csv-4,Bad,San Francisco,CA,US,America/Los_Angeles,lots\n`, /^line 3: rating must be number/, 'rating'],
+      [
+        `${header}${good}bad-csv-3,Bad Zone,San Francisco,CA,US,Mars/Olympus\n`,
+        /^line 3: timezone "Mars\/Olympus" is not an IANA time zone/,
+        'timezone',
+      ],
+      [
+        `id,name,city,state,country,timezone,rating\n${good.trim()},\nbad-csv-4,Bad,San Francisco,CA,US,America/Los_Angeles,lots\n`,
+        /^line 3: rating must be number/,
+        'rating',
+      ],
       [`${header}${good}bad-csv-1,Twice,San Francisco,CA,US,America/Los_Angeles\n`, /^line 3: id bad-csv-1 appears twice/, 'id'],
       [`${header}bad-csv-5,"Unclosed,San Francisco,CA,US,America/Los_Angeles\n`, /^line \d+ is not CSV/, undefined],
       [header, /holds no businesses/, undefined],

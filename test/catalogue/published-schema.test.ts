@@ -84,7 +84,11 @@ const validMatch = ajv.compile({
   properties: {
     businesses: {
       type: 'array',
-      items: { type: 'object', required: ['id', 'alias', 'name', 'location', 'coordinates', 'phone', 'display_phone'], properties: { location } },
+      items: {
+        type: 'object',
+        required: ['id', 'alias', 'name', 'location', 'coordinates', 'phone', 'display_phone'],
+        properties: { location },
+      },
     },
   },
 });
@@ -149,7 +153,11 @@ describe.each(dialects)("answers that Yelp's published business schema accepts o
       const record = JSON.parse(row.record);
       delete record.is_claimed;
       record.location = { ...record.location, address2: null, address3: null };
-      await h.database.db.updateTable('businesses').set({ record: JSON.stringify(record) }).where('id', '=', id).execute();
+      await h.database.db
+        .updateTable('businesses')
+        .set({ record: JSON.stringify(record) })
+        .where('id', '=', id)
+        .execute();
     }
     const { details: shown } = await everyWay();
     expect(shown.map((b) => [b.location.address3, b.is_claimed])).toEqual([

@@ -41,7 +41,11 @@ describe.each(dialects)('moving the shared sandbox clock on %s', (dialect) => {
     await Promise.all([0, 1, 2, 3].map(chain));
     expect(sent).toBe(400);
     for (const server of servers)
-      await eventually(() => now(server), (at) => at === start + 400 * HOUR, `server ${servers.indexOf(server)} at 400 hours on`);
+      await eventually(
+        () => now(server),
+        (at) => at === start + 400 * HOUR,
+        `server ${servers.indexOf(server)} at 400 hours on`,
+      );
     // And it stays there: a re-read later restores nothing older.
     await new Promise((resolve) => setTimeout(resolve, 50));
     for (const server of servers) expect(await now(server)).toBe(start + 400 * HOUR);
@@ -51,7 +55,9 @@ describe.each(dialects)('moving the shared sandbox clock on %s', (dialect) => {
     const target = T0 + 1000 * HOUR;
     for (let i = 0; i < 20; i++) {
       const at = target + i * 10 * HOUR;
-      expect((await admin(servers[0].url, 'PUT', '/admin/v1/clock', { json: { time: new Date(at).toISOString(), frozen: true } })).status).toBe(200);
+      expect(
+        (await admin(servers[0].url, 'PUT', '/admin/v1/clock', { json: { time: new Date(at).toISOString(), frozen: true } })).status,
+      ).toBe(200);
       const advanced = await admin(servers[1].url, 'POST', '/admin/v1/clock/advance', { json: { hours: 1 } });
       expect(Date.parse(advanced.body.now)).toBe(at + HOUR);
     }
@@ -61,6 +67,11 @@ describe.each(dialects)('moving the shared sandbox clock on %s', (dialect) => {
     const before = await now(servers[1]); // the server that made the last move
     const refused = await admin(servers[1].url, 'PUT', '/admin/v1/clock', { json: { time: '9999-01-01T00:00:00Z' } });
     expect(refused.status).toBe(400);
-    for (const server of servers) await eventually(() => now(server), (at) => at === before, 'the clock where it was');
+    for (const server of servers)
+      await eventually(
+        () => now(server),
+        (at) => at === before,
+        'the clock where it was',
+      );
   });
 });

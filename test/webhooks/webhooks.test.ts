@@ -360,7 +360,10 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url: listener.url, client_id: `client-${n}` } });
         expect((await admin(h.url, 'POST', `/admin/v1/partners/${p.partner.id}/webhook/verify`)).body.status).toBe('verified');
         await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${businessId}`);
-        await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
+        await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', {
+          token: p.apiKey.api_key,
+          json: { business_ids: [businessId] },
+        });
         await admin(h.url, 'POST', '/admin/v1/clock/advance', { json: { minutes: 10 } });
         await emitLead();
         await h.pbs.deliverWebhooks();
@@ -371,11 +374,17 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         const stale = Math.floor(Date.now() / 1000) - 600;
         await fetch(listener.url, {
           method: 'POST',
-          headers: { 'webhook-id': 'msg_old', 'webhook-timestamp': String(stale), 'webhook-signature': sign(registered.body.secret, 'msg_old', stale, body) },
+          headers: {
+            'webhook-id': 'msg_old',
+            'webhook-timestamp': String(stale),
+            'webhook-signature': sign(registered.body.secret, 'msg_old', stale, body),
+          },
           body,
         });
         await eventuallyPasses(() => expect(lines.filter((l) => l.startsWith('POST'))).toHaveLength(2));
-        expect(lines.at(-1)).toMatch(/^POST msg_old TIMESTAMP TOO OLD \(receivers refuse a webhook-timestamp more than 300 s from their clock\)/);
+        expect(lines.at(-1)).toMatch(
+          /^POST msg_old TIMESTAMP TOO OLD \(receivers refuse a webhook-timestamp more than 300 s from their clock\)/,
+        );
       } finally {
         await listener.close();
       }
