@@ -169,14 +169,14 @@ describe.each([
     });
     expect(imported.stderr).toMatch(/checked 2 businesses\nimported 2 businesses/);
     // A CSV with a header row, by its file name; the note on stderr says which search will not list.
-    const csv = path.join(dir, 'businesses.csv');
+    const businessesCsv = path.join(dir, 'businesses.csv');
     fs.writeFileSync(
-      csv,
+      businessesCsv,
       'id,name,address1,city,state,country,timezone,latitude,longitude,review_count\n' +
         'cli-csv-0,"CLI Three, by the Bay",1 Main St,Toronto,ON,CA,America/Toronto,43.65,-79.38,12\n' +
         'cli-csv-1,CLI Four,2 Main St,Toronto,ON,CA,America/Toronto,43.65,-79.38,0\n',
     );
-    const fromCsv = await runCli(['business', 'import', csv], env);
+    const fromCsv = await runCli(['business', 'import', businessesCsv], env);
     expect(fromCsv.code, fromCsv.stderr).toBe(0);
     expect(fromCsv.json).toMatchObject({ imported: 2, created: 2, not_searchable: { count: 1, no_reviews: 1 } });
     expect(fromCsv.stderr).toMatch(/note: 1 of the 2 imported businesses will not appear in search: 1 has no reviews/);
