@@ -28,9 +28,11 @@ if ! command -v podman >/dev/null || ! command -v runc >/dev/null || ! command -
 fi
 
 # Type checks and the build beside the lint (two cores: each is mostly one thread). The build is
-# the server as `npx pbs` runs it: tests that start processes start dist/main.js (test/support/entry.ts).
+# the server as `npx pbs` runs it (tests that start processes start dist/main.js:
+# test/support/entry.ts), the SDK and the console and portal pages the browser tests open: each
+# rebuilt when its sources changed since it was built (scripts/build-if-stale.mjs).
 pids=()
-(npx tsc -p tsconfig.check.json && npx tsc -p console/tsconfig.json && npx tsc -p tsconfig.json) & pids+=($!)
+(npx tsc -p tsconfig.check.json && npx tsc -p console/tsconfig.json && node scripts/build-if-stale.mjs) & pids+=($!)
 # Lint with type information and the folder rules (eslint.config.js), and the formatting
 # (Prettier, .prettierrc.json: `npm run format` fixes it).
 (npx eslint . && npm run -s format:check) & pids+=($!)
