@@ -41,6 +41,20 @@ function parametersOf(request: FastifyRequest): Record<string, unknown> {
 
 const MAX_LISTED_IDS = 200;
 
+/** The path parameter of the listings by business: up to 200 comma-separated ids. */
+const businessIdsParams = {
+  type: 'object',
+  required: ['business_ids'],
+  properties: { business_ids: { type: 'string', maxLength: MAX_LISTED_IDS * 201 } },
+} as const;
+
+/** The ids of a comma-separated path parameter, blanks left out. */
+const listedIds = (text: string) =>
+  text
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+
 /** The advertising family's services, one per use case (docs/advertising.md). */
 export interface AdvertisingServices {
   jobs: AdvertisingJobs;
@@ -103,7 +117,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
             tags,
             security,
             summary: "The caller's programs of up to 200 businesses (comma-separated ids), paged per business",
-            params: { type: 'object', required: ['business_ids'], properties: { business_ids: { type: 'string', maxLength: 200 * 201 } } },
+            params: businessIdsParams,
             querystring: {
               type: 'object',
               properties: {
@@ -135,13 +149,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
             },
           },
         },
-        async (request) => {
-          const ids = request.params.business_ids
-            .split(',')
-            .map((id) => id.trim())
-            .filter(Boolean);
-          return listings.byBusiness(principalOf(request), ids, request.query);
-        },
+        async (request) => listings.byBusiness(principalOf(request), listedIds(request.params.business_ids), request.query),
       );
       app.get(
         '/v1/business_migration_info/:business_ids',
@@ -151,7 +159,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
             tags,
             security,
             summary: 'Whether each of up to 200 businesses (comma-separated ids) was moved or merged into another, and which',
-            params: { type: 'object', required: ['business_ids'], properties: { business_ids: { type: 'string', maxLength: 200 * 201 } } },
+            params: businessIdsParams,
             response: {
               200: {
                 type: 'object',
@@ -177,13 +185,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
             },
           },
         },
-        async (request) =>
-          listings.migrationInfo(
-            request.params.business_ids
-              .split(',')
-              .map((id) => id.trim())
-              .filter(Boolean),
-          ),
+        async (request) => listings.migrationInfo(listedIds(request.params.business_ids)),
       );
       app.get(
         '/v1/programs/info/:program_ids',
@@ -199,10 +201,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
           },
         },
         async (request) => {
-          const ids = request.params.program_ids
-            .split(',')
-            .map((id) => id.trim())
-            .filter(Boolean);
+          const ids = listedIds(request.params.program_ids);
           if (ids.length === 0 || ids.length > MAX_LISTED_IDS)
             throw apiError('INVALID_REQUEST', `program_ids must list 1 to ${MAX_LISTED_IDS} ids`, { field: 'program_ids' });
           return listings.byId(principalOf(request), ids, request.query.start);
