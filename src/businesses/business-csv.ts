@@ -142,8 +142,9 @@ function csvProblem(error: CsvError): Error {
 }
 
 /**
- * The businesses of a CSV body as it arrives, `batchSize` at a time, each with the line it began
- * on: the batches `importBusinesses` takes from JSON lines too. At most `maxLines` rows.
+ * The businesses of a CSV body as it arrives, `batchSize` at a time, each with the line its row
+ * ends on (a quoted cell may span lines): the batches `importBusinesses` takes from JSON lines
+ * too. At most `maxLines` rows.
  */
 export async function* businessCsvBatches(
   source: LineSource,
