@@ -6,6 +6,7 @@ import type { AdJob, AdvertisingStore } from './advertising-store.js';
 import { EDITABLE, type CreateRequest, type EditRequest } from './advertising-input.js';
 import type { KeyErrors, Rejection } from './advertising-judge.js';
 import { fromJson } from '../platform/values.js';
+import { BoundedMap } from '../platform/bounded-map.js';
 
 /**
  * Job receipts (spec, Advertising; docs/contract/advertising.md §8.4): what a job was asked, and each key's status
@@ -139,16 +140,10 @@ export function receipt(job: AdJob) {
   };
 }
 
-/** How many receipts (of each kind) the status endpoint keeps in memory (about 1 KB each). */
+/** Receipts (of each kind) the status endpoint keeps in memory, about 1 KB each (emptied when full, refilled by polls). */
 const RECEIPTS_KEPT = 20_000;
 /** How long a job read as PROCESSING is answered so without asking the database again. */
 const PROCESSING_VERDICT_MS = 200;
-
-/** Stores a receipt in a bounded map (emptied when full: cheaper than an LRU, and refilled by the next polls). */
-function remember<T>(map: Map<string, T>, key: string, value: T) {
-  if (map.size >= RECEIPTS_KEPT && !map.has(key)) map.clear();
-  map.set(key, value);
-}
 
 /**
  * `GET /v1/reseller/status/{job_id}`: the receipt as JSON text, with 202 while the job is
@@ -159,13 +154,13 @@ function remember<T>(map: Map<string, T>, key: string, value: T) {
  */
 export class JobStatus {
   /** Receipts of completed jobs as JSON text (immutable, so any process may keep them). */
-  private readonly completed = new Map<string, { partnerId: string; body: string }>();
+  private readonly completed = new BoundedMap<string, { partnerId: string; body: string }>(RECEIPTS_KEPT);
   /**
    * Receipts of jobs seen PROCESSING, as JSON text, with how long (wall clock) that verdict
    * stands: a job applied by this process is forgotten at once; one applied by another process
    * shows as COMPLETED at most PROCESSING_VERDICT_MS later (clients are told Retry-After: 1).
    */
-  private readonly processing = new Map<string, { partnerId: string; body: string; until: number }>();
+  private readonly processing = new BoundedMap<string, { partnerId: string; body: string; until: number }>(RECEIPTS_KEPT);
 
   constructor(private readonly store: () => AdvertisingStore) {}
 
@@ -184,12 +179,12 @@ export class JobStatus {
     if (!job || job.partner_id !== partnerId) throw apiError('NOT_FOUND', 'Not Found: no such job');
     if (job.status !== 'COMPLETED' || job.results === null) {
       const body = processing?.body ?? JSON.stringify(receipt(job));
-      remember(this.processing, jobId, { partnerId: job.partner_id, body, until: Date.now() + PROCESSING_VERDICT_MS });
+      this.processing.set(jobId, { partnerId: job.partner_id, body, until: Date.now() + PROCESSING_VERDICT_MS });
       return { statusCode: 202, body };
     }
     this.processing.delete(jobId);
     const body = `{"status":"COMPLETED","created_at":"${toIsoOffset(job.created_at)}","completed_at":"${toIsoOffset(job.completed_at!)}","business_results":${job.results}}`;
-    remember(this.completed, jobId, { partnerId: job.partner_id, body });
+    this.completed.set(jobId, { partnerId: job.partner_id, body });
     return { statusCode: 200, body };
   }
 

@@ -2,6 +2,7 @@ import type { Business } from '../businesses/business-record.js';
 import { ancestorsOf } from './categories.js';
 import { deletions, editDistance, GENERIC_CATEGORIES, indexWords, typoAllowance, type QueryWord } from './text.js';
 import { isOneOf } from '../platform/query.js';
+import { BoundedMap } from '../platform/bounded-map.js';
 
 /**
  * How well a word describes a business (docs/search.md "Ranking"): a word of its name says the
@@ -70,7 +71,7 @@ export class TermIndex {
   private vocabularyVersion = 0;
   private sorted: { version: number; words: string[] } | undefined;
   private typos: { version: number; byDeletion: Map<string, string[]> } | undefined;
-  private readonly remembered = new Map<string, WordMatch>();
+  private readonly remembered = new BoundedMap<string, WordMatch>(MAX_REMEMBERED_WORDS);
 
   add(ordinal: number, terms: ReadonlyMap<string, number>): void {
     for (const [word, score] of terms) {
@@ -103,7 +104,6 @@ export class TermIndex {
     let found = this.remembered.get(key);
     if (!found) {
       found = this.compute(query);
-      if (this.remembered.size >= MAX_REMEMBERED_WORDS) this.remembered.clear();
       this.remembered.set(key, found);
     }
     return found;

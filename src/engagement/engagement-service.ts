@@ -14,6 +14,7 @@ import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { EngagementStore, type ActivityRow, type ScoreRow } from './engagement-store.js';
 import { ACTIVITY_FIELDS, NORTH_AMERICA, type Activity } from './scoring.js';
 import { recordOf } from '../platform/values.js';
+import { BoundedMap } from '../platform/bounded-map.js';
 
 /** Lines one load takes through the operator API (the CLI sends any number, in batches). */
 export const MAX_ACTIVITY_LINES = 100_000;
@@ -138,7 +139,7 @@ export class EngagementService {
   }
 
   /** Ranges worked out lately, by what they were worked out from (the dates given and the latest week). */
-  private readonly ranges = new Map<string, WeekRange | null>();
+  private readonly ranges = new BoundedMap<string, WeekRange | null>(1_000);
 
   /** The weeks asked for, as their Mondays; undefined when nothing is scored and no range was given. */
   private rangeOf(start: string | undefined, end: string | undefined, latest: string | undefined): WeekRange | undefined {
@@ -161,7 +162,6 @@ export class EngagementService {
       if (daysBetween(first, last) / 7 >= MAX_RANGE_WEEKS) throw invalid('date_range_end', `At most ${MAX_RANGE_WEEKS} weeks per request`);
       range = { from: first, to: last, key: `${first}|${last}` };
     }
-    if (this.ranges.size >= 1_000) this.ranges.clear();
     this.ranges.set(key, range ?? null);
     return range;
   }

@@ -9,6 +9,7 @@ import { newId, randomBase62, secretMatches, sha256Hex } from '../platform/ids.j
 import type { SecretKeys } from '../platform/secret-keys.js';
 import { PartnerStore, type CredentialRow } from './partner-store.js';
 import type { CredentialKind } from './partner-tables.js';
+import { BoundedMap } from '../platform/bounded-map.js';
 
 /** 180 days, as the original client-credentials flow answered (docs/contract/reviews-and-engagement.md §7.3). */
 export const ACCESS_TOKEN_TTL_SECONDS = 15_552_000;
@@ -48,7 +49,7 @@ interface CachedPrincipal {
  * random and high-entropy, so a SHA-256 hash is stored and compared in constant time.
  */
 export class CredentialService implements CredentialVerifier {
-  private readonly cache = new Map<string, CachedPrincipal>();
+  private readonly cache = new BoundedMap<string, CachedPrincipal>(10_000);
   /** Loads under way, one per key, which every asker of that key shares. */
   private readonly loading = new Map<string, Promise<Principal | null>>();
   /** Moves on invalidate: a load begun before it must not store its answer. */
@@ -276,7 +277,6 @@ export class CredentialService implements CredentialVerifier {
     pending = load()
       .then((principal) => {
         if (this.cacheMs > 0 && generation === this.generation) {
-          if (this.cache.size > 10_000) this.cache.clear();
           this.cache.set(key, { principal, until: wall + this.cacheMs });
         }
         return principal;

@@ -3,6 +3,8 @@
  * IANA time zones and no library: Intl gives the zone's offset at an instant.
  */
 
+import { BoundedMap, BoundedSet } from './bounded-map.js';
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatter(timeZone: string): Intl.DateTimeFormat {
@@ -63,20 +65,18 @@ export function weekday(date: string): number {
 }
 
 /** By date, then by days: nested maps, so no key string is built per call. */
-const shifted = new Map<string, Map<number, string>>();
+const shifted = new BoundedMap<string, Map<number, string>>(20_000);
 
 /** `date` moved by whole days; memoised, as request paths shift the same few dates again and again. */
 export function addDays(date: string, days: number): string {
   let byDays = shifted.get(date);
   if (byDays === undefined) {
-    if (shifted.size > 20_000) shifted.clear();
-    shifted.set(date, (byDays = new Map()));
+    shifted.set(date, (byDays = new BoundedMap(1_000)));
   }
   let out = byDays.get(days);
   if (out === undefined) {
     const [y, m, d] = date.split('-').map(Number);
     out = new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
-    if (byDays.size > 1_000) byDays.clear();
     byDays.set(days, out);
   }
   return out;
@@ -96,7 +96,7 @@ export function formatHHMM(minutes: number): string {
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
-const validDates = new Set<string>();
+const validDates = new BoundedSet<string>(50_000);
 
 /**
  * Years a date may name: date arithmetic (the day before, two days after, a booking horizon)
@@ -112,7 +112,6 @@ export function parseDate(value: string): string | undefined {
   if (Number(m[1]) < YEARS.first || Number(m[1]) > YEARS.last) return undefined;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   if (d.toISOString().slice(0, 10) !== value) return undefined;
-  if (validDates.size > 50_000) validDates.clear();
   validDates.add(value);
   return value;
 }
@@ -123,7 +122,7 @@ export function parseTime(value: string): number | undefined {
   return m ? Number(m[1]) * 60 + Number(m[2]) : undefined;
 }
 
-const dayCache = new Map<string, (minutes: number) => number>();
+const dayCache = new BoundedMap<string, (minutes: number) => number>(50_000);
 
 /**
  * `localToUtc` for many minutes of one local date: the zone's offsets are looked up once per
@@ -137,13 +136,12 @@ export function localDay(date: string, timeZone: string): (minutes: number) => n
     const start = localToUtc(date, 0, timeZone);
     const end = localToUtc(date, 24 * 60 - 1, timeZone);
     fn = end - start === (24 * 60 - 1) * 60_000 ? (minutes) => start + minutes * 60_000 : (minutes) => localToUtc(date, minutes, timeZone);
-    if (dayCache.size > 50_000) dayCache.clear();
     dayCache.set(key, fn);
   }
   return fn;
 }
 
-const minuteCache = new Map<string, { minute: number; date: string; minutes: number; weekday: number }>();
+const minuteCache = new BoundedMap<string, { minute: number; date: string; minutes: number; weekday: number }>(1_000);
 
 /**
  * The local date, minute of day and weekday (0 = Monday) at `ms` in `timeZone`, memoised per
@@ -155,7 +153,6 @@ export function localMinute(ms: number, timeZone: string): { date: string; minut
   if (hit && hit.minute === minute) return hit;
   const parts = localParts(minute * 60_000, timeZone);
   const value = { minute, date: parts.date, minutes: parts.minutes, weekday: weekday(parts.date) };
-  if (minuteCache.size > 1_000) minuteCache.clear();
   minuteCache.set(timeZone, value);
   return value;
 }

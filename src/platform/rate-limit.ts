@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js';
 import { toIsoOffset } from './clock.js';
 import { apiError } from './errors.js';
+import { BoundedMap } from './bounded-map.js';
 
 export interface Limits {
   perSecond: number;
@@ -85,7 +86,8 @@ export class RateLimiter {
  * most `burst` saved up. For routes anyone may call, where there is no partner to count against.
  */
 export class TokenBuckets {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** Bounded: a flood of addresses forgets the quiet ones rather than grow without end. */
+  private readonly buckets = new BoundedMap<string, { tokens: number; at: number }>(50_000);
 
   constructor(
     private readonly perSecond: number,
@@ -98,8 +100,6 @@ export class TokenBuckets {
     const now = this.wallNow();
     let bucket = this.buckets.get(key);
     if (!bucket) {
-      // Bounded: a flood of addresses forgets the quiet ones rather than grow without end.
-      if (this.buckets.size > 50_000) this.buckets.clear();
       bucket = { tokens: this.burst, at: now };
       this.buckets.set(key, bucket);
     }
@@ -118,7 +118,7 @@ export class TokenBuckets {
  * minute: past `perMinute` failures, `waitFor` says how long until the oldest is a minute old.
  */
 export class FailureThrottle {
-  private readonly failures = new Map<string, number[]>();
+  private readonly failures = new BoundedMap<string, number[]>(50_000);
 
   constructor(
     private readonly perMinute: number,
@@ -135,7 +135,6 @@ export class FailureThrottle {
   fail(key: string): void {
     const now = this.wallNow();
     const recent = this.recent(key, now);
-    if (this.failures.size > 50_000) this.failures.clear();
     recent.push(now);
     this.failures.set(key, recent.slice(-this.perMinute));
   }

@@ -3,6 +3,7 @@ import { daysBetween, formatHHMM, localDate, localDay, parseTime, weekday } from
 import { creditCardRequired, SLOT_MINUTES, turnMinutes, type ReservationSettings } from './inventory.js';
 import type { InventoryTable } from './inventory-tables.js';
 import type { Booking, Occupied } from './reservation-store.js';
+import { BoundedMap } from '../platform/bounded-map.js';
 
 /** Why a date and time cannot be booked at all, whatever the tables. */
 export type SlotProblem = 'past' | 'too_soon' | 'too_far' | 'closed' | 'outside_hours' | 'off_grid';
@@ -55,24 +56,22 @@ function compile(settings: ReservationSettings): Compiled {
   return compiled;
 }
 
-const weekdays = new Map<string, number>();
+const weekdays = new BoundedMap<string, number>(10_000);
 const memoWeekday = (date: string) => {
   let d = weekdays.get(date);
   if (d === undefined) {
     d = weekday(date);
-    if (weekdays.size > 10_000) weekdays.clear();
     weekdays.set(date, d);
   }
   return d;
 };
 
-const spans = new Map<string, number>();
+const spans = new BoundedMap<string, number>(10_000);
 const memoDaysBetween = (a: string, b: string) => {
   const key = `${a}|${b}`;
   let n = spans.get(key);
   if (n === undefined) {
     n = daysBetween(a, b);
-    if (spans.size > 10_000) spans.clear();
     spans.set(key, n);
   }
   return n;
@@ -169,10 +168,9 @@ const zoneDays = new Map<string, Map<string, ZoneDay>>();
 
 export function dayContext(now: number, timeZone: string, date: string): DayContext {
   let days = zoneDays.get(timeZone);
-  if (!days) zoneDays.set(timeZone, (days = new Map()));
+  if (!days) zoneDays.set(timeZone, (days = new BoundedMap(5_000)));
   let d = days.get(date);
   if (!d) {
-    if (days.size > 5_000) days.clear();
     d = {
       date,
       dayNumber: daysBetween('1970-01-01', date),

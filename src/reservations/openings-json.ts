@@ -2,6 +2,7 @@ import { ByteWriter } from '../platform/byte-writer.js';
 import { formatHHMM } from '../platform/local-time.js';
 import { DAY_SLOTS, isOpen, type DaySlots } from './availability.js';
 import { SLOT_MINUTES } from './inventory.js';
+import { BoundedMap } from '../platform/bounded-map.js';
 
 /**
  * Every slot of a day as an open slot that needs no card, in the openings format and separated
@@ -28,11 +29,10 @@ const [OPENINGS_START, COMMA, DAY_END, TIMES_END, OBJECT_END] = ['{"reservation_
 );
 
 /** By date: `{"date":"…","times":[` to open a body's first day, and with a comma before it for the others. */
-const dayHeads = new Map<string, { first: Buffer; next: Buffer }>();
+const dayHeads = new BoundedMap<string, { first: Buffer; next: Buffer }>(10_000);
 function dayHead(date: string, first: boolean): Buffer {
   let head = dayHeads.get(date);
   if (!head) {
-    if (dayHeads.size > 10_000) dayHeads.clear();
     const next = Buffer.from(`,{"date":"${date}","times":[`, 'latin1');
     dayHeads.set(date, (head = { first: next.subarray(1), next }));
   }

@@ -12,6 +12,7 @@ import { AreaIndex } from './area-index.js';
 import type { SearchRecords } from './records.js';
 import { searchAnswer, type AnswerEntry } from './search-answer.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
+import { BoundedMap } from '../platform/bounded-map.js';
 
 const DEFAULT_RADIUS_M = 10_000;
 const SEARCH_OPENINGS_WINDOW = 30;
@@ -241,7 +242,7 @@ export class SearchService {
    */
   private withinArea(match: WordMatch, area: Area, areaColumn: Int32Array): { ordinals: Int32Array; scores: Uint8Array } {
     let byArea = this.wordsInAreas.get(match);
-    if (!byArea) this.wordsInAreas.set(match, (byArea = new Map()));
+    if (!byArea) this.wordsInAreas.set(match, (byArea = new BoundedMap(MAX_AREAS_PER_WORD)));
     const generation = this.catalog.generation;
     const kept = byArea.get(area.id);
     if (kept?.generation === generation) return kept;
@@ -255,7 +256,6 @@ export class SearchService {
         ordinals[n] = match.ordinals[k];
         scores[n++] = match.scores[k];
       }
-    if (byArea.size >= MAX_AREAS_PER_WORD) byArea.clear();
     const found = { generation, ordinals, scores };
     byArea.set(area.id, found);
     return found;

@@ -8,6 +8,7 @@ import { DeliverySlots } from './delivery-slots.js';
 import { DeliveryStore, type AttemptRecord, type Delivery, type Endpoint } from './delivery-store.js';
 import { describeRequestFailure, OriginPools, post } from './outbound.js';
 import { sign } from './signing.js';
+import { BoundedMap } from '../platform/bounded-map.js';
 
 /** An endpoint address as parsed and checked (host names are checked again at every connection). */
 type UrlCheck = { refused: string; target?: undefined } | { refused: undefined; target: URL };
@@ -42,7 +43,7 @@ export class WebhookDeliverer {
   /** Deliveries claimed and not yet answered (their records may still be committing), by partner. */
   private readonly slots: DeliverySlots;
   private readonly provenCap: number;
-  private readonly urlChecks = new Map<string, UrlCheck>();
+  private readonly urlChecks = new BoundedMap<string, UrlCheck>(1_000);
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private timer: NodeJS.Timeout | undefined;
@@ -294,7 +295,6 @@ export class WebhookDeliverer {
     if (hit) return hit;
     const parsed = parseWebhookUrl(url, this.policy);
     const check: UrlCheck = 'refused' in parsed ? { refused: parsed.refused } : { refused: undefined, target: parsed.url };
-    if (this.urlChecks.size > 1_000) this.urlChecks.clear();
     this.urlChecks.set(url, check);
     return check;
   }

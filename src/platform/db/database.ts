@@ -8,6 +8,7 @@ import { DatabaseAvailability } from './availability.js';
 import { GroupCommit, WRITE_LOCK_TABLE } from './group-commit.js';
 import { watchPostgresPool } from './postgres-pool.js';
 import { codeOf } from '../values.js';
+import { BoundedMap } from '../bounded-map.js';
 
 /**
  * Tables are declared by their owners (platform and families) by merging into this interface
@@ -253,14 +254,13 @@ async function probeSqlite(groupCommit: GroupCommit): Promise<void> {
  * large share of a small query's cost. Statements run synchronously, so one per SQL text is safe.
  */
 function withStatementCache(sqlite: SqliteDatabase.Database) {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+  // Queries with generated IN-lists make many texts; the cache is bounded.
+  const cache = new BoundedMap<string, SqliteDatabase.Statement>(2000);
   return {
     prepare(text: string) {
       let statement = cache.get(text);
       if (!statement) {
         statement = sqlite.prepare(text);
-        // Queries with generated IN-lists make many texts; keep the cache bounded.
-        if (cache.size > 2000) cache.clear();
         cache.set(text, statement);
       }
       return statement;
