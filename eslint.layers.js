@@ -2,6 +2,8 @@
 // violation of each (test/lint-rules.test.ts):
 // - SQL (kysely) only in stores, tables and statements, and in the platform's database code;
 // - HTTP (fastify) only in routes, modules, the platform's HTTP code and the composition root;
+// - the database drivers (pg, better-sqlite3) only in the platform's database code and the
+//   request-log writer thread;
 // - transactions through `database.transact` only (the one transaction API);
 // - no file in src (or the console's src) over 400 lines.
 
@@ -30,7 +32,17 @@ export const HTTP_FILES = [
   'src/app.ts',
 ];
 
+/**
+ * Files that may open database connections with the drivers themselves: the platform's database
+ * code, and the request-log writer thread (it runs apart from the server's pool: docs/request-log.md).
+ */
+export const DRIVER_FILES = ['src/platform/db/**', 'src/workbench/request-log-worker.ts'];
+
 const noSql = { name: 'kysely', message: 'SQL lives in stores, tables and statements (docs/family-layout.md): call the family store.' };
+const noDrivers = ['pg', 'better-sqlite3'].map((name) => ({
+  name,
+  message: 'Connections are the platform database code’s (docs/family-layout.md): take a Database or a store, never a driver.',
+}));
 const noHttp = { name: 'fastify', message: 'HTTP lives in routes and modules (docs/family-layout.md): services take plain values.' };
 const restrict = (...paths) => ({ 'no-restricted-imports': ['error', { paths }] });
 
@@ -45,9 +57,12 @@ const oneTransactionApi = {
 };
 
 export const layerRules = [
-  { files: ['src/**/*.ts'], ignores: [...SQL_FILES, ...HTTP_FILES], rules: restrict(noSql, noHttp) },
-  { files: SQL_FILES, ignores: HTTP_FILES, rules: restrict(noHttp) },
-  { files: HTTP_FILES, ignores: SQL_FILES, rules: restrict(noSql) },
+  { files: ['src/**/*.ts'], ignores: [...SQL_FILES, ...HTTP_FILES, ...DRIVER_FILES], rules: restrict(noSql, noHttp, ...noDrivers) },
+  { files: SQL_FILES, ignores: [...HTTP_FILES, ...DRIVER_FILES], rules: restrict(noHttp, ...noDrivers) },
+  { files: HTTP_FILES, ignores: [...SQL_FILES, ...DRIVER_FILES], rules: restrict(noSql, ...noDrivers) },
+  // The driver files: platform/db builds SQL too; the writer thread uses the drivers' own statements.
+  { files: ['src/platform/db/**'], rules: restrict(noHttp) },
+  { files: ['src/workbench/request-log-worker.ts'], rules: restrict(noSql, noHttp) },
   { files: ['src/**/*.ts'], ignores: ['src/platform/db/**'], rules: oneTransactionApi },
   {
     files: ['src/**/*.ts', 'src/**/*.tsx', 'console/src/**/*.ts', 'console/src/**/*.tsx'],

@@ -21,8 +21,7 @@ export class ProgramListings {
    * checked every id is linked), `start`/`limit` paging each business's list.
    */
   async byBusiness(principal: Principal, idsOrAliases: string[], page: { start: number; limit: number }) {
-    const resolved = await this.businesses.resolveIds(idsOrAliases);
-    const ids = [...new Set(idsOrAliases.map((id) => resolved.get(id)!))];
+    const ids = await this.idsOf(idsOrAliases);
     const store = this.store();
     const programs = await store.partnerProgramsOf(principal.partnerId, ids);
     const records = await this.businesses.records(ids);
@@ -51,8 +50,7 @@ export class ProgramListings {
    * into another, and which (the route has checked every id is linked).
    */
   async migrationInfo(idsOrAliases: string[]) {
-    const resolved = await this.businesses.resolveIds(idsOrAliases);
-    const ids = [...new Set(idsOrAliases.map((id) => resolved.get(id)!))];
+    const ids = await this.idsOf(idsOrAliases);
     const records = await this.businesses.records(ids);
     return {
       businesses: ids.map((id) => {
@@ -60,6 +58,12 @@ export class ProgramListings {
         return { yelp_business_id: id, destination_yelp_business_id: destination, is_migrated: destination !== null };
       }),
     };
+  }
+
+  /** The business ids of ids or aliases, each once (the route has checked that every one is a linked business). */
+  private async idsOf(idsOrAliases: string[]): Promise<string[]> {
+    const resolved = await this.businesses.resolveIds(idsOrAliases);
+    return [...new Set(idsOrAliases.map((id) => resolved.get(id)).filter((id) => id !== undefined))];
   }
 
   /** `GET /v1/programs/info/{program_ids}`: the caller's programs by id; any id unknown or not the caller's → 404. */

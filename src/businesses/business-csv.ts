@@ -3,6 +3,7 @@ import { CsvError, parse } from 'csv-parse';
 import { categoryTitle } from '../catalog/categories.js';
 import { apiError } from '../platform/errors.js';
 import { MAX_STREAMED_LINE_BYTES, type LineSource, type SourceRecord } from '../platform/json-lines.js';
+import { isRecord } from '../platform/values.js';
 
 /**
  * Businesses as CSV with a header row (docs/catalogue.md "Imports"): the list an operator most
@@ -120,7 +121,11 @@ function recordOf(header: Array<{ path: string[]; kind: Kind }>, cells: string[]
     const cell = (cells[i] ?? '').trim();
     if (cell === '') return;
     let into = record;
-    for (const key of path.slice(0, -1)) into = (into[key] ??= {}) as Record<string, unknown>;
+    for (const key of path.slice(0, -1)) {
+      const inner = into[key];
+      if (isRecord(inner)) into = inner;
+      else into = into[key] = {};
+    }
     into[path[path.length - 1]] = valueOf(cell, kind);
   });
   return record;
@@ -158,7 +163,12 @@ export async function* businessCsvBatches(
   let batch: SourceRecord[] = [];
   let rows = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    for await (const row of parser) {
+      // With `info: true` each row is {record: the cells, info: {lines, …}}.
+      const parsed: unknown = row;
+      if (!isRecord(parsed) || !Array.isArray(parsed.record) || !isRecord(parsed.info)) continue;
+      const record = parsed.record.map(String);
+      const info = { lines: Number(parsed.info.lines) };
       if (header === undefined) {
         header = headerOf(record);
         continue;

@@ -11,6 +11,9 @@ export interface ImportOutcome {
   notice?: string;
 }
 
+/** The reasons in the order the notice names them. */
+const REASONS: readonly NotSearchableReason[] = ['no_reviews', 'closed', 'no_coordinates'];
+
 const REASON_WORDS: Record<NotSearchableReason, (n: number) => string> = {
   no_reviews: (n) =>
     `${n} ${n === 1 ? 'has' : 'have'} no reviews (review_count 0: search lists only reviewed businesses, as the original does)`,
@@ -37,9 +40,7 @@ export class NotSearchableTally {
   outcome(imported: number): Pick<ImportOutcome, 'not_searchable' | 'notice'> {
     const not_searchable = { count: this.count, ...this.reasons };
     if (this.count === 0) return { not_searchable };
-    const why = (Object.keys(this.reasons) as NotSearchableReason[])
-      .filter((reason) => this.reasons[reason] > 0)
-      .map((reason) => REASON_WORDS[reason](this.reasons[reason]));
+    const why = REASONS.filter((reason) => this.reasons[reason] > 0).map((reason) => REASON_WORDS[reason](this.reasons[reason]));
     return {
       not_searchable,
       notice:

@@ -37,6 +37,15 @@ describe('the layer rules', () => {
     expect(await problems('src/waitlist/module.ts', code)).toEqual([]);
   });
 
+  it('keep the database drivers in the platform database code', async () => {
+    for (const driver of ['pg', 'better-sqlite3']) {
+      const code = `import driver from '${driver}';\nexport const d = driver;\n`;
+      for (const file of ['src/reviews/planted-service.ts', 'src/reviews/planted-store.ts', 'src/reviews/planted-routes.ts'])
+        expect((await problems(file, code)).join('\n'), `${driver} in ${file}`).toMatch(/no-restricted-imports.*never a driver/);
+      expect(await problems('src/platform/db/planted.ts', code)).toEqual([]);
+    }
+  });
+
   it('keep one transaction API: database.transact', async () => {
     const code =
       'export const f = (db: { transaction(): { execute(w: () => Promise<void>): Promise<void> } }) => db.transaction().execute(async () => {});\n';

@@ -26,7 +26,8 @@ import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
 import { databaseAwayError, isOutage } from '../db/availability.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
 import { portalGuard, type PortalLimits, type PortalSessionVerifier } from './portal-session.js';
-import { faultGuard, operationsOf, type FaultInjector } from './fault-injection.js';
+import { faultGuard, type FaultInjector } from './fault-injection.js';
+import { operationsOf } from './operation-names.js';
 
 export interface GuardOptions {
   verifier: CredentialVerifier;

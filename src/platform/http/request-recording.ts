@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
-import { operationsOf } from './fault-injection.js';
+import { operationsOf } from './operation-names.js';
 
 /**
  * What pbs received and answered on one partner request, as the request hands it over: raw
