@@ -1,6 +1,6 @@
 import createClient from 'openapi-fetch';
 import type { paths } from '../../packages/sdk/src/schema';
-import { ApiError, notifyLoggedOut } from './api';
+import { api, ApiError, notifyLoggedOut } from './api';
 
 /**
  * pbs's API, typed from its OpenAPI document (the SDK's generated `paths`): every operator and
@@ -29,4 +29,13 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown; respons
   if (response.status === 401) notifyLoggedOut();
   const body = (error ?? {}) as { error?: { code?: string; description?: string } };
   throw new ApiError(response.status, body.error?.code ?? `HTTP_${response.status}`, body.error?.description ?? response.statusText);
+}
+
+/** The bulk imports: their bodies are JSON lines or CSV text, which the OpenAPI document does not type. */
+export type ImportPath =
+  '/admin/v1/businesses/import' | '/admin/v1/reviews/import' | '/admin/v1/engagement/activity' | '/admin/v1/reservation-settings/import';
+
+/** Sends one import body as text; answers what the route declares (an ApiError on a refusal). */
+export function importText<P extends ImportPath>(path: P, text: string, contentType: 'application/x-ndjson' | 'text/csv') {
+  return api<Answer<P, 'post'>>('POST', path, text, contentType);
 }

@@ -1,3 +1,4 @@
+import { MIN_BID, MIN_BUDGET } from './advertising-rules.js';
 import { PROGRAM_TYPES } from './advertising-tables.js';
 
 /** The advertising routes' JSON schemas (docs/contract/advertising.md §8): parameters, receipts, programs. */
@@ -45,10 +46,10 @@ export const createQueryDocs = {
     promotion_code: { type: 'string' },
     start: { type: 'string', format: 'date', description: 'starts 00:00 Pacific; absent: now' },
     end: { type: 'string', format: 'date', description: 'ends 23:59 Pacific; absent: until ended' },
-    budget: { type: 'integer', minimum: 2500, description: 'CPC: monthly budget in cents' },
+    budget: { type: 'integer', minimum: MIN_BUDGET, description: 'CPC: monthly budget in cents' },
     currency: { type: 'string', pattern: '^[A-Z]{3}$', default: 'USD' },
     is_autobid: { type: 'boolean', description: 'CPC: required' },
-    max_bid: { type: 'integer', minimum: 50, description: 'cents; required when is_autobid is false' },
+    max_bid: { type: 'integer', minimum: MIN_BID, description: 'cents; required when is_autobid is false' },
     pacing_method: { type: 'string', enum: ['paced', 'unpaced'] },
     fee_period: { type: 'string', enum: ['CALENDAR_MONTH', 'ROLLING_MONTH'], default: 'CALENDAR_MONTH' },
     ad_categories: { type: 'array', items: { type: 'string' } },
@@ -60,9 +61,9 @@ export const editQueryDocs = {
   properties: {
     start: { type: 'string', format: 'date', description: 'only before the program has started, and not before today' },
     end: { type: 'string', format: 'date', description: 'not in the past; the program ends 23:59 Pacific of it' },
-    budget: { type: 'integer', minimum: 2500, description: 'cents' },
+    budget: { type: 'integer', minimum: MIN_BUDGET, description: 'cents' },
     future_budget_date: { type: 'string', format: 'date', description: 'schedules the budget change' },
-    max_bid: { type: 'integer', minimum: 50, description: 'cents; only for a program bidding with max_bid' },
+    max_bid: { type: 'integer', minimum: MIN_BID, description: 'cents; only for a program bidding with max_bid' },
     pacing_method: { type: 'string', enum: ['paced', 'unpaced'] },
     ad_categories: { type: 'array', items: { type: 'string' } },
   },

@@ -5,6 +5,7 @@ import { searchBusinessSchema } from '../businesses/public-schemas.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { SearchRecords } from './records.js';
+import { MAX_RADIUS_M } from './search-params.js';
 import { SearchService } from './search-service.js';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -14,7 +15,7 @@ const params: Record<string, string> = {
   latitude: '−90 … 90',
   longitude: '−180 … 180',
   term: 'keyword or business name',
-  radius: 'metres, at most 40000',
+  radius: `metres, at most ${MAX_RADIUS_M}`,
   categories: 'category aliases, comma-separated or repeated (OR)',
   price: '1–4, comma-separated (OR)',
   open_now: 'true: only businesses open now',
@@ -35,7 +36,7 @@ const typed: Record<string, object> = {
   latitude: { type: 'number', minimum: -90, maximum: 90 },
   longitude: { type: 'number', minimum: -180, maximum: 180 },
   term: { type: 'string' },
-  radius: { type: 'integer', minimum: 0, maximum: 40000 },
+  radius: { type: 'integer', minimum: 0, maximum: MAX_RADIUS_M },
   categories: { type: 'array', items: { type: 'string' } },
   price: { type: 'array', maxItems: 4, items: { type: 'integer', minimum: 1, maximum: 4 } },
   open_now: { type: 'boolean' },

@@ -4,7 +4,7 @@ import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import type { ApiModule } from '../platform/module.js';
 import { bodyObject } from '../platform/query.js';
 import { pagingQuerySchema } from '../platform/paging.js';
-import { waitlistConfigSchema } from './waitlist-rules.js';
+import { MAX_PARTY_SIZE, waitlistConfigSchema } from './waitlist-rules.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
 import type { Clock } from '../platform/clock.js';
@@ -287,7 +287,7 @@ export function waitlistModule(partners: PartnerService, { partner: service, res
               additionalProperties: false,
               required: ['party_size'],
               properties: {
-                party_size: { type: 'integer', minimum: 1, maximum: 100 },
+                party_size: { type: 'integer', minimum: 1, maximum: MAX_PARTY_SIZE },
                 name: { type: 'string', maxLength: 100 },
                 phone: { type: 'string', maxLength: 20 },
               },

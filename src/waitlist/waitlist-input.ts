@@ -1,5 +1,5 @@
 import { apiError } from '../platform/errors.js';
-import type { WaitlistConfig } from './waitlist-rules.js';
+import { MAX_PARTY_SIZE, type WaitlistConfig } from './waitlist-rules.js';
 
 /**
  * The waitlist requests' form (400 VALIDATION_ERROR naming the field; docs/contract/waitlist.md §4.2) and the one
@@ -8,10 +8,9 @@ import type { WaitlistConfig } from './waitlist-rules.js';
  */
 
 export const E164 = /^\+[1-9][0-9]{6,14}$/;
-/** Size caps of a visit's text (the documented schema's maxLength) and party (the operator's max_party_size is at most 100). */
+/** Size caps of a visit's text (the documented schema's maxLength); the party's is MAX_PARTY_SIZE. */
 const MAX_NAME = 100;
 const MAX_NOTES = 500;
-const MAX_PARTY_SIZE = 100;
 /** The latest arrival an on-my-way visit may announce, in minutes (docs/contract/waitlist.md §4.3). */
 const MAX_ARRIVAL_MINUTES = 30;
 

@@ -46,6 +46,8 @@ export const DEFAULT_CONFIG: WaitlistConfig = {
   auto_advance: true,
 };
 
+/** The largest party a line takes: the operator's max_party_size and every party size are at most this. */
+export const MAX_PARTY_SIZE = 100;
 /** At most this many on-my-way visits are active per restaurant (docs/contract/waitlist.md §4.2: the 10th → 409 CONFLICT). */
 export const MAX_ACTIVE_ON_MY_WAY = 9;
 /** An on-my-way visit that has not arrived this long after its arrive-by time expires. */
@@ -144,7 +146,7 @@ export const waitlistConfigSchema = {
     },
     join_radius: { type: 'number', exclusiveMinimum: 0, maximum: 100 },
     join_radius_unit: { type: 'string', enum: ['MILES', 'KILOMETERS'] },
-    max_party_size: { type: 'integer', minimum: 1, maximum: 100 },
+    max_party_size: { type: 'integer', minimum: 1, maximum: MAX_PARTY_SIZE },
     seating_areas: {
       type: 'object',
       maxProperties: 20,

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { importText } from '../client';
 import { Action, Card, Page, Problem } from '../ui';
 
 const IMPORTS = {
@@ -13,6 +13,19 @@ const IMPORTS = {
 } as const;
 
 type NotSearchable = { count: number; no_reviews: number; closed: number; no_coordinates: number };
+
+/** A business import's `not_searchable` counts (the other imports answer none). */
+function isNotSearchable(value: unknown): value is NotSearchable {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'count' in value &&
+    'no_reviews' in value &&
+    'closed' in value &&
+    'no_coordinates' in value &&
+    [value.count, value.no_reviews, value.closed, value.no_coordinates].every((n) => typeof n === 'number')
+  );
+}
 
 /** Says how many imported businesses search will not list, and why (docs/catalogue.md "Imports"); nothing when all are listed. */
 function notSearchableNotice(imported: number, n: NotSearchable | undefined): string | undefined {
@@ -56,12 +69,15 @@ export function Imports() {
     setProgress({ done: 0, total: batches.length });
     try {
       for (const [i, batch] of batches.entries()) {
-        const answer = await api<Record<string, unknown>>('POST', IMPORTS[kind].path, batch, csv ? 'text/csv' : 'application/x-ndjson');
+        const answer = await importText(IMPORTS[kind].path, batch, csv ? 'text/csv' : 'application/x-ndjson');
         for (const [k, v] of Object.entries(answer)) if (typeof v === 'number') totals[k] = (totals[k] ?? 0) + v;
-        const n = answer.not_searchable as NotSearchable | undefined;
-        if (n) {
+        const n: unknown = 'not_searchable' in answer ? answer.not_searchable : undefined;
+        if (isNotSearchable(n)) {
           sawUnlisted = true;
-          for (const key of Object.keys(unlisted) as Array<keyof NotSearchable>) unlisted[key] += n[key];
+          unlisted.count += n.count;
+          unlisted.no_reviews += n.no_reviews;
+          unlisted.closed += n.closed;
+          unlisted.no_coordinates += n.no_coordinates;
         }
         setProgress({ done: i + 1, total: batches.length });
       }
