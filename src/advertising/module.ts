@@ -24,6 +24,7 @@ import { programFeatureRoutes } from './feature-routes.js';
 import { ProgramFeatureService } from './feature-service.js';
 import { advertisingCommand } from '../commands/advertising.js';
 import { createQueryDocs, editQueryDocs, jobId, programParams, programView, receipt } from './schemas.js';
+import { sendJson } from '../platform/http/send-json.js';
 
 const tags = ['advertising'];
 const security = [{ basicAuth: [] }];
@@ -336,7 +337,7 @@ export function advertisingModule({ jobs, schedule, status, listings, operator, 
           const { statusCode, body } = await status.read(principalOf(request).partnerId, request.params.job_id);
           if (statusCode === 202) reply.header('retry-after', '1');
           // Text already JSON: sent as is (the schema documents it).
-          return reply.code(statusCode).type('application/json; charset=utf-8').send(body);
+          return sendJson(reply.code(statusCode), body);
         },
       );
     },

@@ -11,6 +11,7 @@ import type { TaskRunner } from '../platform/tasks/task-runner.js';
 import { engagementMigration } from './engagement-tables.js';
 import { engagementCommand } from '../commands/engagement.js';
 import { businessEngagementSchema, error, importedActivitySchema, weekListSchema, weekSummarySchema } from './operator-schemas.js';
+import { sendJson } from '../platform/http/send-json.js';
 
 /** At most 20 businesses per request (spec "Limits"). */
 export const MAX_ENGAGEMENT_BUSINESSES = 20;
@@ -128,14 +129,7 @@ export function engagementModule(service: EngagementService): ApiModule {
         },
         // Serialized already (each business's part is kept so). Not async: the answer is usually
         // ready at once, and then costs no promise.
-        (request, reply) => {
-          const answer = service.metrics(request.businessIds!, request.query);
-          if (Buffer.isBuffer(answer)) {
-            reply.type('application/json; charset=utf-8').send(answer);
-            return;
-          }
-          return answer.then((body) => reply.type('application/json; charset=utf-8').send(body));
-        },
+        (request, reply) => sendJson(reply, service.metrics(request.businessIds!, request.query)),
       );
 
       app.post(

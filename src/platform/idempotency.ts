@@ -4,6 +4,7 @@ import './db/platform-tables.js';
 import { apiError } from './errors.js';
 import { randomBase62, sha256Hex } from './ids.js';
 import { isOutage } from './db/availability.js';
+import { JSON_UTF8 } from './http/send-json.js';
 
 export interface StoredResponse {
   statusCode: number;
@@ -36,7 +37,6 @@ export interface PartnerWrite {
 }
 
 /** JSON answers are stored with this type (what the routes send). */
-export const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /**
  * Stores the answer to an idempotent request inside the transaction of the change it answers:

@@ -7,6 +7,7 @@ import type { ReservationOperator } from './reservation-operator.js';
 import type { ReservationService } from './reservation-service.js';
 import { reservationSettingsSchema } from './inventory.js';
 import { canceledSchema, daySheetSchema, error, importedSettingsSchema, perDaySchema, settingsAnswer } from './operator-schemas.js';
+import { sendJson } from '../platform/http/send-json.js';
 
 /**
  * Reservations are open to every reservable restaurant, not only linked ones: the original's
@@ -30,7 +31,6 @@ const ownReservation = {
 } as const;
 const tags = ['reservations'];
 const security = [{ bearerAuth: [] }];
-const JSON_UTF8 = 'application/json; charset=utf-8';
 
 const openingsResponse = {
   type: 'object',
@@ -169,14 +169,7 @@ export function reservationRoutes(service: ReservationService) {
       },
       // The service renders the JSON itself (see openings); the schema above documents it.
       // Not async: the answer is usually ready at once, and then costs no promise.
-      (request, reply) => {
-        const answer = service.openings(request.params.business_id, request.query);
-        if (Buffer.isBuffer(answer)) {
-          reply.type(JSON_UTF8).send(answer);
-          return;
-        }
-        return answer.then((body) => reply.type(JSON_UTF8).send(body));
-      },
+      (request, reply) => sendJson(reply, service.openings(request.params.business_id, request.query)),
     );
 
     app.post(

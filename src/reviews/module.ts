@@ -12,6 +12,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { reviewsMigration } from './review-tables.js';
 import { reviewCommand } from '../commands/review.js';
+import { sendJson } from '../platform/http/send-json.js';
 
 const partner: PartnerRouteConfig = { interface: 'private_reviews', scheme: 'bearer', business: { param: 'business_id' } };
 const businessParams = {
@@ -168,7 +169,7 @@ export function reviewsModule(service: ReviewService): ApiModule {
         async (request, reply) => {
           const { locale, json } = await service.partnerPage(request.business!.id, request.query, request.headers['accept-language']);
           // Serialized already (kept so); a string with a JSON type is sent as it is.
-          return reply.header('content-language', locale).type('application/json; charset=utf-8').send(json);
+          return sendJson(reply.header('content-language', locale), json);
         },
       );
 

@@ -7,8 +7,7 @@ import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { SearchRecords } from './records.js';
 import { MAX_RADIUS_M } from './search-params.js';
 import { SearchService } from './search-service.js';
-
-const JSON_UTF8 = 'application/json; charset=utf-8';
+import { sendJson } from '../platform/http/send-json.js';
 
 const params: Record<string, string> = {
   location: 'city, "city, state", postal code or state pbs knows (or give latitude and longitude)',
@@ -98,7 +97,7 @@ export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: 
           },
         },
         // The service renders the JSON itself from kept record parts; the schema above documents it.
-        async (request, reply) => reply.type(JSON_UTF8).send(await service.search(request.query)),
+        (request, reply) => sendJson(reply, service.search(request.query)),
       );
     },
   };

@@ -28,6 +28,7 @@ import { throttled, type FailureThrottle, type Limits, type RateLimiter, type To
 import { portalGuard, type PortalLimits, type PortalSessionVerifier } from './portal-session.js';
 import { faultGuard, type FaultInjector } from './fault-injection.js';
 import { operationsOf } from './operation-names.js';
+import { JSON_UTF8 } from './send-json.js';
 
 export interface GuardOptions {
   verifier: CredentialVerifier;
@@ -223,7 +224,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       // second error of one reply would get Fastify's own error shape, not the catalogue's.
       options.idempotency.releaseLater(pending);
       const away = databaseAwayError();
-      reply.code(away.status).headers(away.headers).type('application/json; charset=utf-8');
+      reply.code(away.status).headers(away.headers).type(JSON_UTF8);
       return JSON.stringify(away.toBody());
     }
     return payload;

@@ -17,6 +17,7 @@ import { jsonShapeProblem } from '../json-shape.js';
 import { loggableUrl } from '../secret-fields.js';
 import { fieldOf } from '../validation.js';
 import type { Metrics } from '../metrics.js';
+import { JSON_UTF8 } from './send-json.js';
 
 /**
  * Longest path parameter: a comma list of up to 200 ids (advertising listings, docs/contract/advertising.md §8.7)
@@ -60,7 +61,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   const body = JSON.stringify({ error: { code, description } });
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\n` +
-      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-type: ${JSON_UTF8}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -139,7 +140,7 @@ export function parseFormBody(body: string): Record<string, string | string[]> {
 
 function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toBody());
+  return reply.code(error.status).type(JSON_UTF8).send(error.toBody());
 }
 
 const nul = (where: string) => apiError('VALIDATION_ERROR', `The ${where} contains a NUL character.`, { field: null });
