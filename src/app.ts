@@ -10,7 +10,7 @@ import { reviewsModule } from './reviews/module.js';
 import { waitlistModule } from './waitlist/module.js';
 import { advertisingModule } from './advertising/module.js';
 import { reservationsModule } from './reservations/module.js';
-import { searchModule } from './search/module.js';
+import { searchModule, searchServices } from './search/module.js';
 import { subscriptionsModule } from './subscriptions/module.js';
 import { webhooksModule } from './webhooks/module.js';
 import { workbenchModule } from './workbench/module.js';
@@ -224,7 +224,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     partnersModule(services.partners, services.credentials, authFailures, services.portal),
     waitlistModule(services.partners, services.waitlist),
     reservationsModule(services.reservations, keys),
-    searchModule(ctx, catalog, occupancy, services.businesses),
+    searchModule(searchServices(ctx, catalog, occupancy, services.businesses)),
     subscriptionsModule(services.subscriptions),
     webhooksModule(services.webhooks),
     advertisingModule(services.advertising),

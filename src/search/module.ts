@@ -1,104 +1,32 @@
-import type { ApiModule, PlatformContext } from '../platform/module.js';
-import { openObject, typedRoutes } from '../platform/http/typed-routes.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
-import { searchBusinessSchema } from '../businesses/public-schemas.js';
 import type { Catalog } from '../catalog/catalog.js';
+import type { ApiModule, PlatformContext } from '../platform/module.js';
 import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { SearchRecords } from './records.js';
-import { MAX_RADIUS_M } from './search-params.js';
+import { searchRoutes } from './routes.js';
 import { SearchService } from './search-service.js';
-import { sendJson } from '../platform/http/send-json.js';
 
-const params: Record<string, string> = {
-  location: 'city, "city, state", postal code or state pbs knows (or give latitude and longitude)',
-  latitude: '−90 … 90',
-  longitude: '−180 … 180',
-  term: 'keyword or business name',
-  radius: `metres, at most ${MAX_RADIUS_M}`,
-  categories: 'category aliases, comma-separated or repeated (OR)',
-  price: '1–4, comma-separated (OR)',
-  open_now: 'true: only businesses open now',
-  open_at: 'Unix time: only businesses open then (not with open_now)',
-  attributes: 'comma-separated (AND); `reservation`: only reservable businesses (`attribute` also accepted)',
-  sort_by: 'best_match (default), rating, review_count, distance',
-  limit: '0–50, default 20',
-  offset: 'limit + offset at most 240',
-  locale: 'e.g. en_US',
-  reservation_date: 'YYYY-MM-DD (with reservation_time and reservation_covers)',
-  reservation_time: 'HH:MM',
-  reservation_covers: '1–10',
-  matches_party_size_param: 'true (default): only businesses with an opening for reservation_covers',
-};
+/** The search family's services: search itself, over the records it keeps (docs/search.md). */
+export interface SearchServices {
+  search: SearchService;
+}
 
-const typed: Record<string, object> = {
-  location: { type: 'string', minLength: 1, maxLength: 250 },
-  latitude: { type: 'number', minimum: -90, maximum: 90 },
-  longitude: { type: 'number', minimum: -180, maximum: 180 },
-  term: { type: 'string' },
-  radius: { type: 'integer', minimum: 0, maximum: MAX_RADIUS_M },
-  categories: { type: 'array', items: { type: 'string' } },
-  price: { type: 'array', maxItems: 4, items: { type: 'integer', minimum: 1, maximum: 4 } },
-  open_now: { type: 'boolean' },
-  open_at: { type: 'integer' },
-  attributes: { type: 'array', items: { type: 'string' } },
-  attribute: { type: 'string', description: 'the spec’s spelling of attributes' },
-  sort_by: { type: 'string', enum: ['best_match', 'rating', 'review_count', 'distance'], default: 'best_match' },
-  limit: { type: 'integer', minimum: 0, maximum: 50, default: 20 },
-  offset: { type: 'integer', minimum: 0 },
-  locale: { type: 'string', pattern: '^[a-z]{2,3}_[A-Z]{2}$' },
-  reservation_date: { type: 'string', format: 'date' },
-  reservation_time: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' },
-  reservation_covers: { type: 'integer', minimum: 1, maximum: 10 },
-  matches_party_size_param: { type: 'boolean', default: true },
-};
-const searchQueryDocs = {
-  type: 'object',
-  properties: Object.fromEntries(Object.entries(params).map(([k, description]) => [k, { ...typed[k], description }])),
-};
-
-const searchResponse = {
-  type: 'object',
-  required: ['businesses', 'total', 'region'],
-  properties: {
-    businesses: { type: 'array', items: searchBusinessSchema },
-    total: { type: 'integer' },
-    region: {
-      type: 'object',
-      properties: { center: { type: 'object', properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } } },
-    },
-  },
-} as const;
-
-/** `GET /v3/businesses/search`, with the reservation extension. */
-export function searchModule(ctx: PlatformContext, catalog: Catalog, occupancy: OccupancyIndex, businesses: BusinessDirectory): ApiModule {
+export function searchServices(
+  ctx: PlatformContext,
+  catalog: Catalog,
+  occupancy: OccupancyIndex,
+  businesses: BusinessDirectory,
+): SearchServices {
   const records = new SearchRecords((ids) => businesses.records(ids), ctx.config.searchRecordsKept);
-  const service = new SearchService(ctx.clock, catalog, occupancy, records);
+  return { search: new SearchService(ctx.clock, catalog, occupancy, records) };
+}
+
+/** `GET /v3/businesses/search`, with the reservation extension (routes.ts). */
+export function searchModule({ search }: SearchServices): ApiModule {
   return {
     name: 'search',
     routes: async (fastify) => {
-      const app = typedRoutes(fastify);
-      app.get(
-        '/v3/businesses/search',
-        {
-          config: {
-            partner: { interface: 'reservations', scheme: 'bearer', business: { unscoped: 'searches the whole public catalogue' } },
-            docs: { querystring: searchQueryDocs },
-          },
-          schema: {
-            tags: ['reservations'],
-            security: [{ bearerAuth: [] }],
-            summary: 'Search businesses; with reservation_date/time/covers, adds data.reservation_openings (±30 minutes)',
-            // Documented without constraints: the service gives each bad value the spec's code.
-            querystring: {
-              ...openObject,
-              properties: Object.fromEntries(Object.entries(params).map(([k, description]) => [k, { description }])),
-            },
-            response: { 200: searchResponse, 400: { $ref: 'ErrorResponse#' } },
-          },
-        },
-        // The service renders the JSON itself from kept record parts; the schema above documents it.
-        (request, reply) => sendJson(reply, service.search(request.query)),
-      );
+      await fastify.register(searchRoutes(search));
     },
   };
 }
