@@ -5,6 +5,7 @@
 // - the database drivers (pg, better-sqlite3) only in the platform's database code and the
 //   request-log writer thread;
 // - transactions through `database.transact` only (the one transaction API);
+// - a family's module.ts declares no route (routes live in route files);
 // - no file in src (or the console's src) over 400 lines.
 
 /** Files that may build SQL. */
@@ -46,14 +47,15 @@ const noDrivers = ['pg', 'better-sqlite3'].map((name) => ({
 const noHttp = { name: 'fastify', message: 'HTTP lives in routes and modules (docs/family-layout.md): services take plain values.' };
 const restrict = (...paths) => ({ 'no-restricted-imports': ['error', { paths }] });
 
-const oneTransactionApi = {
-  'no-restricted-syntax': [
-    'error',
-    {
-      selector: "CallExpression[callee.property.name='transaction']",
-      message: 'Changes run in database.transact (docs/family-layout.md): it groups commits on SQLite and is the one transaction API.',
-    },
-  ],
+const noTransactionCall = {
+  selector: "CallExpression[callee.property.name='transaction']",
+  message: 'Changes run in database.transact (docs/family-layout.md): it groups commits on SQLite and is the one transaction API.',
+};
+const oneTransactionApi = { 'no-restricted-syntax': ['error', noTransactionCall] };
+/** A family's module wires; its routes are declared in route files (docs/family-layout.md). */
+const noRouteInModule = {
+  selector: "CallExpression[callee.property.name=/^(get|post|put|patch|delete|head|route)$/][arguments.0.value=/^\\//]",
+  message: 'Routes live in routes.ts, admin-routes.ts or <topic>-routes.ts (docs/family-layout.md): module.ts registers them.',
 };
 
 export const layerRules = [
@@ -64,6 +66,8 @@ export const layerRules = [
   { files: ['src/platform/db/**'], rules: restrict(noHttp) },
   { files: ['src/workbench/request-log-worker.ts'], rules: restrict(noSql, noHttp) },
   { files: ['src/**/*.ts'], ignores: ['src/platform/db/**'], rules: oneTransactionApi },
+  // A family's module.ts: the transaction rule above, and no route of its own.
+  { files: ['src/*/module.ts'], ignores: ['src/platform/**'], rules: { 'no-restricted-syntax': ['error', noTransactionCall, noRouteInModule] } },
   {
     files: ['src/**/*.ts', 'src/**/*.tsx', 'console/src/**/*.ts', 'console/src/**/*.tsx'],
     rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] },

@@ -1,9 +1,11 @@
-import { BusinessService } from './businesses/business-service.js';
+import type { BusinessService } from './businesses/business-service.js';
+import { businessServices } from './businesses/module.js';
 import { Catalog } from './catalog/catalog.js';
 import { engagementServices } from './engagement/module.js';
 import type { EngagementService } from './engagement/engagement-service.js';
 import { CredentialService } from './partners/credential-service.js';
-import { PartnerService } from './partners/partner-service.js';
+import { partnerServices } from './partners/module.js';
+import type { PartnerService } from './partners/partner-service.js';
 import { ApiError } from './platform/errors.js';
 import { ChangeFeed } from './platform/change-feed.js';
 import { EventRelay } from './platform/event-relay.js';
@@ -14,7 +16,8 @@ import { reservationServices, type ReservationServices } from './reservations/mo
 import { OccupancyIndex } from './reservations/occupancy.js';
 import { reviewServices } from './reviews/module.js';
 import type { ReviewService } from './reviews/review-service.js';
-import { SubscriptionService } from './subscriptions/subscription-service.js';
+import { subscriptionServices } from './subscriptions/module.js';
+import type { SubscriptionService } from './subscriptions/subscription-service.js';
 import { waitlistServices, type WaitlistServices } from './waitlist/module.js';
 import { advertisingServices, type AdvertisingServices } from './advertising/module.js';
 import { webhookServices } from './webhooks/module.js';
@@ -90,15 +93,15 @@ export function buildServices(ctx: PlatformContext): Wiring {
   });
   const onEventsCommitted = () => relay.wake();
 
-  const businesses = new BusinessService(database, clock, () => {
+  const businesses = businessServices(database, clock, () => {
     catalog.invalidate();
     // Waitlist hours default to a business's opening hours.
     waitlist.lines.forget();
     // A confirmed link by alias may name another business now.
     partners.forgetLinks();
   });
-  const partners = new PartnerService(database, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
-  const subscriptions = new SubscriptionService(database, clock, tasks, partners, businesses);
+  const partners = partnerServices(database, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
+  const subscriptions = subscriptionServices(database, clock, tasks, partners, businesses);
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
   const reservations = reservationServices(database, clock, catalog, occupancy, changes, businesses, {
     publicUrl: config.publicUrl,

@@ -5,8 +5,13 @@ import type { ReservationOperator } from '../reservations/reservation-operator.j
 import { businessCommand } from '../commands/business.js';
 import { businessAdminRoutes } from './admin-routes.js';
 import { BusinessLookup } from './business-lookup.js';
-import type { BusinessService } from './business-service.js';
+import { BusinessService } from './business-service.js';
 import { businessPublicRoutes } from './public-routes.js';
+
+/** The businesses family's service: the catalogue's records, their imports and the one lookup every family uses. */
+export function businessServices(database: Database, clock: Clock, onChanged: () => void): BusinessService {
+  return new BusinessService(database, clock, onChanged);
+}
 
 /**
  * The catalogue's businesses: the operator's records and imports, and the partners' public

@@ -2,9 +2,29 @@ import type { ApiModule } from '../platform/module.js';
 import type { FailureThrottle } from '../platform/rate-limit.js';
 import { partnerCommand, type PortalAccess } from '../commands/partner.js';
 import type { CredentialService } from './credential-service.js';
-import type { PartnerService } from './partner-service.js';
+import { PartnerService } from './partner-service.js';
+import type { BusinessDirectory } from '../businesses/business-service.js';
+import type { ChangeFeed } from '../platform/change-feed.js';
+import type { Clock } from '../platform/clock.js';
+import type { Database } from '../platform/db/database.js';
 import { partnerPortalRoutes } from './portal-routes.js';
 import { oauthRoutes, partnerAdminRoutes } from './routes.js';
+
+/**
+ * The partners family's service: partners, their interfaces and business links. `onAccessChanged`
+ * runs after any change to what a credential may do; links are kept `linkCacheMs` and their
+ * changes told to other processes on `changes`.
+ */
+export function partnerServices(
+  database: Database,
+  clock: Clock,
+  businesses: BusinessDirectory,
+  onAccessChanged: () => void,
+  linkCacheMs: number,
+  changes: ChangeFeed,
+): PartnerService {
+  return new PartnerService(database, clock, businesses, onAccessChanged, linkCacheMs, changes);
+}
 
 /**
  * Partners, their interfaces, credentials and business links (the operator's side), and the

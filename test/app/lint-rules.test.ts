@@ -46,6 +46,15 @@ describe('the layer rules', () => {
     }
   });
 
+  it('keep routes in route files: a module registers them', async () => {
+    const code = "export const routes = async (app: any) => {\n  app.get('/v3/planted', async () => ({}));\n};\n";
+    expect((await problems('src/reviews/module.ts', code)).join('\n')).toMatch(/no-restricted-syntax.*Routes live in routes\.ts/);
+    expect(await problems('src/reviews/routes.ts', code)).toEqual([]);
+    expect(await problems('src/reviews/admin-routes.ts', code)).toEqual([]);
+    // A map's get is no route.
+    expect(await problems('src/reviews/module.ts', "export const v = new Map<string, number>().get('x');\n")).toEqual([]);
+  });
+
   it('keep one transaction API: database.transact', async () => {
     const code =
       'export const f = (db: { transaction(): { execute(w: () => Promise<void>): Promise<void> } }) => db.transaction().execute(async () => {});\n';

@@ -1,0 +1,302 @@
+import type { FastifyInstance } from 'fastify';
+import { typedRoutes } from '../platform/http/typed-routes.js';
+import { deliveryListSchema, emittedSchema, endpointSchema, redeliveredSchema } from './schemas.js';
+import type { WebhookService } from './webhook-service.js';
+import { DELIVERY_STATUSES, webhookEventTypes } from './webhook-tables.js';
+
+const error = { $ref: 'ErrorResponse#' } as const;
+
+const tags = ['operator'];
+const security = [{ adminToken: [] }];
+const config = { admin: true };
+const partnerParams = { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string' } } } as const;
+const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string' } } } as const;
+
+/** The operator's side of webhooks: partners' endpoints and their verification, events by hand, deliveries and redelivery. */
+export function webhookAdminRoutes(service: WebhookService) {
+  return async (fastify: FastifyInstance) => {
+    const app = typedRoutes(fastify);
+    app.put(
+      '/admin/v1/partners/:partner_id/webhook',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: "Register or change a partner's webhook URL (a new URL must be verified again)",
+          params: partnerParams,
+          response: { 200: endpointSchema, 400: error, 404: error },
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['url', 'client_id'],
+            properties: {
+              url: { type: 'string', minLength: 1, maxLength: 2000 },
+              client_id: { type: 'string', minLength: 1, maxLength: 200 },
+              event_types: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...webhookEventTypes] } },
+            },
+          },
+        },
+      },
+      async (request) => service.setEndpoint(request.params.partner_id, request.body),
+    );
+    app.get(
+      '/admin/v1/partners/:partner_id/webhook',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'A partner’s webhook endpoint, state and signing secret',
+          params: partnerParams,
+          response: { 200: endpointSchema, 404: error },
+        },
+      },
+      async (request) => service.getEndpoint(request.params.partner_id),
+    );
+    app.delete(
+      '/admin/v1/partners/:partner_id/webhook',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Remove a partner’s webhook endpoint',
+          params: partnerParams,
+          response: { 204: { type: 'null' }, 404: error },
+        },
+      },
+      async (request, reply) => {
+        await service.removeEndpoint(request.params.partner_id);
+        return reply.code(204).send();
+      },
+    );
+    app.post(
+      '/admin/v1/partners/:partner_id/webhook/verify',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Verify the endpoint now: GET url?verification=…, must echo it within the timeout',
+          response: { 200: endpointSchema, 404: error },
+          params: partnerParams,
+        },
+      },
+      async (request) => service.verify(request.params.partner_id),
+    );
+    app.put(
+      '/admin/v1/partners/:partner_id/webhook/duplicate-and-reorder',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Sandbox: send every message of the partner twice and out of order (to try its de-duplication and ordering)',
+          response: { 200: endpointSchema, 404: error },
+          params: partnerParams,
+          body: { type: 'object', required: ['on'], properties: { on: { type: 'boolean' } } },
+        },
+      },
+      async (request) => service.setDuplicateAndReorder(request.params.partner_id, request.body.on),
+    );
+    app.post(
+      '/admin/v1/partners/:partner_id/webhook/rotate-secret',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'New signing secret; the old one also signs for 24 hours',
+          params: partnerParams,
+          response: { 200: endpointSchema, 404: error },
+        },
+      },
+      async (request) => service.rotateSecret(request.params.partner_id),
+    );
+
+    app.get(
+      '/admin/v1/webhook-deliveries',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Deliveries (newest first) with every attempt',
+          response: { 200: deliveryListSchema },
+          querystring: {
+            type: 'object',
+            properties: {
+              partner_id: { type: 'string' },
+              status: { type: 'string', enum: DELIVERY_STATUSES },
+              message_id: { type: 'string', minLength: 1, maxLength: 80, description: 'One message’s deliveries (its `webhook-id`)' },
+              event_type: { type: 'string', minLength: 1, maxLength: 80 },
+              limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+            },
+          },
+        },
+      },
+      async (request) => {
+        const q = request.query;
+        return {
+          deliveries: await service.deliveries({
+            partnerId: q.partner_id,
+            status: q.status,
+            eventType: q.event_type,
+            messageIds: q.message_id === undefined ? undefined : [q.message_id],
+            limit: q.limit,
+          }),
+        };
+      },
+    );
+    app.get(
+      '/admin/v1/webhook-deliveries/per-minute',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Delivery attempts per minute (pbs clock) over the last minutes: answered 2xx, or not',
+          querystring: { type: 'object', properties: { minutes: { type: 'integer', minimum: 1, maximum: 1440, default: 60 } } },
+          response: {
+            200: {
+              type: 'object',
+              required: ['minutes'],
+              properties: {
+                minutes: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['minute', 'succeeded', 'failed'],
+                    properties: { minute: { type: 'string' }, succeeded: { type: 'integer' }, failed: { type: 'integer' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      async (request) => service.attemptsPerMinute(request.query.minutes),
+    );
+    app.post(
+      '/admin/v1/webhook-deliveries/:delivery_id/redeliver',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Send a delivered or failed message again',
+          params: { type: 'object', required: ['delivery_id'], properties: { delivery_id: { type: 'string' } } },
+          response: { 200: redeliveredSchema, 404: error, 409: error },
+        },
+      },
+      async (request) => service.redeliver(request.params.delivery_id),
+    );
+    app.post(
+      '/admin/v1/webhook-deliveries/redeliver-failed',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Send again every failed message created between two times',
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['from', 'to'],
+            properties: {
+              from: { type: 'string', format: 'date-time' },
+              to: { type: 'string', format: 'date-time' },
+              partner_id: { type: 'string' },
+            },
+          },
+          response: { 200: redeliveredSchema },
+        },
+      },
+      async (request) => {
+        const b = request.body;
+        return service.redeliverFailed(Date.parse(b.from), Date.parse(b.to), b.partner_id);
+      },
+    );
+
+    // Events the operator emits for a business (reviews come from the reviews family).
+    app.post(
+      '/admin/v1/businesses/:business_id/events/leads',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Emit a lead event (new lead or a consumer phone opt-in/out)',
+          params: businessParams,
+          response: { 201: emittedSchema, 400: error, 404: error },
+          body: {
+            type: ['object', 'null'],
+            additionalProperties: false,
+            properties: {
+              lead_id: { type: 'string', minLength: 1 },
+              event_type: {
+                type: 'string',
+                enum: ['NEW_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT'],
+              },
+            },
+          },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.emitLead(request.params.business_id, request.body ?? {})),
+    );
+    app.post(
+      '/admin/v1/businesses/:business_id/events/license-verifications',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Emit a license verification update (verified, rejected or pending)',
+          params: businessParams,
+          response: { 201: emittedSchema, 400: error, 404: error },
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['license_verification_status', 'license_number'],
+            properties: {
+              license_verification_status: { type: 'string', enum: ['VERIFIED', 'REJECTED', 'PENDING'] },
+              license_verification_failure_reason: {
+                type: 'string',
+                enum: ['NOT_FOUND', 'NAME_MATCH_FAILURE', 'SECONDARY_MATCH_FAILURE', 'INACTIVE', 'REJECT'],
+              },
+              license_number: { type: 'string' },
+              license_expiry_date: { type: ['string', 'null'], format: 'date' },
+              license_trade: { type: ['string', 'null'] },
+              license_issuing_agency: { type: ['string', 'null'] },
+            },
+          },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.emitLicense(request.params.business_id, request.body)),
+    );
+    app.post(
+      '/admin/v1/businesses/:business_id/events/ingestion-jobs',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Emit a listing data-ingestion job update',
+          params: businessParams,
+          response: { 201: emittedSchema, 400: error, 404: error },
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['job_id', 'status'],
+            properties: {
+              job_id: { type: 'string', minLength: 1 },
+              status: { type: 'string', enum: ['PROCESSING', 'COMPLETED', 'APPLIED', 'REJECTED'] },
+            },
+          },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.emitIngestion(request.params.business_id, request.body)),
+    );
+  };
+}
