@@ -54,7 +54,7 @@ const noTransactionCall = {
 const oneTransactionApi = { 'no-restricted-syntax': ['error', noTransactionCall] };
 /** A family's module wires; its routes are declared in route files (docs/family-layout.md). */
 const noRouteInModule = {
-  selector: "CallExpression[callee.property.name=/^(get|post|put|patch|delete|head|route)$/][arguments.0.value=/^\\//]",
+  selector: 'CallExpression[callee.property.name=/^(get|post|put|patch|delete|head|route)$/][arguments.0.value=/^\\//]',
   message: 'Routes live in routes.ts, admin-routes.ts or <topic>-routes.ts (docs/family-layout.md): module.ts registers them.',
 };
 
@@ -67,7 +67,11 @@ export const layerRules = [
   { files: ['src/workbench/request-log-worker.ts'], rules: restrict(noSql, noHttp) },
   { files: ['src/**/*.ts'], ignores: ['src/platform/db/**'], rules: oneTransactionApi },
   // A family's module.ts: the transaction rule above, and no route of its own.
-  { files: ['src/*/module.ts'], ignores: ['src/platform/**'], rules: { 'no-restricted-syntax': ['error', noTransactionCall, noRouteInModule] } },
+  {
+    files: ['src/*/module.ts'],
+    ignores: ['src/platform/**'],
+    rules: { 'no-restricted-syntax': ['error', noTransactionCall, noRouteInModule] },
+  },
   {
     files: ['src/**/*.ts', 'src/**/*.tsx', 'console/src/**/*.ts', 'console/src/**/*.tsx'],
     rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] },
