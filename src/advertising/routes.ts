@@ -3,6 +3,7 @@ import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import { apiError } from '../platform/errors.js';
 import { sendJson } from '../platform/http/send-json.js';
 import { partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
+import { list } from '../platform/query.js';
 import { isRecord } from '../platform/values.js';
 import type { AdvertisingServices } from './module.js';
 import { createQueryDocs, editQueryDocs, jobId, programParams, programView, receipt } from './schemas.js';
@@ -29,13 +30,6 @@ const businessIdsParams = {
   required: ['business_ids'],
   properties: { business_ids: { type: 'string', maxLength: MAX_LISTED_IDS * 201 } },
 } as const;
-
-/** The ids of a comma-separated path parameter, blanks left out. */
-const listedIds = (text: string) =>
-  text
-    .split(',')
-    .map((id) => id.trim())
-    .filter(Boolean);
 
 /**
  * The advertising partner API (spec part 2; docs/contract/advertising.md §8): create, edit and end
@@ -84,7 +78,7 @@ export function advertisingRoutes({ jobs, status, listings }: Pick<AdvertisingSe
           },
         },
       },
-      async (request) => listings.byBusiness(principalOf(request), listedIds(request.params.business_ids), request.query),
+      async (request) => listings.byBusiness(principalOf(request), list(request.params.business_ids), request.query),
     );
     app.get(
       '/v1/business_migration_info/:business_ids',
@@ -120,7 +114,7 @@ export function advertisingRoutes({ jobs, status, listings }: Pick<AdvertisingSe
           },
         },
       },
-      async (request) => listings.migrationInfo(listedIds(request.params.business_ids)),
+      async (request) => listings.migrationInfo(list(request.params.business_ids)),
     );
     app.get(
       '/v1/programs/info/:program_ids',
@@ -136,7 +130,7 @@ export function advertisingRoutes({ jobs, status, listings }: Pick<AdvertisingSe
         },
       },
       async (request) => {
-        const ids = listedIds(request.params.program_ids);
+        const ids = list(request.params.program_ids);
         if (ids.length === 0 || ids.length > MAX_LISTED_IDS)
           throw apiError('INVALID_REQUEST', `program_ids must list 1 to ${MAX_LISTED_IDS} ids`, { field: 'program_ids' });
         return listings.byId(principalOf(request), ids, request.query.start);
