@@ -174,8 +174,15 @@ export interface Figure {
   raw?: number;
   /** Raw node:http's CPU time per request in that measurement. */
   rawCpuMicrosPerRequest?: number;
-  /** The raw node:http figure for an answer as large as this scenario's (its ceiling), and that size. */
-  rawSameSize?: { reqPerSec: number; bytes: number };
+  /**
+   * Raw node:http answering a body as large as this scenario's answers, measured in the same run:
+   * its req/s (the ceiling for that size), the size, and its CPU per request, the figure a read
+   * path's own CPU per request is judged against (the kernel's and the load generator's cost of
+   * the bytes is in both).
+   */
+  rawSameSize?: { reqPerSec: number; bytes: number; cpuMicrosPerRequest?: number };
+  /** Judged as a read path: CPU per request beside raw answering the same bytes (readPath). */
+  readPath?: boolean;
   extra?: string;
 }
 
@@ -256,7 +263,7 @@ export async function besideRawAndSameSize(bytes: number, scenario: () => Promis
     ...(await scenario()),
     raw: raw.reqPerSec,
     rawCpuMicrosPerRequest: raw.cpuMicrosPerRequest,
-    rawSameSize: { reqPerSec: same.reqPerSec, bytes },
+    rawSameSize: { reqPerSec: same.reqPerSec, bytes, cpuMicrosPerRequest: same.cpuMicrosPerRequest },
   };
 }
 
@@ -268,31 +275,83 @@ export function medianBy<T>(items: T[], value: (item: T) => number): T {
 }
 
 /**
- * For the scenarios judged as a share of raw node:http: `PAIRS` alternating raw/scenario pairs,
- * reported as the pair with the median ratio, every pair's ratio and p99 listed beside it. One
- * pair's ratio moved by up to twenty points between identical runs (the machine's speed drifts); the
- * median of several is what a target can be held to.
+ * `PAIRS` alternating raw/scenario pairs, reported as the pair with the median ratio, every
+ * pair's figures listed beside it. One pair's req/s ratio moved by up to twenty points between
+ * identical runs (the machine's speed drifts); the median of several is what a target can be held
+ * to. With `answerBytes`, each pair also measures raw node:http answering that many bytes, and the
+ * pairs are ranked by CPU per request beside it (the read paths' headline, steadier than req/s).
  */
 export async function pairedWithRaw(scenario: () => Promise<Figure>, answerBytes?: number): Promise<Figure> {
   const pairs: Figure[] = [];
   for (let i = 0; i < PAIRS; i++)
     pairs.push(await (answerBytes === undefined ? besideRaw(scenario) : besideRawAndSameSize(answerBytes, scenario)));
-  const ratio = (f: Figure) => f.reqPerSec / f.raw!;
-  const median = medianBy(pairs, ratio);
+  const share = (f: Figure) => f.reqPerSec / f.raw!;
+  const byCpu = answerBytes !== undefined && pairs.every((f) => cpuTimesRaw(f) !== undefined);
+  const median = byCpu ? medianBy(pairs, (f) => cpuTimesRaw(f)!) : medianBy(pairs, share);
   if (pairs.length === 1) return median;
   const each = pairs
-    .map((f) => `${(ratio(f) * 100).toFixed(1)} % (p99 ${f.p99}${f.cpuMicrosPerRequest ? `, ${cpuText(f)}` : ''})`)
+    .map((f) =>
+      byCpu
+        ? `${cpuTimesRaw(f)!.toFixed(2)}× raw's CPU (${(share(f) * 100).toFixed(1)} % of raw req/s, p99 ${f.p99})`
+        : `${(share(f) * 100).toFixed(1)} % (p99 ${f.p99}${f.cpuMicrosPerRequest ? `, ${cpuText(f)}` : ''})`,
+    )
     .join(', ');
   return { ...median, extra: `median of ${pairs.length} pairs: ${each}` };
 }
 
 /** The mean size of the answers to `paths` (the first 20), for the same-size ceiling (besideRawAndSameSize). */
-export async function meanAnswerBytes(base: string, token: string, paths: string[]): Promise<number> {
+export async function meanAnswerBytes(base: string, headers: Record<string, string>, paths: string[]): Promise<number> {
   const sample = paths.slice(0, 20);
   let total = 0;
-  for (const path of sample)
-    total += (await (await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer()).byteLength;
+  for (const path of sample) {
+    const response = await fetch(base + path, { headers });
+    if (!response.ok) throw new Error(`GET ${path} → ${response.status} ${(await response.text()).slice(0, 300)}`);
+    total += (await response.arrayBuffer()).byteLength;
+  }
   return Math.round(total / sample.length);
+}
+
+type Options = Parameters<typeof autocannon>[0];
+
+/** The paths a scenario's connections cycle through (what its `setupClient` would give a connection). */
+export function samplePaths(options: Options): string[] {
+  const requests: Array<{ path?: string }> = [...(options.requests ?? [])];
+  options.setupClient?.({ setRequests: (list: Array<{ path?: string }>) => requests.splice(0, requests.length, ...list) } as never);
+  const url = new URL(String(options.url));
+  return requests.map((r) => r.path ?? url.pathname + url.search);
+}
+
+/**
+ * A read path, judged as issue 41 asks: its server CPU per request beside raw node:http
+ * answering as many bytes in the same run (target: at most twice raw's), with req/s and the share
+ * of raw node:http kept beside it. `pairs` raw/scenario pairs (PAIRS unless said).
+ */
+export async function readPath(name: string, options: Options, connections = CONNECTIONS): Promise<Figure> {
+  const headers = (options.headers ?? {}) as Record<string, string>;
+  const base = new URL(String(options.url)).origin;
+  const bytes = await meanAnswerBytes(base, headers, samplePaths(options));
+  return { ...(await pairedWithRaw(() => measure(name, options, connections), bytes)), readPath: true };
+}
+
+/** How many times raw node:http's CPU per request (answering the same bytes) a read path took. */
+export function cpuTimesRaw(f: Figure): number | undefined {
+  const raw = f.rawSameSize?.cpuMicrosPerRequest;
+  return f.cpuMicrosPerRequest === undefined || !raw ? undefined : f.cpuMicrosPerRequest / raw;
+}
+
+/** The headline table of the read paths: server CPU per request beside raw answering the same bytes. */
+export function readPathLines(figures: Figure[]): string[] {
+  const n = (v: number) => Math.round(v).toLocaleString('en-US');
+  return [
+    '| read path | answer bytes | server CPU µs a request | raw node:http, same bytes | × raw (target ≤ 2) | req/s | share of raw node:http (15 bytes / same bytes) | p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...figures.map((f) => {
+      const times = cpuTimesRaw(f);
+      const same = f.rawSameSize;
+      const shares = [f.raw, same?.reqPerSec].map((raw) => (raw ? `${((f.reqPerSec / raw) * 100).toFixed(1)} %` : '–')).join(' / ');
+      return `| ${f.name} | ${same ? n(same.bytes) : '–'} | ${f.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${same?.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${times === undefined ? '–' : `**${times.toFixed(2)}**${times <= 2 ? '' : ' (over)'}`} | ${n(f.reqPerSec)} | ${shares} | ${f.p99} |`;
+    }),
+  ];
 }
 
 export const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];

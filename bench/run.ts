@@ -1,17 +1,20 @@
 /**
  * `npm run bench`: starts the servers it measures as separate processes on loopback, drives them
- * with autocannon and prints req/s and latency, each scenario beside a raw node:http baseline
- * measured just before it, and the CPU steal meanwhile.
+ * with autocannon and prints, per group of scenarios, a short table: each read path's server CPU
+ * per request beside raw node:http answering the same bytes in the same run, req/s and its share
+ * of raw node:http, latency and the CPU steal meanwhile. `npm run bench -- --write-doc` also
+ * writes those tables into docs/benchmarks.md (bench/doc.ts).
  *
  * Options: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
  * BENCH_PG_URL=off skips them), BENCH_PAIRS (raw/scenario pairs for the ratio scenarios, default 3),
- * BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of
- * openings, search, holds, hostile, advertising, waitlist, reviews, engagement, scoring, catalogue, scaleout,
- * webhooks: only those groups run, after /healthz). BENCH_SCORING_SIZES: businesses of the scoring
- * runs (default 10000,100000,1000000). BENCH_CATALOGUE_SIZES: restaurants of the catalogue-scale
- * runs (default 1000,10000,100000; bench/catalogue.ts). BENCH_CPU_PROFILE=DIR: every pbs server
- * writes a V8 CPU profile (.cpuprofile) into DIR when it stops.
+ * BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of openings, search, holds,
+ * hostile, advertising, waitlist, reviews, engagement, requestlog, scoring, catalogue, scaleout,
+ * webhooks, or `reads` for every read path: only those run, after /healthz). BENCH_SCORING_SIZES:
+ * businesses of the scoring runs (default 10000,100000,1000000). BENCH_CATALOGUE_SIZES:
+ * businesses of the catalogue-scale runs (default 1000,10000,100000; 1000000 is a country;
+ * bench/catalogue.ts). BENCH_CPU_PROFILE=DIR: every pbs server writes a V8 CPU profile
+ * (.cpuprofile) into DIR when it stops.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +22,7 @@ import path from 'node:path';
 import { catalogueLines, catalogueScenario, type CatalogueRun } from './catalogue.js';
 import { type WebhookFigures } from './webhooks.js';
 import { hostileBodiesScenario } from './hostile.js';
+import { renderSection, runStamp, type Section, writeDoc } from './doc.js';
 import {
   besideRaw,
   CONNECTIONS,
@@ -28,6 +32,8 @@ import {
   measure,
   pairedWithRaw,
   PG_URL,
+  readPath,
+  readPathLines,
   ROOT,
   row,
   setRawUrl,
@@ -54,6 +60,9 @@ const SCORING_SIZES = (process.env.BENCH_SCORING_SIZES ?? process.env.BENCH_SCOR
 /** BENCH_ONLY=openings,webhooks runs /healthz and those groups of scenarios only. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : undefined;
 
+/** The groups `reads` stands for: every read path judged by CPU per request beside raw node:http. */
+const READ_GROUPS = ['openings', 'search', 'advertising', 'waitlist', 'reviews', 'engagement'];
+
 const wanted = (
   group:
     | 'openings'
@@ -69,12 +78,17 @@ const wanted = (
     | 'scoring'
     | 'hostile'
     | 'requestlog',
-) => !ONLY || ONLY.has(group);
+) => !ONLY || ONLY.has(group) || (ONLY.has('reads') && READ_GROUPS.includes(group));
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-bench-'));
   const raw = await start([path.join(ROOT, 'bench/raw-server.mjs')], { PORT: '0' });
-  const figures: Figure[] = [];
+  /** The read paths (judged by CPU per request beside raw answering the same bytes). */
+  const reads: Figure[] = [];
+  /** Writes and everything else judged by req/s beside raw node:http. */
+  const writes: Figure[] = [];
+  const hostile: Figure[] = [];
+  const scaleOut: Figure[] = [];
   const dates = upcomingDates(20);
   let webhooks: WebhookFigures | undefined;
   const advertising: AdvertisingFigures[] = [];
@@ -86,41 +100,29 @@ async function main() {
   try {
     const sqlite = await startPbs(dataDir);
     try {
-      figures.push(await pairedWithRaw(() => measure('pbs GET /healthz', { url: `${sqlite.url}/healthz` })));
-      if (wanted('hostile')) figures.push(...(await hostileBodiesScenario(sqlite.url)));
+      hostile.push(await pairedWithRaw(() => measure('pbs GET /healthz', { url: `${sqlite.url}/healthz` })));
+      if (wanted('hostile')) hostile.push(...(await hostileBodiesScenario(sqlite.url)));
       if (wanted('openings') || wanted('search') || wanted('holds')) {
         const loadStart = Date.now();
         const metro = await loadMetro(sqlite.url, 10_000);
         process.stderr.write(`loaded 10,000 restaurants on SQLite in ${((Date.now() - loadStart) / 1000).toFixed(1)} s\n`);
-        if (wanted('openings')) {
-          figures.push(
-            await pairedWithRaw(() =>
-              measure('openings, 1,000 restaurants (SQLite)', openingsOptions(sqlite.url, metro.key, metro.ids.slice(0, 1000), dates)),
-            ),
+        if (wanted('openings'))
+          reads.push(
+            await readPath('openings, 1,000 restaurants (SQLite)', openingsOptions(sqlite.url, metro.key, metro.ids.slice(0, 1000), dates)),
           );
-        }
         if (wanted('search')) {
-          const searchPath = `/v3/businesses/search?location=Bench%20City&reservation_date=${dates[3]}&reservation_time=19:00&reservation_covers=2&limit=20`;
           const searchAuth = { authorization: `Bearer ${metro.key}` };
-          figures.push(
-            await besideRaw(() =>
-              measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 1),
-            ),
-          );
-          figures.push(
-            await besideRaw(() =>
-              measure('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 10),
-            ),
+          const searchPath = `/v3/businesses/search?location=Bench%20City&reservation_date=${dates[3]}&reservation_time=19:00&reservation_covers=2&limit=20`;
+          reads.push(
+            await readPath('reservation search, 10,000 in one metro (SQLite)', { url: sqlite.url + searchPath, headers: searchAuth }, 10),
           );
           const plainPath = '/v3/businesses/search?location=Bench%20City&term=pizza&limit=20';
-          figures.push(
-            await besideRaw(() =>
-              measure('plain search, 10,000 in one metro (SQLite)', { url: sqlite.url + plainPath, headers: searchAuth }, 10),
-            ),
+          reads.push(
+            await readPath('plain search, 10,000 in one metro (SQLite)', { url: sqlite.url + plainPath, headers: searchAuth }, 10),
           );
         }
         if (wanted('holds'))
-          figures.push(await besideRaw(() => holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates)));
+          writes.push(await besideRaw(() => holdAndReserve('hold → reserve (SQLite)', sqlite.url, metro.key, metro.ids, dates)));
       }
     } finally {
       await stop(sqlite);
@@ -132,13 +134,11 @@ async function main() {
         try {
           const metro = await loadMetro(postgres.url, 1_000);
           if (wanted('openings'))
-            figures.push(
-              await pairedWithRaw(() =>
-                measure('openings, 1,000 restaurants (PostgreSQL)', openingsOptions(postgres.url, metro.key, metro.ids, dates)),
-              ),
+            reads.push(
+              await readPath('openings, 1,000 restaurants (PostgreSQL)', openingsOptions(postgres.url, metro.key, metro.ids, dates)),
             );
           if (wanted('holds'))
-            figures.push(await besideRaw(() => holdAndReserve('hold → reserve (PostgreSQL)', postgres.url, metro.key, metro.ids, dates)));
+            writes.push(await besideRaw(() => holdAndReserve('hold → reserve (PostgreSQL)', postgres.url, metro.key, metro.ids, dates)));
         } finally {
           await stop(postgres);
         }
@@ -149,7 +149,7 @@ async function main() {
       try {
         const run = await advertisingScenario('SQLite', ads.url);
         advertising.push(run.figures);
-        figures.push(...run.polling);
+        reads.push(...run.polling);
       } finally {
         await stop(ads);
       }
@@ -158,7 +158,7 @@ async function main() {
         try {
           const run = await advertisingScenario('PostgreSQL', ads.url);
           advertising.push(run.figures);
-          figures.push(...run.polling);
+          reads.push(...run.polling);
         } finally {
           await stop(ads);
         }
@@ -167,14 +167,18 @@ async function main() {
     if (wanted('waitlist')) {
       const line = await startPbs(path.join(dataDir, 'waitlist'));
       try {
-        figures.push(...(await waitlistScenario('SQLite', line.url)));
+        const [status, joins] = await waitlistScenario('SQLite', line.url);
+        reads.push(status);
+        writes.push(joins);
       } finally {
         await stop(line);
       }
       await withPostgres(async (url) => {
         const line = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'waitlist-pg') });
         try {
-          figures.push(...(await waitlistScenario('PostgreSQL', line.url)));
+          const [status, joins] = await waitlistScenario('PostgreSQL', line.url);
+          reads.push(status);
+          writes.push(joins);
         } finally {
           await stop(line);
         }
@@ -183,34 +187,32 @@ async function main() {
     if (wanted('reviews') || wanted('engagement')) {
       const insights = await startPbs(path.join(dataDir, 'insights'));
       try {
-        if (wanted('reviews')) figures.push(await reviewsScenario('SQLite', insights.url));
-        if (wanted('engagement')) figures.push(await engagementScenario('SQLite', insights.url));
+        if (wanted('reviews')) reads.push(await reviewsScenario('SQLite', insights.url));
+        if (wanted('engagement')) reads.push(await engagementScenario('SQLite', insights.url));
       } finally {
         await stop(insights);
       }
       await withPostgres(async (url) => {
         const insights = await startPbs(dataDir, { DATABASE_URL: url, PBS_DATA_DIR: path.join(dataDir, 'insights-pg') });
         try {
-          if (wanted('reviews')) figures.push(await reviewsScenario('PostgreSQL', insights.url));
-          if (wanted('engagement')) figures.push(await engagementScenario('PostgreSQL', insights.url));
+          if (wanted('reviews')) reads.push(await reviewsScenario('PostgreSQL', insights.url));
+          if (wanted('engagement')) reads.push(await engagementScenario('PostgreSQL', insights.url));
         } finally {
           await stop(insights);
         }
       });
     }
     if (wanted('requestlog')) {
-      const sqliteRun = await requestLogScenario(dataDir, dates, 'SQLite');
-      figures.push(...sqliteRun.figures);
-      requestLog.push(sqliteRun.result);
+      requestLog.push(await requestLogScenario(dataDir, dates, 'SQLite'));
       // Each server on a database of its own (a schema each), as on SQLite.
       await withPostgres((onUrl) =>
         withPostgres(async (offUrl) => {
-          const pgRun = await requestLogScenario(dataDir, dates, 'PostgreSQL', {
-            on: { DATABASE_URL: onUrl, PBS_DATA_DIR: path.join(dataDir, 'log-on-pg') },
-            off: { DATABASE_URL: offUrl, PBS_DATA_DIR: path.join(dataDir, 'log-off-pg') },
-          });
-          figures.push(...pgRun.figures);
-          requestLog.push(pgRun.result);
+          requestLog.push(
+            await requestLogScenario(dataDir, dates, 'PostgreSQL', {
+              on: { DATABASE_URL: onUrl, PBS_DATA_DIR: path.join(dataDir, 'log-on-pg') },
+              off: { DATABASE_URL: offUrl, PBS_DATA_DIR: path.join(dataDir, 'log-off-pg') },
+            }),
+          );
         }),
       );
     }
@@ -220,31 +222,76 @@ async function main() {
         await withPostgres(async (url) => void scoring.push(await scoringRun('postgres', businesses, url)));
       }
     }
-    if (wanted('catalogue')) {
-      catalogue = await catalogueScenario(dataDir, dates, holdAndReserve);
-      figures.push(...catalogue.flatMap((run) => run.figures));
-    }
-    if (wanted('scaleout') && PG_URL !== 'off') figures.push(...(await scaleOutScenario(dataDir, dates)));
+    if (wanted('catalogue')) catalogue = await catalogueScenario(dataDir, dates, holdAndReserve);
+    if (wanted('scaleout') && PG_URL !== 'off') scaleOut.push(...(await scaleOutScenario(dataDir, dates)));
     if (wanted('webhooks')) webhooks = await webhookScenario(dataDir);
   } finally {
     await stop(raw);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  const lines = [
-    `pbs benchmark — ${new Date().toISOString()} — node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'})`,
-    `autocannon: ${DURATION} s per scenario after a 2 s warm-up; servers are separate processes on loopback;`,
-    `each scenario is preceded by a raw node:http run (${CONNECTIONS} connections), its figure in "vs raw"; steal = CPU time the hypervisor took meanwhile`,
-    '',
+  const table = (figures: Figure[]) => [
     '| scenario | connections | req/s | p50 ms | p99 ms | vs raw node:http req/s | steal | non-2xx | errors | |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...figures.map(row),
-    ...(advertising.length > 0 ? ['', ...advertisingLines(advertising)] : []),
-    ...(scoring.length > 0 ? ['', ...scoringLines(scoring)] : []),
-    ...(catalogue.length > 0 ? ['', ...catalogueLines(catalogue)] : []),
-    ...(webhooks ? ['', ...webhookLines(webhooks)] : []),
-    ...(requestLog.length > 0 ? ['', ...requestLogLines(requestLog)] : []),
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  const sections: Section[] = [];
+  if (reads.length > 0)
+    sections.push({
+      id: 'reads',
+      title: 'Read paths: server CPU per request beside raw node:http answering the same bytes',
+      about:
+        'Each read path under 50 connections (search: 10) cycling through random requests, beside raw node:http answering a body of the mean size of its answers, in alternating pairs; the pair with the median CPU ratio is shown.',
+      lines: readPathLines(reads),
+    });
+  if (requestLog.length > 0)
+    sections.push({
+      id: 'requestlog',
+      title: 'The request log: main-thread CPU per request, on vs off',
+      about:
+        "Openings of 1,000 restaurants on two servers alike but for PBS_REQUEST_LOG, in alternating turns. The writer is a thread of its own at the idle scheduling class (ADR 0010); what it may cost the event loop is the main thread's CPU per request. Target: at most +10 %.",
+      lines: requestLogLines(requestLog),
+    });
+  if (catalogue.length > 0)
+    sections.push({
+      id: 'catalogue',
+      title: 'The catalogue as it grows, up to a country',
+      about:
+        'A fresh server and database per size; up to 100,000 every business is a reservable restaurant (10,000 per metro); at 1,000,000 (a country) 100,000 of them are, in ten metros, and 900,000 are other businesses in ninety more. Businesses and settings go in through the operator import API as one streamed request each; the search answers are ~31 kB, so each is judged beside raw node:http answering as many bytes.',
+      lines: catalogueLines(catalogue),
+    });
+  if (writes.length > 0)
+    sections.push({
+      id: 'writes',
+      title: 'Writes: hold → reserve and waitlist joins',
+      about: 'Each beside a raw node:http run just before it; hold → reserve counts pairs (a hold, then the reservation with its id).',
+      lines: table(writes),
+    });
+  if (advertising.length > 0)
+    sections.push({ id: 'advertising', title: 'Advertising jobs', about: '', lines: advertisingLines(advertising) });
+  if (scoring.length > 0)
+    sections.push({ id: 'scoring', title: "Engagement scoring at a country's scale", about: '', lines: scoringLines(scoring) });
+  if (webhooks) sections.push({ id: 'webhooks', title: 'Webhook delivery', about: '', lines: webhookLines(webhooks) });
+  sections.push({
+    id: 'hostile',
+    title: '/healthz, alone and under hostile bodies',
+    about: 'The floor of any request through pbs, and what 8 clients sending 0.8 MB of nested JSON each do to it (goal: p99 < 50 ms).',
+    lines: table(hostile),
+  });
+  if (scaleOut.length > 0)
+    sections.push({
+      id: 'scaleout',
+      title: 'Scale-out on two cores (PostgreSQL)',
+      about:
+        'pbs serve as one process and with PBS_PROCESSES=2; no table double-booked afterwards. On 2 cores a second API process has no core of its own (docs/scaling.md).',
+      lines: table(scaleOut),
+    });
+  const machine = `node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${DURATION} s a measurement after a 2 s warm-up, ${CONNECTIONS} connections unless said`;
+  const stamp = runStamp(machine);
+  process.stdout.write(`${sections.map((section) => renderSection(section, stamp)).join('\n\n')}\n`);
+  if (process.argv.includes('--write-doc')) {
+    writeDoc(sections, stamp);
+    process.stderr.write('wrote docs/benchmarks.md\n');
+  }
 }
 
 main().catch((error) => {

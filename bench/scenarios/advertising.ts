@@ -1,7 +1,7 @@
 /** Advertising: job creations to COMPLETED, and job status polls (a scenario of `npm run bench`, run by bench/run.ts). */
 import type autocannon from 'autocannon';
 import { generateDemoBusinesses } from '../../src/demo/demo-dataset.js';
-import { ADMIN, api, besideRaw, type Figure, measure, METRO, pairedWithRaw, pick, importBusinesses } from '../harness.js';
+import { ADMIN, api, type Figure, METRO, pick, importBusinesses, readPath } from '../harness.js';
 
 /** Program types one business can hold together (EP excludes BP): 125 businesses × 8 = 1,000 creations. */
 export const AD_TYPES = ['BP', 'CPC', 'RCA', 'CTA', 'SLIDESHOW', 'BH', 'VL', 'LOGO'];
@@ -56,7 +56,7 @@ export async function advertisingScenario(name: string, base: string): Promise<{
       setupClient: (client) => client.setRequests(Array.from({ length: 200 }, statusRequest)),
     };
   };
-  const polling = await pairedWithRaw(() => measure(`advertising job status, COMPLETED (${name})`, pollOptions(jobIds)));
+  const polling = await readPath(`advertising job status, COMPLETED (${name})`, pollOptions(jobIds));
   // Jobs still PROCESSING (held by the operator): every poll reads the database (202).
   await api(base, 'PUT', '/admin/v1/advertising/settings', ADMIN, JSON.stringify({ hold_new_jobs: true }));
   const held: string[] = [];
@@ -67,7 +67,7 @@ export async function advertisingScenario(name: string, base: string): Promise<{
     });
     held.push(((await response.json()) as { job_id: string }).job_id);
   }
-  const processing = await besideRaw(() => measure(`advertising job status, PROCESSING (${name})`, pollOptions(held)));
+  const processing = await readPath(`advertising job status, PROCESSING (${name})`, pollOptions(held));
   return {
     figures: { database: name, submitSeconds: (submitted - started) / 1000, completedSeconds: (completed - started) / 1000 },
     polling: [polling, processing],

@@ -1,6 +1,6 @@
 /** Private reviews and engagement reads, through the OAuth token flow (a scenario of `npm run bench`, run by bench/run.ts). */
 import { generateDemoBusinesses, seededRandom } from '../../src/demo/demo-dataset.js';
-import { ADMIN, api, type Figure, measure, meanAnswerBytes, METRO, pairedWithRaw, pick, importBusinesses } from '../harness.js';
+import { ADMIN, api, type Figure, METRO, pick, importBusinesses, readPath } from '../harness.js';
 
 /** A partner with `interfaces`, linked to `ids`, and its OAuth access token (reviews and engagement take the token flow). */
 export async function tokenPartner(base: string, name: string, interfaces: string[], ids: string[]): Promise<string> {
@@ -100,24 +100,12 @@ export async function engagementScenario(name: string, base: string): Promise<Fi
   return sampledRead(`engagement, 20 businesses a request (${name})`, base, token, sample);
 }
 
-/**
- * A partner read measured over a sample of requests (each connection cycles through them, with
- * the bearer token), paired with raw node:http and with raw node:http answering as many bytes.
- */
-async function sampledRead(label: string, base: string, token: string, sample: Array<{ method: 'GET'; path: string }>): Promise<Figure> {
-  const answerBytes = await meanAnswerBytes(
-    base,
-    token,
-    sample.map((r) => r.path),
-  );
-  return pairedWithRaw(
-    () =>
-      measure(label, {
-        url: base,
-        headers: { authorization: `Bearer ${token}` },
-        requests: [sample[0]],
-        setupClient: (client) => client.setRequests(sample),
-      }),
-    answerBytes,
-  );
+/** A partner read over a sample of requests (each connection cycles through them, with the bearer token): a read path. */
+function sampledRead(label: string, base: string, token: string, sample: Array<{ method: 'GET'; path: string }>): Promise<Figure> {
+  return readPath(label, {
+    url: base,
+    headers: { authorization: `Bearer ${token}` },
+    requests: [sample[0]],
+    setupClient: (client) => client.setRequests(sample),
+  });
 }

@@ -1,6 +1,6 @@
 /** Waitlist status reads and joins (a scenario of `npm run bench`, run by bench/run.ts). */
 import { generateDemoBusinesses } from '../../src/demo/demo-dataset.js';
-import { ADMIN, api, type Figure, measure, METRO, pairedWithRaw, pick, importBusinesses } from '../harness.js';
+import { ADMIN, api, type Figure, measure, METRO, pick, importBusinesses, readPath } from '../harness.js';
 import { ALL_DAY } from './scale-out.js';
 
 /**
@@ -33,14 +33,12 @@ export async function waitlistScenario(name: string, base: string): Promise<Figu
       await api(base, 'POST', `/admin/v1/businesses/${b.id}/waitlist/walk-ins`, ADMIN, JSON.stringify({ party_size: 1 + (i % 8) }));
   }
   const statusRequest = () => ({ method: 'GET' as const, path: `/v3/businesses/${pick(businesses).id}/waitlist/status` });
-  const reads = await pairedWithRaw(() =>
-    measure(`waitlist status, 100 restaurants (${name})`, {
-      url: base,
-      headers: { authorization: `Bearer ${key}` },
-      requests: [statusRequest()],
-      setupClient: (client) => client.setRequests(Array.from({ length: 500 }, statusRequest)),
-    }),
-  );
+  const reads = await readPath(`waitlist status, 100 restaurants (${name})`, {
+    url: base,
+    headers: { authorization: `Bearer ${key}` },
+    requests: [statusRequest()],
+    setupClient: (client) => client.setRequests(Array.from({ length: 500 }, statusRequest)),
+  });
   const busy = businesses[0].id;
   let connection = 0;
   const joins = await measure(`waitlist joins, one restaurant (${name})`, {

@@ -9,15 +9,8 @@ import { newId } from '../platform/ids.js';
 import { SettingsStore } from '../platform/settings.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
 import { invalid, parseCreate, parseEdit, type CreateRequest, type EditRequest, type EndRequest } from './advertising-input.js';
-import {
-  alreadyActive,
-  categoriesToCheck,
-  judgeCreate,
-  judgeEdit,
-  judgeEnd,
-  spendPeriodStart,
-  type BusinessFacts,
-} from './advertising-judge.js';
+import { alreadyActive, categoriesToCheck, judgeCreate, type BusinessFacts } from './advertising-judge.js';
+import { judgeEdit, judgeEnd, spendPeriodStart } from './advertising-edit-judge.js';
 import {
   addedKeys,
   createRequestOf,

@@ -1,24 +1,16 @@
 import { localDate } from '../platform/local-time.js';
-import {
-  cents,
-  MIN_BID,
-  MIN_BUDGET,
-  NEW_ADVERTISER_DAYS,
-  PACIFIC,
-  periodStart,
-  programStatus,
-  proratedBudget,
-} from './advertising-rules.js';
+import { cents, MIN_BID, MIN_BUDGET, NEW_ADVERTISER_DAYS, PACIFIC, programStatus, proratedBudget } from './advertising-rules.js';
 import type { AdCategoryPolicy, AdProgram, AdPromotion } from './advertising-store.js';
 import type { ProgramType } from './advertising-tables.js';
-import { EDITABLE, type CreateRequest, type EditRequest } from './advertising-input.js';
+import type { CreateRequest } from './advertising-input.js';
 import { storedStrings } from '../platform/query.js';
 
 /**
- * The judge of advertising jobs: every job error code, decided from plain data (no database, no
- * clock). advertising-jobs.ts reads the facts in the job's transaction, asks the judge, and writes
- * what it decides. Each code's condition is in docs/advertising.md; test/advertising/advertising-judge.test.ts
- * has one case per code.
+ * The judge of advertising creations (advertising-edit-judge.ts judges edits and ends): every
+ * error code, decided from plain data (no database, no clock). advertising-jobs.ts reads the
+ * facts in the job's transaction, asks the judge, and writes what it decides. Each code's
+ * condition is in docs/advertising.md; test/advertising/advertising-judge.test.ts has one case
+ * per code.
  */
 
 /** One key's refusal in a receipt (docs/contract/advertising.md §8.4 error codes). */
@@ -43,14 +35,17 @@ export interface BusinessFacts {
 /** Branded and Enhanced Profile are one page upgrade in two sizes: a business has one or the other. */
 const EXCLUSIVE: Partial<Record<ProgramType, ProgramType>> = { BP: 'EP', EP: 'BP' };
 
-const missingKey = (key: string): Rejection => ({
+export const missingKey = (key: string): Rejection => ({
   code: 'INVALID_OR_MISSING_KEY',
   message: `Required keys are invalid or missing: ${key}`,
 });
-const cannot = (message: string): Rejection => ({ code: 'COULD_NOT_MODIFY_PROGRAM', message });
+export const cannot = (message: string): Rejection => ({ code: 'COULD_NOT_MODIFY_PROGRAM', message });
 const CLOSED_TO_CREATE: Rejection = { code: 'BUSINESS_NOT_ACTIVE', message: 'The business is closed.' };
-const CLOSED: Rejection = { code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS', message: 'The business is closed.' };
-const REMOVED: Rejection = { code: 'PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH', message: 'The business is removed from search.' };
+export const CLOSED: Rejection = { code: 'PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS', message: 'The business is closed.' };
+export const REMOVED: Rejection = {
+  code: 'PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH',
+  message: 'The business is removed from search.',
+};
 
 // ---- create --------------------------------------------------------------------------------------
 
@@ -142,7 +137,7 @@ export function judgeCreate(facts: CreateFacts): CreateVerdict {
 }
 
 /** INVALID_PRICE, a missing bid, or BID_TOO_HIGH_FOR_BUDGET (a bid above the budget prorated from `from`); undefined when fine. */
-function bidProblem(
+export function bidProblem(
   raw: string | undefined,
   required: boolean,
   budget: number | undefined,
@@ -175,7 +170,7 @@ export function categoriesToCheck(asked: string[], ofBusiness: string[], cpc: bo
  * operator's policy may decline them (UNSUPPORTED_CATEGORIES: a declined category asked for, or
  * every category of the business declined when none is named).
  */
-function categoryProblem(
+export function categoryProblem(
   asked: string[],
   ofBusiness: string[],
   cpc: boolean,
@@ -270,128 +265,16 @@ function promotionProblem(facts: CreateFacts, budget: number | undefined): { rej
   return { months: promotion.months };
 }
 
-type BudgetRange = Pick<AdPromotion, 'code' | 'min_budget' | 'max_budget'>;
+export type BudgetRange = Pick<AdPromotion, 'code' | 'min_budget' | 'max_budget'>;
 
-function outsideRange(budget: number, promotion: BudgetRange): boolean {
+export function outsideRange(budget: number, promotion: BudgetRange): boolean {
   return (
     (promotion.min_budget !== null && budget < promotion.min_budget) || (promotion.max_budget !== null && budget > promotion.max_budget)
   );
 }
 
-function rangeText(promotion: BudgetRange): string {
+export function rangeText(promotion: BudgetRange): string {
   if (promotion.min_budget !== null && promotion.max_budget !== null)
     return `between ${promotion.min_budget} and ${promotion.max_budget} cents`;
   return promotion.min_budget !== null ? `of at least ${promotion.min_budget} cents` : `of at most ${promotion.max_budget} cents`;
-}
-
-// ---- edit and end ----------------------------------------------------------------------------------
-
-export interface EditFacts {
-  request: EditRequest;
-  program: AdProgram;
-  now: number;
-  business: BusinessFacts;
-  /** Spend recorded in the program's current budget period (from `periodStart`). */
-  spentThisPeriod: number;
-  /** The promotion codes of the program's running promotions. */
-  promotions: BudgetRange[];
-  /** The operator's policy declines among `categoriesToCheck(…)` of the edit's ad_categories. */
-  declined: CreateFacts['declined'];
-}
-
-/** The first day of the period whose spend an edit of `program`'s budget is judged against. */
-export const spendPeriodStart = (program: AdProgram, now: number) => periodStart(program, localDate(now, PACIFIC));
-
-/**
- * An edit, judged against the program as it is now. Refused whole: a closed business
- * (PROGRAM_NOT_ACTIVE_CLOSED_BUSINESS), a business removed from search
- * (PROGRAM_NOT_ACTIVE_BUSINESS_REMOVED_FROM_SEARCH), an ended or expired program
- * (PROGRAM_HAS_EXPIRED). Per key: see docs/advertising.md.
- */
-export function judgeEdit(
-  facts: EditFacts,
-): { refusal: Rejection } | { refusal?: undefined; errors: KeyErrors; budget: number | undefined } {
-  const { request, program, now, business } = facts;
-  if (business.closed) return { refusal: CLOSED };
-  if (business.removedFromSearch) return { refusal: REMOVED };
-  if (programStatus(program, now) === 'INACTIVE') return { refusal: { code: 'PROGRAM_HAS_EXPIRED', message: 'The program has ended.' } };
-
-  const errors: KeyErrors = {};
-  const today = localDate(now, PACIFIC);
-  const started = program.start_at <= now;
-  if (program.parent_program_id !== null) {
-    for (const key of EDITABLE)
-      if (request[key] !== undefined) errors[key] = cannot('A promotion program follows its parent program and cannot be modified.');
-  }
-  const budget = cents(request.budget);
-  if (request.budget !== undefined) {
-    if (budget === undefined) errors.budget ??= { code: 'INVALID_PRICE', message: 'The budget must be a whole number of cents.' };
-    else if (program.program_type === 'CPC' && budget < MIN_BUDGET)
-      errors.budget ??= { code: 'INVALID_PRICE', message: `The budget must be at least ${MIN_BUDGET} cents.` };
-    else if (request.future_budget_date === undefined && budget < facts.spentThisPeriod) {
-      errors.budget ??= {
-        code: 'CANNOT_DECREASE_BUDGET_BELOW_AMOUNT_ALREADY_SPENT',
-        message: `The budget cannot go below the amount already spent (${facts.spentThisPeriod}).`,
-      };
-    }
-    if (budget !== undefined && !errors.budget) {
-      // The last running promotion whose range the budget leaves is named.
-      const violated = facts.promotions.filter((promotion) => outsideRange(budget, promotion)).at(-1);
-      if (violated)
-        errors.budget = {
-          code: 'CAMPAIGN_BUDGET_VIOLATES_PROMO_RESTRICTIONS',
-          message: `The running promotion ${violated.code} needs a budget ${rangeText(violated)}.`,
-        };
-    }
-  }
-  if (request.future_budget_date !== undefined) {
-    if (request.budget === undefined) errors.future_budget_date ??= missingKey('budget (future_budget_date schedules a budget change)');
-    else if (request.future_budget_date <= today)
-      errors.future_budget_date ??= {
-        code: 'CANNOT_ADD_PROGRAM_IN_PAST',
-        message: `The future budget date ${request.future_budget_date} is not after today.`,
-      };
-  }
-  if (request.max_bid !== undefined && !errors.max_bid) {
-    if (program.is_autobid !== 0) errors.max_bid = cannot('max_bid applies only to a program bidding with max_bid (is_autobid false).');
-    else {
-      const from = program.start_date > today ? program.start_date : today;
-      const budgetNow = request.future_budget_date === undefined ? (budget ?? program.budget ?? undefined) : (program.budget ?? undefined);
-      const problem = bidProblem(request.max_bid, false, budgetNow, request.fee_period ?? program.fee_period, from);
-      if (problem) errors.max_bid = problem;
-    }
-  }
-  if (request.start !== undefined && !errors.start) {
-    if (started) errors.start = cannot('The start date of a program that has started cannot change.');
-    else if (request.start < today)
-      errors.start = { code: 'CANNOT_ADD_PROGRAM_IN_PAST', message: `The start date ${request.start} is in the past.` };
-  }
-  const startDate = request.start ?? program.start_date;
-  if (request.end !== undefined && !errors.end && (request.end < today || request.end < startDate)) {
-    errors.end = cannot(`The end date ${request.end} is before ${request.end < today ? 'today' : 'the start date'}.`);
-  }
-  if (request.pacing_method === 'unpaced' && program.is_autobid === 1)
-    errors.pacing_method ??= cannot('pacing_method unpaced is not allowed with autobid.');
-  if (request.currency !== undefined && request.currency !== program.currency) {
-    errors.currency ??= {
-      code: 'CURRENCY_MISMATCH',
-      message: `The program is paid in ${program.currency}; the currency must stay consistent.`,
-    };
-  }
-  if (request.fee_period !== undefined && request.fee_period !== program.fee_period && started) {
-    errors.fee_period ??= cannot('The fee period cannot change after the program has started.');
-  }
-  if (request.ad_categories !== undefined && !errors.ad_categories) {
-    const problem = categoryProblem(request.ad_categories, business.categories, program.program_type === 'CPC', facts.declined);
-    if (problem) errors.ad_categories = problem;
-  }
-  return { errors, budget };
-}
-
-/** An end, judged: an ended program (PROGRAM_HAS_EXPIRED) or a closed business refuses it. */
-export function judgeEnd(facts: { program: AdProgram; now: number; business: Pick<BusinessFacts, 'closed'> }): Rejection | undefined {
-  if (programStatus(facts.program, facts.now) === 'INACTIVE')
-    return { code: 'PROGRAM_HAS_EXPIRED', message: 'The program has already ended.' };
-  if (facts.business.closed) return CLOSED;
-  return undefined;
 }

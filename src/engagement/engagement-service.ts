@@ -7,7 +7,6 @@ import { apiError } from '../platform/errors.js';
 import { jsonLines } from '../platform/json-lines.js';
 import { daysBetween, mondayOf, parseDate } from '../platform/local-time.js';
 import { single } from '../platform/query.js';
-import { BatchLoader } from '../platform/batch-loader.js';
 import type { Page } from '../platform/paging.js';
 import { ReadCache } from '../platform/read-cache.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
@@ -57,8 +56,6 @@ export class EngagementService {
   private readonly parts: ReadCache<Buffer>;
   /** The latest scored week ('' when none), forgotten with the parts. */
   private readonly latestWeek: ReadCache<string>;
-  /** Parts being loaded, shared by the requests that ask at the same time. */
-  private readonly partLoads = new BatchLoader<Buffer>();
 
   constructor(
     private readonly database: Database,
@@ -93,49 +90,36 @@ export class EngagementService {
     const start = single(query.date_range_start);
     const end = single(query.date_range_end);
     const latest = this.latestWeek.peek(LATEST, LATEST);
-    if (latest !== undefined) {
-      const range = this.rangeOf(start, end, latest || undefined);
-      const parts = this.parts.peekAll(range?.key ?? 'none', businessIds);
-      if (parts.every((p): p is Buffer => p !== undefined)) return answer(parts);
-    }
-    return this.metricsLoaded(businessIds, start, end);
+    if (latest !== undefined) return this.metricsIn(businessIds, this.rangeOf(start, end, latest || undefined));
+    // '' when no week is scored yet.
+    return this.latestWeek
+      .get(LATEST, LATEST, async () => (await this.store().latestScoredWeek()) ?? '')
+      .then((week) => this.metricsIn(businessIds, this.rangeOf(start, end, week || undefined)));
   }
 
-  private async metricsLoaded(businessIds: string[], start: string | undefined, end: string | undefined): Promise<Buffer> {
-    // '' when no week is scored yet.
-    const latest = await this.latestWeek.get(LATEST, LATEST, async () => (await this.store().latestScoredWeek()) ?? '');
-    const range = this.rangeOf(start, end, latest || undefined);
-    // Parts are grouped by range: a request looks them up in one map.
-    const rangeKey = range?.key ?? 'none';
-    const parts = this.parts.peekAll(rangeKey, businessIds);
-    if (parts.every((p): p is Buffer => p !== undefined)) return answer(parts);
-    const missing = businessIds.filter((_, i) => parts[i] === undefined);
-    const loaded = await this.partLoads.load(
-      missing,
-      (id) => `${rangeKey}|${id}`,
-      async (ids) => {
-        const version = this.parts.version;
-        const byBusiness = new Map<string, ScoreRow[]>(ids.map((id) => [id, []]));
-        if (range)
-          for (const r of await this.store().scoresOf(ids))
-            if (r.week_start >= range.from && r.week_start <= range.to) byBusiness.get(r.business_id)!.push(r);
-        return ids.map((id) => {
-          const part = jsonBytes({
-            business_id: id,
-            metrics: byBusiness.get(id)!.map((r) => ({
-              start_of_week_date: r.week_start,
-              engagement_metric: r.engagement_metric,
-              intent_metric: r.intent_metric,
-              transaction_metric: r.transaction_metric,
-            })),
-          });
-          this.parts.keep(version, rangeKey, id, part);
-          return part;
-        });
-      },
+  /** The answer from each business's part for `range` (parts are grouped by range: a request looks them up in one map). */
+  private metricsIn(businessIds: string[], range: WeekRange | undefined): Buffer | Promise<Buffer> {
+    const parts = this.parts.getMany(range?.key ?? 'none', businessIds, (ids) => this.loadParts(ids, range));
+    return Array.isArray(parts) ? answer(parts) : parts.then(answer);
+  }
+
+  /** Each business's part of an answer for `range`: its weeks in the range, as JSON bytes. */
+  private async loadParts(ids: string[], range: WeekRange | undefined): Promise<Buffer[]> {
+    const byBusiness = new Map<string, ScoreRow[]>(ids.map((id) => [id, []]));
+    if (range)
+      for (const r of await this.store().scoresOf(ids))
+        if (r.week_start >= range.from && r.week_start <= range.to) byBusiness.get(r.business_id)!.push(r);
+    return ids.map((id) =>
+      jsonBytes({
+        business_id: id,
+        metrics: byBusiness.get(id)!.map((r) => ({
+          start_of_week_date: r.week_start,
+          engagement_metric: r.engagement_metric,
+          intent_metric: r.intent_metric,
+          transaction_metric: r.transaction_metric,
+        })),
+      }),
     );
-    let j = 0;
-    return answer(parts.map((p) => p ?? loaded[j++]));
   }
 
   /** Ranges worked out lately, by what they were worked out from (the dates given and the latest week). */

@@ -8,7 +8,8 @@ import type { ChangeFeed } from '../platform/change-feed.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { partnerPortalRoutes } from './portal-routes.js';
-import { oauthRoutes, partnerAdminRoutes } from './routes.js';
+import { oauthRoutes } from './oauth-routes.js';
+import { partnerAdminRoutes } from './routes.js';
 
 /**
  * The partners family's service: partners, their interfaces and business links. `onAccessChanged`

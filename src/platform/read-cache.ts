@@ -1,3 +1,4 @@
+import { BatchLoader } from './batch-loader.js';
 import type { ChangeFeed } from './change-feed.js';
 
 /**
@@ -20,6 +21,8 @@ export class ReadCache<V> {
   private readonly now: () => number;
   /** Loads under way, by group and key: joined by the misses that come meanwhile. */
   private readonly loading = new Map<string, Promise<V>>();
+  /** Batch loads under way (`getMany`), by generation, group and key. */
+  private readonly batches = new BatchLoader<V>();
 
   constructor(
     private readonly changes: ChangeFeed,
@@ -78,6 +81,34 @@ export class ReadCache<V> {
       const hit = entries?.get(key);
       return hit && hit.until > now ? hit.value : undefined;
     });
+  }
+
+  /**
+   * The answers of many keys of one group, in their order: at once (no promise) when every one
+   * is kept, as on a hot read they nearly always are; else the missing ones loaded together by
+   * `loadMissing` (given the keys, answering their values in that order) and kept. A key already
+   * being loaded by another request joins that load; a load begun before a forget is not kept,
+   * and no read after the forget joins it.
+   */
+  getMany(group: string, keys: readonly string[], loadMissing: (keys: string[]) => Promise<V[]>): V[] | Promise<V[]> {
+    const kept = this.peekAll(group, keys);
+    if (kept.every((value): value is V => value !== undefined)) return kept;
+    const version = this.generation;
+    const missing = keys.filter((_, i) => kept[i] === undefined);
+    return this.batches
+      .load(
+        missing,
+        (key) => `${version}\u0000${group}\u0000${key}`,
+        async (batch) => {
+          const values = await loadMissing(batch);
+          batch.forEach((key, i) => this.keep(version, group, key, values[i]));
+          return values;
+        },
+      )
+      .then((loaded) => {
+        let next = 0;
+        return kept.map((value) => value ?? loaded[next++]);
+      });
   }
 
   /** Where a load begins: pass it to `keep` with the answer. */

@@ -13,6 +13,7 @@ import type { SearchRecords } from './records.js';
 import { searchAnswer, type AnswerEntry } from './search-answer.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 import { BoundedMap } from '../platform/bounded-map.js';
+import { comparators, distanceMeters, type Hit, TopK } from './ranking.js';
 
 const DEFAULT_RADIUS_M = 10_000;
 const SEARCH_OPENINGS_WINDOW = 30;
@@ -20,14 +21,6 @@ const SEARCH_OPENINGS_WINDOW = 30;
 const MAX_AREA_INDEXES = 64;
 /** Areas whose share of one word's matches is kept (`withinArea`). */
 const MAX_AREAS_PER_WORD = 16;
-
-/** One business found, with what orders it. */
-interface Hit {
-  ordinal: number;
-  relevance: number;
-  /** Metres from the search centre; NaN until something needs it. */
-  distance: number;
-}
 
 /** What every hit of one request is measured against. */
 interface Request {
@@ -316,82 +309,4 @@ export class SearchService {
     }
     return searchAnswer(entries, total, request.center);
   }
-}
-
-export function distanceMeters(a: { latitude: number; longitude: number }, latitude: number, longitude: number): number {
-  const rad = Math.PI / 180;
-  const dLat = (latitude - a.latitude) * rad;
-  const dLon = (longitude - a.longitude) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.latitude * rad) * Math.cos(latitude * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * 6_371_008.8 * Math.asin(Math.sqrt(h));
-}
-
-type Compare = (a: Hit, b: Hit) => number;
-
-/** The orders of `sort_by` (docs/search.md "Ranking"); distances are worked out when first compared. */
-const comparators: Record<SearchParams['sortBy'], (catalog: Catalog, center: { latitude: number; longitude: number }) => Compare> = {
-  best_match: (catalog, center) => {
-    const q = catalog.columns.quality;
-    return (a, b) =>
-      b.relevance - a.relevance ||
-      q[b.ordinal] - q[a.ordinal] ||
-      distanceOf(catalog, center, a) - distanceOf(catalog, center, b) ||
-      byId(catalog, a, b);
-  },
-  rating: (catalog) => {
-    const { rating, reviewCount } = catalog.columns;
-    return (a, b) => rating[b.ordinal] - rating[a.ordinal] || reviewCount[b.ordinal] - reviewCount[a.ordinal] || byId(catalog, a, b);
-  },
-  review_count: (catalog) => {
-    const { reviewCount } = catalog.columns;
-    return (a, b) => reviewCount[b.ordinal] - reviewCount[a.ordinal] || byId(catalog, a, b);
-  },
-  distance: (catalog, center) => (a, b) => distanceOf(catalog, center, a) - distanceOf(catalog, center, b) || byId(catalog, a, b),
-};
-
-function byId(catalog: Catalog, a: Hit, b: Hit): number {
-  return catalog.businesses[a.ordinal].id < catalog.businesses[b.ordinal].id ? -1 : 1;
-}
-
-function distanceOf(catalog: Catalog, center: { latitude: number; longitude: number }, hit: Hit): number {
-  if (Number.isNaN(hit.distance))
-    hit.distance = distanceMeters(center, catalog.columns.latitude[hit.ordinal], catalog.columns.longitude[hit.ordinal]);
-  return hit.distance;
-}
-
-/**
- * The first k items in `compare` order without sorting them all: a page never reaches past
- * the result cap (240), while an area can hold many thousands of matches. `accepts` first, so the
- * caller inserts only items that get in.
- */
-export class TopK<T> {
-  readonly items: T[] = [];
-
-  constructor(
-    private readonly k: number,
-    private readonly compare: (a: T, b: T) => number,
-  ) {}
-
-  accepts(item: T): boolean {
-    return this.k > 0 && (this.items.length < this.k || this.compare(item, this.items[this.k - 1]) < 0);
-  }
-
-  insert(item: T): void {
-    const out = this.items;
-    let lo = 0;
-    let hi = out.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.compare(item, out[mid]) < 0) hi = mid;
-      else lo = mid + 1;
-    }
-    out.splice(lo, 0, item);
-    if (out.length > this.k) out.pop();
-  }
-}
-
-export function topK<T>(items: T[], k: number, compare: (a: T, b: T) => number): T[] {
-  const best = new TopK(k, compare);
-  for (const item of items) if (best.accepts(item)) best.insert(item);
-  return best.items;
 }

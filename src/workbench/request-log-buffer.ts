@@ -27,6 +27,71 @@ export type DecodedRecord = Omit<RequestRecord, 'requestBody' | 'responseBody'> 
 };
 
 const NONE = 0xffff_ffff;
+
+/**
+ * A record's small fields, in the order they are written: the one place that order is named,
+ * read by `headOf` (writing) and `recordOf` (reading). Absent values are null: JSON has no
+ * undefined.
+ */
+type RecordHead = [
+  at: number,
+  routeInterface: string,
+  operation: string,
+  method: string,
+  url: string,
+  status: number,
+  durationMs: number,
+  requestId: string,
+  idempotencyKey: string | null,
+  partnerId: string | null,
+  credentialKind: string | null,
+  credentialId: string | null,
+  clientAddress: string,
+  faultRule: string | null,
+];
+
+function headOf(r: RequestRecord): RecordHead {
+  return [
+    r.at,
+    r.interface,
+    r.operation,
+    r.method,
+    r.url,
+    r.status,
+    r.durationMs,
+    r.requestId,
+    r.idempotencyKey ?? null,
+    r.partnerId ?? null,
+    r.credentialKind ?? null,
+    r.credentialId ?? null,
+    r.clientAddress,
+    r.faultRule ?? null,
+  ];
+}
+
+function recordOf(head: RecordHead, requestBody: string | undefined, responseBody: string | undefined): DecodedRecord {
+  const [at, routeInterface, operation, method, url, status, durationMs, requestId, ...who] = head;
+  const [idempotencyKey, partnerId, credentialKind, credentialId, clientAddress, faultRule] = who;
+  return {
+    at,
+    interface: routeInterface,
+    operation,
+    method,
+    url,
+    status,
+    durationMs,
+    requestId,
+    idempotencyKey: idempotencyKey ?? undefined,
+    partnerId: partnerId ?? undefined,
+    credentialKind: credentialKind ?? undefined,
+    credentialId: credentialId ?? undefined,
+    clientAddress,
+    faultRule: faultRule ?? undefined,
+    requestBody,
+    responseBody,
+  };
+}
+
 /** A chunk's size: large enough that a batch of small answers takes few, small enough to cost little when idle. */
 const CHUNK_BYTES = 1024 * 1024;
 /** Chunks kept for reuse at most: a batch's worth at openings' size and rate. */
@@ -46,22 +111,7 @@ export class RecordBuffer {
   bytes = 0;
 
   append(r: RequestRecord): void {
-    const head = JSON.stringify([
-      r.at,
-      r.interface,
-      r.operation,
-      r.method,
-      r.url,
-      r.status,
-      r.durationMs,
-      r.requestId,
-      r.idempotencyKey ?? null,
-      r.partnerId ?? null,
-      r.credentialKind ?? null,
-      r.credentialId ?? null,
-      r.clientAddress,
-      r.faultRule ?? null,
-    ]);
+    const head = JSON.stringify(headOf(r));
     const request = requestText(r.requestBody);
     const answer = r.responseBody;
     // At most three bytes of UTF-8 per UTF-16 unit: room enough without measuring the text first
@@ -110,6 +160,7 @@ export class RecordBuffer {
   }
 
   private close(): void {
+    // Cast: allocUnsafeSlow's memory is an ArrayBuffer of its own (never shared), so it can be transferred.
     this.buffers.push(this.chunk!.buffer as ArrayBuffer);
     this.lengths.push(this.at);
     this.chunk = undefined;
@@ -159,27 +210,10 @@ export function decodeRecords(chunks: RecordChunks): DecodedRecord[] {
       return bytes.toString('utf8', at - length, at);
     };
     while (at < bytes.length) {
-      const head = JSON.parse(text()!) as unknown[];
+      // Written by `append` in this process from `headOf`: the bytes are pbs's own, not input.
+      const head = JSON.parse(text()!) as RecordHead;
       const requestBody = text();
-      const responseBody = text();
-      records.push({
-        at: head[0] as number,
-        interface: head[1] as string,
-        operation: head[2] as string,
-        method: head[3] as string,
-        url: head[4] as string,
-        status: head[5] as number,
-        durationMs: head[6] as number,
-        requestId: head[7] as string,
-        idempotencyKey: (head[8] as string | null) ?? undefined,
-        partnerId: (head[9] as string | null) ?? undefined,
-        credentialKind: (head[10] as string | null) ?? undefined,
-        credentialId: (head[11] as string | null) ?? undefined,
-        clientAddress: (head[12] as string | null) ?? '',
-        faultRule: (head[13] as string | null) ?? undefined,
-        requestBody,
-        responseBody,
-      });
+      records.push(recordOf(head, requestBody, text()));
     }
   }
   return records;

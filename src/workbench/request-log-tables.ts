@@ -105,6 +105,7 @@ export const requestLogFaultMigration: PbsMigration = {
  * drop their caches. Creates the table there when missing (a new file, or one deleted by hand).
  */
 export async function ensureLogFileTable(db: DbOrTx | Kysely<unknown>): Promise<void> {
+  // Cast: a transaction takes the same statements; only `sql.raw(…).execute` is used on it.
   const executor = db as Kysely<unknown>;
   await sql
     .raw(

@@ -69,6 +69,7 @@ function* chunks(rows: NewRequestLogRow[]): Generator<unknown[]> {
 function sqliteWriter(logFile: string): Write {
   const sqlite = new SqliteDatabase(logFile);
   useLogFileSettings(sqlite, '');
+  // Cast: a simple pragma answers its one value; page_size is a number.
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_BYTES / (sqlite.pragma('page_size', { simple: true }) as number)}`);
   const full = sqlite.prepare(insertText(CHUNK, () => '?'));
   const one = sqlite.prepare(insertText(1, () => '?'));
@@ -175,6 +176,7 @@ function yieldToRequests(): void {
 const port = parentPort;
 if (port) {
   yieldToRequests();
+  // Cast: workerData is what RequestLogThread started this thread with, a WriterSetup.
   const { location, fullBodies } = workerData as WriterSetup;
   const write = location.dialect === 'sqlite' ? sqliteWriter(location.logFile) : postgresWriter(location.url, location.schema);
   // One batch at a time, in the order sent: entries' ids follow the order requests were answered.

@@ -1,14 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CreateRequest, EditRequest } from '../../src/advertising/advertising-input.js';
-import {
-  judgeCreate,
-  judgeEdit,
-  judgeEnd,
-  type BusinessFacts,
-  type CreateFacts,
-  type EditFacts,
-} from '../../src/advertising/advertising-judge.js';
+import { judgeCreate, type BusinessFacts, type CreateFacts } from '../../src/advertising/advertising-judge.js';
+import { judgeEdit, judgeEnd, type EditFacts } from '../../src/advertising/advertising-edit-judge.js';
 import type { AdProgram, AdPromotion } from '../../src/advertising/advertising-store.js';
 
 // The judge of advertising jobs, without a database: one case per job error code (docs/advertising.md).

@@ -4,21 +4,34 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parsedSources, SRC } from '../support/source-files.js';
 
-/** The casts (`x as T`, `<T>x`; `as const` is no cast) and non-null assertions (`x!`) of one file. */
-function castsOf(source: ts.SourceFile): { casts: string[]; nonNull: string[] } {
+/** Lines above a cast within which its reason must be written (a comment, or a doc comment of a few lines). */
+const REASON_WITHIN_LINES = 6;
+
+/**
+ * The casts (`x as T`, `<T>x`; `as const` is no cast) and non-null assertions (`x!`) of one
+ * file, and the casts with no comment on their line or the few above it (no reason written).
+ */
+function castsOf(source: ts.SourceFile): { casts: string[]; nonNull: string[]; unexplained: string[] } {
   const casts: string[] = [];
   const nonNull: string[] = [];
-  const where = (node: ts.Node) =>
-    `${path.relative(SRC, source.fileName)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
+  const unexplained: string[] = [];
+  const lines = source.text.split('\n');
+  const lineOf = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+  const where = (node: ts.Node) => `${path.relative(SRC, source.fileName)}:${lineOf(node) + 1}`;
+  const explained = (line: number) =>
+    lines.slice(Math.max(0, line - REASON_WITHIN_LINES), line + 1).some((text) => /(^\s*(\/\/|\/?\*))|\/\/ /.test(text));
   const visit = (node: ts.Node) => {
     if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
       const isConst = ts.isTypeReferenceNode(node.type) && node.type.typeName.getText(source) === 'const';
-      if (!isConst) casts.push(where(node));
+      if (!isConst) {
+        casts.push(where(node));
+        if (!explained(lineOf(node))) unexplained.push(where(node));
+      }
     } else if (ts.isNonNullExpression(node)) nonNull.push(where(node));
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return { casts, nonNull };
+  return { casts, nonNull, unexplained };
 }
 
 /**
@@ -36,6 +49,10 @@ describe('casts in src', () => {
     const nonNull = all.flatMap((f) => f.nonNull);
     expect(casts.length <= Number(allowed![1]) ? [] : casts, `more than ${allowed![1]} casts`).toEqual([]);
     expect(nonNull.length <= Number(allowed![2]) ? [] : nonNull, `more than ${allowed![2]} non-null assertions`).toEqual([]);
+    expect(
+      all.flatMap((f) => f.unexplained),
+      'casts without a comment saying why',
+    ).toEqual([]);
     // The counter itself: a planted cast and assertion are counted, `as const` is not.
     const planted = ts.createSourceFile(
       path.join(SRC, 'planted.ts'),
@@ -43,6 +60,13 @@ describe('casts in src', () => {
       ts.ScriptTarget.Latest,
       true,
     );
-    expect(castsOf(planted)).toEqual({ casts: ['planted.ts:1'], nonNull: ['planted.ts:1'] });
+    expect(castsOf(planted)).toEqual({ casts: ['planted.ts:1'], nonNull: ['planted.ts:1'], unexplained: ['planted.ts:1'] });
+    const explained = ts.createSourceFile(
+      path.join(SRC, 'planted.ts'),
+      '// Cast: b is a C, because.\nconst a = b as C;',
+      ts.ScriptTarget.Latest,
+      true,
+    );
+    expect(castsOf(explained).unexplained).toEqual([]);
   });
 });

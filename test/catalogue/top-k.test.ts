@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/demo/demo-dataset.js';
-import { topK } from '../../src/search/search-service.js';
+import { topK } from '../../src/search/ranking.js';
 
 describe('topK', () => {
   it('returns the same first k items as a full sort, for any k', () => {

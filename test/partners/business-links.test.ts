@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { declarationProblem, installGuards } from '../../src/platform/http/guards.js';
+import { installGuards } from '../../src/platform/http/guards.js';
+import { declarationProblem } from '../../src/platform/http/route-declaration.js';
 import {
   admin,
   call,

@@ -95,4 +95,42 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     // Only the load begun after the change is kept.
     expect(cache.peek('page', 'a')).toBe('after the change');
   });
+
+  it('reads many keys at once: kept ones without a promise, the missing ones in one batch that concurrent readers join', async () => {
+    const cache = new ReadCache<string>(feed, 'probe-many', { ttlMs: 1000, maxEntries: 100, now: () => 0 });
+    const batches: string[][] = [];
+    const release: Array<() => void> = [];
+    const loadMissing = (keys: string[]) => {
+      batches.push(keys);
+      return new Promise<string[]>((resolve) => release.push(() => resolve(keys.map((k) => k.toUpperCase()))));
+    };
+    const first = cache.getMany('range', ['a', 'b', 'c'], loadMissing);
+    // b and c are already being loaded: only d is loaded for the second reader.
+    const second = cache.getMany('range', ['b', 'c', 'd'], loadMissing);
+    expect(batches).toEqual([['a', 'b', 'c'], ['d']]);
+    release.forEach((go) => go());
+    expect(await first).toEqual(['A', 'B', 'C']);
+    expect(await second).toEqual(['B', 'C', 'D']);
+    // All kept now: answered at once, in the order asked, with no load.
+    expect(cache.getMany('range', ['d', 'a'], loadMissing)).toEqual(['D', 'A']);
+    expect(batches).toHaveLength(2);
+  });
+
+  it('keeps no batch begun before a change, and lets no read after it join one', async () => {
+    const cache = new ReadCache<string>(feed, 'probe-many-forget', { ttlMs: 1000, maxEntries: 100, now: () => 0 });
+    const release: Array<() => void> = [];
+    let loads = 0;
+    const loadMissing = (keys: string[]) => {
+      const answer = `load ${++loads}`;
+      return new Promise<string[]>((resolve) => release.push(() => resolve(keys.map(() => answer))));
+    };
+    const before = cache.getMany('range', ['a'], loadMissing);
+    cache.forget('range');
+    const after = cache.getMany('range', ['a'], loadMissing);
+    expect(loads).toBe(2);
+    release.forEach((go) => go());
+    expect(await before).toEqual(['load 1']);
+    expect(await after).toEqual(['load 2']);
+    expect(cache.peek('range', 'a')).toBe('load 2');
+  });
 });

@@ -90,6 +90,7 @@ function watchQueries(client: pg.PoolClient, running: Map<pg.PoolClient, number>
     running.delete(client);
     availability.report(error);
   };
+  // Cast: the wrapper put back in the place of pg's overloaded `query` (above).
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
     const name = typeof config === 'string' ? preparedOnPostgres.get(config) : undefined;
     const result = name && Array.isArray(values) ? query({ name, text: config, values }, callback) : query(config, values, callback);

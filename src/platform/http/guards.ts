@@ -11,7 +11,6 @@ import { principalOf } from './typed-routes.js';
 import { isRecord, messageOf } from '../values.js';
 import {
   grantedInterface,
-  isPartnerInterface,
   type BusinessLinks,
   type LinkCheck,
   type BusinessScope,
@@ -21,7 +20,7 @@ import {
 } from '../auth/principal.js';
 import { firstFew, MAX_BUSINESS_ID_LENGTH, parseBusinessIdList, parseBusinessIdParam } from '../business-ids.js';
 import { list, single } from '../query.js';
-import { ApiError, apiError } from '../errors.js';
+import { apiError } from '../errors.js';
 import { IdempotencyStore, type PendingIdempotency } from '../idempotency.js';
 import { databaseAwayError, isOutage } from '../db/availability.js';
 import { throttled, type FailureThrottle, type Limits, type RateLimiter, type TokenBuckets } from '../rate-limit.js';
@@ -29,6 +28,8 @@ import { portalGuard, type PortalLimits, type PortalSessionVerifier } from './po
 import { faultGuard, type FaultInjector } from './fault-injection.js';
 import { operationsOf } from './operation-names.js';
 import { JSON_UTF8 } from './send-json.js';
+import { failureKey, throttledAuthentication } from './auth-throttle.js';
+import { declarationProblem } from './route-declaration.js';
 
 export interface GuardOptions {
   verifier: CredentialVerifier;
@@ -57,29 +58,6 @@ export interface GuardOptions {
 /** Routes anyone may call that are not limited per address: probes and scrapers call them often. */
 const UNLIMITED_PUBLIC = new Set(['/healthz', '/readyz', '/metrics']);
 
-/**
- * Runs `authenticate` and counts a wrong secret against the pair (client address, identity):
- * past the limit a wrong secret answers 429 with Retry-After instead of 401. The secret is
- * always checked first, so the right one always passes: from another address, from the same
- * address, and for any other identity (docs/security.md, "Guessing credentials").
- */
-export async function throttledAuthentication<T>(throttle: FailureThrottle, key: string, authenticate: () => T | Promise<T>): Promise<T> {
-  try {
-    return await authenticate();
-  } catch (error) {
-    if (!(error instanceof ApiError && (error.code === 'TOKEN_INVALID' || error.code === 'INVALID_CLIENT'))) throw error;
-    const wait = throttle.waitFor(key);
-    throttle.fail(key);
-    if (wait > 0) throw throttled(wait, `Too many failed authentication attempts; retry in ${wait} seconds.`);
-    throw error;
-  }
-}
-
-/** The pair a failure counts against: who calls (the client address) and whom it claims to be. */
-export function failureKey(address: string, identity: string): string {
-  return `${address}|${identity}`;
-}
-
 function partnerFailureKey(request: FastifyRequest): string {
   const basic = decodeBasic(request.headers.authorization);
   return failureKey(request.ip, basic ? `user:${basic.username}` : 'bearer');
@@ -100,49 +78,6 @@ function fieldOf(part: unknown, name: string): unknown {
 function toArray<T>(value: T | T[] | undefined): T[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
-}
-
-/** Paths of the partner interfaces and the operator API: a route here must declare how it authenticates. */
-const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/program/', '/programs/', '/admin/', '/portal/v1/'];
-
-/** Why a route's security declaration cannot be used, or undefined when it can. */
-export function declarationProblem(
-  url: string,
-  config: { partner?: PartnerRouteConfig; admin?: boolean; portal?: boolean } | undefined,
-): string | undefined {
-  const partner = config?.partner;
-  if (config?.portal) return partner || config.admin ? 'declares a portal guard beside another' : undefined;
-  if (!partner) {
-    if (config?.admin) return undefined;
-    return AUTHENTICATED_PREFIXES.some((p) => url.startsWith(p) || `${url}/` === p)
-      ? 'declares no authentication (config.partner, config.admin or config.portal)'
-      : undefined;
-  }
-  if (config?.admin) return 'declares both a partner and an operator guard';
-  const named: readonly unknown[] = Array.isArray(partner.interface) ? partner.interface : [partner.interface];
-  if (named.length === 0 || !named.every((i) => typeof i === 'string' && isPartnerInterface(i)))
-    return `names no known interface (${String(partner.interface)})`;
-  if (partner.scheme !== 'bearer' && partner.scheme !== 'basic') return `names no known scheme (${String(partner.scheme)})`;
-  const scope: Partial<Record<string, unknown>> | undefined = partner.business;
-  if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
-  const kinds = Object.keys(scope).filter((k) =>
-    ['param', 'query', 'bodyList', 'paramList', 'queryList', 'deferred', 'unscoped'].includes(k),
-  );
-  if (kinds.length !== 1)
-    return 'must declare exactly one business scope: param, query, bodyList, paramList, queryList, deferred or unscoped';
-  const [kind] = kinds;
-  const scopeName = scope[kind];
-  if (typeof scopeName !== 'string' || scopeName.trim() === '') return `business scope ${kind} needs a non-empty text`;
-  const inPath = url.split('/').includes(`:${scopeName}`);
-  if (kind === 'param' && !inPath) return `has no path parameter :${scopeName}`;
-  const max = scope.max;
-  if (
-    (kind === 'bodyList' || kind === 'paramList' || kind === 'queryList') &&
-    !(typeof max === 'number' && Number.isInteger(max) && max > 0)
-  )
-    return `${kind} scope needs a positive max`;
-  if (kind === 'paramList' && !inPath) return `has no path parameter :${scopeName}`;
-  return undefined;
 }
 
 /**

@@ -99,6 +99,7 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
 /** Records a request of a partner route that pbs ends without an answer (no `onSend` runs); nothing where the log is off. */
 export function recordUnanswered(request: FastifyRequest, reply: FastifyReply): void {
   const record: unknown = Reflect.get(request.routeOptions.config, RECORD_UNANSWERED);
+  // Cast: only installRequestRecording sets this key, and always to an Unanswered.
   if (typeof record === 'function') (record as Unanswered)(request, reply);
 }
 

@@ -1,0 +1,50 @@
+import { isPartnerInterface, type PartnerRouteConfig } from '../auth/principal.js';
+
+/**
+ * The check every route's security declaration passes before the server starts
+ * (docs/security.md "Declared on every route"): a route without one, or with one that cannot be
+ * used, stops the start.
+ */
+
+/** Paths of the partner interfaces and the operator API: a route here must declare how it authenticates. */
+const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/program/', '/programs/', '/admin/', '/portal/v1/'];
+
+/** Why a route's security declaration cannot be used, or undefined when it can. */
+export function declarationProblem(
+  url: string,
+  config: { partner?: PartnerRouteConfig; admin?: boolean; portal?: boolean } | undefined,
+): string | undefined {
+  const partner = config?.partner;
+  if (config?.portal) return partner || config.admin ? 'declares a portal guard beside another' : undefined;
+  if (!partner) {
+    if (config?.admin) return undefined;
+    return AUTHENTICATED_PREFIXES.some((p) => url.startsWith(p) || `${url}/` === p)
+      ? 'declares no authentication (config.partner, config.admin or config.portal)'
+      : undefined;
+  }
+  if (config?.admin) return 'declares both a partner and an operator guard';
+  const named: readonly unknown[] = Array.isArray(partner.interface) ? partner.interface : [partner.interface];
+  if (named.length === 0 || !named.every((i) => typeof i === 'string' && isPartnerInterface(i)))
+    return `names no known interface (${String(partner.interface)})`;
+  if (partner.scheme !== 'bearer' && partner.scheme !== 'basic') return `names no known scheme (${String(partner.scheme)})`;
+  const scope: Partial<Record<string, unknown>> | undefined = partner.business;
+  if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
+  const kinds = Object.keys(scope).filter((k) =>
+    ['param', 'query', 'bodyList', 'paramList', 'queryList', 'deferred', 'unscoped'].includes(k),
+  );
+  if (kinds.length !== 1)
+    return 'must declare exactly one business scope: param, query, bodyList, paramList, queryList, deferred or unscoped';
+  const [kind] = kinds;
+  const scopeName = scope[kind];
+  if (typeof scopeName !== 'string' || scopeName.trim() === '') return `business scope ${kind} needs a non-empty text`;
+  const inPath = url.split('/').includes(`:${scopeName}`);
+  if (kind === 'param' && !inPath) return `has no path parameter :${scopeName}`;
+  const max = scope.max;
+  if (
+    (kind === 'bodyList' || kind === 'paramList' || kind === 'queryList') &&
+    !(typeof max === 'number' && Number.isInteger(max) && max > 0)
+  )
+    return `${kind} scope needs a positive max`;
+  if (kind === 'paramList' && !inPath) return `has no path parameter :${scopeName}`;
+  return undefined;
+}
