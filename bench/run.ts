@@ -238,7 +238,6 @@ async function main() {
   if (reads.length > 0)
     sections.push({
       id: 'reads',
-      title: 'Read paths: server CPU per request beside raw node:http answering the same bytes',
       about:
         'Each read path under 50 connections (search: 10) cycling through random requests, beside raw node:http answering a body of the mean size of its answers, in alternating pairs; the pair with the median CPU ratio is shown.',
       lines: readPathLines(reads),
@@ -246,7 +245,6 @@ async function main() {
   if (requestLog.length > 0)
     sections.push({
       id: 'requestlog',
-      title: 'The request log: main-thread CPU per request, on vs off',
       about:
         "Openings of 1,000 restaurants on two servers alike but for PBS_REQUEST_LOG, in alternating turns. The writer is a thread of its own at the idle scheduling class (ADR 0010); what it may cost the event loop is the main thread's CPU per request. Target: at most +10 %.",
       lines: requestLogLines(requestLog),
@@ -254,7 +252,6 @@ async function main() {
   if (catalogue.length > 0)
     sections.push({
       id: 'catalogue',
-      title: 'The catalogue as it grows, up to a country',
       about:
         'A fresh server and database per size; up to 100,000 every business is a reservable restaurant (10,000 per metro); at 1,000,000 (a country) 100,000 of them are, in ten metros, and 900,000 are other businesses in ninety more. Businesses and settings go in through the operator import API as one streamed request each; the search answers are ~31 kB, so each is judged beside raw node:http answering as many bytes.',
       lines: catalogueLines(catalogue),
@@ -262,25 +259,20 @@ async function main() {
   if (writes.length > 0)
     sections.push({
       id: 'writes',
-      title: 'Writes: hold → reserve and waitlist joins',
       about: 'Each beside a raw node:http run just before it; hold → reserve counts pairs (a hold, then the reservation with its id).',
       lines: table(writes),
     });
-  if (advertising.length > 0)
-    sections.push({ id: 'advertising', title: 'Advertising jobs', about: '', lines: advertisingLines(advertising) });
-  if (scoring.length > 0)
-    sections.push({ id: 'scoring', title: "Engagement scoring at a country's scale", about: '', lines: scoringLines(scoring) });
-  if (webhooks) sections.push({ id: 'webhooks', title: 'Webhook delivery', about: '', lines: webhookLines(webhooks) });
+  if (advertising.length > 0) sections.push({ id: 'advertising', about: '', lines: advertisingLines(advertising) });
+  if (scoring.length > 0) sections.push({ id: 'scoring', about: '', lines: scoringLines(scoring) });
+  if (webhooks) sections.push({ id: 'webhooks', about: '', lines: webhookLines(webhooks) });
   sections.push({
     id: 'hostile',
-    title: '/healthz, alone and under hostile bodies',
     about: 'The floor of any request through pbs, and what 8 clients sending 0.8 MB of nested JSON each do to it (goal: p99 < 50 ms).',
     lines: table(hostile),
   });
   if (scaleOut.length > 0)
     sections.push({
       id: 'scaleout',
-      title: 'Scale-out on two cores (PostgreSQL)',
       about:
         'pbs serve as one process and with PBS_PROCESSES=2; no table double-booked afterwards. On 2 cores a second API process has no core of its own (docs/scaling.md).',
       lines: table(scaleOut),

@@ -4,6 +4,7 @@ import type { Business } from './business-record.js';
 import type { MatchCandidate } from './business-match.js';
 import type { BusinessesTable, BusinessImportLinesTable } from './business-tables.js';
 import { fromJson, toJson, type Json } from '../platform/values.js';
+import { keysetAfter } from '../platform/db/keyset.js';
 
 /** The columns of a business (the staged line of an import has the same, less the times). */
 export function businessColumns(b: Business): Omit<BusinessesTable, 'created_at' | 'updated_at' | 'catalog_seq'> {
@@ -86,14 +87,12 @@ export class BusinessStore {
    * `limit` at a time from `cursor` (the last row of the previous page).
    */
   async changedPage(after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number) {
-    let query = this.db
-      .selectFrom('businesses')
-      .select(['id', 'record', 'is_closed', 'catalog_seq'])
-      .where('catalog_seq', '>', after)
-      .where('catalog_seq', '<=', upTo);
-    // A row value, so both databases walk the (catalog_seq, id) index from the cursor on.
-    if (cursor) query = query.where((eb) => eb(eb.refTuple('catalog_seq', 'id'), '>', eb.tuple(cursor.seq, cursor.id)));
-    const rows = await query.orderBy('catalog_seq').orderBy('id').limit(limit).execute();
+    const query = this.db.selectFrom('businesses').select(['id', 'record', 'is_closed', 'catalog_seq']).where('catalog_seq', '<=', upTo);
+    const rows = await keysetAfter(query, { sequence: 'catalog_seq', id: 'id' }, after, cursor)
+      .orderBy('catalog_seq')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
     return rows.map((r) => ({ seq: Number(r.catalog_seq), business: fromRecord(r.record, r.is_closed) }));
   }
 

@@ -73,7 +73,7 @@ export class ReadCache<V> {
   }
 
   /** `peek` of many keys of one group at once (one look for news of changes, one clock read). */
-  peekAll(group: string, keys: readonly string[]): Array<V | undefined> {
+  private peekAll(group: string, keys: readonly string[]): Array<V | undefined> {
     this.changes.check();
     const entries = this.groups.get(group);
     const now = this.now();
@@ -111,13 +111,8 @@ export class ReadCache<V> {
       });
   }
 
-  /** Where a load begins: pass it to `keep` with the answer. */
-  get version(): number {
-    return this.generation;
-  }
-
-  /** Keeps an answer loaded since `version` was read, unless something was forgotten meanwhile. */
-  keep(version: number, group: string, key: string, value: V): void {
+  /** Keeps an answer loaded since generation `version`, unless something was forgotten meanwhile. */
+  private keep(version: number, group: string, key: string, value: V): void {
     if (version !== this.generation) return;
     // Full: everything goes, unless this replaces a kept answer (a load ahead of expiry).
     if (this.size >= this.options.maxEntries && !this.groups.get(group)?.has(key)) this.forget();

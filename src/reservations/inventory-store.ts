@@ -4,6 +4,7 @@ import type { ReservationSettings } from './inventory.js';
 import { catalogInterner } from '../platform/intern.js';
 import { internSettings } from './inventory.js';
 import { fromJson, toJson } from '../platform/values.js';
+import { keysetAfter } from '../platform/db/keyset.js';
 import type { InventoryTable, SettingsImportLinesTable, TableImportLinesTable } from './inventory-tables.js';
 
 /** A restaurant's reservation model as the catalogue loads it. */
@@ -57,14 +58,15 @@ export class InventoryStore {
    * (seq, business) order, `limit` at a time from `cursor` (the last row of the previous page).
    */
   async changedPage(after: number, upTo: number, cursor: { seq: number; id: string } | undefined, limit: number): Promise<InventoryRow[]> {
-    let query = this.db
+    const query = this.db
       .selectFrom('restaurant_settings')
       .select(['business_id', 'settings', 'catalog_seq'])
-      .where('catalog_seq', '>', after)
       .where('catalog_seq', '<=', upTo);
-    // A row value, so both databases walk the (catalog_seq, business_id) index from the cursor on.
-    if (cursor) query = query.where((eb) => eb(eb.refTuple('catalog_seq', 'business_id'), '>', eb.tuple(cursor.seq, cursor.id)));
-    const rows = await query.orderBy('catalog_seq').orderBy('business_id').limit(limit).execute();
+    const rows = await keysetAfter(query, { sequence: 'catalog_seq', id: 'business_id' }, after, cursor)
+      .orderBy('catalog_seq')
+      .orderBy('business_id')
+      .limit(limit)
+      .execute();
     const tables = new Map<string, InventoryTable[]>();
     for (let i = 0; i < rows.length; i += 500) {
       const found = await this.db
