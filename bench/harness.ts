@@ -318,6 +318,8 @@ export function samplePaths(options: Options): string[] {
   const requests: Array<{ path?: string }> = [...(options.requests ?? [])];
   options.setupClient?.({ setRequests: (list: Array<{ path?: string }>) => requests.splice(0, requests.length, ...list) } as never);
   const url = new URL(String(options.url));
+  // A scenario of one fixed request names it in its URL alone.
+  if (requests.length === 0) return [url.pathname + url.search];
   return requests.map((r) => r.path ?? url.pathname + url.search);
 }
 

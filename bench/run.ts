@@ -246,7 +246,7 @@ async function main() {
     sections.push({
       id: 'requestlog',
       about:
-        "Openings of 1,000 restaurants on two servers alike but for PBS_REQUEST_LOG, in alternating turns. The writer is a thread of its own at the idle scheduling class (ADR 0010); what it may cost the event loop is the main thread's CPU per request. Target: at most +10 %.",
+        "Openings of 1,000 restaurants on two servers alike but for PBS_REQUEST_LOG, in alternating turns. The writer is a thread of its own at the idle scheduling class (ADR 0010); what it may cost the event loop is the main thread's CPU per request. Target: at most +10 %. The control is the log-off server beside a busy loop at the idle class that does nothing of pbs's: what any thread on the other vCPU costs the event loop on this machine.",
       lines: requestLogLines(requestLog),
     });
   if (catalogue.length > 0)
