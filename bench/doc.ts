@@ -52,6 +52,12 @@ requests answered) beside **raw node:http answering as many bytes in the same ru
 so what is left is what pbs adds. Target: at most 2× raw's CPU for the same bytes. req/s, the
 share of raw node:http's 15-byte answer and p99 stay beside it. Servers are separate processes
 on loopback started as \`npm start\` starts them; every ratio is a median of raw/scenario pairs.
+
+Beside each read path, **Fastify alone** (\`bench/fastify-floor.mjs\`: the framework pbs is built
+on, with nothing of pbs) answers the same bytes in the same pair. It splits a ratio in two: the
+floor the stack sets before pbs does anything, and what pbs adds above it (authentication, the
+rate limit and its headers, the business-link check, the request id, the database or cache
+read, and writing the answer).
 `;
 
 const TAIL = `## How the hot paths are built

@@ -181,6 +181,12 @@ export interface Figure {
    * the bytes is in both).
    */
   rawSameSize?: { reqPerSec: number; bytes: number; cpuMicrosPerRequest?: number };
+  /**
+   * Fastify alone (bench/fastify-floor.mjs, nothing of pbs) answering the same bytes in the same
+   * pair: the stack's own floor, so a read path's ratio can be split into the framework's share
+   * and what pbs adds on top.
+   */
+  frameworkSameSize?: { reqPerSec: number; cpuMicrosPerRequest?: number };
   /** Judged as a read path: CPU per request beside raw answering the same bytes (readPath). */
   readPath?: boolean;
   extra?: string;
@@ -236,10 +242,15 @@ export function figureOf(name: string, r: Result, connections: number, stealPerc
 }
 
 let rawUrl = '';
+let frameworkUrl = '';
 
-/** The raw node:http server every ratio is measured against (set once it listens). */
-export function setRawUrl(url: string): void {
+/**
+ * The raw node:http server every ratio is measured against, and optionally Fastify alone
+ * answering the same bytes (the framework's floor beside each read path); set once they listen.
+ */
+export function setRawUrl(url: string, framework = ''): void {
   rawUrl = url;
+  frameworkUrl = framework;
 }
 
 /**
@@ -259,11 +270,13 @@ export async function besideRaw(scenario: () => Promise<Figure>): Promise<Figure
 export async function besideRawAndSameSize(bytes: number, scenario: () => Promise<Figure>): Promise<Figure> {
   const raw = await measure('raw node:http JSON', { url: rawUrl });
   const same = await measure(`raw node:http, ${bytes} bytes`, { url: `${rawUrl}bytes/${bytes}` });
+  const framework = frameworkUrl ? await measure(`Fastify alone, ${bytes} bytes`, { url: `${frameworkUrl}bytes/${bytes}` }) : undefined;
   return {
     ...(await scenario()),
     raw: raw.reqPerSec,
     rawCpuMicrosPerRequest: raw.cpuMicrosPerRequest,
     rawSameSize: { reqPerSec: same.reqPerSec, bytes, cpuMicrosPerRequest: same.cpuMicrosPerRequest },
+    ...(framework ? { frameworkSameSize: { reqPerSec: framework.reqPerSec, cpuMicrosPerRequest: framework.cpuMicrosPerRequest } } : {}),
   };
 }
 
@@ -341,17 +354,27 @@ export function cpuTimesRaw(f: Figure): number | undefined {
   return f.cpuMicrosPerRequest === undefined || !raw ? undefined : f.cpuMicrosPerRequest / raw;
 }
 
+/** Fastify alone's CPU per request beside raw's, both answering the read path's bytes (the framework's floor). */
+export function frameworkTimesRaw(f: Figure): number | undefined {
+  const raw = f.rawSameSize?.cpuMicrosPerRequest;
+  const framework = f.frameworkSameSize?.cpuMicrosPerRequest;
+  return framework === undefined || !raw ? undefined : framework / raw;
+}
+
 /** The headline table of the read paths: server CPU per request beside raw answering the same bytes. */
 export function readPathLines(figures: Figure[]): string[] {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   return [
-    '| read path | answer bytes | server CPU µs a request | raw node:http, same bytes | × raw (target ≤ 2) | req/s | share of raw node:http (15 bytes / same bytes) | p99 ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| read path | answer bytes | server CPU µs a request | raw node:http, same bytes | × raw (target ≤ 2) | Fastify alone, same bytes: µs (× raw) | pbs above Fastify alone, µs | req/s | share of raw node:http (15 bytes / same bytes) | p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...figures.map((f) => {
       const times = cpuTimesRaw(f);
       const same = f.rawSameSize;
+      const framework = f.frameworkSameSize?.cpuMicrosPerRequest;
+      const floor = framework === undefined ? '–' : `${framework.toFixed(1)} (${frameworkTimesRaw(f)?.toFixed(2) ?? '–'}×)`;
+      const above = framework === undefined || f.cpuMicrosPerRequest === undefined ? '–' : (f.cpuMicrosPerRequest - framework).toFixed(1);
       const shares = [f.raw, same?.reqPerSec].map((raw) => (raw ? `${((f.reqPerSec / raw) * 100).toFixed(1)} %` : '–')).join(' / ');
-      return `| ${f.name} | ${same ? n(same.bytes) : '–'} | ${f.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${same?.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${times === undefined ? '–' : `**${times.toFixed(2)}**${times <= 2 ? '' : ' (over)'}`} | ${n(f.reqPerSec)} | ${shares} | ${f.p99} |`;
+      return `| ${f.name} | ${same ? n(same.bytes) : '–'} | ${f.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${same?.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${times === undefined ? '–' : `**${times.toFixed(2)}**${times <= 2 ? '' : ' (over)'}`} | ${floor} | ${above} | ${n(f.reqPerSec)} | ${shares} | ${f.p99} |`;
     }),
   ];
 }

@@ -83,6 +83,7 @@ const wanted = (
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-bench-'));
   const raw = await start([path.join(ROOT, 'bench/raw-server.mjs')], { PORT: '0' });
+  const framework = await start([path.join(ROOT, 'bench/fastify-floor.mjs')], { PORT: '0' });
   /** The read paths (judged by CPU per request beside raw answering the same bytes). */
   const reads: Figure[] = [];
   /** Writes and everything else judged by req/s beside raw node:http. */
@@ -96,7 +97,7 @@ async function main() {
   let catalogue: CatalogueRun[] = [];
   const requestLog: RequestLogFigures[] = [];
   const adSettings = { PBS_AD_JOB_DELAY_MS: '0', PBS_TASKS_POLL_MS: '20' };
-  setRawUrl(`${raw.url}/`);
+  setRawUrl(`${raw.url}/`, `${framework.url}/`);
   try {
     const sqlite = await startPbs(dataDir);
     try {
@@ -227,6 +228,7 @@ async function main() {
     if (wanted('webhooks')) webhooks = await webhookScenario(dataDir);
   } finally {
     await stop(raw);
+    await stop(framework);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   const table = (figures: Figure[]) => [
@@ -239,7 +241,7 @@ async function main() {
     sections.push({
       id: 'reads',
       about:
-        'Each read path under 50 connections (search: 10) cycling through random requests, beside raw node:http answering a body of the mean size of its answers, in alternating pairs; the pair with the median CPU ratio is shown.',
+        'Each read path under 50 connections (search: 10) cycling through random requests, beside raw node:http answering a body of the mean size of its answers, in alternating pairs; the pair with the median CPU ratio is shown. Fastify alone (bench/fastify-floor.mjs: the framework with nothing of pbs) answers the same bytes in each pair: the floor of the stack itself, and what pbs adds above it.',
       lines: readPathLines(reads),
     });
   if (requestLog.length > 0)
