@@ -6,6 +6,7 @@ import { engagementModule } from './engagement/module.js';
 import { operationsModule, systemModule } from './operations/module.js';
 import { partnersModule } from './partners/module.js';
 import { oauthTokenSecretMigration, partnersMigration } from './partners/partner-tables.js';
+import { leadsModule } from './leads/module.js';
 import { reviewsModule } from './reviews/module.js';
 import { waitlistModule } from './waitlist/module.js';
 import { advertisingModule } from './advertising/module.js';
@@ -226,9 +227,10 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     reservationsModule(services.reservations, keys),
     searchModule(searchServices(ctx, catalog, occupancy, services.businesses)),
     subscriptionsModule(services.subscriptions),
-    webhooksModule(services.webhooks),
+    webhooksModule(services.webhooks, (business, input) => services.leads.emit(business, input)),
     advertisingModule(services.advertising),
     reviewsModule(services.reviews),
+    leadsModule(services.leads),
     engagementModule(services.engagement),
     workbenchModule(services, config.publicUrl),
     ...(options.modules?.(ctx, services) ?? []),

@@ -50,7 +50,8 @@ Usage:
   pbs webhook show | verify | rotate-secret | remove PARTNER_ID
   pbs webhook deliveries [--partner ID] [--status pending|delivered|failed] [--limit N]
   pbs webhook redeliver DELIVERY_ID | redeliver-failed --from ISO --to ISO [--partner ID]
-  pbs event lead|license|ingestion BUSINESS_ID [--lead-id ID] [--status S] [--license-number N] [--job-id ID]
+  pbs event lead|license|ingestion BUSINESS_ID [--lead-id ID] [--text TEXT] [--status S] [--license-number N] [--job-id ID]
+  pbs lead list BUSINESS_ID | show LEAD_ID | say LEAD_ID [--text TEXT] | opt-in LEAD_ID [--phone +1…] | opt-out LEAD_ID
   pbs logs tail [--partner ID] [--status 4xx|404] [--operation "POST /v3/…"] [--json] [--count N] [--after ENTRY_ID]
                                             new partner requests as pbs answers them (Ctrl-C ends)
   pbs logs list [same filters] [--limit N] | show ENTRY_ID   the request log, newest first; one entry whole

@@ -14,6 +14,8 @@ import { SecretKeys } from './platform/secret-keys.js';
 import { InventoryStore } from './reservations/inventory-store.js';
 import { reservationServices, type ReservationServices } from './reservations/module.js';
 import { OccupancyIndex } from './reservations/occupancy.js';
+import { leadServices } from './leads/module.js';
+import type { LeadService } from './leads/lead-service.js';
 import { reviewServices } from './reviews/module.js';
 import type { ReviewService } from './reviews/review-service.js';
 import { subscriptionServices } from './subscriptions/module.js';
@@ -39,6 +41,8 @@ export interface Services {
   waitlist: WaitlistServices;
   advertising: AdvertisingServices;
   reviews: ReviewService;
+  /** Leads and their conversations, behind every lead webhook. */
+  leads: LeadService;
   engagement: EngagementService;
   /** What partners sent and were answered (the workbench). */
   requestLog: RequestLog;
@@ -151,6 +155,7 @@ export function buildServices(ctx: PlatformContext): Wiring {
       nestedByDefault: config.reviewsNested,
       onEventsCommitted,
     }),
+    leads: leadServices(database, clock, businesses, { publicUrl: config.publicUrl, onEventsCommitted }),
     engagement: engagementServices(database, clock, tasks, businesses, changes),
     ...workbenchServices(
       database,

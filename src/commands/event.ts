@@ -1,13 +1,21 @@
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import { need, UsageError } from './args.js';
 
+/** A lead event for a business, with the lead behind it (the leads family's `emit`). */
+export type EmitLead = (businessIdOrAlias: string, input: { lead_id?: string; text?: string }) => Promise<unknown>;
+
 /** `pbs event …`: events the operator raises by hand (leads, licences, ingestion). */
-export async function eventCommand(hooks: WebhookService, args: string[], flags: Record<string, string>): Promise<unknown> {
+export async function eventCommand(
+  hooks: WebhookService,
+  emitLead: EmitLead,
+  args: string[],
+  flags: Record<string, string>,
+): Promise<unknown> {
   const [kind, business] = args;
   const id = need(business, 'business id');
   switch (kind) {
     case 'lead':
-      return hooks.emitLead(id, { lead_id: flags['lead-id'] });
+      return emitLead(id, { lead_id: flags['lead-id'], ...(flags.text === undefined ? {} : { text: flags.text }) });
     case 'license': {
       const status = flags.status ?? 'VERIFIED';
       if (status !== 'VERIFIED' && status !== 'REJECTED' && status !== 'PENDING')

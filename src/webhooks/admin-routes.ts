@@ -219,32 +219,7 @@ export function webhookAdminRoutes(service: WebhookService) {
       },
     );
 
-    // Events the operator emits for a business (reviews come from the reviews family).
-    app.post(
-      '/admin/v1/businesses/:business_id/events/leads',
-      {
-        config,
-        schema: {
-          tags,
-          security,
-          summary: 'Emit a lead event (new lead or a consumer phone opt-in/out)',
-          params: businessParams,
-          response: { 201: emittedSchema, 400: error, 404: error },
-          body: {
-            type: ['object', 'null'],
-            additionalProperties: false,
-            properties: {
-              lead_id: { type: 'string', minLength: 1 },
-              event_type: {
-                type: 'string',
-                enum: ['NEW_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT'],
-              },
-            },
-          },
-        },
-      },
-      async (request, reply) => reply.code(201).send(await service.emitLead(request.params.business_id, request.body ?? {})),
-    );
+    // Events the operator emits for a business (reviews and leads come from their families).
     app.post(
       '/admin/v1/businesses/:business_id/events/license-verifications',
       {

@@ -8,7 +8,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/database.js';
 import type { EventRelay } from '../platform/event-relay.js';
-import { eventCommand } from '../commands/event.js';
+import { eventCommand, type EmitLead } from '../commands/event.js';
 import { webhookCommand } from '../commands/webhook.js';
 import { webhookPortalRoutes } from './portal-routes.js';
 import { webhookAdminRoutes } from './admin-routes.js';
@@ -49,12 +49,12 @@ export function webhookServices(
 }
 
 /** Operator side of webhooks: endpoints and their verification, events, deliveries. */
-export function webhooksModule(service: WebhookService): ApiModule {
+export function webhooksModule(service: WebhookService, emitLead: EmitLead): ApiModule {
   return {
     name: 'webhooks',
     commands: {
       webhook: (args, flags) => webhookCommand(service, args, flags),
-      event: (args, flags) => eventCommand(service, args, flags),
+      event: (args, flags) => eventCommand(service, emitLead, args, flags),
     },
     migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration, webhookShuffleMigration],
     routes: async (fastify) => {

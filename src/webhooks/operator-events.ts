@@ -14,7 +14,11 @@ export interface WebhookUpdate {
 
 export type LeadEventType = 'NEW_EVENT' | 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT' | 'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT';
 
-/** A new lead (with a unique event_id for de-duplication) or a consumer's phone opt-in/out. */
+/**
+ * A lead update of a portal test event: a new lead (with a unique event_id for de-duplication) or
+ * a consumer's phone opt-in/out. Real lead events are written by the leads family with the lead
+ * behind them (src/leads/lead-service.ts).
+ */
 export function leadUpdate(input: { lead_id?: string; event_type?: LeadEventType }, now: number): WebhookUpdate {
   const type = input.event_type ?? 'NEW_EVENT';
   const lead_id = input.lead_id ?? newId();

@@ -12,7 +12,7 @@ import { newId } from '../platform/ids.js';
 import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-guard.js';
 import { describeRequestFailure, MAX_ANSWER_BYTES } from './outbound.js';
 import { newWebhookSecret } from './signing.js';
-import { ingestionUpdate, leadUpdate, licenseUpdate, type LicenseInput, type WebhookUpdate } from './operator-events.js';
+import { ingestionUpdate, licenseUpdate, type LicenseInput, type WebhookUpdate } from './operator-events.js';
 export { DELIVERY_STATUSES } from './webhook-tables.js';
 import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes } from './webhook-tables.js';
 import { WebhookStore, type EndpointRow } from './webhook-store.js';
@@ -280,7 +280,10 @@ export class WebhookService {
     }
   }
 
-  /** Operator emission (leads, license verifications, ingestion-job updates) for a business: an event in the outbox. */
+  /**
+   * Operator emission (license verifications, ingestion-job updates) for a business: an event in
+   * the outbox. Lead events are the leads family's (they write the lead behind them).
+   */
   async emitForBusiness(businessIdOrAlias: string, update: WebhookUpdate) {
     const business = await this.businesses.requireRef(businessIdOrAlias);
     const eventId = await this.database.transact((trx) =>
@@ -311,10 +314,6 @@ export class WebhookService {
     );
     this.eventsCommitted();
     return { event_id: eventId, message_id: messageIdOf(eventId) };
-  }
-
-  emitLead(businessIdOrAlias: string, input: Parameters<typeof leadUpdate>[0]) {
-    return this.emitForBusiness(businessIdOrAlias, leadUpdate(input, this.clock.now()));
   }
 
   emitLicense(businessIdOrAlias: string, input: LicenseInput) {

@@ -7812,83 +7812,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/businesses/{business_id}/events/leads": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Emit a lead event (new lead or a consumer phone opt-in/out) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    business_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        lead_id?: string;
-                        /** @enum {string} */
-                        event_type?: "NEW_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_IN_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT";
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            event_id: string;
-                            /** @description The `webhook-id` its messages carry */
-                            message_id: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorResponse"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/admin/v1/businesses/{business_id}/events/license-verifications": {
         parameters: {
             query?: never;
@@ -11349,6 +11272,411 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/businesses/{business_id}/events/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Emit a lead event: a new lead, a consumer message in one, or a consumer phone opt-in/out
+         * @description NEW_EVENT without a lead_id (or with a new one) starts a lead: a realistic request for a quote and the consumer's first message summarising it (`text`: its additional details). NEW_EVENT naming an existing lead adds a consumer message (`text`, or a realistic one). A phone opt-in or opt-out changes the phone number of an existing lead. Each sends its webhook.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    business_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        lead_id?: string;
+                        /** @enum {string} */
+                        event_type?: "NEW_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_IN_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT";
+                        text?: string;
+                        /** @description E.164, for an opt-in */
+                        phone_number?: string;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event_id: string;
+                            /** @description The `webhook-id` its messages carry */
+                            message_id: string;
+                            lead_id: string;
+                            /** @description The new message's id in the conversation, and the webhook's event_id */
+                            lead_event_id?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/businesses/{business_id}/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A business's newest leads (up to 100) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    business_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            leads: {
+                                id: string;
+                                business_id: string;
+                                conversation_id: string;
+                                /** @description ISO 8601, seconds, +00:00 */
+                                time_created: string;
+                                /** @description The time of the newest event */
+                                last_event_time: string;
+                                user: {
+                                    display_name: string;
+                                };
+                                project: {
+                                    job_names: string[];
+                                    survey_answers: {
+                                        question_text: string;
+                                        question_identifier: string | null;
+                                        answer_text: string[];
+                                    }[];
+                                    location?: {
+                                        postal_code?: string;
+                                    };
+                                    availability?: {
+                                        status?: string;
+                                        dates?: string[];
+                                    };
+                                    additional_info?: string;
+                                    attachments?: {
+                                        id: string;
+                                        url: string;
+                                        mime_type: string;
+                                        resource_name: string;
+                                    }[];
+                                };
+                                /** @description Mail sent here is added to the conversation */
+                                temporary_email_address?: string;
+                                temporary_email_address_expiry?: string;
+                                /** @description E.164; present once the consumer opted in to phone contact */
+                                phone_number?: string;
+                                /** @description The same number as phone_number (legacy field) */
+                                temporary_phone_number?: string;
+                                temporary_phone_number_expiry?: string;
+                                link_to_reply_in_yelp?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/leads/{lead_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A lead as its partner reads it, with its newest 500 events and whether the business read and replied */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    lead_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            lead: {
+                                id: string;
+                                business_id: string;
+                                conversation_id: string;
+                                /** @description ISO 8601, seconds, +00:00 */
+                                time_created: string;
+                                /** @description The time of the newest event */
+                                last_event_time: string;
+                                user: {
+                                    display_name: string;
+                                };
+                                project: {
+                                    job_names: string[];
+                                    survey_answers: {
+                                        question_text: string;
+                                        question_identifier: string | null;
+                                        answer_text: string[];
+                                    }[];
+                                    location?: {
+                                        postal_code?: string;
+                                    };
+                                    availability?: {
+                                        status?: string;
+                                        dates?: string[];
+                                    };
+                                    additional_info?: string;
+                                    attachments?: {
+                                        id: string;
+                                        url: string;
+                                        mime_type: string;
+                                        resource_name: string;
+                                    }[];
+                                };
+                                /** @description Mail sent here is added to the conversation */
+                                temporary_email_address?: string;
+                                temporary_email_address_expiry?: string;
+                                /** @description E.164; present once the consumer opted in to phone contact */
+                                phone_number?: string;
+                                /** @description The same number as phone_number (legacy field) */
+                                temporary_phone_number?: string;
+                                temporary_phone_number_expiry?: string;
+                                link_to_reply_in_yelp?: string;
+                            };
+                            events: {
+                                /** @description A text and its attachment share one id */
+                                id: string;
+                                /** @description An opaque paging token, not an id */
+                                cursor: string;
+                                time_created: string;
+                                /** @description TEXT, ATTACHMENT_GROUPING, … */
+                                event_type: string;
+                                /** @enum {string} */
+                                user_type: "CONSUMER" | "BIZ";
+                                user_id: string;
+                                user_display_name: string;
+                                event_content: {
+                                    text?: string;
+                                    fallback_text: string;
+                                    attachments?: {
+                                        id: string;
+                                        url: string;
+                                        mime_type: string;
+                                        resource_name: string | null;
+                                    }[];
+                                };
+                                /** @description API-SELF: written through the Leads API */
+                                channel?: string;
+                            }[];
+                            /** @description The newest event the business marked read */
+                            read_through_event_id: string | null;
+                            /**
+                             * @description Marked replied outside the conversation
+                             * @enum {string|null}
+                             */
+                            replied_as: "PHONE" | "EMAIL" | null;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/leads/{lead_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A consumer's message in a lead's conversation (sends NEW_EVENT) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    lead_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        text?: string;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event_id: string;
+                            /** @description The `webhook-id` its messages carry */
+                            message_id: string;
+                            lead_id: string;
+                            /** @description The new message's id in the conversation, and the webhook's event_id */
+                            lead_event_id?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -1,0 +1,60 @@
+import type { Insertable, Selectable } from 'kysely';
+import { forUpdateOn, type DbOrTx, type Dialect } from '../platform/db/database.js';
+import type { LeadEventsTable, LeadsTable } from './lead-tables.js';
+import './lead-tables.js';
+
+export type Lead = Selectable<LeadsTable>;
+export type LeadEvent = Selectable<LeadEventsTable>;
+
+/** SQL of leads and their conversations. */
+export class LeadStore {
+  constructor(
+    private readonly db: DbOrTx,
+    private readonly dialect: Dialect,
+  ) {}
+
+  lead(id: string): Promise<Lead | undefined> {
+    return this.db.selectFrom('leads').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The lead, locked for the transaction on PostgreSQL: events of one lead are numbered in turn. */
+  lockLead(id: string): Promise<Lead | undefined> {
+    return forUpdateOn(this.db.selectFrom('leads').selectAll().where('id', '=', id), this.dialect).executeTakeFirst();
+  }
+
+  async insertLead(lead: Insertable<LeadsTable>): Promise<void> {
+    await this.db.insertInto('leads').values(lead).execute();
+  }
+
+  async updateLead(id: string, change: Partial<Insertable<LeadsTable>>): Promise<void> {
+    await this.db.updateTable('leads').set(change).where('id', '=', id).execute();
+  }
+
+  async insertEvent(event: Insertable<LeadEventsTable>): Promise<void> {
+    await this.db.insertInto('lead_events').values(event).execute();
+  }
+
+  /** The newest `limit` events of a lead, oldest first. */
+  async latestEvents(leadId: string, limit: number): Promise<LeadEvent[]> {
+    const newest = await this.db
+      .selectFrom('lead_events')
+      .selectAll()
+      .where('lead_id', '=', leadId)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return newest.reverse();
+  }
+
+  /** A business's leads, newest first, `limit` of them. */
+  leadsOfBusiness(businessId: string, limit: number): Promise<Lead[]> {
+    return this.db
+      .selectFrom('leads')
+      .selectAll()
+      .where('business_id', '=', businessId)
+      .orderBy('time_created', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+}
