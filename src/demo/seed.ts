@@ -6,6 +6,7 @@ import type { CredentialService } from '../partners/credential-service.js';
 import type { PartnerService } from '../partners/partner-service.js';
 import type { ReservationServices } from '../reservations/module.js';
 import type { ReviewService } from '../reviews/review-service.js';
+import type { LeadService } from '../leads/lead-service.js';
 import type { EngagementService } from '../engagement/engagement-service.js';
 import { ACTIVITY_FIELDS } from '../engagement/scoring.js';
 import { addDays, mondayOf } from '../platform/local-time.js';
@@ -31,9 +32,33 @@ export interface SeedResult {
   partnerId: string;
 }
 
+/** The demo's leads: three requests for a quote, each with a conversation under way; made once (stable ids). */
+const DEMO_LEADS = [
+  {
+    id: 'demo-lead-catering',
+    details: 'A team lunch for 30 next Friday, some vegetarians.',
+    follow: ['Could you send a menu with prices?'],
+  },
+  {
+    id: 'demo-lead-birthday',
+    details: 'A surprise birthday dinner, ideally a private room.',
+    follow: ['Is a cake allowed if we bring it?'],
+  },
+  { id: 'demo-lead-rehearsal', details: 'Rehearsal dinner for 18 on a Saturday in June.', follow: [] },
+];
+
+async function demoLeads(leads: LeadService, businesses: Array<{ id: string }>): Promise<void> {
+  for (const [i, demo] of DEMO_LEADS.entries()) {
+    const business = businesses[i];
+    if (!business || (await leads.exists(demo.id))) continue;
+    await leads.emit(business.id, { lead_id: demo.id, text: demo.details });
+    for (const text of demo.follow) await leads.emit(business.id, { lead_id: demo.id, text });
+  }
+}
+
 /**
  * Loads the demo dataset (60 restaurants in San Francisco and Toronto, with reviews and four
- * scored weeks of engagement) and a demo partner with every interface enabled and every demo
+ * scored weeks of engagement, three leads with their conversations) and a demo partner with every interface enabled and every demo
  * business linked. Safe to run again: businesses are
  * upserted and the partner is created only once.
  */
@@ -45,6 +70,7 @@ export interface SeedServices {
   credentials: CredentialService;
   reviews: ReviewService;
   engagement: EngagementService;
+  leads: LeadService;
 }
 
 const REVIEW_TEXTS: Record<number, string[]> = {
@@ -139,6 +165,7 @@ export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResu
   const now = Date.now();
   await services.reviews.importJsonLines(demoReviews(businesses, now).join('\n'), { notify: false });
   await demoEngagement(services.engagement, businesses, now);
+  await demoLeads(services.leads, businesses);
   const settings = new SettingsStore(db);
   const existing = await settings.get('demo_partner_id');
   if (existing) {

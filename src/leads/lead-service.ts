@@ -104,6 +104,11 @@ export class LeadService {
     };
   }
 
+  /** Whether a lead exists (the demo seeds its leads once). */
+  async exists(leadId: string): Promise<boolean> {
+    return (await this.store().lead(leadId)) !== undefined;
+  }
+
   /** A consumer's message in an existing lead (a realistic one when `text` is absent), with its NEW_EVENT webhook. */
   async consumerSays(leadId: string, text: string | undefined) {
     const lead = await this.store().lead(leadId);
@@ -144,7 +149,14 @@ export class LeadService {
   ) {
     const random = Math.random;
     const drafted = draftProject(
-      { categories: business.categories.map((c) => c.alias), postalCode: business.location.zip_code },
+      {
+        // A restaurant's categories are its cuisines: it is asked for catering and private events.
+        categories: [
+          ...business.categories.map((c) => c.alias),
+          ...(business.transactions.includes('restaurant_reservation') ? ['restaurants'] : []),
+        ],
+        postalCode: business.location.zip_code,
+      },
       toIsoOffset(now).slice(0, 10),
       random,
     );

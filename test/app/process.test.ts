@@ -66,6 +66,14 @@ describe.each([
     }
     const restaurants = await call(server.url, 'GET', '/v3/partner/restaurants?limit=200', { token: apiKey });
     expect(restaurants.body.total).toBe(businesses.body.total);
+    // Leads with conversations under way: a restaurant is asked for catering or a private event.
+    const lead = await call(server.url, 'GET', '/admin/v1/leads/demo-lead-catering', { token: adminToken });
+    expect(lead.status).toBe(200);
+    expect(['Catering', 'Private event', 'Large group booking']).toContain(lead.body.lead.project.job_names[0]);
+    expect(lead.body.events.map((e: { event_content: { text: string } }) => e.event_content.text)).toEqual([
+      expect.stringMatching(/Additional details: A team lunch for 30/),
+      'Could you send a menu with prices?',
+    ]);
 
     const file = /also saved in (\S+)\)/.exec(banner)![1];
     expect(path.dirname(file)).toBe(target.env.PBS_DATA_DIR);
