@@ -7,6 +7,7 @@ import { operationsModule, systemModule } from './operations/module.js';
 import { partnersModule } from './partners/module.js';
 import { oauthTokenSecretMigration, partnersMigration } from './partners/partner-tables.js';
 import { leadsModule } from './leads/module.js';
+import { ownersModule } from './owners/module.js';
 import { reviewsModule } from './reviews/module.js';
 import { waitlistModule } from './waitlist/module.js';
 import { advertisingModule } from './advertising/module.js';
@@ -231,6 +232,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     advertisingModule(services.advertising),
     reviewsModule(services.reviews),
     leadsModule(services.leads),
+    ownersModule(services.businessUsers),
     engagementModule(services.engagement),
     workbenchModule(services, config.publicUrl),
     ...(options.modules?.(ctx, services) ?? []),

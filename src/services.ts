@@ -15,6 +15,8 @@ import { InventoryStore } from './reservations/inventory-store.js';
 import { reservationServices, type ReservationServices } from './reservations/module.js';
 import { OccupancyIndex } from './reservations/occupancy.js';
 import { leadServices } from './leads/module.js';
+import { ownerServices } from './owners/module.js';
+import type { BusinessUserService } from './owners/owner-service.js';
 import type { LeadService } from './leads/lead-service.js';
 import { reviewServices } from './reviews/module.js';
 import type { ReviewService } from './reviews/review-service.js';
@@ -43,6 +45,8 @@ export interface Services {
   reviews: ReviewService;
   /** Leads and their conversations, behind every lead webhook. */
   leads: LeadService;
+  /** Business users (owners) and the businesses they manage. */
+  businessUsers: BusinessUserService;
   engagement: EngagementService;
   /** What partners sent and were answered (the workbench). */
   requestLog: RequestLog;
@@ -156,6 +160,7 @@ export function buildServices(ctx: PlatformContext): Wiring {
       onEventsCommitted,
     }),
     leads: leadServices(database, clock, businesses, { publicUrl: config.publicUrl, onEventsCommitted }),
+    businessUsers: ownerServices(database, clock, businesses),
     engagement: engagementServices(database, clock, tasks, businesses, changes),
     ...workbenchServices(
       database,

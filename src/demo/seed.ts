@@ -7,6 +7,7 @@ import type { PartnerService } from '../partners/partner-service.js';
 import type { ReservationServices } from '../reservations/module.js';
 import type { ReviewService } from '../reviews/review-service.js';
 import type { LeadService } from '../leads/lead-service.js';
+import type { BusinessUserService } from '../owners/owner-service.js';
 import type { EngagementService } from '../engagement/engagement-service.js';
 import { ACTIVITY_FIELDS } from '../engagement/scoring.js';
 import { addDays, mondayOf } from '../platform/local-time.js';
@@ -30,6 +31,25 @@ export interface SeedResult {
   /** Present only when this run created the demo partner (its secrets are shown once). */
   credentials?: DemoCredentials;
   partnerId: string;
+}
+
+/** A business user per ten demo businesses (a small group's owner); stable ids and addresses, so seeding again changes nothing. */
+function demoOwners(businesses: Array<{ id: string }>): string[] {
+  const lines: string[] = [];
+  for (let group = 0; group * 10 < businesses.length; group++) {
+    const first = FIRST_NAMES[group % FIRST_NAMES.length];
+    const last = LAST_NAMES[(group * 3) % LAST_NAMES.length];
+    const managed = businesses.slice(group * 10, group * 10 + 10).map((b) => b.id);
+    lines.push(
+      JSON.stringify({
+        id: `demo-owner-${group + 1}`,
+        name: `${first} ${last}`,
+        email: `${first}.${last}@owners.example.com`.toLowerCase(),
+        business_ids: managed,
+      }),
+    );
+  }
+  return lines;
 }
 
 /** The demo's leads: three requests for a quote, each with a conversation under way; made once (stable ids). */
@@ -57,10 +77,10 @@ async function demoLeads(leads: LeadService, businesses: Array<{ id: string }>):
 }
 
 /**
- * Loads the demo dataset (60 restaurants in San Francisco and Toronto, with reviews and four
- * scored weeks of engagement, three leads with their conversations) and a demo partner with every interface enabled and every demo
- * business linked. Safe to run again: businesses are
- * upserted and the partner is created only once.
+ * Loads the demo dataset (60 restaurants in San Francisco and Toronto, with reviews, four scored
+ * weeks of engagement, three leads with their conversations and a business user per ten
+ * businesses) and a demo partner with every interface enabled and every demo business linked.
+ * Safe to run again: businesses are upserted and the partner is created only once.
  */
 /** What seeding needs: the services that load businesses, inventory, partners and credentials. */
 export interface SeedServices {
@@ -71,6 +91,7 @@ export interface SeedServices {
   reviews: ReviewService;
   engagement: EngagementService;
   leads: LeadService;
+  businessUsers: BusinessUserService;
 }
 
 const REVIEW_TEXTS: Record<number, string[]> = {
@@ -166,6 +187,7 @@ export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResu
   await services.reviews.importJsonLines(demoReviews(businesses, now).join('\n'), { notify: false });
   await demoEngagement(services.engagement, businesses, now);
   await demoLeads(services.leads, businesses);
+  await services.businessUsers.importJsonLines(demoOwners(businesses).join('\n'));
   const settings = new SettingsStore(db);
   const existing = await settings.get('demo_partner_id');
   if (existing) {

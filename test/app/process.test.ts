@@ -74,6 +74,11 @@ describe.each([
       expect.stringMatching(/Additional details: A team lunch for 30/),
       'Could you send a menu with prices?',
     ]);
+    // Each group of ten demo businesses has its owner, a business user.
+    const owners = await call(server.url, 'GET', '/admin/v1/business-users', { token: adminToken });
+    expect(owners.body.total).toBe(Math.ceil(businesses.body.total / 10));
+    expect(owners.body.business_users[0]).toMatchObject({ email: expect.stringMatching(/@owners\.example\.com$/) });
+    expect(owners.body.business_users.flatMap((u: { business_ids: string[] }) => u.business_ids)).toHaveLength(businesses.body.total);
 
     const file = /also saved in (\S+)\)/.exec(banner)![1];
     expect(path.dirname(file)).toBe(target.env.PBS_DATA_DIR);

@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import type { BusinessUserService } from '../owners/owner-service.js';
+import { list } from '../platform/query.js';
+import { need, optionalInt, UsageError } from './args.js';
+
+/** `pbs owner …`: business users and the businesses they manage. */
+export async function ownerCommand(owners: BusinessUserService, args: string[], flags: Record<string, string>): Promise<unknown> {
+  const [sub, a, b] = args;
+  switch (sub) {
+    case 'create':
+      return owners.create({
+        ...(flags.id ? { id: flags.id } : {}),
+        name: need(flags.name, '--name'),
+        email: need(flags.email, '--email'),
+        ...(flags.businesses ? { business_ids: list(flags.businesses) } : {}),
+      });
+    case 'list':
+      return owners.list(
+        { limit: optionalInt(flags.limit, '--limit') ?? 50, offset: optionalInt(flags.offset, '--offset') ?? 0 },
+        flags.business,
+      );
+    case 'show':
+      return owners.get(need(a, 'business user id'));
+    case 'link':
+      return owners.link(need(a, 'business user id'), need(b, 'business id'));
+    case 'unlink':
+      await owners.unlink(need(a, 'business user id'), need(b, 'business id'));
+      return { unlinked: true };
+    case 'remove':
+      await owners.remove(need(a, 'business user id'));
+      return { removed: true };
+    case 'import':
+      return owners.importJsonLines(fs.readFileSync(need(a, 'file of JSON lines'), 'utf8'));
+    default:
+      throw new UsageError(`unknown owner command ${sub ?? ''}: create, list, show, link, unlink, remove or import`);
+  }
+}
