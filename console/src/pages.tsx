@@ -6,6 +6,7 @@ import { Reservations } from './pages/reservations';
 import { Advertising } from './pages/advertising';
 import { Waitlist } from './pages/waitlist';
 import { Reviews } from './pages/reviews';
+import { Leads } from './pages/leads';
 import { Engagement } from './pages/engagement';
 import { Webhooks } from './pages/webhooks';
 import { Tasks } from './pages/tasks';
@@ -22,6 +23,7 @@ export const pages: PageDef[] = [
   { id: 'advertising', title: 'Advertising', component: Advertising },
   { id: 'waitlist', title: 'Waitlist', component: Waitlist },
   { id: 'reviews', title: 'Reviews', component: Reviews },
+  { id: 'leads', title: 'Leads', component: Leads },
   { id: 'engagement', title: 'Engagement', component: Engagement },
   { id: 'webhooks', title: 'Webhooks', component: Webhooks },
   { id: 'requests', title: 'Requests', component: Requests },

@@ -226,6 +226,7 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
       ['advertising', 'advertising', 'Jobs'],
       ['waitlist', `waitlist?business=${restaurant}`, 'Line'],
       ['reviews', `reviews?business=${restaurant}`, 'Imported'],
+      ['leads', `leads?business=${restaurant}`, 'Start a lead'],
       ['engagement', `engagement?business=${restaurant}`, 'Weeks'],
       ['tasks', 'tasks', 'Payload'],
       ['imports', 'imports', 'JSON lines'],
@@ -261,6 +262,15 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
       expect(await page.$$('.problem'), name).toEqual([]);
       await shot(name);
     }
+    // A lead started from the console, and the consumer's reply, in its conversation.
+    await open(`leads?business=${restaurant}`);
+    await page.click('[data-testid=start-lead]');
+    await page.waitForSelector('[data-testid=conversation] >> text=Hi there');
+    await page.fill('input[name=consumer_text]', 'Is Thursday possible?');
+    await page.click('[data-testid=consumer-says]');
+    await page.waitForSelector('[data-testid=conversation] >> text=Is Thursday possible?');
+    expect(await page.$$('.problem')).toEqual([]);
+    await shot('lead-conversation');
     // Ids read exactly as they are (a heading once upper-cased them), and a picked business shows its name.
     await open(`partners?id=${credentials.partner_id}`);
     expect(await page.textContent('[data-testid=id]')).toBe(credentials.partner_id);
