@@ -228,7 +228,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     reservationsModule(services.reservations, keys),
     searchModule(searchServices(ctx, catalog, occupancy, services.businesses)),
     subscriptionsModule(services.subscriptions),
-    webhooksModule(services.webhooks, (business, input) => services.leads.emit(business, input)),
+    webhooksModule(services.webhooks, (business, input) => services.leads.conversations.emit(business, input)),
     advertisingModule(services.advertising),
     reviewsModule(services.reviews),
     leadsModule(services.leads),

@@ -6,7 +6,7 @@ import type { EngagementService } from './engagement/engagement-service.js';
 import { CredentialService } from './partners/credential-service.js';
 import { partnerServices } from './partners/module.js';
 import type { PartnerService } from './partners/partner-service.js';
-import { ApiError } from './platform/errors.js';
+import { ApiError, apiError } from './platform/errors.js';
 import { ChangeFeed } from './platform/change-feed.js';
 import { EventRelay } from './platform/event-relay.js';
 import type { PlatformContext } from './platform/module.js';
@@ -14,10 +14,9 @@ import { SecretKeys } from './platform/secret-keys.js';
 import { InventoryStore } from './reservations/inventory-store.js';
 import { reservationServices, type ReservationServices } from './reservations/module.js';
 import { OccupancyIndex } from './reservations/occupancy.js';
-import { leadServices } from './leads/module.js';
+import { leadServices, type LeadServices } from './leads/module.js';
 import { ownerServices } from './owners/module.js';
 import type { BusinessUserService } from './owners/owner-service.js';
-import type { LeadService } from './leads/lead-service.js';
 import { reviewServices } from './reviews/module.js';
 import type { ReviewService } from './reviews/review-service.js';
 import { subscriptionServices } from './subscriptions/module.js';
@@ -44,7 +43,7 @@ export interface Services {
   advertising: AdvertisingServices;
   reviews: ReviewService;
   /** Leads and their conversations, behind every lead webhook. */
-  leads: LeadService;
+  leads: LeadServices;
   /** Business users (owners) and the businesses they manage. */
   businessUsers: BusinessUserService;
   engagement: EngagementService;
@@ -159,7 +158,23 @@ export function buildServices(ctx: PlatformContext): Wiring {
       nestedByDefault: config.reviewsNested,
       onEventsCommitted,
     }),
-    leads: leadServices(database, clock, businesses, { publicUrl: config.publicUrl, onEventsCommitted }),
+    leads: leadServices(
+      database,
+      clock,
+      businesses,
+      { publicUrl: config.publicUrl, onEventsCommitted },
+      {
+        sandbox: config.sandbox,
+        async linkedBusiness(partnerId, businessIdOrAlias) {
+          const check = await partners.check(partnerId, [businessIdOrAlias]);
+          const businessId = check.resolved.get(businessIdOrAlias);
+          if (businessId === undefined) throw apiError('BUSINESS_NOT_FOUND', `Business not found: ${businessIdOrAlias}`);
+          if (check.unlinked.length > 0)
+            throw apiError('AUTHORIZATION_ERROR', `You are not linked to business ${businessIdOrAlias}; ask your operator.`);
+          return businessId;
+        },
+      },
+    ),
     businessUsers: ownerServices(database, clock, businesses),
     engagement: engagementServices(database, clock, tasks, businesses, changes),
     ...workbenchServices(

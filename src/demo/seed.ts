@@ -90,7 +90,7 @@ export interface SeedServices {
   credentials: CredentialService;
   reviews: ReviewService;
   engagement: EngagementService;
-  leads: LeadService;
+  leads: { conversations: LeadService };
   businessUsers: BusinessUserService;
 }
 
@@ -186,7 +186,7 @@ export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResu
   const now = Date.now();
   await services.reviews.importJsonLines(demoReviews(businesses, now).join('\n'), { notify: false });
   await demoEngagement(services.engagement, businesses, now);
-  await demoLeads(services.leads, businesses);
+  await demoLeads(services.leads.conversations, businesses);
   await services.businessUsers.importJsonLines(demoOwners(businesses).join('\n'));
   const settings = new SettingsStore(db);
   const existing = await settings.get('demo_partner_id');

@@ -128,6 +128,17 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
     await shot('businesses');
   });
 
+  it("starts a lead for one of the partner's businesses and speaks for the consumer (sandbox)", async () => {
+    await open(`leads?business=${restaurant}`);
+    await page.click('[data-testid=start-lead]');
+    await page.waitForSelector('[data-testid=conversation] >> text=Hi there');
+    await page.fill('input[name=consumer_text]', 'Do you cater on Sundays?');
+    await page.click('[data-testid=consumer-says]');
+    await page.waitForSelector('[data-testid=conversation] >> text=Do you cater on Sundays?');
+    expect(await page.$$('.problem')).toEqual([]);
+    await shot('lead-conversation');
+  });
+
   it('sends a test webhook event to a loopback receiver and replays it', async () => {
     receiver.behaviour = Receiver.echoing(200);
     const url = await receiver.start();

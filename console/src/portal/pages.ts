@@ -4,6 +4,7 @@ import { PortalErrors } from './errors';
 import { PortalWebhooks } from './webhooks';
 import { PortalFaults } from './faults';
 import { PortalBusinesses } from './businesses';
+import { PortalLeads } from './leads';
 
 /** The partner portal's pages, in the order of its navigation (one file per page). */
 export const portalPages: PageDef[] = [
@@ -12,4 +13,5 @@ export const portalPages: PageDef[] = [
   { id: 'webhooks', title: 'Webhooks', component: PortalWebhooks },
   { id: 'faults', title: 'Faults', component: PortalFaults },
   { id: 'businesses', title: 'Businesses', component: PortalBusinesses },
+  { id: 'leads', title: 'Leads', component: PortalLeads },
 ];

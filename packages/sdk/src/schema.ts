@@ -11682,6 +11682,414 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/v1/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The newest leads (up to 100) of one of your businesses, as the Leads API's Get Lead shows them */
+        get: {
+            parameters: {
+                query: {
+                    business_id: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            leads: {
+                                id: string;
+                                business_id: string;
+                                conversation_id: string;
+                                /** @description ISO 8601, seconds, +00:00 */
+                                time_created: string;
+                                /** @description The time of the newest event */
+                                last_event_time: string;
+                                user: {
+                                    display_name: string;
+                                };
+                                project: {
+                                    job_names: string[];
+                                    survey_answers: {
+                                        question_text: string;
+                                        question_identifier: string | null;
+                                        answer_text: string[];
+                                    }[];
+                                    location?: {
+                                        postal_code?: string;
+                                    };
+                                    availability?: {
+                                        status?: string;
+                                        dates?: string[];
+                                    };
+                                    additional_info?: string;
+                                    attachments?: {
+                                        id: string;
+                                        url: string;
+                                        mime_type: string;
+                                        resource_name: string;
+                                    }[];
+                                };
+                                /** @description Mail sent here is added to the conversation */
+                                temporary_email_address?: string;
+                                temporary_email_address_expiry?: string;
+                                /** @description E.164; present once the consumer opted in to phone contact */
+                                phone_number?: string;
+                                /** @description The same number as phone_number (legacy field) */
+                                temporary_phone_number?: string;
+                                temporary_phone_number_expiry?: string;
+                                link_to_reply_in_yelp?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Start a lead for one of your businesses (sandbox): a request for a quote, and its NEW_EVENT webhook */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        business_id: string;
+                        /** @description The request's additional details */
+                        text?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event_id: string;
+                            /** @description The `webhook-id` its messages carry */
+                            message_id: string;
+                            lead_id: string;
+                            /** @description The new message's id in the conversation, and the webhook's event_id */
+                            lead_event_id?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/leads/{lead_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A lead of one of your businesses, its newest 500 events, and whether it was read and replied to */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    lead_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            lead: {
+                                id: string;
+                                business_id: string;
+                                conversation_id: string;
+                                /** @description ISO 8601, seconds, +00:00 */
+                                time_created: string;
+                                /** @description The time of the newest event */
+                                last_event_time: string;
+                                user: {
+                                    display_name: string;
+                                };
+                                project: {
+                                    job_names: string[];
+                                    survey_answers: {
+                                        question_text: string;
+                                        question_identifier: string | null;
+                                        answer_text: string[];
+                                    }[];
+                                    location?: {
+                                        postal_code?: string;
+                                    };
+                                    availability?: {
+                                        status?: string;
+                                        dates?: string[];
+                                    };
+                                    additional_info?: string;
+                                    attachments?: {
+                                        id: string;
+                                        url: string;
+                                        mime_type: string;
+                                        resource_name: string;
+                                    }[];
+                                };
+                                /** @description Mail sent here is added to the conversation */
+                                temporary_email_address?: string;
+                                temporary_email_address_expiry?: string;
+                                /** @description E.164; present once the consumer opted in to phone contact */
+                                phone_number?: string;
+                                /** @description The same number as phone_number (legacy field) */
+                                temporary_phone_number?: string;
+                                temporary_phone_number_expiry?: string;
+                                link_to_reply_in_yelp?: string;
+                            };
+                            events: {
+                                /** @description A text and its attachment share one id */
+                                id: string;
+                                /** @description An opaque paging token, not an id */
+                                cursor: string;
+                                time_created: string;
+                                /** @description TEXT, ATTACHMENT_GROUPING, … */
+                                event_type: string;
+                                /** @enum {string} */
+                                user_type: "CONSUMER" | "BIZ";
+                                user_id: string;
+                                user_display_name: string;
+                                event_content: {
+                                    text?: string;
+                                    fallback_text: string;
+                                    attachments?: {
+                                        id: string;
+                                        url: string;
+                                        mime_type: string;
+                                        resource_name: string | null;
+                                    }[];
+                                };
+                                /** @description API-SELF: written through the Leads API */
+                                channel?: string;
+                            }[];
+                            /** @description The newest event the business marked read */
+                            read_through_event_id: string | null;
+                            /**
+                             * @description Marked replied outside the conversation
+                             * @enum {string|null}
+                             */
+                            replied_as: "PHONE" | "EMAIL" | null;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/leads/{lead_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The consumer's next message in a lead (sandbox), and its NEW_EVENT webhook */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    lead_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        text?: string;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event_id: string;
+                            /** @description The `webhook-id` its messages carry */
+                            message_id: string;
+                            lead_id: string;
+                            /** @description The new message's id in the conversation, and the webhook's event_id */
+                            lead_event_id?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/business-users": {
         parameters: {
             query?: never;

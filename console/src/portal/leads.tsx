@@ -1,0 +1,103 @@
+import { useState } from 'preact/hooks';
+import { must, pbs } from '../client';
+import { go, useQuery } from '../hooks';
+import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
+import type { Params } from '../pages/shared';
+import { YourBusiness } from './business-choice';
+
+/**
+ * Your businesses' leads and their conversations as the Leads API reads them; in the sandbox,
+ * start a lead or speak for the consumer to try your integration against the webhooks they send.
+ */
+export function PortalLeads(props: Params) {
+  const business = props.params.get('business') ?? '';
+  const leadId = props.params.get('lead') ?? undefined;
+  const [text, setText] = useState('');
+  const leads = useQuery(business ? `portal-leads:${business}` : undefined, () =>
+    must(pbs.GET('/portal/v1/leads', { params: { query: { business_id: business } } })),
+  );
+  const lead = useQuery(leadId ? `portal-lead:${leadId}` : undefined, () =>
+    must(pbs.GET('/portal/v1/leads/{lead_id}', { params: { path: { lead_id: leadId! } } })),
+  );
+  return (
+    <Page title="Leads">
+      <Card>
+        <div class="form">
+          <YourBusiness value={business} onPick={(id) => go('leads', { business: id || undefined })} />
+          {business && (
+            <Action
+              label="Start a lead (sandbox)"
+              kind="primary"
+              testId="start-lead"
+              run={async () => {
+                const started = await must(pbs.POST('/portal/v1/leads', { body: { business_id: business } }));
+                go('leads', { business, lead: started.lead_id });
+              }}
+            />
+          )}
+        </div>
+        {!business && <p class="muted">Pick one of your businesses to see its leads.</p>}
+        <Problem error={leads.error} />
+        {business && (
+          <Table
+            testId="leads"
+            rows={leads.data?.leads}
+            empty="No lead yet."
+            columns={[
+              { title: 'Consumer', cell: (l) => <a href={`#/leads?business=${business}&lead=${l.id}`}>{l.user.display_name}</a> },
+              { title: 'Asks for', cell: (l) => l.project.job_names.join(', ') },
+              { title: 'Lead id', cell: (l) => <code>{l.id}</code> },
+              { title: 'Last event', cell: (l) => when(l.last_event_time) },
+            ]}
+          />
+        )}
+      </Card>
+      {leadId && (
+        <Card title="Conversation">
+          <Problem error={lead.error} />
+          {lead.data && (
+            <>
+              <p class="muted">
+                {lead.data.lead.project.additional_info ?? ''} · replied: <Badge value={lead.data.replied_as ?? 'no'} />
+              </p>
+              <Table
+                testId="conversation"
+                rows={lead.data.events}
+                columns={[
+                  { title: 'When', cell: (e) => when(e.time_created) },
+                  { title: 'Who', cell: (e) => `${e.user_display_name} (${e.user_type}${e.channel ? `, ${e.channel}` : ''})` },
+                  { title: 'Said', cell: (e) => <span class="pre">{e.event_content.text ?? e.event_content.fallback_text}</span> },
+                  { title: 'Event id (webhook event_id)', cell: (e) => <code>{e.id}</code> },
+                ]}
+              />
+              <div class="form">
+                <label>
+                  The consumer says (sandbox)
+                  <input
+                    name="consumer_text"
+                    value={text}
+                    maxLength={5000}
+                    onInput={(e) => setText((e.target as HTMLInputElement).value)}
+                  />
+                </label>
+                <Action
+                  label="Send as the consumer"
+                  testId="consumer-says"
+                  run={() =>
+                    must(
+                      pbs.POST('/portal/v1/leads/{lead_id}/messages', {
+                        params: { path: { lead_id: leadId } },
+                        body: text.trim() === '' ? {} : { text: text.trim() },
+                      }),
+                    )
+                  }
+                  done={() => (setText(''), lead.reload(), leads.reload())}
+                />
+              </div>
+            </>
+          )}
+        </Card>
+      )}
+    </Page>
+  );
+}
