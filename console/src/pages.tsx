@@ -7,6 +7,7 @@ import { Advertising } from './pages/advertising';
 import { Waitlist } from './pages/waitlist';
 import { Reviews } from './pages/reviews';
 import { Leads } from './pages/leads';
+import { BusinessUsers } from './pages/business-users';
 import { Engagement } from './pages/engagement';
 import { Webhooks } from './pages/webhooks';
 import { Tasks } from './pages/tasks';
@@ -19,6 +20,7 @@ export const pages: PageDef[] = [
   { id: 'overview', title: 'Overview', component: Overview },
   { id: 'partners', title: 'Partners', component: Partners },
   { id: 'businesses', title: 'Businesses', component: Businesses },
+  { id: 'business-users', title: 'Business users', component: BusinessUsers },
   { id: 'reservations', title: 'Reservations', component: Reservations },
   { id: 'advertising', title: 'Advertising', component: Advertising },
   { id: 'waitlist', title: 'Waitlist', component: Waitlist },

@@ -227,6 +227,7 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
       ['waitlist', `waitlist?business=${restaurant}`, 'Line'],
       ['reviews', `reviews?business=${restaurant}`, 'Imported'],
       ['leads', `leads?business=${restaurant}`, 'Start a lead'],
+      ['business-users', `business-users?business=${restaurant}`, 'Stop managing'],
       ['engagement', `engagement?business=${restaurant}`, 'Weeks'],
       ['tasks', 'tasks', 'Payload'],
       ['imports', 'imports', 'JSON lines'],
@@ -262,6 +263,12 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
       expect(await page.$$('.problem'), name).toEqual([]);
       await shot(name);
     }
+    // A business user added for a business, shown among those who manage it.
+    await open(`business-users?business=${restaurant}`);
+    await page.fill('input[name=user-name]', 'Console Owner');
+    await page.fill('input[name=user-email]', 'console.owner@example.com');
+    await page.click('[data-testid=add-business-user]');
+    await page.waitForSelector('[data-testid=business-users] >> text=console.owner@example.com');
     // A lead started from the console, and the consumer's reply, in its conversation.
     await open(`leads?business=${restaurant}`);
     await page.click('[data-testid=start-lead]');
