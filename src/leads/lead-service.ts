@@ -6,6 +6,7 @@ import { recordEvent } from '../platform/events.js';
 import { newId, randomBase62 } from '../platform/ids.js';
 import { messageIdOf } from '../webhooks/delivery-reads.js';
 import { consumerFollowUp, consumerName, draftProject, requestSummary, textContent, type LeadProject } from './lead-rules.js';
+import { eventsPage, leadIdsPage } from './lead-reads.js';
 import { LeadStore, type Lead } from './lead-store.js';
 import { emailDomainOf, eventJson, leadJson, type LeadLinks } from './lead-views.js';
 
@@ -127,6 +128,22 @@ export class LeadService {
       read_through_event_id: events.find((e) => Number(e.seq) === Number(lead.read_through))?.id ?? null,
       replied_as: lead.replied_as,
     };
+  }
+
+  /**
+   * A page of a lead's events as Get Lead Events answers it (lead-reads.ts). The reach of the
+   * caller is checked by the caller; an unknown lead is 404.
+   */
+  async eventsPage(leadId: string, query: Record<string, unknown>) {
+    const lead = await this.store().lead(leadId);
+    if (!lead) throw apiError('NOT_FOUND', `Lead ${leadId} not found`);
+    return eventsPage(this.store(), lead, query);
+  }
+
+  /** A page of a business's lead ids as Get Lead IDs for a business answers it (lead-reads.ts). */
+  async leadIds(businessIdOrAlias: string, query: Record<string, unknown>) {
+    const business = await this.businesses.requireRef(businessIdOrAlias);
+    return leadIdsPage(this.store(), business.id, query);
   }
 
   /** A business's newest leads, for the operator. */

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import { forUpdateOn, type DbOrTx, type Dialect } from '../platform/db/database.js';
+import { keysetBefore } from '../platform/db/keyset.js';
 import type { LeadEventsTable, LeadsTable } from './lead-tables.js';
 import './lead-tables.js';
 
@@ -44,6 +45,48 @@ export class LeadStore {
       .limit(limit)
       .execute();
     return newest.reverse();
+  }
+
+  /** Up to `limit` events after sequence `seq`, oldest first. */
+  eventsAfter(leadId: string, seq: number, limit: number): Promise<LeadEvent[]> {
+    return this.db
+      .selectFrom('lead_events')
+      .selectAll()
+      .where('lead_id', '=', leadId)
+      .where('seq', '>', seq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Up to `limit` events before sequence `seq` (the newest of them), oldest first. */
+  async eventsBefore(leadId: string, seq: number, limit: number): Promise<LeadEvent[]> {
+    const newest = await this.db
+      .selectFrom('lead_events')
+      .selectAll()
+      .where('lead_id', '=', leadId)
+      .where('seq', '<', seq)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return newest.reverse();
+  }
+
+  /**
+   * A business's lead ids, newest first (by creation, then id), created within the window
+   * (inclusive) and after `from` in that order; `limit` of them.
+   */
+  async leadIdsNewestFirst(
+    businessId: string,
+    window: { after?: number; before?: number; from?: { time: number; id: string } },
+    limit: number,
+  ): Promise<string[]> {
+    let query = this.db.selectFrom('leads').select('id').where('business_id', '=', businessId);
+    if (window.after !== undefined) query = query.where('time_created', '>=', window.after);
+    if (window.before !== undefined) query = query.where('time_created', '<=', window.before);
+    if (window.from) query = keysetBefore(query, { sequence: 'time_created', id: 'id' }, { seq: window.from.time, id: window.from.id });
+    const rows = await query.orderBy('time_created', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map((r) => r.id);
   }
 
   /** A business's leads, newest first, `limit` of them. */

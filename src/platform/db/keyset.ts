@@ -24,3 +24,16 @@ export function keysetAfter<Q extends Filterable<Q>>(
     ? query.where(sql<SqlBool>`(${sequence}, ${sql.ref(columns.id)}) > (${cursor.seq}, ${cursor.id})`)
     : query.where(sql<SqlBool>`${sequence} > ${after}`);
 }
+
+/**
+ * Keyset paging downwards over an index on (`sequence`, `id`), for newest-first lists: the rows
+ * before `cursor` (the last row of the previous page), compared as a row value so that the index
+ * alone finds them.
+ */
+export function keysetBefore<Q extends Filterable<Q>>(
+  query: Q,
+  columns: { sequence: string; id: string },
+  cursor: { seq: number; id: string },
+): Q {
+  return query.where(sql<SqlBool>`(${sql.ref(columns.sequence)}, ${sql.ref(columns.id)}) < (${cursor.seq}, ${cursor.id})`);
+}
