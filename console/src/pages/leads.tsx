@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks';
 import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
-import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
+import { Action, Card, Page, Problem, Table, when } from '../ui';
+import { Conversation } from '../conversation';
 import type { Params } from './shared';
 import { BusinessPicker } from './business-picker';
 
@@ -12,7 +12,6 @@ import { BusinessPicker } from './business-picker';
 export function Leads(props: Params) {
   const business = props.params.get('business') ?? undefined;
   const leadId = props.params.get('lead') ?? undefined;
-  const [text, setText] = useState('');
   const leads = useQuery(business ? `leads:${business}` : undefined, () =>
     must(pbs.GET('/admin/v1/businesses/{business_id}/leads', { params: { path: { business_id: business! } } })),
   );
@@ -63,45 +62,20 @@ export function Leads(props: Params) {
         <Card title={lead.data ? `${lead.data.lead.user.display_name}: ${lead.data.lead.project.job_names.join(', ')}` : 'Lead'}>
           <Problem error={lead.error} />
           {lead.data && (
-            <>
-              <p class="muted">
-                {lead.data.lead.project.additional_info ?? ''} · replied: <Badge value={lead.data.replied_as ?? 'no'} />
-              </p>
-              <Table
-                testId="conversation"
-                rows={lead.data.events}
-                columns={[
-                  { title: 'When', cell: (e) => when(e.time_created) },
-                  { title: 'Who', cell: (e) => `${e.user_display_name} (${e.user_type}${e.channel ? `, ${e.channel}` : ''})` },
-                  { title: 'Said', cell: (e) => <span class="pre">{e.event_content.text ?? e.event_content.fallback_text}</span> },
-                  { title: 'Read', cell: (e) => (lead.data?.read_through_event_id === e.id ? 'read up to here' : '') },
-                ]}
-              />
-              <div class="form">
-                <label>
-                  The consumer says
-                  <input
-                    name="consumer_text"
-                    value={text}
-                    maxLength={5000}
-                    onInput={(e) => setText((e.target as HTMLInputElement).value)}
-                  />
-                </label>
-                <Action
-                  label="Send as the consumer"
-                  testId="consumer-says"
-                  run={() =>
-                    must(
-                      pbs.POST('/admin/v1/leads/{lead_id}/messages', {
-                        params: { path: { lead_id: leadId } },
-                        body: text.trim() === '' ? {} : { text: text.trim() },
-                      }),
-                    )
-                  }
-                  done={() => (setText(''), reload())}
-                />
-              </div>
-            </>
+            <Conversation
+              view={lead.data}
+              sayLabel="The consumer says"
+
+              say={(text) =>
+                must(
+                  pbs.POST('/admin/v1/leads/{lead_id}/messages', {
+                    params: { path: { lead_id: leadId } },
+                    body: text === undefined ? {} : { text },
+                  }),
+                )
+              }
+              done={reload}
+            />
           )}
         </Card>
       )}

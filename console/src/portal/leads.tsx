@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks';
 import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
-import { Action, Badge, Card, Page, Problem, Table, when } from '../ui';
+import { Action, Card, Page, Problem, Table, when } from '../ui';
+import { Conversation } from '../conversation';
 import type { Params } from '../pages/shared';
 import { YourBusiness } from './business-choice';
 
@@ -12,7 +12,6 @@ import { YourBusiness } from './business-choice';
 export function PortalLeads(props: Params) {
   const business = props.params.get('business') ?? '';
   const leadId = props.params.get('lead') ?? undefined;
-  const [text, setText] = useState('');
   const leads = useQuery(business ? `portal-leads:${business}` : undefined, () =>
     must(pbs.GET('/portal/v1/leads', { params: { query: { business_id: business } } })),
   );
@@ -56,45 +55,20 @@ export function PortalLeads(props: Params) {
         <Card title="Conversation">
           <Problem error={lead.error} />
           {lead.data && (
-            <>
-              <p class="muted">
-                {lead.data.lead.project.additional_info ?? ''} · replied: <Badge value={lead.data.replied_as ?? 'no'} />
-              </p>
-              <Table
-                testId="conversation"
-                rows={lead.data.events}
-                columns={[
-                  { title: 'When', cell: (e) => when(e.time_created) },
-                  { title: 'Who', cell: (e) => `${e.user_display_name} (${e.user_type}${e.channel ? `, ${e.channel}` : ''})` },
-                  { title: 'Said', cell: (e) => <span class="pre">{e.event_content.text ?? e.event_content.fallback_text}</span> },
-                  { title: 'Event id (webhook event_id)', cell: (e) => <code>{e.id}</code> },
-                ]}
-              />
-              <div class="form">
-                <label>
-                  The consumer says (sandbox)
-                  <input
-                    name="consumer_text"
-                    value={text}
-                    maxLength={5000}
-                    onInput={(e) => setText((e.target as HTMLInputElement).value)}
-                  />
-                </label>
-                <Action
-                  label="Send as the consumer"
-                  testId="consumer-says"
-                  run={() =>
-                    must(
-                      pbs.POST('/portal/v1/leads/{lead_id}/messages', {
-                        params: { path: { lead_id: leadId } },
-                        body: text.trim() === '' ? {} : { text: text.trim() },
-                      }),
-                    )
-                  }
-                  done={() => (setText(''), lead.reload(), leads.reload())}
-                />
-              </div>
-            </>
+            <Conversation
+              view={lead.data}
+              sayLabel="The consumer says (sandbox)"
+              showIds
+              say={(text) =>
+                must(
+                  pbs.POST('/portal/v1/leads/{lead_id}/messages', {
+                    params: { path: { lead_id: leadId } },
+                    body: text === undefined ? {} : { text },
+                  }),
+                )
+              }
+              done={() => (lead.reload(), leads.reload())}
+            />
           )}
         </Card>
       )}
