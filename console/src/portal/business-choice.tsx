@@ -19,7 +19,7 @@ export function useYourBusinessNames(): (id: string) => string | undefined {
  * left empty, none ("any business" in a fault rule, the placeholder in a test event). The first
  * 1,000 linked businesses are offered; an id typed out whole is taken as it is.
  */
-export function YourBusiness(props: { value: string; onPick: (id: string) => void }) {
+export function YourBusiness(props: { value: string; onPick: (id: string) => void; label?: string }) {
   const all = useLinkedBusinesses();
   const choice = (b: (typeof all)[number]): Choice => ({
     id: b.business_id,
@@ -33,7 +33,7 @@ export function YourBusiness(props: { value: string; onPick: (id: string) => voi
   const current = all.find((b) => b.business_id === props.value);
   return (
     <Combobox
-      label="business (optional)"
+      label={props.label ?? 'business (optional)'}
       name="business_id"
       value={props.value || undefined}
       onPick={props.onPick}

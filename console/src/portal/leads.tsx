@@ -22,7 +22,7 @@ export function PortalLeads(props: Params) {
     <Page title="Leads">
       <Card>
         <div class="form">
-          <YourBusiness value={business} onPick={(id) => go('leads', { business: id || undefined })} />
+          <YourBusiness value={business} label="business" onPick={(id) => go('leads', { business: id || undefined })} />
           {business && (
             <Action
               label="Start a lead (sandbox)"
