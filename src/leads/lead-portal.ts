@@ -1,4 +1,4 @@
-import { apiError } from '../platform/errors.js';
+import { ApiError, apiError } from '../platform/errors.js';
 import type { LeadService } from './lead-service.js';
 
 /** What the portal's leads need of the partners family: the business a partner may act for. */
@@ -26,8 +26,11 @@ export class LeadPortal {
   /** A lead of a business the partner may act for; any other is not found (its existence is not told). */
   async get(partnerId: string, leadId: string) {
     const view = await this.leads.get(leadId);
-    await this.access.linkedBusiness(partnerId, view.lead.business_id).catch(() => {
-      throw apiError('NOT_FOUND', `Lead ${leadId} not found`);
+    await this.access.linkedBusiness(partnerId, view.lead.business_id).catch((error: unknown) => {
+      // Not linked (or the business gone): as if there were no such lead. Anything else (the
+      // database away) stays what it is.
+      if (error instanceof ApiError && error.status < 500) throw apiError('NOT_FOUND', `Lead ${leadId} not found`);
+      throw error;
     });
     return view;
   }
