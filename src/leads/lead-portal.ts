@@ -6,7 +6,12 @@ export interface LeadPortalAccess {
   /** The business id of `businessIdOrAlias` when linked to the partner; 404 BUSINESS_NOT_FOUND or 403 AUTHORIZATION_ERROR otherwise. */
   linkedBusiness(partnerId: string, businessIdOrAlias: string): Promise<string>;
   sandbox: boolean;
+  /** MAX_PORTAL_LEADS_PER_BUSINESS unless said (tests say less). */
+  maxLeadsPerBusiness?: number;
 }
+
+/** A business with this many leads takes no more started by hand: one partner cannot grow the tables without end. */
+export const MAX_PORTAL_LEADS_PER_BUSINESS = 1000;
 
 /**
  * Leads in the partner portal (docs/contract/leads.md): the partner's own businesses' leads and
@@ -38,6 +43,9 @@ export class LeadPortal {
   async start(partnerId: string, businessIdOrAlias: string, text: string | undefined) {
     this.sandboxOnly();
     const businessId = await this.access.linkedBusiness(partnerId, businessIdOrAlias);
+    const max = this.access.maxLeadsPerBusiness ?? MAX_PORTAL_LEADS_PER_BUSINESS;
+    if ((await this.leads.countOf(businessId)) >= max)
+      throw apiError('QUOTA_EXCEEDED', `Business ${businessId} has ${max} leads, the most the portal starts by hand`);
     return this.leads.emit(businessId, text === undefined ? {} : { text });
   }
 

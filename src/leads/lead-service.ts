@@ -21,8 +21,13 @@ const OPERATOR_VIEW_EVENTS = 500;
 /** Most leads the operator's list of a business shows (the newest). */
 const OPERATOR_LIST_LEADS = 100;
 
+/** Most events one lead holds: a conversation a partner drives by hand in the sandbox stays small. */
+export const MAX_EVENTS_PER_LEAD = 10_000;
+
 export interface LeadServiceOptions {
   publicUrl: string;
+  /** MAX_EVENTS_PER_LEAD unless said (tests say less). */
+  maxEventsPerLead?: number;
   /** Told after a change wrote webhook events (the relay hands them on). */
   onEventsCommitted: () => void;
 }
@@ -103,6 +108,11 @@ export class LeadService {
       lead_id: written.leadId,
       ...(written.eventId ? { lead_event_id: written.eventId } : {}),
     };
+  }
+
+  /** How many leads a business has. */
+  countOf(businessId: string): Promise<number> {
+    return this.store().countOfBusiness(businessId);
   }
 
   /** Whether a lead exists (the demo seeds its leads once). */
@@ -201,6 +211,8 @@ export class LeadService {
   private async consumerMessage(store: LeadStore, lead: Lead, text: string, now: number): Promise<string> {
     const id = newId();
     const seq = Number(lead.last_seq) + 1;
+    const max = this.options.maxEventsPerLead ?? MAX_EVENTS_PER_LEAD;
+    if (seq > max) throw apiError('QUOTA_EXCEEDED', `Lead ${lead.id} holds ${max} events, the most a lead may hold`);
     await store.insertEvent({
       lead_id: lead.id,
       seq,

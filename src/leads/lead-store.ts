@@ -89,6 +89,15 @@ export class LeadStore {
     return rows.map((r) => r.id);
   }
 
+  async countOfBusiness(businessId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('leads')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('business_id', '=', businessId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** A business's leads, newest first, `limit` of them. */
   leadsOfBusiness(businessId: string, limit: number): Promise<Lead[]> {
     return this.db

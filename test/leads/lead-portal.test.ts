@@ -10,6 +10,8 @@ import {
   startPbs,
   type Harness,
 } from '../support/harness.js';
+import { LeadPortal } from '../../src/leads/lead-portal.js';
+import { LeadService } from '../../src/leads/lead-service.js';
 
 /** Leads in the partner portal: its own businesses' leads; in the sandbox, leads started by hand. */
 describe.each(dialects)('leads in the partner portal on %s', (dialect) => {
@@ -66,6 +68,31 @@ describe.each(dialects)('leads in the partner portal on %s', (dialect) => {
     expect((await call(h.url, 'GET', `/portal/v1/leads/${started.body.lead_id}`, { headers: p.headers })).body.events).toHaveLength(2);
     // Without a session: nothing.
     expect((await call(h.url, 'GET', `/portal/v1/leads?business_id=${mine}`)).status).toBe(401);
+  });
+});
+
+describe.each(dialects)('what one partner may make by hand, on %s', (dialect) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startPbs(dialect);
+  });
+  afterAll(() => h.close());
+
+  it('is capped: leads per business from the portal, events per lead', async () => {
+    const business = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Capped' }) })).body.id;
+    const leads = new LeadService(h.pbs.ctx.database, h.pbs.ctx.clock, h.pbs.services.businesses, {
+      publicUrl: h.pbs.ctx.config.publicUrl,
+      onEventsCommitted: () => {},
+      maxEventsPerLead: 2,
+    });
+    const portal = new LeadPortal(leads, { sandbox: true, maxLeadsPerBusiness: 2, linkedBusiness: async (_, id) => id });
+    const first = await portal.start('p', business, undefined);
+    await portal.start('p', business, undefined);
+    await expect(portal.start('p', business, undefined)).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED', status: 403 });
+    await portal.consumerSays('p', first.lead_id, 'second event');
+    await expect(portal.consumerSays('p', first.lead_id, 'third event')).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED' });
+    expect((await leads.get(first.lead_id)).events).toHaveLength(2);
+    expect(await leads.countOf(business)).toBe(2);
   });
 });
 
