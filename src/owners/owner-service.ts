@@ -105,8 +105,10 @@ export class BusinessUserService {
    */
   async importJsonLines(text: string) {
     const lines = [...jsonLines(text, MAX_IMPORT_USERS)].map(({ value, where }) => ({ input: importLine(value, where), where }));
+    // One lookup of every business the import names (chunked by the directory), not one per line.
+    const known = await this.businesses.resolveIds([...new Set(lines.flatMap(({ input }) => input.business_ids ?? []))]);
     const resolved = await Promise.all(
-      lines.map(async ({ input, where }) => ({ input, businessIds: await this.resolve(input.business_ids ?? [], where) })),
+      lines.map(async ({ input, where }) => ({ input, businessIds: await this.resolve(input.business_ids ?? [], where, known) })),
     );
     const now = this.clock.now();
     let created = 0;
@@ -130,11 +132,11 @@ export class BusinessUserService {
     return { created, updated };
   }
 
-  /** Business ids or aliases → ids, or 404 BUSINESS_NOT_FOUND naming the unknown ones. */
-  private async resolve(idsOrAliases: string[], where?: string): Promise<string[]> {
+  /** Business ids or aliases → ids (looked up, or from `resolved`), or 404 BUSINESS_NOT_FOUND naming the unknown ones. */
+  private async resolve(idsOrAliases: string[], where?: string, resolved?: Map<string, string>): Promise<string[]> {
     if (idsOrAliases.length > MAX_BUSINESSES_PER_USER_REQUEST)
       throw apiError('VALIDATION_ERROR', `At most ${MAX_BUSINESSES_PER_USER_REQUEST} businesses per request`, { field: 'business_ids' });
-    const known = await this.businesses.resolveIds(idsOrAliases);
+    const known = resolved ?? (await this.businesses.resolveIds(idsOrAliases));
     const unknown = idsOrAliases.filter((id) => !known.has(id));
     if (unknown.length > 0)
       throw apiError('BUSINESS_NOT_FOUND', `${where ? `${where}: ` : ''}no such business: ${unknown.slice(0, 5).join(', ')}`, {
