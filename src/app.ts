@@ -223,7 +223,13 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     systemModule(ctx, { ready: () => ready }),
     operationsModule(ctx),
     businessesModule(database, clock, services.businesses, services.reservations.operator),
-    partnersModule(services.partners, services.credentials, authFailures, services.portal),
+    partnersModule(services.partners, services.credentials, authFailures, services.portal, {
+      clients: services.oauthClients,
+      grants: {
+        authorization_code: (client, form, version) => services.owners.authorization.redeemCode(client, form, version),
+        refresh_token: (client, form, version) => services.owners.authorization.refresh(client, form, version),
+      },
+    }),
     waitlistModule(services.partners, services.waitlist),
     reservationsModule(services.reservations, keys),
     searchModule(searchServices(ctx, catalog, occupancy, services.businesses)),
@@ -232,7 +238,11 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     advertisingModule(services.advertising),
     reviewsModule(services.reviews),
     leadsModule(services.leads),
-    ownersModule(services.businessUsers),
+    ownersModule(services.owners, {
+      publicUrl: config.publicUrl,
+      sandbox: config.sandbox,
+      requirePartner: async (partnerId) => void (await services.partners.get(partnerId)),
+    }),
     engagementModule(services.engagement),
     workbenchModule(services, config.publicUrl),
     ...(options.modules?.(ctx, services) ?? []),

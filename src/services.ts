@@ -15,8 +15,9 @@ import { InventoryStore } from './reservations/inventory-store.js';
 import { reservationServices, type ReservationServices } from './reservations/module.js';
 import { OccupancyIndex } from './reservations/occupancy.js';
 import { leadServices, type LeadServices } from './leads/module.js';
-import { ownerServices } from './owners/module.js';
-import type { BusinessUserService } from './owners/owner-service.js';
+import { ownerServices, type OwnerServices } from './owners/module.js';
+import { USER_TOKEN_PREFIX } from './owners/authorization-rules.js';
+import { OauthClientService } from './partners/oauth-clients.js';
 import { reviewServices } from './reviews/module.js';
 import type { ReviewService } from './reviews/review-service.js';
 import { subscriptionServices } from './subscriptions/module.js';
@@ -44,8 +45,10 @@ export interface Services {
   reviews: ReviewService;
   /** Leads and their conversations, behind every lead webhook. */
   leads: LeadServices;
-  /** Business users (owners) and the businesses they manage. */
-  businessUsers: BusinessUserService;
+  /** Business users (owners), the businesses they manage, and their authorization of partners. */
+  owners: OwnerServices;
+  /** Partners' OAuth clients (token endpoint, business users' authorization). */
+  oauthClients: OauthClientService;
   engagement: EngagementService;
   /** What partners sent and were answered (the workbench). */
   requestLog: RequestLog;
@@ -125,6 +128,13 @@ export function buildServices(ctx: PlatformContext): Wiring {
         throw error;
       }),
   });
+  const oauthClients = new OauthClientService(database, clock, keys);
+  const owners = ownerServices(database, clock, { businesses, clients: oauthClients, keys, sandbox: config.sandbox });
+  credentials.acceptBusinessUserTokens(USER_TOKEN_PREFIX, (token) => owners.authorization.reachOf(token));
+  const advertising = advertisingServices(database, clock, tasks, businesses, {
+    processingDelayMs: config.adJobDelayMs,
+    onEventsCommitted,
+  });
   const addressPolicy = { allowPrivate: config.webhooks.allowPrivateAddresses, allowLoopback: config.sandbox };
   const webhooks = webhookServices(
     database,
@@ -152,7 +162,7 @@ export function buildServices(ctx: PlatformContext): Wiring {
     reservations,
     webhooks: webhooks.endpoints,
     waitlist,
-    advertising: advertisingServices(database, clock, tasks, businesses, { processingDelayMs: config.adJobDelayMs, onEventsCommitted }),
+    advertising,
     reviews: reviewServices(database, clock, businesses, changes, {
       publicUrl: config.publicUrl,
       nestedByDefault: config.reviewsNested,
@@ -173,9 +183,12 @@ export function buildServices(ctx: PlatformContext): Wiring {
             throw apiError('AUTHORIZATION_ERROR', `You are not linked to business ${businessIdOrAlias}; ask your operator.`);
           return businessId;
         },
+        manages: (userId, businessId) => owners.authorization.manages(userId, businessId),
+        advertisingNow: (businessId) => advertising.listings.advertisingNow(businessId),
       },
     ),
-    businessUsers: ownerServices(database, clock, businesses),
+    owners,
+    oauthClients,
     engagement: engagementServices(database, clock, tasks, businesses, changes),
     ...workbenchServices(
       database,

@@ -17,6 +17,14 @@ export class ProgramListings {
   ) {}
 
   /**
+   * Whether a business is currently advertising: it has an active program, bought by any
+   * partner (the Leads API serves only such businesses, docs/contract/leads.md).
+   */
+  advertisingNow(businessId: string): Promise<boolean> {
+    return this.store().advertising(businessId);
+  }
+
+  /**
    * `GET /v1/programs/list/{business_ids}`: the caller's programs per business (the route has
    * checked every id is linked), `start`/`limit` paging each business's list.
    */

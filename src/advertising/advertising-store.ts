@@ -103,6 +103,18 @@ export class AdvertisingStore {
       .executeTakeFirst();
   }
 
+  /** Whether a business has an active program of any type, whoever bought it. */
+  async advertising(businessId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('ad_programs')
+      .select('id')
+      .where('business_id', '=', businessId)
+      .where('state', '=', 'ACTIVE')
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Every program of a business (any partner, any state), newest first. */
   programsOfBusiness(businessId: string) {
     return this.db

@@ -91,7 +91,7 @@ export interface SeedServices {
   reviews: ReviewService;
   engagement: EngagementService;
   leads: { conversations: LeadService };
-  businessUsers: BusinessUserService;
+  owners: { users: BusinessUserService };
 }
 
 const REVIEW_TEXTS: Record<number, string[]> = {
@@ -187,7 +187,7 @@ export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResu
   await services.reviews.importJsonLines(demoReviews(businesses, now).join('\n'), { notify: false });
   await demoEngagement(services.engagement, businesses, now);
   await demoLeads(services.leads.conversations, businesses);
-  await services.businessUsers.importJsonLines(demoOwners(businesses).join('\n'));
+  await services.owners.users.importJsonLines(demoOwners(businesses).join('\n'));
   const settings = new SettingsStore(db);
   const existing = await settings.get('demo_partner_id');
   if (existing) {

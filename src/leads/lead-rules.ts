@@ -174,3 +174,24 @@ export function cursorSeq(leadId: string, cursor: string): number | undefined {
   const seq = Number(decoded.slice(at + 1));
   return Number.isSafeInteger(seq) && seq > 0 ? seq : undefined;
 }
+
+/** An event as the repeated-reply rule reads it. */
+export interface RecentEvent {
+  userType: string;
+  text: string | undefined;
+  at: number;
+}
+
+/**
+ * Whether a business reply of `text` repeats its previous one (docs/contract/leads.md §12.5):
+ * the business's newest message since the consumer's last has the same text and is younger than
+ * `windowMs`. `recent` is oldest first.
+ */
+export function sameSuccessiveMessage(recent: readonly RecentEvent[], text: string, now: number, windowMs: number): boolean {
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const event = recent[i];
+    if (event.userType === 'CONSUMER') return false;
+    if (event.userType === 'BIZ' && event.text !== undefined) return event.text === text && now - event.at < windowMs;
+  }
+  return false;
+}

@@ -8,7 +8,7 @@ import { messageIdOf } from '../webhooks/delivery-reads.js';
 import { consumerFollowUp, consumerName, draftProject, requestSummary, textContent, type LeadProject } from './lead-rules.js';
 import { eventsPage, leadIdsPage } from './lead-reads.js';
 import { LeadStore, type Lead } from './lead-store.js';
-import { emailDomainOf, eventJson, leadJson, type LeadLinks } from './lead-views.js';
+import { eventJson, leadJson, leadLinks, type LeadLinks } from './lead-views.js';
 
 /** The lead webhooks (docs/contract/webhooks.md §6.3): a new event, and a consumer's phone opt-in or opt-out. */
 export const LEAD_EVENT_TYPES = ['NEW_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT', 'CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT'] as const;
@@ -57,7 +57,7 @@ export class LeadService {
     private readonly businesses: BusinessDirectory,
     private readonly options: LeadServiceOptions,
   ) {
-    this.links = { publicUrl: options.publicUrl.replace(/\/$/, ''), emailDomain: emailDomainOf(options.publicUrl) };
+    this.links = leadLinks(options.publicUrl);
   }
 
   private store(db: DbOrTx = this.database.db) {

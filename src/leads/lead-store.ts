@@ -109,4 +109,31 @@ export class LeadStore {
       .limit(limit)
       .execute();
   }
+
+  /** The sequence number of the last event with this id in the lead (a text and its attachment share one). */
+  async lastSeqOfEvent(leadId: string, eventId: string): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('lead_events')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('lead_id', '=', leadId)
+      .where('id', '=', eventId)
+      .executeTakeFirst();
+    return row?.seq === null || row?.seq === undefined ? undefined : Number(row.seq);
+  }
+
+  /** Events up to `seq` are read; an earlier mark never moves it back. */
+  async markReadThrough(leadId: string, seq: number): Promise<void> {
+    await this.db.updateTable('leads').set({ read_through: seq }).where('id', '=', leadId).where('read_through', '<', seq).execute();
+  }
+
+  /** Marks the lead replied outside the conversation; false when it already was. */
+  async markReplied(leadId: string, replyType: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('leads')
+      .set({ replied_as: replyType })
+      .where('id', '=', leadId)
+      .where('replied_as', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
 }

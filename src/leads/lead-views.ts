@@ -52,6 +52,11 @@ export function eventJson(event: LeadEvent) {
   };
 }
 
+/** The links of a deployment's leads. */
+export function leadLinks(publicUrl: string): LeadLinks {
+  return { publicUrl: publicUrl.replace(/\/$/, ''), emailDomain: emailDomainOf(publicUrl) };
+}
+
 /** A masked e-mail domain for a deployment: `messaging.` and the public host, when that is a name. */
 export function emailDomainOf(publicUrl: string): string {
   const host = new URL(publicUrl).hostname;

@@ -3,23 +3,53 @@ import { ownerCommand } from '../commands/owner.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
+import type { SecretKeys } from '../platform/secret-keys.js';
 import { businessUserAdminRoutes } from './admin-routes.js';
+import { BusinessUserAuthorization, type OauthClients } from './authorization-service.js';
+import { authorizeRoutes } from './authorize-routes.js';
 import { BusinessUserService } from './owner-service.js';
-import { businessUsersMigration } from './owner-tables.js';
+import { businessUserGrantsMigration, businessUsersMigration } from './owner-tables.js';
+import { redirectUriAdminRoutes } from './redirect-uri-routes.js';
 
-/** The owners family's service: business users and the businesses they manage. */
-export function ownerServices(database: Database, clock: Clock, businesses: BusinessDirectory): BusinessUserService {
-  return new BusinessUserService(database, clock, businesses);
+export interface OwnerServices {
+  /** Business users and the businesses they manage. */
+  users: BusinessUserService;
+  /** Their authorization of partners: codes, tokens, and what a token reaches. */
+  authorization: BusinessUserAuthorization;
 }
 
-/** Business users (docs/owners.md): the people a partner acts for once they authorize it. */
-export function ownersModule(service: BusinessUserService): ApiModule {
+/** What the owners family is built from beside the platform. */
+export interface OwnerDependencies {
+  businesses: BusinessDirectory;
+  clients: OauthClients;
+  keys: SecretKeys;
+  sandbox: boolean;
+}
+
+/** The owners family's services. */
+export function ownerServices(database: Database, clock: Clock, deps: OwnerDependencies): OwnerServices {
+  return {
+    users: new BusinessUserService(database, clock, deps.businesses),
+    authorization: new BusinessUserAuthorization(database, clock, deps.clients, deps.keys, deps.sandbox),
+  };
+}
+
+/**
+ * Business users (docs/owners.md): the people a partner acts for once they authorize it, the
+ * authorization page they do it on, and the partners' redirect URIs.
+ */
+export function ownersModule(
+  services: OwnerServices,
+  options: { publicUrl: string; sandbox: boolean; requirePartner: (partnerId: string) => Promise<void> },
+): ApiModule {
   return {
     name: 'owners',
-    commands: { owner: (args, flags) => ownerCommand(service, args, flags) },
-    migrations: [businessUsersMigration],
+    commands: { owner: (args, flags) => ownerCommand(services.users, args, flags) },
+    migrations: [businessUsersMigration, businessUserGrantsMigration],
     routes: async (fastify) => {
-      await fastify.register(businessUserAdminRoutes(service));
+      await fastify.register(businessUserAdminRoutes(services.users));
+      await fastify.register(redirectUriAdminRoutes(services.authorization, options.requirePartner));
+      await fastify.register(authorizeRoutes(services.authorization, options));
     },
   };
 }

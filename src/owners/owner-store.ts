@@ -83,4 +83,15 @@ export class OwnerStore {
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
+
+  /** Whether the business user manages the business. */
+  async manages(userId: string, businessId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('business_user_businesses')
+      .select('business_id')
+      .where('user_id', '=', userId)
+      .where('business_id', '=', businessId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
 }

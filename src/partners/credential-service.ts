@@ -38,6 +38,15 @@ export interface IssuedCredential extends CredentialView {
   client_secret?: string;
 }
 
+/** What a live business user's token stands for (the owners family answers it). */
+export interface BusinessUserReach {
+  partner_id: string;
+  credential_id: string;
+  user_id: string;
+  /** Granted scopes, space-separated. */
+  scope: string;
+}
+
 interface CachedPrincipal {
   principal: Principal | null;
   until: number;
@@ -54,6 +63,7 @@ export class CredentialService implements CredentialVerifier {
   private readonly loading = new Map<string, Promise<Principal | null>>();
   /** Moves on invalidate: a load begun before it must not store its answer. */
   private generation = 0;
+  private businessUserTokens: { prefix: string; reach: (token: string) => Promise<BusinessUserReach | undefined> } | undefined;
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
@@ -163,39 +173,11 @@ export class CredentialService implements CredentialVerifier {
   }
 
   /**
-   * OAuth 2.0 client credentials. While a token is live the same token is returned with the
-   * remaining lifetime, as the original did; tokens are derived from their id with a key derived
-   * from PBS_SECRET_KEY (SecretKeys), so only their hash is stored and the database alone gives
-   * no token away. A token derived under another key (the key changed) is not handed out again.
+   * Bearer tokens starting with `prefix` are business users' (docs/owners.md): `reach` says whom
+   * and what a live one stands for. Set once, where the families are wired.
    */
-  async exchangeClientCredentials(clientId: string, clientSecret: string) {
-    const row = await this.store().findCredentialByPublicId('oauth_client', clientId);
-    const partner = row ? await this.store().findPartner(row.partner_id) : undefined;
-    if (!row || !partner || row.revoked_at !== null || !this.secretAccepted(row, clientSecret) || partner.status !== 'active') {
-      throw apiError('INVALID_CLIENT');
-    }
-    const now = this.clock.now();
-    const secret = await this.keys.key('oauth-access-tokens');
-    const live = await this.store().findLiveToken(row.id, row.secret_hash, now);
-    if (live && sha256Hex(deriveToken(secret, live.id)) === live.token_hash) {
-      return {
-        access_token: deriveToken(secret, live.id),
-        token_type: 'Bearer' as const,
-        expires_in: Math.max(0, Math.floor((live.expires_at - now) / 1000)),
-      };
-    }
-    const id = newId();
-    const token = deriveToken(secret, id);
-    await this.store().insertToken({
-      id,
-      credential_id: row.id,
-      partner_id: row.partner_id,
-      token_hash: sha256Hex(token),
-      issued_for_secret: row.secret_hash,
-      created_at: now,
-      expires_at: now + ACCESS_TOKEN_TTL_SECONDS * 1000,
-    });
-    return { access_token: token, token_type: 'Bearer' as const, expires_in: ACCESS_TOKEN_TTL_SECONDS };
+  acceptBusinessUserTokens(prefix: string, reach: (token: string) => Promise<BusinessUserReach | undefined>): void {
+    this.businessUserTokens = { prefix, reach };
   }
 
   async verifyBearer(token: string): Promise<Principal | null> {
@@ -204,6 +186,7 @@ export class CredentialService implements CredentialVerifier {
   }
 
   private async loadBearer(token: string): Promise<Principal | null> {
+    if (this.businessUserTokens && token.startsWith(this.businessUserTokens.prefix)) return this.loadBusinessUserToken(token);
     const hash = sha256Hex(token);
     const now = this.clock.now();
     if (token.startsWith(ACCESS_TOKEN_PREFIX)) {
@@ -215,6 +198,16 @@ export class CredentialService implements CredentialVerifier {
     if (!row || row.revoked_at !== null) return null;
     if (row.secret_hash !== hash && !(row.previous_expires_at !== null && row.previous_expires_at > now)) return null;
     return this.principalFor(row.partner_id, row.id, 'api_key');
+  }
+
+  /** A business user's token: its grant's partner, through a client credential that is still live. */
+  private async loadBusinessUserToken(token: string): Promise<Principal | null> {
+    const reach = await this.businessUserTokens!.reach(token);
+    if (!reach) return null;
+    const client = await this.store().findCredential(reach.credential_id);
+    if (!client || client.revoked_at !== null) return null;
+    const principal = await this.principalFor(reach.partner_id, reach.credential_id, 'business_user_token');
+    return principal && { ...principal, businessUser: { id: reach.user_id, scopes: reach.scope.split(' ') } };
   }
 
   knownBearer(token: string): Principal | undefined {
@@ -233,22 +226,9 @@ export class CredentialService implements CredentialVerifier {
   private async loadBasic(username: string, password: string): Promise<Principal | null> {
     const row = await this.store().findCredentialByPublicId('basic', username);
     // Hash and compare even for an unknown user, so timing does not reveal which usernames exist.
-    const accepted = this.secretAccepted(row ?? DUMMY_ROW, password);
+    const accepted = secretAccepted(row ?? DUMMY_ROW, password, this.clock.now());
     if (!row || !accepted || row.revoked_at !== null) return null;
     return this.principalFor(row.partner_id, row.id, 'basic');
-  }
-
-  private secretAccepted(
-    row: Pick<CredentialRow, 'secret_hash' | 'previous_secret_hash' | 'previous_expires_at'>,
-    secret: string,
-  ): boolean {
-    const current = secretMatches(secret, row.secret_hash);
-    const previous =
-      row.previous_secret_hash !== null &&
-      row.previous_expires_at !== null &&
-      row.previous_expires_at > this.clock.now() &&
-      secretMatches(secret, row.previous_secret_hash);
-    return current || previous;
   }
 
   private async cached(key: string, load: () => Promise<Principal | null>): Promise<Principal | null> {
@@ -336,11 +316,26 @@ export class CredentialService implements CredentialVerifier {
   }
 }
 
+/** Whether `secret` is the credential's, or its previous one within the rotation's overlap. */
+export function secretAccepted(
+  row: Pick<CredentialRow, 'secret_hash' | 'previous_secret_hash' | 'previous_expires_at'>,
+  secret: string,
+  now: number,
+): boolean {
+  const current = secretMatches(secret, row.secret_hash);
+  const previous =
+    row.previous_secret_hash !== null &&
+    row.previous_expires_at !== null &&
+    row.previous_expires_at > now &&
+    secretMatches(secret, row.previous_secret_hash);
+  return current || previous;
+}
+
 const DUMMY_ROW = { secret_hash: sha256Hex('pbs-no-such-user'), previous_secret_hash: null, previous_expires_at: null };
 
 const basicKey = (username: string, password: string) => `u:${username}\u0000${password}`;
 
-function deriveToken(secret: Buffer, tokenId: string): string {
+export function deriveToken(secret: Buffer, tokenId: string): string {
   return ACCESS_TOKEN_PREFIX + createHmac('sha256', secret).update(tokenId).digest('base64url');
 }
 

@@ -8,7 +8,8 @@ import type { ChangeFeed } from '../platform/change-feed.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { partnerPortalRoutes } from './portal-routes.js';
-import { oauthRoutes } from './oauth-routes.js';
+import { oauthRoutes, type DelegatedGrants } from './oauth-routes.js';
+import type { OauthClientService } from './oauth-clients.js';
 import { partnerAdminRoutes } from './routes.js';
 
 /**
@@ -37,13 +38,20 @@ export function partnersModule(
   credentials: CredentialService,
   authFailures: FailureThrottle,
   portal: PortalAccess,
+  oauth: { clients: OauthClientService; grants: DelegatedGrants },
 ): ApiModule {
   return {
     name: 'partners',
-    tags: [{ name: 'oauth', description: 'Access tokens for partner clients' }],
+    tags: [
+      {
+        name: 'oauth',
+        description:
+          'Access tokens: a partner’s own (client credentials), and a business user’s (authorization code with PKCE, for the Leads API)',
+      },
+    ],
     routes: async (app) => {
       await partnerAdminRoutes(partners, credentials)(app);
-      await oauthRoutes(credentials, authFailures)(app);
+      await oauthRoutes(oauth.clients, authFailures, oauth.grants)(app);
       await partnerPortalRoutes(partners)(app);
     },
     commands: { partner: (args, flags) => partnerCommand({ partners, credentials, portal }, args, flags) },

@@ -4,68 +4,110 @@ import { decodeBasic } from '../platform/http/authenticate.js';
 import { failureKey, throttledAuthentication } from '../platform/http/auth-throttle.js';
 import type { FailureThrottle } from '../platform/rate-limit.js';
 import { apiError } from '../platform/errors.js';
-import type { CredentialService } from './credential-service.js';
+import type { OauthClientService, OauthClientView } from './oauth-clients.js';
 import { bodyObject, single } from '../platform/query.js';
 
 /** Anyone may call the token endpoint: its bodies are small forms, and nothing more is read. */
 const TOKEN_BODY_LIMIT = 4096;
 
-/** `POST /oauth2/token`: client credentials → bearer access token (docs/contract/reviews-and-engagement.md §7.3). */
-export function oauthRoutes(credentials: CredentialService, failures: FailureThrottle) {
+/** The token endpoint's versions (docs/owners.md "Tokens"): they differ in what a refresh returns. */
+export type TokenEndpointVersion = 'v2' | 'v3';
+
+/** A form field of a token request. */
+export type TokenForm = Record<string, string | undefined>;
+
+/**
+ * Grants the token endpoint hands on once the client authenticated: the business user's
+ * authorization code and refresh token (the owners family answers them).
+ */
+export type DelegatedGrants = Partial<
+  Record<
+    'authorization_code' | 'refresh_token',
+    (client: OauthClientView, form: TokenForm, version: TokenEndpointVersion) => Promise<object>
+  >
+>;
+
+const tokenAnswer = {
+  type: 'object',
+  required: ['access_token', 'token_type', 'expires_in'],
+  properties: {
+    access_token: { type: 'string' },
+    token_type: { type: 'string' },
+    expires_in: { type: 'integer' },
+    expires_on: { type: 'string', description: 'When the access token expires (ISO 8601); business user tokens only' },
+    refresh_token: { type: 'string', description: 'Business user tokens only' },
+    refresh_token_expires_in: { type: 'integer' },
+    refresh_token_expires_on: { type: 'string' },
+  },
+} as const;
+
+const FORM_FIELDS = ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token'] as const;
+
+/**
+ * `POST /oauth2/token` and `/oauth2/token/v3`: client credentials → a partner's bearer token
+ * (docs/contract/reviews-and-engagement.md §7.3); a business user's authorization code or refresh
+ * token → their access token (docs/owners.md).
+ */
+export function oauthRoutes(clients: OauthClientService, failures: FailureThrottle, grants: DelegatedGrants = {}) {
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
-    app.post(
-      '/oauth2/token',
-      {
-        bodyLimit: TOKEN_BODY_LIMIT,
-        schema: {
-          tags: ['oauth'],
-          summary: 'Obtain an access token with client credentials',
-          description:
-            'Form body `grant_type=client_credentials&client_id=…&client_secret=…` (or the client in HTTP Basic). ' +
-            'While a token is live the same token is returned with its remaining lifetime. Only form bodies are read ' +
-            '(RFC 6749 §4.4.2); past repeated failures from one address for one client id, a wrong secret answers 429 (the right one always passes).',
-          consumes: ['application/x-www-form-urlencoded'],
-          body: {
-            type: 'object',
-            properties: {
-              grant_type: { type: 'string' },
-              client_id: { type: 'string' },
-              client_secret: { type: 'string' },
-            },
-          },
-          response: {
-            200: {
-              type: 'object',
-              required: ['access_token', 'token_type', 'expires_in'],
-              properties: { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' } },
-            },
+    for (const [url, version] of [
+      ['/oauth2/token', 'v2'],
+      ['/oauth2/token/v3', 'v3'],
+    ] as const) {
+      app.post(
+        url,
+        {
+          bodyLimit: TOKEN_BODY_LIMIT,
+          schema: {
+            tags: ['oauth'],
+            summary:
+              version === 'v2'
+                ? 'Obtain an access token (client credentials, authorization code or refresh token)'
+                : 'Obtain a business user’s access token, v3 (a new refresh token on every refresh)',
+            description:
+              'Form body with `grant_type` and the client as `client_id`/`client_secret` (or in HTTP Basic). ' +
+              '`client_credentials`: the partner’s own token; while one is live the same token is returned with its remaining lifetime. ' +
+              '`authorization_code` (`code`, `redirect_uri` when the authorization named one, `code_verifier` with PKCE) and ' +
+              '`refresh_token` (`refresh_token`): a business user’s token, 7 days, with a refresh token of 365 days; ' +
+              (version === 'v2'
+                ? 'here a refresh returns the same live refresh token. '
+                : 'here every refresh returns a new refresh token and ends the old one, and an old one presented again ends the live one. ') +
+              'Only form bodies are read (RFC 6749 §4.1.3); past repeated failures from one address for one client id, a wrong secret answers 429.',
+            consumes: ['application/x-www-form-urlencoded'],
+            body: { type: 'object', properties: Object.fromEntries(FORM_FIELDS.map((f) => [f, { type: 'string' }])) },
+            response: { 200: tokenAnswer },
           },
         },
-      },
-      async (request, reply) => {
-        const type = request.headers['content-type'];
-        if (request.body !== undefined && !type?.startsWith('application/x-www-form-urlencoded')) {
-          throw apiError('UNSUPPORTED_MEDIA_TYPE', 'Send the token request as a form (application/x-www-form-urlencoded).');
-        }
-        const body = bodyObject(request.body);
-        const grantType = single(body.grant_type);
-        let clientId = single(body.client_id);
-        let clientSecret = single(body.client_secret);
-        const basic = clientId ? undefined : decodeBasic(request.headers.authorization, safeDecode);
-        if (basic) {
-          clientId = basic.username;
-          clientSecret = basic.password;
-        }
-        if (!grantType) throw apiError('INVALID_REQUEST', 'grant_type is required', { field: 'grant_type' });
-        if (grantType !== 'client_credentials') throw apiError('UNSUPPORTED_GRANT_TYPE');
-        if (!clientId || !clientSecret) throw apiError('INVALID_CLIENT', 'client_id and client_secret are required');
-        reply.header('cache-control', 'no-store');
-        return throttledAuthentication(failures, failureKey(request.ip, `client:${clientId}`), () =>
-          credentials.exchangeClientCredentials(clientId, clientSecret),
-        );
-      },
-    );
+        async (request, reply) => {
+          const type = request.headers['content-type'];
+          if (request.body !== undefined && !type?.startsWith('application/x-www-form-urlencoded')) {
+            throw apiError('UNSUPPORTED_MEDIA_TYPE', 'Send the token request as a form (application/x-www-form-urlencoded).');
+          }
+          const body = bodyObject(request.body);
+          const form: TokenForm = Object.fromEntries(FORM_FIELDS.map((f) => [f, single(body[f])]));
+          let clientId = form.client_id;
+          let clientSecret = form.client_secret;
+          const basic = clientId ? undefined : decodeBasic(request.headers.authorization, safeDecode);
+          if (basic) {
+            clientId = basic.username;
+            clientSecret = basic.password;
+          }
+          const grantType = form.grant_type;
+          if (!grantType) throw apiError('INVALID_REQUEST', 'grant_type is required', { field: 'grant_type' });
+          const delegated = grantType === 'authorization_code' || grantType === 'refresh_token' ? grants[grantType] : undefined;
+          if (grantType !== 'client_credentials' && !delegated) throw apiError('UNSUPPORTED_GRANT_TYPE');
+          if (!clientId || !clientSecret) throw apiError('INVALID_CLIENT', 'client_id and client_secret are required');
+          reply.header('cache-control', 'no-store');
+          const id = clientId;
+          const secret = clientSecret;
+          const key = failureKey(request.ip, `client:${id}`);
+          if (!delegated) return throttledAuthentication(failures, key, () => clients.exchangeClientCredentials(id, secret));
+          const client = await throttledAuthentication(failures, key, () => clients.authenticate(id, secret));
+          return delegated(client, form, version);
+        },
+      );
+    }
   };
 }
 

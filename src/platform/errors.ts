@@ -42,7 +42,25 @@ export const errorCatalogue = {
   },
   INTERNAL_ERROR: { status: 500, description: 'Something went wrong internally, please try again later.' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'Service Unavailable' },
-  UNSUPPORTED_GRANT_TYPE: { status: 400, description: 'grant_type must be client_credentials' },
+  UNSUPPORTED_GRANT_TYPE: { status: 400, description: 'grant_type must be client_credentials, authorization_code or refresh_token' },
+  INVALID_GRANT: {
+    status: 400,
+    description: 'The authorization code or refresh token is invalid, expired, already used, revoked, or was issued to another client.',
+  },
+  INVALID_SCOPE: { status: 400, description: 'The requested scope is unknown.' },
+
+  // Leads (docs/contract/leads.md)
+  INVALID_ID: { status: 400, description: 'The id is not valid.' },
+  SAME_SUCCESSIVE_MESSAGE: {
+    status: 400,
+    description: 'The same message was sent to this lead less than an hour ago, with no reply from the consumer in between.',
+  },
+  NO_BUSINESS_ACCESS: { status: 403, description: 'The business user has no access to this business.' },
+  UNAUTHORIZED_BUSINESS_MINIMUM_ADVERTISING: {
+    status: 403,
+    description: 'Leads data is available only for businesses that are currently advertising.',
+  },
+  NOT_AUTHORIZED: { status: 403, description: 'Not authorized.' },
 
   // Reservations (spec "Errors"; docs/contract/reservations.md §3)
   DATE_TIME_VALIDATION_ERROR: { status: 400, description: 'Invalid format' },

@@ -33,7 +33,21 @@ export const errorHints: Record<ErrorCode, string> = {
   INTERNAL_ERROR:
     'A fault in pbs, not in the request. Quote the request id to the operator; retrying with the same Idempotency-Key is safe.',
   SERVICE_UNAVAILABLE: 'pbs is starting, stopping or cannot reach its database; retry after `Retry-After`.',
-  UNSUPPORTED_GRANT_TYPE: 'The token endpoint takes grant_type=client_credentials only.',
+  UNSUPPORTED_GRANT_TYPE:
+    'The token endpoint takes grant_type=client_credentials (a partner token), authorization_code or refresh_token (a business user’s token).',
+  INVALID_GRANT:
+    'The code or refresh token cannot be used: codes last 5 minutes and work once, with the redirect_uri and PKCE verifier of their authorization; ask the business user to authorize again.',
+  INVALID_SCOPE: 'Ask for scopes pbs knows, separated by spaces: `leads` reads leads and replies to them.',
+  INVALID_ID:
+    'The lead or event id is not one pbs could have issued (wrong length or characters); use ids exactly as webhooks and Get Lead Events give them.',
+  SAME_SUCCESSIVE_MESSAGE:
+    'This text went to this lead within the last hour and the consumer has not answered since; do not repeat a reply on retry.',
+  NO_BUSINESS_ACCESS:
+    'The business user who authorized this token does not manage this business; a token reaches only the businesses of its user.',
+  UNAUTHORIZED_BUSINESS_MINIMUM_ADVERTISING:
+    'Leads are available only for businesses with an active advertising program; the operator (or your advertising integration) starts one.',
+  NOT_AUTHORIZED:
+    'The lead refuses this change: it was already marked as replied, or the consumer blocked the business or archived the project.',
   DATE_TIME_VALIDATION_ERROR: 'Dates are YYYY-MM-DD and times HH:MM (24-hour), in the restaurant’s local time.',
   TOO_SMALL_VALIDATION_ERROR: 'A number is below its minimum (covers start at 1).',
   TOO_LARGE_VALIDATION_ERROR: 'A number is above its maximum (or is not a finite number at all).',

@@ -9,6 +9,7 @@ export const partnerInterfaces = [
   'business_subscriptions',
   'webhooks',
   'listing_management',
+  'leads',
 ] as const;
 
 export type PartnerInterface = (typeof partnerInterfaces)[number];
@@ -19,9 +20,15 @@ export function isPartnerInterface(value: string): value is PartnerInterface {
 
 /**
  * How a route authenticates (spec "Authentication", docs/contract/common.md §0):
- * `bearer` takes an API key or an OAuth access token, `basic` the data-ingestion credentials.
+ * `bearer` takes an API key or an OAuth access token, `basic` the data-ingestion credentials,
+ * `business_user` a business user's OAuth access token (authorization code flow,
+ * docs/owners.md) and nothing else.
  */
-export type AuthScheme = 'bearer' | 'basic';
+export type AuthScheme = 'bearer' | 'basic' | 'business_user';
+
+/** The OAuth scopes a business user can grant a partner (docs/owners.md). */
+export const businessUserScopes = ['leads'] as const;
+export type BusinessUserScope = (typeof businessUserScopes)[number];
 
 export interface InterfaceGrant {
   enabled: boolean;
@@ -36,8 +43,10 @@ export interface Principal {
   partnerName: string;
   partnerActive: boolean;
   credentialId: string;
-  credentialKind: 'api_key' | 'access_token' | 'basic';
+  credentialKind: 'api_key' | 'access_token' | 'basic' | 'business_user_token';
   interfaces: Partial<Record<PartnerInterface, InterfaceGrant>>;
+  /** For a business user's token: who authorized the partner, and for what. */
+  businessUser?: { id: string; scopes: readonly string[] };
 }
 
 /** Implemented by the partners family; the platform only knows this shape. */
@@ -85,6 +94,8 @@ export interface PartnerRouteConfig {
    */
   interface: PartnerInterface | readonly PartnerInterface[];
   scheme: AuthScheme;
+  /** With the `business_user` scheme: the scope the token must carry. */
+  userScope?: BusinessUserScope;
   business: BusinessScope;
   /** Overrides the default per-second limit for this route's interface (e.g. subscriptions: 5). */
   defaultPerSecond?: number;

@@ -49,7 +49,7 @@ export async function authenticatePartner(
     throw apiError('TOKEN_MISSING', undefined, challenge);
   }
   let principal: Principal | null = null;
-  if (route.scheme === 'bearer') {
+  if (route.scheme !== 'basic') {
     const match = BEARER.exec(header);
     if (!match) throw apiError('TOKEN_INVALID', 'The Authorization header must be "Bearer <API key or access token>".');
     principal = await verifier.verifyBearer(match[1]);
@@ -77,7 +77,7 @@ export function authenticateKnown(request: FastifyRequest, route: PartnerRouteCo
   const header = request.headers.authorization;
   if (!header) return undefined;
   let principal: Principal | undefined;
-  if (route.scheme === 'bearer') {
+  if (route.scheme !== 'basic') {
     const match = verifier.knownBearer ? BEARER.exec(header) : null;
     principal = match ? verifier.knownBearer!(match[1]) : undefined;
   } else if (verifier.knownBasic && BASIC.test(header)) {
@@ -93,6 +93,8 @@ function admitted(request: FastifyRequest, principal: Principal, route: PartnerR
   if (!principal.partnerActive) {
     throw apiError('UNAUTHORIZED_API_KEY', 'This partner is disabled; its credentials cannot query any endpoint.');
   }
+  const refusal = kindRefusal(principal, route);
+  if (refusal) throw apiError('UNAUTHORIZED_API_KEY', refusal);
   if (grantedInterface(principal, route) === undefined) {
     const named =
       typeof route.interface === 'string' ? `the ${route.interface} interface` : `any of the ${route.interface.join(', ')} interfaces`;
@@ -102,6 +104,23 @@ function admitted(request: FastifyRequest, principal: Principal, route: PartnerR
     );
   }
   return principal;
+}
+
+/**
+ * Why this kind of credential cannot call the route (docs/owners.md "Tokens"): a business user's
+ * token calls only the operations of its scopes, and those take nothing else.
+ */
+function kindRefusal(principal: Principal, route: PartnerRouteConfig): string | undefined {
+  const user = principal.businessUser;
+  if (route.scheme !== 'business_user')
+    return user
+      ? 'A business user’s access token reaches only the operations of the scopes it was granted (the Leads API); use the partner’s API key here.'
+      : undefined;
+  if (!user)
+    return 'This operation takes a business user’s OAuth access token (authorization code flow), not an API key or a client-credentials token.';
+  if (route.userScope && !user.scopes.includes(route.userScope))
+    return `The business user did not grant the ${route.userScope} scope to this token; ask them to authorize again with scope=${route.userScope}.`;
+  return undefined;
 }
 
 /** Console sessions, as the admin guard checks them (see OperatorSessions). */

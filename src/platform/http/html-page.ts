@@ -28,16 +28,32 @@ export function htmlPage(
   status: number,
   title: string,
   body: string,
-  { accent = '#1a5fb4', referrerPolicy }: { accent?: string; referrerPolicy?: 'same-origin' } = {},
+  {
+    accent = '#1a5fb4',
+    referrerPolicy,
+    formTarget,
+  }: {
+    accent?: string;
+    referrerPolicy?: 'same-origin';
+    /** An origin besides pbs's that a form's answer redirects to (browsers apply form-action to the redirect too). */
+    formTarget?: string;
+  } = {},
 ) {
+  const headers: Record<string, string> = { ...PAGE_HEADERS };
+  if (referrerPolicy) headers['referrer-policy'] = referrerPolicy;
+  if (formTarget)
+    headers['content-security-policy'] = PAGE_HEADERS['content-security-policy'].replace(
+      "form-action 'self'",
+      `form-action 'self' ${formTarget}`,
+    );
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .headers(referrerPolicy ? { ...PAGE_HEADERS, 'referrer-policy': referrerPolicy } : PAGE_HEADERS)
+    .headers(headers)
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
         `<title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}` +
         `dt{font-weight:600}dd{margin:0 0 .5rem}button{font:inherit;padding:.5rem 1rem;border:1px solid ${accent};background:#fff;color:${accent};border-radius:.4rem;cursor:pointer}` +
-        `.note{padding:.75rem;border-radius:.4rem;background:#f3f3f3}</style></head><body>${body}</body></html>`,
+        `.note{padding:.75rem;border-radius:.4rem;background:#f3f3f3}label{display:block;margin:.5rem 0 .25rem}input,select{font:inherit;padding:.4rem;width:100%;box-sizing:border-box}</style></head><body>${body}</body></html>`,
     );
 }

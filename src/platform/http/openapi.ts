@@ -32,7 +32,8 @@ function documentGuards(schema: FastifySchema, config: FastifyContextConfig | un
     out['x-pbs-partner'] = { interface: partner.interface, scheme: partner.scheme, business: scope };
     add(
       401,
-      'TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled)',
+      'TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled' +
+        (partner.scheme === 'business_user' ? ', or not a business user’s token with this scope)' : ')'),
     );
     add(
       403,
@@ -88,6 +89,18 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Partner API key or OAuth access token' },
           basicAuth: { type: 'http', scheme: 'basic', description: 'Data-ingestion credentials (username:password)' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'Operator admin token' },
+          businessUserOAuth: {
+            type: 'oauth2',
+            description: 'A business user’s access token: they authorize the partner’s app at /oauth2/authorize (docs/owners.md)',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: '/oauth2/authorize',
+                tokenUrl: '/oauth2/token/v3',
+                refreshUrl: '/oauth2/token/v3',
+                scopes: { leads: 'Read leads and their conversations, and reply to them' },
+              },
+            },
+          },
           portalSession: {
             type: 'apiKey',
             in: 'cookie',

@@ -1,4 +1,4 @@
-import { isPartnerInterface, type PartnerRouteConfig } from '../auth/principal.js';
+import { businessUserScopes, isPartnerInterface, type PartnerRouteConfig } from '../auth/principal.js';
 
 /**
  * The check every route's security declaration passes before the server starts
@@ -26,7 +26,14 @@ export function declarationProblem(
   const named: readonly unknown[] = Array.isArray(partner.interface) ? partner.interface : [partner.interface];
   if (named.length === 0 || !named.every((i) => typeof i === 'string' && isPartnerInterface(i)))
     return `names no known interface (${String(partner.interface)})`;
-  if (partner.scheme !== 'bearer' && partner.scheme !== 'basic') return `names no known scheme (${String(partner.scheme)})`;
+  if (partner.scheme !== 'bearer' && partner.scheme !== 'basic' && partner.scheme !== 'business_user')
+    return `names no known scheme (${String(partner.scheme)})`;
+  if ((partner.scheme === 'business_user') !== (partner.userScope !== undefined))
+    return partner.scheme === 'business_user'
+      ? 'names no userScope for its business_user scheme'
+      : 'names a userScope without the business_user scheme';
+  if (partner.userScope !== undefined && !(businessUserScopes as readonly string[]).includes(partner.userScope))
+    return `names no known business user scope (${String(partner.userScope)})`;
   const scope: Partial<Record<string, unknown>> | undefined = partner.business;
   if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
   const kinds = Object.keys(scope).filter((k) =>

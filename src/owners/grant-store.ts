@@ -1,0 +1,123 @@
+import type { Insertable, Selectable } from 'kysely';
+import { forUpdateOn, type DbOrTx, type Dialect } from '../platform/db/database.js';
+import type { BusinessUserGrantsTable, BusinessUserTokensTable } from './owner-tables.js';
+import './owner-tables.js';
+
+export type Grant = Selectable<BusinessUserGrantsTable>;
+export type UserToken = Selectable<BusinessUserTokensTable>;
+
+/** A live access token with what it stands for. */
+export interface TokenReach {
+  partner_id: string;
+  credential_id: string;
+  user_id: string;
+  scope: string;
+}
+
+/** SQL of partners' redirect URIs and business users' grants and tokens. */
+export class GrantStore {
+  constructor(
+    private readonly db: DbOrTx,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async redirectUris(partnerId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('oauth_redirect_uris').select('uri').where('partner_id', '=', partnerId).orderBy('uri').execute();
+    return rows.map((r) => r.uri);
+  }
+
+  async replaceRedirectUris(partnerId: string, uris: string[], now: number): Promise<void> {
+    await this.db.deleteFrom('oauth_redirect_uris').where('partner_id', '=', partnerId).execute();
+    if (uris.length === 0) return;
+    await this.db
+      .insertInto('oauth_redirect_uris')
+      .values(uris.map((uri) => ({ partner_id: partnerId, uri, created_at: now })))
+      .execute();
+  }
+
+  async insertGrant(grant: Insertable<BusinessUserGrantsTable>): Promise<void> {
+    await this.db.insertInto('business_user_grants').values(grant).execute();
+  }
+
+  /** The grant of a code, locked for the transaction on PostgreSQL: a code is redeemed once. */
+  lockGrantByCode(codeHash: string): Promise<Grant | undefined> {
+    return forUpdateOn(
+      this.db.selectFrom('business_user_grants').selectAll().where('code_hash', '=', codeHash),
+      this.dialect,
+    ).executeTakeFirst();
+  }
+
+  lockGrant(id: string): Promise<Grant | undefined> {
+    return forUpdateOn(this.db.selectFrom('business_user_grants').selectAll().where('id', '=', id), this.dialect).executeTakeFirst();
+  }
+
+  async updateGrant(id: string, change: Partial<Insertable<BusinessUserGrantsTable>>): Promise<void> {
+    await this.db.updateTable('business_user_grants').set(change).where('id', '=', id).execute();
+  }
+
+  /** Ends every grant of a business user (and so every token of theirs). */
+  async revokeGrantsOfUser(userId: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('business_user_grants')
+      .set({ revoked_at: now })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  async insertToken(token: Insertable<BusinessUserTokensTable>): Promise<void> {
+    await this.db.insertInto('business_user_tokens').values(token).execute();
+  }
+
+  tokenByHash(hash: string): Promise<UserToken | undefined> {
+    return this.db.selectFrom('business_user_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+  }
+
+  /** The grant's live refresh token (the newest), if any. */
+  liveRefreshToken(grantId: string, now: number): Promise<UserToken | undefined> {
+    return this.db
+      .selectFrom('business_user_tokens')
+      .selectAll()
+      .where('grant_id', '=', grantId)
+      .where('kind', '=', 'refresh')
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+  }
+
+  async revokeTokens(grantId: string, kind: 'access' | 'refresh' | undefined, now: number): Promise<void> {
+    let query = this.db
+      .updateTable('business_user_tokens')
+      .set({ revoked_at: now })
+      .where('grant_id', '=', grantId)
+      .where('revoked_at', 'is', null);
+    if (kind) query = query.where('kind', '=', kind);
+    await query.execute();
+  }
+
+  async revokeToken(id: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('business_user_tokens')
+      .set({ revoked_at: now })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  /** What a live access token of a live grant of an existing business user reaches; undefined otherwise. */
+  liveAccess(hash: string, now: number): Promise<TokenReach | undefined> {
+    return this.db
+      .selectFrom('business_user_tokens as t')
+      .innerJoin('business_user_grants as g', 'g.id', 't.grant_id')
+      .innerJoin('business_users as u', 'u.id', 'g.user_id')
+      .select(['g.partner_id', 'g.credential_id', 'g.user_id', 'g.scope'])
+      .where('t.token_hash', '=', hash)
+      .where('t.kind', '=', 'access')
+      .where('t.revoked_at', 'is', null)
+      .where('t.expires_at', '>', now)
+      .where('g.revoked_at', 'is', null)
+      .executeTakeFirst();
+  }
+}
