@@ -226,7 +226,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     partnersModule(services.partners, services.credentials, authFailures, services.portal, {
       clients: services.oauthClients,
       grants: {
-        authorization_code: (client, form, version) => services.owners.authorization.redeemCode(client, form, version),
+        // Both token endpoint versions redeem a code alike; they differ on refresh.
+        authorization_code: (client, form) => services.owners.authorization.redeemCode(client, form),
         refresh_token: (client, form, version) => services.owners.authorization.refresh(client, form, version),
       },
     }),

@@ -184,7 +184,7 @@ export class BusinessUserAuthorization {
    * issued to, with the same redirect URI and the PKCE verifier. A code redeemed twice revokes
    * what the first redemption gave (RFC 6749 §4.1.2).
    */
-  async redeemCode(client: OauthClient, form: { code?: string; redirect_uri?: string; code_verifier?: string }, version: TokenVersion) {
+  async redeemCode(client: OauthClient, form: { code?: string; redirect_uri?: string; code_verifier?: string }) {
     if (!form.code) throw apiError('INVALID_REQUEST', 'code is required', { field: 'code' });
     const now = this.clock.now();
     const code = form.code;
