@@ -102,6 +102,7 @@ const TAG_ORDER = [
   'private reviews',
   'engagement metrics',
   'subscriptions',
+  'leads',
   'businesses',
   'oauth',
   'portal',

@@ -102,8 +102,9 @@ export class BusinessUserAuthorization {
     if (!client)
       return { page: 'The app that sent you here is not a known partner client (its client_id is unknown, revoked or disabled).' };
     const registered = await this.redirectUris(client.partnerId);
-    const redirectGiven = query.redirect_uri !== undefined && query.redirect_uri !== '';
-    const redirectUri = redirectGiven ? query.redirect_uri! : registered.length === 1 ? registered[0] : undefined;
+    const given = query.redirect_uri || undefined;
+    const redirectGiven = given !== undefined;
+    const redirectUri = given ?? (registered.length === 1 ? registered[0] : undefined);
     if (redirectUri === undefined)
       return {
         page: registered.length

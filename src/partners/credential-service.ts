@@ -186,7 +186,8 @@ export class CredentialService implements CredentialVerifier {
   }
 
   private async loadBearer(token: string): Promise<Principal | null> {
-    if (this.businessUserTokens && token.startsWith(this.businessUserTokens.prefix)) return this.loadBusinessUserToken(token);
+    const users = this.businessUserTokens;
+    if (users && token.startsWith(users.prefix)) return this.loadBusinessUserToken(token, users.reach);
     const hash = sha256Hex(token);
     const now = this.clock.now();
     if (token.startsWith(ACCESS_TOKEN_PREFIX)) {
@@ -201,8 +202,8 @@ export class CredentialService implements CredentialVerifier {
   }
 
   /** A business user's token: its grant's partner, through a client credential that is still live. */
-  private async loadBusinessUserToken(token: string): Promise<Principal | null> {
-    const reach = await this.businessUserTokens!.reach(token);
+  private async loadBusinessUserToken(token: string, reachOf: (token: string) => Promise<BusinessUserReach | undefined>) {
+    const reach = await reachOf(token);
     if (!reach) return null;
     const client = await this.store().findCredential(reach.credential_id);
     if (!client || client.revoked_at !== null) return null;

@@ -38,6 +38,7 @@ describe('the /docs page in a real browser', () => {
       'private reviews',
       'engagement metrics',
       'subscriptions',
+      'leads',
       'businesses',
       'oauth',
       'portal',

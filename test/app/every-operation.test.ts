@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partnerInterfaces } from '../../src/platform/auth/principal.js';
-import { admin, call, createPartner, dialects, portalSession, startPbs, type CallOptions, type Harness } from '../support/harness.js';
+import {
+  admin,
+  businessUserToken,
+  call,
+  createPartner,
+  dialects,
+  portalSession,
+  startPbs,
+  type CallOptions,
+  type Harness,
+} from '../support/harness.js';
 import { createRestaurant, hold, reserve } from '../support/restaurant.js';
 
 /** Operations anyone may call: a new unauthenticated operation must be added here on purpose. */
@@ -9,15 +19,20 @@ const PUBLIC = new Set([
   'GET /readyz',
   'GET /metrics',
   'POST /oauth2/token',
+  'POST /oauth2/token/v3',
+  'GET /oauth2/authorize',
+  'POST /oauth2/authorize',
   'GET /portal/sign-in',
   'POST /portal/sign-in',
   'POST /portal/sign-in/link',
 ]);
 
+type Scheme = 'bearer' | 'basic' | 'business_user';
+
 interface Operation {
   method: string;
   path: string;
-  partner?: { interface: string; scheme: 'bearer' | 'basic'; business: Record<string, unknown> };
+  partner?: { interface: string; scheme: Scheme; business: Record<string, unknown> };
   admin: boolean;
   /** A partner portal route (a session cookie). */
   portal: boolean;
@@ -39,6 +54,10 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
   let othersBusiness: string;
   let reservationId: string;
   let operations: Operation[];
+  /** A lead of each business, for the Leads API's paths. */
+  const leadOf = new Map<string, string>();
+  /** Each partner's business user token: its user manages the partner's own business. */
+  const userTokens = new Map<string, string>();
 
   beforeAll(async () => {
     h = await startPbs(dialect, { env: { PBS_RATE_LIMIT_PER_SECOND: '100000' } });
@@ -58,6 +77,20 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     reservationId = (await reserve(h.url, owner.apiKey.api_key, ownersBusiness, { ...slot, hold_id: held.body.hold_id })).body
       .reservation_id;
     expect(reservationId).toBeTruthy();
+    for (const business of [ownersBusiness, othersBusiness])
+      leadOf.set(business, (await h.pbs.services.leads.conversations.emit(business, {})).lead_id);
+    for (const [p, business] of [
+      [owner, ownersBusiness],
+      [other, othersBusiness],
+      [disabled, ownersBusiness],
+    ] as const) {
+      const user = (
+        await admin(h.url, 'POST', '/admin/v1/business-users', {
+          json: { name: p.partner.name, email: `${p.partner.id}@owners.example.com`, business_ids: [business] },
+        })
+      ).body.id;
+      userTokens.set(p.partner.id, await businessUserToken(h.url, p, user));
+    }
 
     const doc = (await call(h.url, 'GET', '/openapi.json')).body;
     operations = [];
@@ -87,6 +120,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
       if (name === 'business_id' || name === 'business_ids') return business;
       if (name === 'reservation_id') return reservationId;
       if (name === 'partner_id') return owner.partner.id;
+      if (name === 'lead_id') return leadOf.get(business) ?? 'AAAAAAAAAAAAAAAAAAAAAA';
       return 'AAAAAAAAAAAAAAAAAAAAAA';
     });
     const scope = op?.partner?.business;
@@ -108,6 +142,10 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
       arrival_range_min: 5,
       arrival_range_max: 10,
       features: { AD_GOAL: { ad_goal: 'CALLS' } },
+      request_content: 'Thanks, we can come Thursday.',
+      request_type: 'TEXT',
+      event_id: 'AAAAAAAAAAAAAAAAAAAAAA',
+      reply_type: 'PHONE',
     };
     const out: Record<string, unknown> = {};
     for (const name of json.schema?.required ?? []) {
@@ -117,8 +155,13 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
     return { json: out };
   };
 
-  const credentials = (p: Awaited<ReturnType<typeof createPartner>>, scheme: 'bearer' | 'basic'): CallOptions =>
-    scheme === 'basic' ? { basic: [p.basic.username, p.basic.password] } : { token: p.apiKey.api_key };
+  const credentials = (p: Awaited<ReturnType<typeof createPartner>>, scheme: Scheme): CallOptions =>
+    scheme === 'basic'
+      ? { basic: [p.basic.username, p.basic.password] }
+      : { token: scheme === 'business_user' ? userTokens.get(p.partner.id) : p.apiKey.api_key };
+  /** A business user's token reaching no lead of the business: 404 for a lead (not revealed), 403 for the business's ids. */
+  const expectOutOfReach = (r: { status: number; body: any; text: string }, op: Operation, what: string) =>
+    op.path.includes('{business_id}') ? expectCode(r, 403, 'NO_BUSINESS_ACCESS', what) : expectCode(r, 404, 'NOT_FOUND', what);
 
   const expectCode = (r: { status: number; body: any; text: string }, status: number, code: string, what: string) => {
     expect(r.status, `${what}: ${r.text.slice(0, 200)}`).toBe(status);
@@ -152,6 +195,7 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
       if (op.admin) expectCode(r, 401, 'TOKEN_INVALID', what);
       // An API key is no portal session.
       else if (op.portal) expectCode(r, 401, 'TOKEN_MISSING', what);
+      else if (scheme === 'business_user') expectOutOfReach(r, op, what);
       else if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
       else if (op.path.includes('{reservation_id}')) expect(r.body?.error?.code, what).toBe('INVALID_RESERVATION_ID');
       else expect([401, 403], `${what}: ${r.text.slice(0, 200)}`).not.toContain(r.status);
@@ -194,7 +238,8 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
         ...credentials(owner, op.partner!.scheme),
       });
       expect(r.status, what).toBeLessThan(500);
-      if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
+      if (op.partner!.scheme === 'business_user') expectOutOfReach(r, op, what);
+      else if (linkScoped(op)) expectCode(r, 403, 'AUTHORIZATION_ERROR', what);
       else if ('deferred' in scope) expect(r.status, what).toBe(202);
     }
     await h.pbs.ctx.tasks.runDue();

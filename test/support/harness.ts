@@ -227,6 +227,35 @@ export async function accessToken(base: string, p: { oauth: { client_id: string;
   return (await call(base, 'POST', '/oauth2/token', { form })).body.access_token as string;
 }
 
+/** A loopback redirect URI: a sandbox partner may use one without registering it (docs/owners.md). */
+export const APP_REDIRECT = 'http://127.0.0.1:9/callback';
+
+/**
+ * A business user's access token for the partner's OAuth client, as its app gets one: the
+ * sandbox's consent page answered with Allow for `userId`, then the code redeemed (no PKCE).
+ */
+export async function businessUserToken(base: string, p: TestPartner, userId: string, scope = 'leads'): Promise<string> {
+  const request = { client_id: p.oauth.client_id, redirect_uri: APP_REDIRECT, response_type: 'code', scope };
+  const consented = await fetch(`${base}/oauth2/authorize`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+    body: new URLSearchParams({ ...request, user_id: userId, decision: 'approve' }).toString(),
+  });
+  const code = new URL(consented.headers.get('location') ?? 'http://invalid/').searchParams.get('code');
+  if (!code) throw new Error(`no code: ${consented.status} ${await consented.text()}`);
+  const form = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: APP_REDIRECT,
+    client_id: p.oauth.client_id,
+    client_secret: p.oauth.client_secret,
+  };
+  const issued = await call(base, 'POST', '/oauth2/token', { form });
+  if (issued.status !== 200) throw new Error(`no token: ${issued.text}`);
+  return issued.body.access_token as string;
+}
+
 /**
  * The shared fixture of partner tests: a business made by the operator (`sampleBusiness` with
  * `overrides`) and linked to each of `partnerIds`. Answers the created record.

@@ -1550,6 +1550,12 @@ export interface paths {
                                         per_second: number | null;
                                         per_day: number | null;
                                     };
+                                    leads: {
+                                        enabled: boolean;
+                                        /** @description The partner’s own limit; null: the default */
+                                        per_second: number | null;
+                                        per_day: number | null;
+                                    };
                                 };
                             }[];
                         };
@@ -1579,7 +1585,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
-                        interfaces?: ("reservations" | "advertising" | "waitlist" | "private_reviews" | "engagement" | "business_subscriptions" | "webhooks" | "listing_management")[];
+                        interfaces?: ("reservations" | "advertising" | "waitlist" | "private_reviews" | "engagement" | "business_subscriptions" | "webhooks" | "listing_management" | "leads")[];
                     };
                 };
             };
@@ -1641,6 +1647,12 @@ export interface paths {
                                     per_day: number | null;
                                 };
                                 listing_management: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                leads: {
                                     enabled: boolean;
                                     /** @description The partner’s own limit; null: the default */
                                     per_second: number | null;
@@ -1752,6 +1764,12 @@ export interface paths {
                                     per_day: number | null;
                                 };
                                 listing_management: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                leads: {
                                     enabled: boolean;
                                     /** @description The partner’s own limit; null: the default */
                                     per_second: number | null;
@@ -1872,6 +1890,12 @@ export interface paths {
                                     per_second: number | null;
                                     per_day: number | null;
                                 };
+                                leads: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
                             };
                         };
                     };
@@ -1985,6 +2009,12 @@ export interface paths {
                                     per_second: number | null;
                                     per_day: number | null;
                                 };
+                                leads: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
                             };
                         };
                     };
@@ -2030,7 +2060,7 @@ export interface paths {
                 header?: never;
                 path: {
                     partner_id: string;
-                    interface: "reservations" | "advertising" | "waitlist" | "private_reviews" | "engagement" | "business_subscriptions" | "webhooks" | "listing_management";
+                    interface: "reservations" | "advertising" | "waitlist" | "private_reviews" | "engagement" | "business_subscriptions" | "webhooks" | "listing_management" | "leads";
                 };
                 cookie?: never;
             };
@@ -2101,6 +2131,12 @@ export interface paths {
                                     per_day: number | null;
                                 };
                                 listing_management: {
+                                    enabled: boolean;
+                                    /** @description The partner’s own limit; null: the default */
+                                    per_second: number | null;
+                                    per_day: number | null;
+                                };
+                                leads: {
                                     enabled: boolean;
                                     /** @description The partner’s own limit; null: the default */
                                     per_second: number | null;
@@ -2704,8 +2740,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Obtain an access token with client credentials
-         * @description Form body `grant_type=client_credentials&client_id=…&client_secret=…` (or the client in HTTP Basic). While a token is live the same token is returned with its remaining lifetime. Only form bodies are read (RFC 6749 §4.4.2); past repeated failures from one address for one client id, a wrong secret answers 429 (the right one always passes).
+         * Obtain an access token (client credentials, authorization code or refresh token)
+         * @description Form body with `grant_type` and the client as `client_id`/`client_secret` (or in HTTP Basic). `client_credentials`: the partner’s own token; while one is live the same token is returned with its remaining lifetime. `authorization_code` (`code`, `redirect_uri` when the authorization named one, `code_verifier` with PKCE) and `refresh_token` (`refresh_token`): a business user’s token, 7 days, with a refresh token of 365 days; here a refresh returns the same live refresh token. Only form bodies are read (RFC 6749 §4.1.3); past repeated failures from one address for one client id, a wrong secret answers 429.
          */
         post: {
             parameters: {
@@ -2720,6 +2756,10 @@ export interface paths {
                         grant_type?: string;
                         client_id?: string;
                         client_secret?: string;
+                        code?: string;
+                        redirect_uri?: string;
+                        code_verifier?: string;
+                        refresh_token?: string;
                     };
                 };
             };
@@ -2734,6 +2774,73 @@ export interface paths {
                             access_token: string;
                             token_type: string;
                             expires_in: number;
+                            /** @description When the access token expires (ISO 8601); business user tokens only */
+                            expires_on?: string;
+                            /** @description Business user tokens only */
+                            refresh_token?: string;
+                            refresh_token_expires_in?: number;
+                            refresh_token_expires_on?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/token/v3": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Obtain a business user’s access token, v3 (a new refresh token on every refresh)
+         * @description Form body with `grant_type` and the client as `client_id`/`client_secret` (or in HTTP Basic). `client_credentials`: the partner’s own token; while one is live the same token is returned with its remaining lifetime. `authorization_code` (`code`, `redirect_uri` when the authorization named one, `code_verifier` with PKCE) and `refresh_token` (`refresh_token`): a business user’s token, 7 days, with a refresh token of 365 days; here every refresh returns a new refresh token and ends the old one, and an old one presented again ends the live one. Only form bodies are read (RFC 6749 §4.1.3); past repeated failures from one address for one client id, a wrong secret answers 429.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        grant_type?: string;
+                        client_id?: string;
+                        client_secret?: string;
+                        code?: string;
+                        redirect_uri?: string;
+                        code_verifier?: string;
+                        refresh_token?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            access_token: string;
+                            token_type: string;
+                            expires_in: number;
+                            /** @description When the access token expires (ISO 8601); business user tokens only */
+                            expires_on?: string;
+                            /** @description Business user tokens only */
+                            refresh_token?: string;
+                            refresh_token_expires_in?: number;
+                            refresh_token_expires_on?: string;
                         };
                     };
                 };
@@ -11277,6 +11384,657 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/leads/{lead_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A lead: the request for a quote and the consumer */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    lead_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            business_id: string;
+                            conversation_id: string;
+                            /** @description ISO 8601, seconds, +00:00 */
+                            time_created: string;
+                            /** @description The time of the newest event */
+                            last_event_time: string;
+                            user: {
+                                display_name: string;
+                            };
+                            project: {
+                                job_names: string[];
+                                survey_answers: {
+                                    question_text: string;
+                                    question_identifier: string | null;
+                                    answer_text: string[];
+                                }[];
+                                location?: {
+                                    postal_code?: string;
+                                };
+                                availability?: {
+                                    status?: string;
+                                    dates?: string[];
+                                };
+                                additional_info?: string;
+                                attachments?: {
+                                    id: string;
+                                    url: string;
+                                    mime_type: string;
+                                    resource_name: string;
+                                }[];
+                            };
+                            /** @description Mail sent here is added to the conversation */
+                            temporary_email_address?: string;
+                            temporary_email_address_expiry?: string;
+                            /** @description E.164; present once the consumer opted in to phone contact */
+                            phone_number?: string;
+                            /** @description The same number as phone_number (legacy field) */
+                            temporary_phone_number?: string;
+                            temporary_phone_number_expiry?: string;
+                            link_to_reply_in_yelp?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled, or not a business user’s token with this scope) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/leads/{lead_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A lead’s conversation, oldest first
+         * @description Without a cursor the latest `limit` events; with `newer_than_cursor` the `limit` directly after that event, with `older_than_cursor` the `limit` directly before it. Events sharing an id (a text and its attachment) count once.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    older_than_cursor?: string;
+                    newer_than_cursor?: string;
+                };
+                header?: never;
+                path: {
+                    lead_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            events: {
+                                /** @description A text and its attachment share one id */
+                                id: string;
+                                /** @description An opaque paging token, not an id */
+                                cursor: string;
+                                time_created: string;
+                                /** @description TEXT, ATTACHMENT_GROUPING, … */
+                                event_type: string;
+                                /** @enum {string} */
+                                user_type: "CONSUMER" | "BIZ";
+                                user_id: string;
+                                user_display_name: string;
+                                event_content: {
+                                    text?: string;
+                                    fallback_text: string;
+                                    attachments?: {
+                                        id: string;
+                                        url: string;
+                                        mime_type: string;
+                                        resource_name: string | null;
+                                    }[];
+                                };
+                                /** @description API-SELF: written through the Leads API */
+                                channel?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled, or not a business user’s token with this scope) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Reply to a lead (a text from the business)
+         * @description The reply joins the conversation as a BIZ event with `channel` API-SELF, and its NEW_EVENT webhook goes out like any other (to you too: read the event to tell your echo from the consumer). The same text again within an hour, with no consumer message between, is 400 SAME_SUCCESSIVE_MESSAGE.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    lead_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        request_content: string;
+                        /** @enum {string} */
+                        request_type: "TEXT";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The reply’s event id */
+                            event_id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled, or not a business user’s token with this scope) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/leads/{lead_id}/events/mark_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark an event, and every earlier one, as read */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    lead_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        event_id: string;
+                        /** Format: date-time */
+                        time_read?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled, or not a business user’s token with this scope) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/leads/{lead_id}/mark_as_replied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record that the business replied outside the conversation (once per lead) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    lead_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        reply_type: "PHONE" | "EMAIL";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled, or not a business user’s token with this scope) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key came with another request */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/businesses/{business_id}/lead_ids": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A business’s lead ids, newest first
+         * @description Continue with the last id as `after_lead_id` while `has_more`. The time window (inclusive) applies first.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    after_lead_id?: string;
+                    created_after?: string;
+                    created_before?: string;
+                };
+                header?: never;
+                path: {
+                    business_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            lead_ids: string[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING (no credentials), TOKEN_INVALID (unknown, revoked or expired credentials), UNAUTHORIZED_API_KEY (partner disabled, or not a business user’s token with this scope) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description PARTNER_ENDPOINT_DISABLED (interface not enabled for this partner) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOO_MANY_REQUESTS_PER_SECOND (with Retry-After) or ACCESS_LIMIT_REACHED (daily budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/businesses/{business_id}/events/leads": {
         parameters: {
             query?: never;
@@ -12604,6 +13362,240 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/partners/{partner_id}/redirect-uris": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A partner’s registered OAuth redirect URIs */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            redirect_uris: string[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        /**
+         * Replace a partner’s registered OAuth redirect URIs
+         * @description Absolute http(s) URLs without a fragment, matched exactly. An authorization request names one of them (or none when there is one). A sandbox partner with none registered may use loopback addresses.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        redirect_uris: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            redirect_uris: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A business user authorizes a partner’s app (authorization code flow with PKCE)
+         * @description Opened in the business user’s browser by the partner’s app: `client_id`, `response_type=code`, `scope` (space-separated; `leads`), `redirect_uri` (optional when one is registered), `state`, and PKCE `code_challenge` with `code_challenge_method` (`S256` or `plain`). The page lets the business user sign in and allow or deny; the answer redirects to `redirect_uri` with `code` (single use, 5 minutes) and `state`, or with `error`. An unknown client or a redirect URI pbs may not use is refused on this page, never redirected.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    client_id?: string;
+                    redirect_uri?: string;
+                    response_type?: string;
+                    scope?: string;
+                    state?: string;
+                    code_challenge?: string;
+                    code_challenge_method?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The consent page (HTML) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Back to the redirect URI with `error` (RFC 6749 §4.1.2.1) */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description An unknown client or an unusable redirect URI (HTML page) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** The consent page’s answer: redirects to the partner’s app with a code, or with error=access_denied */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        client_id?: string;
+                        redirect_uri?: string;
+                        response_type?: string;
+                        scope?: string;
+                        state?: string;
+                        code_challenge?: string;
+                        code_challenge_method?: string;
+                        /** @enum {string} */
+                        decision?: "approve" | "deny";
+                        user_id?: string;
+                        /** @description A business user’s e-mail address or id (wins over user_id when given) */
+                        user?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Back to the redirect URI with `code` and `state`, or `error` */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request cannot go on, or the business user is unknown (HTML page) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description The answer did not come from pbs’s own consent page (HTML page) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

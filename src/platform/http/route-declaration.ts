@@ -32,7 +32,7 @@ export function declarationProblem(
     return partner.scheme === 'business_user'
       ? 'names no userScope for its business_user scheme'
       : 'names a userScope without the business_user scheme';
-  if (partner.userScope !== undefined && !(businessUserScopes as readonly string[]).includes(partner.userScope))
+  if (partner.userScope !== undefined && !businessUserScopes.some((scope) => scope === partner.userScope))
     return `names no known business user scope (${String(partner.userScope)})`;
   const scope: Partial<Record<string, unknown>> | undefined = partner.business;
   if (!scope || typeof scope !== 'object') return 'declares no business scope (config.partner.business)';
