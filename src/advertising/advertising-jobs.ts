@@ -69,10 +69,15 @@ export class AdvertisingJobs {
   // ---- requests ------------------------------------------------------------------------------
 
   /** `POST /v1/reseller/program/create`: the job, written with its task (and Idempotency-Key answer). */
-  async create(principal: Principal, params: Record<string, unknown>, write?: PartnerWrite) {
+  create(principal: Principal, params: Record<string, unknown>, write?: PartnerWrite) {
+    return this.createFor(principal.partnerId, params, write);
+  }
+
+  /** A create job for a partner, as its request makes one (the operator's `startProgram` too). */
+  async createFor(partnerId: string, params: Record<string, unknown>, write?: PartnerWrite) {
     const request = parseCreate(params);
     const business = await this.businesses.requireRef(request.business_id);
-    return this.newJob(principal.partnerId, 'create', { ...request, business_id: business.id }, business.id, null, write);
+    return this.newJob(partnerId, 'create', { ...request, business_id: business.id }, business.id, null, write);
   }
 
   /** `POST /v1/reseller/program/{program_id}/edit`. Another partner's program answers like an unknown one. */

@@ -117,6 +117,16 @@ export class AdvertisingOperator {
     return { job_id: job.id, partner_id: job.partner_id, kind: job.kind, held: job.held === 1, ...receipt(job) };
   }
 
+  /**
+   * A program started at once for a partner (the demo's advertisers, so that their leads can be
+   * read): the partner's create job, applied now rather than after the processing delay.
+   */
+  async startProgram(partnerId: string, params: Record<string, unknown>): Promise<string> {
+    const { job_id } = await this.advertising.createFor(partnerId, params);
+    await this.advertising.apply(job_id, { evenHeld: true });
+    return job_id;
+  }
+
   async settings() {
     return { hold_new_jobs: (await new SettingsStore(this.database.db).get(HOLD_NEW_JOBS_SETTING)) === 'true' };
   }

@@ -8,6 +8,7 @@ import type { ReservationServices } from '../reservations/module.js';
 import type { ReviewService } from '../reviews/review-service.js';
 import type { LeadService } from '../leads/lead-service.js';
 import type { BusinessUserService } from '../owners/owner-service.js';
+import type { AdvertisingServices } from '../advertising/module.js';
 import type { EngagementService } from '../engagement/engagement-service.js';
 import { ACTIVITY_FIELDS } from '../engagement/scoring.js';
 import { addDays, mondayOf } from '../platform/local-time.js';
@@ -67,6 +68,17 @@ const DEMO_LEADS = [
   { id: 'demo-lead-rehearsal', details: 'Rehearsal dinner for 18 on a Saturday in June.', follow: [] },
 ];
 
+/**
+ * The businesses with demo leads advertise (a BP program bought by the demo partner): the Leads
+ * API serves only businesses that are advertising (docs/contract/leads.md §12.1).
+ */
+async function demoAdvertisers(advertising: SeedServices['advertising'], partnerId: string, businesses: Array<{ id: string }>) {
+  for (const business of businesses.slice(0, DEMO_LEADS.length)) {
+    if (await advertising.listings.advertisingNow(business.id)) continue;
+    await advertising.operator.startProgram(partnerId, { business_id: business.id, program_name: 'BP' });
+  }
+}
+
 async function demoLeads(leads: LeadService, businesses: Array<{ id: string }>): Promise<void> {
   for (const [i, demo] of DEMO_LEADS.entries()) {
     const business = businesses[i];
@@ -92,6 +104,7 @@ export interface SeedServices {
   engagement: EngagementService;
   leads: { conversations: LeadService };
   owners: { users: BusinessUserService };
+  advertising: Pick<AdvertisingServices, 'operator' | 'listings'>;
 }
 
 const REVIEW_TEXTS: Record<number, string[]> = {
@@ -192,11 +205,13 @@ export async function seedDemo(db: Db, services: SeedServices): Promise<SeedResu
   const existing = await settings.get('demo_partner_id');
   if (existing) {
     await services.partners.importLinksCsv(existing, businesses.map((b) => `${b.id},demo`).join('\n'));
+    await demoAdvertisers(services.advertising, existing, businesses);
     return { businesses: businesses.length, partnerId: existing };
   }
   const partner = await services.partners.create({ name: 'Demo Partner', interfaces: [...partnerInterfaces] });
   await settings.set('demo_partner_id', partner.id);
   await services.partners.importLinksCsv(partner.id, businesses.map((b) => `${b.id},demo`).join('\n'));
+  await demoAdvertisers(services.advertising, partner.id, businesses);
   const key = await services.credentials.issue(partner.id, { kind: 'api_key', label: 'demo' });
   const basic = await services.credentials.issue(partner.id, { kind: 'basic', label: 'demo', username: 'demo-partner' });
   const oauth = await services.credentials.issue(partner.id, { kind: 'oauth_client', label: 'demo' });

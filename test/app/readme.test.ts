@@ -62,6 +62,8 @@ describe('the README walk-through', () => {
       'signature ok: NEW_EVENT',
       'delivered',
       'Bearer',
+      'API-SELF',
+      'UNAUTHORIZED_API_KEY',
     ]) {
       expect(output, `expected "${seen}" in:\n${output}`).toContain(seen);
     }
