@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advertising } from '../../examples/advertising.js';
 import { businessMatch } from '../../examples/business-match.js';
 import { engagement } from '../../examples/engagement.js';
+import { leads } from '../../examples/leads.js';
 import { reservations } from '../../examples/reservations.js';
 import { reviews } from '../../examples/reviews.js';
 import { subscriptionsAndWebhooks } from '../../examples/subscriptions-and-webhooks.js';
@@ -61,6 +62,12 @@ describe.each(['sqlite', 'postgres'] as const)('the SDK examples against a live 
     expect(result.total).toBe(3);
     expect(result.language).toBe('en_US');
     expect(result.newest).toMatchObject({ rating: expect.any(Number), user: { name: expect.stringMatching(/^\S+ [A-Z]\.$/) } });
+  });
+
+  it('leads: a business user authorizes the app, which reads a lead, replies and marks it read', async () => {
+    const result = await leads(env);
+    expect(result).toMatchObject({ lead: 'demo-lead-birthday', jobs: ['Private event'], replied: expect.any(String) });
+    expect(result.leadIds).toContain('demo-lead-birthday');
   });
 
   it('engagement metrics for three businesses', async () => {

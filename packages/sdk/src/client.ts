@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { PbsError, retryAfterSeconds } from './errors.js';
 import type { paths } from './schema.js';
+import { refreshTokens, type BusinessUserTokens, type OAuthApp } from './authorization.js';
 
 /** How the client authenticates (spec "Authentication"; each interface names its scheme). */
 export type PbsAuth =
@@ -14,7 +15,19 @@ export type PbsAuth =
   /** OAuth client credentials (private reviews, engagement): the client fetches the token from `/oauth2/token` and renews it. */
   | { oauth: { clientId: string; clientSecret: string } }
   /** The operator token, for `/admin/v1/…`. */
-  | { adminToken: string };
+  | { adminToken: string }
+  /**
+   * A business user's tokens (the Leads API), from `exchangeCode`: refreshed through your OAuth
+   * client when the access token expires or is refused; `onRefresh` is told the new tokens, to keep.
+   */
+  | {
+      businessUser: {
+        clientId: string;
+        clientSecret: string;
+        tokens: BusinessUserTokens;
+        onRefresh?: (tokens: BusinessUserTokens) => void | Promise<void>;
+      };
+    };
 
 export interface PbsClientOptions {
   /** Where pbs answers, e.g. `http://127.0.0.1:8080`. */
@@ -59,7 +72,12 @@ export function createPbsClient(options: PbsClientOptions): PbsClient {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const maxRetries = options.maxRetries ?? 2;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
-  const tokens = options.auth && 'oauth' in options.auth ? new OAuthTokens(baseUrl, options.auth.oauth, transport) : undefined;
+  const tokens: TokenSource | undefined =
+    options.auth && 'oauth' in options.auth
+      ? new OAuthTokens(baseUrl, options.auth.oauth, transport)
+      : options.auth && 'businessUser' in options.auth
+        ? new BusinessUserSession({ baseUrl, ...options.auth.businessUser, fetch: transport }, options.auth.businessUser)
+        : undefined;
 
   const authorization = async (): Promise<string | undefined> => {
     const auth = options.auth;
@@ -170,8 +188,45 @@ function backoffMs(attempt: number): number {
   return Math.min(4000, 250 * 2 ** attempt) * (0.8 + Math.random() * 0.4);
 }
 
+/** What the client asks of a source of bearer tokens. */
+interface TokenSource {
+  get(): Promise<string>;
+  forget(): void;
+}
+
+/** A business user's tokens, refreshed (v3: a new refresh token each time) shortly before they expire or when refused. */
+class BusinessUserSession implements TokenSource {
+  private tokens: BusinessUserTokens;
+  private stale = false;
+  private pending: Promise<string> | undefined;
+
+  constructor(
+    private readonly app: OAuthApp,
+    private readonly user: { tokens: BusinessUserTokens; onRefresh?: (tokens: BusinessUserTokens) => void | Promise<void> },
+  ) {
+    this.tokens = user.tokens;
+  }
+
+  get(): Promise<string> {
+    if (!this.stale && this.tokens.expiresAt - TOKEN_MARGIN_MS > Date.now()) return Promise.resolve(this.tokens.accessToken);
+    this.pending ??= refreshTokens(this.app, this.tokens.refreshToken)
+      .then(async (fresh) => {
+        this.tokens = fresh;
+        this.stale = false;
+        await this.user.onRefresh?.(fresh);
+        return fresh.accessToken;
+      })
+      .finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  forget(): void {
+    this.stale = true;
+  }
+}
+
 /** Client-credentials tokens from `POST /oauth2/token`, fetched once and renewed before they expire. */
-class OAuthTokens {
+class OAuthTokens implements TokenSource {
   private token: { value: string; expiresAt: number } | undefined;
   private pending: Promise<string> | undefined;
 
