@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { BusinessUserService } from '../owners/owner-service.js';
+import type { BusinessUserAuthorization } from '../owners/authorization-service.js';
 import { list } from '../platform/query.js';
 import { need, optionalInt, UsageError } from './args.js';
 
@@ -34,4 +35,20 @@ export async function ownerCommand(owners: BusinessUserService, args: string[], 
     default:
       throw new UsageError(`unknown owner command ${sub ?? ''}: create, list, show, link, unlink, remove or import`);
   }
+}
+
+/** `pbs oauth …`: where partners' apps receive business users' authorization codes (docs/owners.md). */
+export async function oauthCommand(
+  authorization: BusinessUserAuthorization,
+  requirePartner: (partnerId: string) => Promise<void>,
+  args: string[],
+  flags: Record<string, string>,
+): Promise<unknown> {
+  const [sub, partnerId] = args;
+  if (sub !== 'redirect-uris') throw new UsageError(`unknown oauth command ${sub ?? ''}: redirect-uris`);
+  const partner = need(partnerId, 'partner id');
+  await requirePartner(partner);
+  if (flags.clear !== undefined) return { redirect_uris: await authorization.setRedirectUris(partner, []) };
+  if (flags.set !== undefined) return { redirect_uris: await authorization.setRedirectUris(partner, list(flags.set)) };
+  return { redirect_uris: await authorization.redirectUris(partner) };
 }

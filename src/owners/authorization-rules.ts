@@ -56,8 +56,8 @@ export function redirectProblem(uri: string, registered: readonly string[], sand
     return registered.includes(uri) ? undefined : 'redirect_uri is not one of the partner’s registered redirect URIs';
   if (sandbox && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
   return sandbox
-    ? 'The partner has registered no redirect URI: register one (operator API, console or CLI), or use a loopback address in the sandbox'
-    : 'The partner has registered no redirect URI; the operator registers them';
+    ? 'The partner has registered no redirect URI: the operator registers one (API or `pbs oauth redirect-uris`), or use a loopback address in the sandbox'
+    : 'The partner has registered no redirect URI; the operator registers them (API or `pbs oauth redirect-uris`)';
 }
 
 /** Why a redirect URI cannot be registered, or undefined when it can. */

@@ -1,5 +1,5 @@
 import type { BusinessDirectory } from '../businesses/business-service.js';
-import { ownerCommand } from '../commands/owner.js';
+import { oauthCommand, ownerCommand } from '../commands/owner.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
@@ -44,7 +44,10 @@ export function ownersModule(
 ): ApiModule {
   return {
     name: 'owners',
-    commands: { owner: (args, flags) => ownerCommand(services.users, args, flags) },
+    commands: {
+      owner: (args, flags) => ownerCommand(services.users, args, flags),
+      oauth: (args, flags) => oauthCommand(services.authorization, options.requirePartner, args, flags),
+    },
     migrations: [businessUsersMigration, businessUserGrantsMigration],
     routes: async (fastify) => {
       await fastify.register(businessUserAdminRoutes(services.users));

@@ -374,6 +374,12 @@ describe.each(dialects)('the Leads API with a business user’s authorization on
       'VALIDATION_ERROR',
     );
     expectCode(await admin(h.url, 'GET', '/admin/v1/partners/nobody/redirect-uris'), 404, 'NOT_FOUND');
-    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/redirect-uris`, { json: { redirect_uris: [] } });
+    // The CLI sets and reads them too.
+    const oauth = h.pbs.commands.get('oauth')!;
+    expect(await oauth(['redirect-uris', p.partner.id], { set: 'http://127.0.0.1:9/callback' })).toEqual({
+      redirect_uris: ['http://127.0.0.1:9/callback'],
+    });
+    expect(await oauth(['redirect-uris', p.partner.id], { clear: '' })).toEqual({ redirect_uris: [] });
+    await expect(oauth(['redirect-uris', 'nobody'], {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
