@@ -143,10 +143,12 @@ export function buildServices(ctx: PlatformContext): Wiring {
     addressPolicy,
     {
       // Subscribed and still linked: a link is what lets a partner hear of a business at all.
-      async receiversOf(db, businessId) {
+      async receiversOf(db, businessId, eventType) {
         const subscribed = await subscriptions.webhookSubscribers(db, businessId);
         const linked = await partners.partnersLinkedTo(db, businessId, subscribed);
-        return subscribed.filter((id) => linked.has(id));
+        // A business user's self-serve lead subscription needs no link: their authorization is it.
+        const forLeads = await services.leads.webhooks.subscribersOf(db, businessId, eventType);
+        return [...new Set([...subscribed.filter((id) => linked.has(id)), ...forLeads])];
       },
       mayReceive: (db, partnerIds) => partners.activeWith(db, 'webhooks', partnerIds),
       requirePartner: async (partnerId) => void (await partners.get(partnerId)),
@@ -184,6 +186,10 @@ export function buildServices(ctx: PlatformContext): Wiring {
           return businessId;
         },
         manages: (userId, businessId) => owners.authorization.manages(userId, businessId),
+        managedBusinesses: (userId) => owners.users.managedBusinesses(userId),
+        managersOf: (db, businessId) => owners.users.managersOf(db, businessId),
+        businessIdOf: async (idOrAlias) => (await businesses.resolveIds([idOrAlias])).get(idOrAlias),
+        endpointUrl: async (partnerId) => (await webhooks.endpoints.endpointOf(partnerId))?.url,
         advertisingNow: (businessId) => advertising.listings.advertisingNow(businessId),
       },
     ),

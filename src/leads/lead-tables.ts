@@ -46,10 +46,35 @@ export interface LeadEventsTable {
   channel: string | null;
 }
 
+/**
+ * A partner's self-serve subscription to a business user's lead webhooks (the original's
+ * `POST /v3/webhooks`): lead events of the businesses it covers go to the partner's endpoint
+ * until it expires (14 days) or is deleted.
+ */
+export interface LeadWebhookSubscriptionsTable {
+  id: string;
+  partner_id: string;
+  user_id: string;
+  webhook_url: string;
+  /** 1: only the businesses listed in lead_webhook_businesses; 0: every business the user manages, as it changes. */
+  restricted: number;
+  created_at: number;
+  expires_at: number;
+  deleted_at: number | null;
+}
+
+/** The businesses a restricted subscription covers. */
+export interface LeadWebhookBusinessesTable {
+  subscription_id: string;
+  business_id: string;
+}
+
 declare module '../platform/db/database.js' {
   interface Tables {
     leads: LeadsTable;
     lead_events: LeadEventsTable;
+    lead_webhook_subscriptions: LeadWebhookSubscriptionsTable;
+    lead_webhook_businesses: LeadWebhookBusinessesTable;
   }
 }
 
@@ -89,5 +114,44 @@ export const leadsMigration: PbsMigration = {
       .addPrimaryKeyConstraint('lead_events_pk', ['lead_id', 'seq'])
       .execute();
     await db.schema.createIndex('lead_events_id').on('lead_events').columns(['lead_id', 'id']).execute();
+  },
+};
+
+export const leadWebhookSubscriptionsMigration: PbsMigration = {
+  name: '1010_lead_webhook_subscriptions',
+  async up(db) {
+    await db.schema
+      .createTable('lead_webhook_subscriptions')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('partner_id', 'text', (c) => c.notNull())
+      .addColumn('user_id', 'text', (c) => c.notNull())
+      .addColumn('webhook_url', 'text', (c) => c.notNull())
+      .addColumn('restricted', 'integer', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .addColumn('deleted_at', 'bigint')
+      .execute();
+    // A partner's subscriptions (one live per business user), and those of a business's managers (the fan-out).
+    await db.schema
+      .createIndex('lead_webhook_subscriptions_partner')
+      .on('lead_webhook_subscriptions')
+      .columns(['partner_id', 'user_id'])
+      .execute();
+    await db.schema
+      .createIndex('lead_webhook_subscriptions_user')
+      .on('lead_webhook_subscriptions')
+      .columns(['user_id', 'expires_at'])
+      .execute();
+    await db.schema
+      .createTable('lead_webhook_businesses')
+      .addColumn('subscription_id', 'text', (c) => c.notNull())
+      .addColumn('business_id', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('lead_webhook_businesses_pk', ['subscription_id', 'business_id'])
+      .execute();
+    await db.schema
+      .createIndex('lead_webhook_businesses_business')
+      .on('lead_webhook_businesses')
+      .columns(['business_id', 'subscription_id'])
+      .execute();
   },
 };

@@ -6,7 +6,8 @@ import type { ApiModule } from '../platform/module.js';
 import { leadAdminRoutes } from './admin-routes.js';
 import { LeadPortal, type LeadPortalAccess } from './lead-portal.js';
 import { LeadService, type LeadServiceOptions } from './lead-service.js';
-import { leadsMigration } from './lead-tables.js';
+import { leadsMigration, leadWebhookSubscriptionsMigration } from './lead-tables.js';
+import { LeadWebhooks, type LeadWebhookAccess } from './lead-webhooks.js';
 import { leadPortalRoutes } from './portal-routes.js';
 import { LeadApi, type LeadApiAccess } from './lead-api.js';
 import { leadRoutes } from './routes.js';
@@ -19,6 +20,8 @@ export interface LeadServices {
   portal: LeadPortal;
   /** The partner's Leads API, acting for a business user. */
   api: LeadApi;
+  /** Self-serve lead webhook subscriptions, and who they make receive a business's lead events. */
+  webhooks: LeadWebhooks;
 }
 
 /** The leads family's services. */
@@ -27,13 +30,14 @@ export function leadServices(
   clock: Clock,
   businesses: BusinessDirectory,
   options: LeadServiceOptions,
-  access: LeadPortalAccess & LeadApiAccess,
+  access: LeadPortalAccess & LeadApiAccess & LeadWebhookAccess,
 ): LeadServices {
   const conversations = new LeadService(database, clock, businesses, options);
   return {
     conversations,
     portal: new LeadPortal(conversations, access),
     api: new LeadApi(database, clock, businesses, access, { ...options, links: leadLinks(options.publicUrl) }),
+    webhooks: new LeadWebhooks(database, clock, access),
   };
 }
 
@@ -50,9 +54,9 @@ export function leadsModule(services: LeadServices): ApiModule {
       },
     ],
     commands: { lead: (args, flags) => leadCommand(services.conversations, args, flags) },
-    migrations: [leadsMigration],
+    migrations: [leadsMigration, leadWebhookSubscriptionsMigration],
     routes: async (fastify) => {
-      await fastify.register(leadRoutes(services.api));
+      await fastify.register(leadRoutes(services.api, services.webhooks));
       await fastify.register(leadAdminRoutes(services.conversations));
       await fastify.register(leadPortalRoutes(services.portal));
     },

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import { partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import type { LeadApi, LeadCaller } from './lead-api.js';
+import { MAX_RESTRICTED_BUSINESSES, type LeadWebhooks } from './lead-webhooks.js';
 import { EVENTS_LIMIT, LEAD_IDS_LIMIT } from './lead-reads.js';
 import { businessParams, error, leadEventSchema, leadSchema } from './schemas.js';
 
@@ -32,7 +33,7 @@ function callerOf(request: FastifyRequest): LeadCaller {
 }
 
 /** The Leads API (docs/contract/leads.md §12.2). */
-export function leadRoutes(api: LeadApi) {
+export function leadRoutes(api: LeadApi, webhooks: LeadWebhooks) {
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
     app.get(
@@ -202,6 +203,61 @@ export function leadRoutes(api: LeadApi) {
         },
       },
       async (request) => api.leadIds(callerOf(request), request.params.business_id, request.query),
+    );
+    const subscriptionScope = { ...partner, business: { deferred: 'the businesses the token’s business user manages (LeadWebhooks)' } };
+    app.post(
+      '/v3/webhooks',
+      {
+        config: {
+          partner: subscriptionScope,
+          docs: {
+            body: {
+              type: 'object',
+              required: ['webhook_url', 'webhook_type'],
+              properties: {
+                webhook_url: { type: 'string', format: 'uri' },
+                webhook_type: { type: 'string', enum: ['leads_event'] },
+                restricted_business_ids: { type: 'array', maxItems: MAX_RESTRICTED_BUSINESSES, items: { type: 'string' } },
+              },
+            },
+          },
+        },
+        schema: {
+          tags,
+          security,
+          summary: 'Subscribe to a business user’s lead webhooks for 14 days',
+          description:
+            'Lead events (NEW_EVENT, phone opt-in and opt-out) of the businesses the business user manages (or of those listed) go to ' +
+            'your webhook endpoint, which `webhook_url` must be (pbs sends a partner’s webhooks to its one endpoint). One live ' +
+            'subscription per business user: another is 409 until it is deleted or expires.',
+          body: { type: 'object', additionalProperties: true, properties: {} },
+          response: {
+            200: {
+              type: 'object',
+              required: ['webhook_id', 'expiration_date'],
+              properties: { webhook_id: { type: 'string' }, expiration_date: { type: 'string' } },
+            },
+            400: error,
+            403: error,
+            409: error,
+          },
+        },
+      },
+      async (request) => webhooks.subscribe(callerOf(request), request.body),
+    );
+    app.delete(
+      '/v3/webhooks/:webhook_id',
+      {
+        config: { partner: subscriptionScope },
+        schema: {
+          tags,
+          security,
+          summary: 'Delete a lead webhook subscription',
+          params: { type: 'object', required: ['webhook_id'], properties: { webhook_id: { type: 'string', maxLength: 200 } } },
+          response: { 200: emptyAnswer, 404: error },
+        },
+      },
+      async (request) => webhooks.unsubscribe(callerOf(request), request.params.webhook_id),
     );
   };
 }

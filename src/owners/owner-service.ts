@@ -99,6 +99,11 @@ export class BusinessUserService {
     return (await this.store().businessesOf([id])).get(id) ?? [];
   }
 
+  /** The business users who manage a business, read on `db` (the webhook fan-out's transaction). */
+  managersOf(db: DbOrTx, businessId: string): Promise<string[]> {
+    return this.store(db).managersOf(businessId);
+  }
+
   /**
    * Business users from JSON lines (`{"name", "email", "business_ids", "id"?}`), all or nothing:
    * a line whose e-mail is already a user's renames that user and adds the businesses to theirs.

@@ -94,4 +94,10 @@ export class OwnerStore {
       .executeTakeFirst();
     return row !== undefined;
   }
+
+  /** The business users who manage a business. */
+  async managersOf(businessId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('business_user_businesses').select('user_id').where('business_id', '=', businessId).execute();
+    return rows.map((r) => r.user_id);
+  }
 }

@@ -24,8 +24,12 @@ const ROTATION_GRACE_MS = 24 * 3600_000;
 
 /** Who may hear of a business's events; supplied by the subscriptions and partners families. */
 export interface WebhookAudience {
-  /** Partners with a WEBHOOK subscription to the business that are still linked to it. */
-  receiversOf(db: DbOrTx, businessId: string): Promise<string[]>;
+  /**
+   * Partners to hear of a business's event of this type: those with a WEBHOOK subscription to the
+   * business that are still linked to it, and for lead events those with a live lead webhook
+   * subscription covering it.
+   */
+  receiversOf(db: DbOrTx, businessId: string, eventType: string): Promise<string[]>;
   /** Of these partners, the active ones with the webhooks interface enabled. */
   mayReceive(db: DbOrTx, partnerIds: string[]): Promise<Set<string>>;
   /** Throws NOT_FOUND for an unknown partner. */
@@ -85,6 +89,12 @@ export class WebhookService {
 
   private async endpointRow(partnerId: string) {
     return this.store().endpoint(partnerId);
+  }
+
+  /** The partner's endpoint, or undefined when it registered none. */
+  async endpointOf(partnerId: string) {
+    const row = await this.endpointRow(partnerId);
+    return row && endpointView(row);
   }
 
   async getEndpoint(partnerId: string) {
@@ -238,7 +248,8 @@ export class WebhookService {
    */
   async fanOut(trx: Tx, events: RelayedEvent[]): Promise<void> {
     for (const event of events) {
-      const addressed = event.partner_id !== null ? [event.partner_id] : await this.audience.receiversOf(trx, event.business_id);
+      const addressed =
+        event.partner_id !== null ? [event.partner_id] : await this.audience.receiversOf(trx, event.business_id, event.type);
       const allowed = await this.audience.mayReceive(trx, addressed);
       const candidates = addressed.filter((id) => allowed.has(id));
       const store = this.store(trx);

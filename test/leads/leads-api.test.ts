@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   admin,
+  APP_REDIRECT,
+  businessUserToken,
   call,
   createPartner,
   dialects,
@@ -12,9 +14,6 @@ import {
   type TestPartner,
 } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
-
-/** Where the test's partner app "lives": a loopback address, allowed without registration in the sandbox. */
-const APP_REDIRECT = 'http://127.0.0.1:9/callback';
 
 const pkcePair = () => {
   const verifier = randomBytes(40).toString('base64url');
@@ -337,6 +336,72 @@ describe.each(dialects)('the Leads API with a business user’s authorization on
     expect(await replied({ reply_type: 'PHONE' })).toMatchObject({ status: 201, body: {} });
     expect((await admin(h.url, 'GET', `/admin/v1/leads/${leadId}`)).body.replied_as).toBe('PHONE');
     expectCode(await replied({ reply_type: 'EMAIL' }), 403, 'NOT_AUTHORIZED');
+  });
+
+  it('subscribes to a business user’s lead webhooks for 14 days, without links, until deleted', async () => {
+    const app = await createPartner(h.url, ['leads', 'webhooks'], 'Self-serve App');
+    await admin(h.url, 'PUT', `/admin/v1/partners/${app.partner.id}/interfaces/leads`, { json: { per_second: 100000 } });
+    const receiver = new Receiver();
+    receiver.behaviour = Receiver.echoing();
+    receivers.push(receiver);
+    const url = await receiver.start();
+    const user = await newUser('Hook Owner', [advertised]);
+    const { verifier, challenge } = pkcePair();
+    const code = await codeFor(user, { client: app, challenge });
+    const access = (await token({ grant_type: 'authorization_code', code, redirect_uri: APP_REDIRECT, code_verifier: verifier }, '', app))
+      .body.access_token as string;
+    const subscribe = (json: unknown, auth = access) => call(h.url, 'POST', '/v3/webhooks', { token: auth, json });
+    const leadsDelivered = async () => {
+      await h.pbs.deliverWebhooks();
+      return receiver.posts().flatMap((post) => JSON.parse(post.body).data.updates as Array<{ lead_id?: string }>);
+    };
+
+    expectCode(await subscribe({ webhook_url: url, webhook_type: 'leads_event' }), 400, 'VALIDATION_ERROR');
+    await admin(h.url, 'PUT', `/admin/v1/partners/${app.partner.id}/webhook`, { json: { url, client_id: 'self-serve' } });
+    expect((await admin(h.url, 'POST', `/admin/v1/partners/${app.partner.id}/webhook/verify`)).body.status).toBe('verified');
+    expectCode(await subscribe({ webhook_url: `${url}/other`, webhook_type: 'leads_event' }), 400, 'VALIDATION_ERROR');
+    expectCode(await subscribe({ webhook_type: 'leads_event' }), 400, 'VALIDATION_ERROR');
+    expectCode(await subscribe({ webhook_url: url, webhook_type: 'reviews' }), 400, 'VALIDATION_ERROR');
+    expectCode(
+      await subscribe({ webhook_url: url, webhook_type: 'leads_event', restricted_business_ids: [unmanaged] }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectCode(
+      await subscribe({ webhook_url: url, webhook_type: 'leads_event', restricted_business_ids: Array(51).fill(advertised) }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectCode(await subscribe({ webhook_url: url, webhook_type: 'leads_event' }, app.apiKey.api_key), 401, 'UNAUTHORIZED_API_KEY');
+
+    const made = await subscribe({ webhook_url: url, webhook_type: 'leads_event', restricted_business_ids: [advertised] });
+    expect(made.status).toBe(200);
+    expect(Date.parse(made.body.expiration_date) - h.clock.now()).toBe(14 * 86_400_000);
+    expectCode(await subscribe({ webhook_url: url, webhook_type: 'leads_event' }), 409, 'CONFLICT');
+    // The app is linked to nothing: its business user's subscription is what sends it the lead.
+    const lead = await leadOf(advertised);
+    expect((await leadsDelivered()).map((u) => u.lead_id)).toContain(lead);
+    await h.pbs.services.leads.conversations.emit(advertised, { lead_id: lead, event_type: 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT' });
+    expect(await leadsDelivered()).toContainEqual({ event_type: 'CONSUMER_PHONE_NUMBER_OPT_IN_EVENT', lead_id: lead });
+    // Deleted: no more; another partner's id, or a deleted one, is unknown.
+    expectCode(
+      await call(h.url, 'DELETE', `/v3/webhooks/${made.body.webhook_id}`, { token: await businessUserToken(h.url, p, user) }),
+      404,
+      'NOT_FOUND',
+    );
+    expect((await call(h.url, 'DELETE', `/v3/webhooks/${made.body.webhook_id}`, { token: access })).status).toBe(200);
+    expectCode(await call(h.url, 'DELETE', `/v3/webhooks/${made.body.webhook_id}`, { token: access }), 404, 'NOT_FOUND');
+    const unheard = await leadOf(advertised);
+    expect((await leadsDelivered()).map((u) => u.lead_id)).not.toContain(unheard);
+    // A new one covers every business the user manages, and lapses after 14 days.
+    expect((await subscribe({ webhook_url: url, webhook_type: 'leads_event' })).status).toBe(200);
+    const heard = await leadOf(advertised);
+    expect((await leadsDelivered()).map((u) => u.lead_id)).toContain(heard);
+    h.clock.advance(14 * 86_400_000);
+    const lapsed = await leadOf(advertised);
+    expect((await leadsDelivered()).map((u) => u.lead_id)).not.toContain(lapsed);
+    const fresh = await businessUserToken(h.url, app, user);
+    expect((await subscribe({ webhook_url: url, webhook_type: 'leads_event' }, fresh)).status).toBe(200);
   });
 
   it('the authorization page refuses what it cannot trust on its own page, and sends other faults back to the app', async () => {
