@@ -244,6 +244,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       publicUrl: config.publicUrl,
       sandbox: config.sandbox,
       requirePartner: async (partnerId) => void (await services.partners.get(partnerId)),
+      failures: authFailures,
     }),
     engagementModule(services.engagement),
     workbenchModule(services, config.publicUrl),

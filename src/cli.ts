@@ -53,6 +53,7 @@ Usage:
   pbs event lead|license|ingestion BUSINESS_ID [--lead-id ID] [--text TEXT] [--status S] [--license-number N] [--job-id ID]
   pbs owner create --name NAME --email EMAIL [--businesses ID,ID] [--id ID] | list [--business ID] | show ID
   pbs owner link|unlink USER_ID BUSINESS_ID | remove USER_ID | import FILE.jsonl
+  pbs owner password USER_ID --password-file FILE | --clear   (their sign-in outside the sandbox)
   pbs oauth redirect-uris PARTNER_ID [--set URL,URL | --clear]   (where its app receives business users' codes)
   pbs lead list BUSINESS_ID | show LEAD_ID | say LEAD_ID [--text TEXT] | opt-in LEAD_ID [--phone +1…] | opt-out LEAD_ID
   pbs logs tail [--partner ID] [--status 4xx|404] [--operation "POST /v3/…"] [--json] [--count N] [--after ENTRY_ID]

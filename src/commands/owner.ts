@@ -32,8 +32,19 @@ export async function ownerCommand(owners: BusinessUserService, args: string[], 
       return { removed: true };
     case 'import':
       return owners.importJsonLines(fs.readFileSync(need(a, 'file of JSON lines'), 'utf8'));
+    case 'password': {
+      // Read from a file (first line), never from a flag: a flag would show in the process list and the shell's history.
+      const id = need(a, 'business user id');
+      if (flags.clear !== undefined) {
+        await owners.setPassword(id, null);
+        return { password: 'removed' };
+      }
+      const [first = ''] = fs.readFileSync(need(flags['password-file'], '--password-file (or --clear)'), 'utf8').split(/\r?\n/);
+      await owners.setPassword(id, first);
+      return { password: 'set' };
+    }
     default:
-      throw new UsageError(`unknown owner command ${sub ?? ''}: create, list, show, link, unlink, remove or import`);
+      throw new UsageError(`unknown owner command ${sub ?? ''}: create, list, show, link, unlink, remove, import or password`);
   }
 }
 

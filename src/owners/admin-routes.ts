@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { pagingQuerySchema } from '../platform/paging.js';
+import { PASSWORD_LENGTH } from '../platform/passwords.js';
 import { EMAIL_PATTERN, MAX_BUSINESSES_PER_USER_REQUEST, type BusinessUserService } from './owner-service.js';
 
 const tags = ['operator'];
@@ -19,13 +20,14 @@ const email = { type: 'string', maxLength: 254, pattern: EMAIL_PATTERN } as cons
 
 const businessUserSchema = {
   type: 'object',
-  required: ['id', 'name', 'email', 'business_ids', 'created_at'],
+  required: ['id', 'name', 'email', 'business_ids', 'created_at', 'has_password'],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
     email: { type: 'string', description: 'Lower-cased: one business user per address' },
     business_ids: { type: 'array', items: { type: 'string' }, description: 'The businesses this user manages' },
     created_at: { type: 'string' },
+    has_password: { type: 'boolean', description: 'Whether they can sign in outside the sandbox (a password is set)' },
   },
 } as const;
 
@@ -175,6 +177,47 @@ export function businessUserAdminRoutes(service: BusinessUserService) {
       },
       async (request, reply) => {
         await service.unlink(request.params.user_id, request.params.business_id);
+        return reply.code(204).send();
+      },
+    );
+    app.put(
+      '/admin/v1/business-users/:user_id/password',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Set the password a business user signs in with to authorize partners (outside the sandbox)',
+          description: 'Kept as an Argon2id hash; never shown again. A business user without one cannot sign in in production.',
+          params: userParams,
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['password'],
+            properties: { password: { type: 'string', minLength: PASSWORD_LENGTH.min, maxLength: PASSWORD_LENGTH.max } },
+          },
+          response: { 204: { type: 'null' }, 400: error, 404: error },
+        },
+      },
+      async (request, reply) => {
+        await service.setPassword(request.params.user_id, request.body.password);
+        return reply.code(204).send();
+      },
+    );
+    app.delete(
+      '/admin/v1/business-users/:user_id/password',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Remove a business user’s password (they cannot sign in until one is set)',
+          params: userParams,
+          response: { 204: { type: 'null' }, 404: error },
+        },
+      },
+      async (request, reply) => {
+        await service.setPassword(request.params.user_id, null);
         return reply.code(204).send();
       },
     );

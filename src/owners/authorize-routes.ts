@@ -5,6 +5,9 @@ import { typedRoutes } from '../platform/http/typed-routes.js';
 import { bodyObject, single } from '../platform/query.js';
 import { MAX_AUTHORIZE_VALUE } from './authorization-rules.js';
 import type { AuthorizationRequest, BusinessUserAuthorization } from './authorization-service.js';
+import type { BusinessUserService } from './owner-service.js';
+import { failureKey } from '../platform/http/auth-throttle.js';
+import type { FailureThrottle } from '../platform/rate-limit.js';
 
 const tags = ['oauth'];
 const AUTHORIZE = '/oauth2/authorize';
@@ -33,43 +36,50 @@ const refused = (reply: FastifyReply, why: string) =>
  * and consent; the page's form answers with a redirect to the partner's app carrying the code
  * (or `error=access_denied`). In the sandbox, signing in is choosing a business user.
  */
-export function authorizeRoutes(authorization: BusinessUserAuthorization, options: { publicUrl: string; sandbox: boolean }) {
+export function authorizeRoutes(
+  authorization: BusinessUserAuthorization,
+  users: BusinessUserService,
+  options: { publicUrl: string; sandbox: boolean; failures: FailureThrottle },
+) {
   const publicOrigin = new URL(options.publicUrl).origin;
+
+  /** The sandbox picks a business user; production asks for their address and password. */
+  async function signInFields(): Promise<string> {
+    if (!options.sandbox)
+      return (
+        '<label for="email">Your e-mail address</label><input id="email" name="email" type="email" autocomplete="username" required>' +
+        '<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>'
+      );
+    const choices = await authorization.signInChoices();
+    const listed = choices.users
+      .map((u) => `<option value="${escapeHtml(u.id)}">${escapeHtml(u.name)} — ${escapeHtml(u.email)}</option>`)
+      .join('');
+    return (
+      '<p class="note">Sandbox sign-in: choose the business user to act as (no password in the sandbox).</p>' +
+      `<label for="user">Business user (${choices.total} in all)</label><select id="user" name="user_id">${listed}</select>` +
+      '<label for="email">…or type another one’s e-mail address or id</label><input id="email" name="user" autocomplete="off">'
+    );
+  }
 
   async function consentPage(
     reply: FastifyReply,
     request: AuthorizationRequest,
     query: Record<string, string | undefined>,
-    problem?: string,
+    problem?: { status: number; text: string },
   ) {
-    if (!options.sandbox)
-      return htmlPage(
-        reply,
-        503,
-        'Sign-in not available',
-        '<h1>Business user sign-in is not available here</h1><p class="note" role="alert">This server signs business users in only in ' +
-          'its sandbox (PBS_SANDBOX=true) for now; production sign-in with a password is on its way.</p>',
-      );
-    const choices = await authorization.signInChoices();
     const hidden = REQUEST_FIELDS.filter((f) => query[f] !== undefined && query[f] !== '')
       .map((f) => `<input type="hidden" name="${f}" value="${escapeHtml(query[f])}">`)
-      .join('');
-    const options_ = choices.users
-      .map((u) => `<option value="${escapeHtml(u.id)}">${escapeHtml(u.name)} — ${escapeHtml(u.email)}</option>`)
       .join('');
     const scopes = request.scopes.map((s) => `<li><strong>${escapeHtml(s)}</strong>: ${escapeHtml(SCOPE_WORDS[s] ?? s)}</li>`).join('');
     return htmlPage(
       reply,
-      problem ? 400 : 200,
+      problem?.status ?? 200,
       `Authorize ${request.client.partnerName}`,
       `<h1>${escapeHtml(request.client.partnerName)} asks to act for you</h1>` +
-        (problem ? `<p class="note" role="alert">${escapeHtml(problem)}</p>` : '') +
+        (problem ? `<p class="note" role="alert">${escapeHtml(problem.text)}</p>` : '') +
         `<p>It asks for:</p><ul>${scopes}</ul>` +
         `<p>It reaches only the businesses you manage. After you answer, you go back to <code>${escapeHtml(new URL(request.redirectUri).origin)}</code>.</p>` +
-        `<form method="post" action="${AUTHORIZE}">${hidden}` +
-        '<p class="note">Sandbox sign-in: choose the business user to act as (no password in the sandbox).</p>' +
-        `<label for="user">Business user (${choices.total} in all)</label><select id="user" name="user_id">${options_}</select>` +
-        '<label for="email">…or type another one’s e-mail address or id</label><input id="email" name="user" autocomplete="off">' +
+        `<form method="post" action="${AUTHORIZE}">${hidden}${await signInFields()}` +
         '<p><button type="submit" name="decision" value="approve">Allow</button> ' +
         '<button type="submit" name="decision" value="deny">Deny</button></p></form>',
       { referrerPolicy: 'same-origin', formTarget: new URL(request.redirectUri).origin },
@@ -118,6 +128,8 @@ export function authorizeRoutes(authorization: BusinessUserAuthorization, option
           response: {
             303: { type: 'null', description: 'Back to the redirect URI with `code` and `state`, or `error`' },
             400: { type: 'string', description: 'The request cannot go on, or the business user is unknown (HTML page)' },
+            401: { type: 'string', description: 'Production: a wrong e-mail address or password (HTML page)' },
+            429: { type: 'string', description: 'Production: too many failed sign-ins from this address for this e-mail (HTML page)' },
             403: { type: 'string', description: 'The answer did not come from pbs’s own consent page (HTML page)' },
           },
         },
@@ -129,7 +141,9 @@ export function authorizeRoutes(authorization: BusinessUserAuthorization, option
                 ...Object.fromEntries(REQUEST_FIELDS.map((f) => [f, value])),
                 decision: { type: 'string', enum: ['approve', 'deny'] },
                 user_id: { type: 'string' },
-                user: { type: 'string', description: 'A business user’s e-mail address or id (wins over user_id when given)' },
+                user: { type: 'string', description: 'Sandbox: a business user’s e-mail address or id (wins over user_id when given)' },
+                email: { type: 'string', description: 'Production: the business user’s e-mail address' },
+                password: { type: 'string', description: 'Production: their password' },
               },
             },
           },
@@ -156,12 +170,30 @@ export function authorizeRoutes(authorization: BusinessUserAuthorization, option
         if ('page' in check) return refused(reply, check.page);
         if ('redirect' in check) return reply.redirect(check.redirect, 303);
         if (field('decision') === 'deny') return reply.redirect(authorization.deny(check.ok), 303);
-        if (field('decision') !== 'approve') return consentPage(reply, check.ok, query, 'Choose Allow or Deny.');
-        if (!options.sandbox) return consentPage(reply, check.ok, query);
+        if (field('decision') !== 'approve') return consentPage(reply, check.ok, query, { status: 400, text: 'Choose Allow or Deny.' });
+        if (!options.sandbox) {
+          // The right password always passes; past repeated failures a wrong one is 429 (docs/security.md, "Guessing credentials").
+          const email = field('email')?.trim().toLowerCase() ?? '';
+          const user = await users.signIn(email, field('password') ?? '');
+          if (user) return reply.redirect(await authorization.approve(check.ok, user.id), 303);
+          const key = failureKey(request.ip, `business-user:${email}`);
+          const wait = options.failures.waitFor(key);
+          options.failures.fail(key);
+          if (wait > 0)
+            return consentPage(reply.header('retry-after', String(wait)), check.ok, query, {
+              status: 429,
+              text: `Too many failed sign-ins: try again in ${wait} seconds.`,
+            });
+          return consentPage(reply, check.ok, query, { status: 401, text: 'Wrong e-mail address or password.' });
+        }
         const typed = field('user')?.trim();
         const named = typed || field('user_id');
         const user = named ? await authorization.findUser(named) : undefined;
-        if (!user) return consentPage(reply, check.ok, query, named ? `No business user ${named}.` : 'Choose a business user.');
+        if (!user)
+          return consentPage(reply, check.ok, query, {
+            status: 400,
+            text: named ? `No business user ${named}.` : 'Choose a business user.',
+          });
         return reply.redirect(await authorization.approve(check.ok, user.id), 303);
       },
     );

@@ -4,11 +4,12 @@ import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
 import type { SecretKeys } from '../platform/secret-keys.js';
+import type { FailureThrottle } from '../platform/rate-limit.js';
 import { businessUserAdminRoutes } from './admin-routes.js';
 import { BusinessUserAuthorization, type OauthClients } from './authorization-service.js';
 import { authorizeRoutes } from './authorize-routes.js';
 import { BusinessUserService } from './owner-service.js';
-import { businessUserGrantsMigration, businessUsersMigration } from './owner-tables.js';
+import { businessUserGrantsMigration, businessUserPasswordsMigration, businessUsersMigration } from './owner-tables.js';
 import { redirectUriAdminRoutes } from './redirect-uri-routes.js';
 
 export interface OwnerServices {
@@ -40,7 +41,7 @@ export function ownerServices(database: Database, clock: Clock, deps: OwnerDepen
  */
 export function ownersModule(
   services: OwnerServices,
-  options: { publicUrl: string; sandbox: boolean; requirePartner: (partnerId: string) => Promise<void> },
+  options: { publicUrl: string; sandbox: boolean; requirePartner: (partnerId: string) => Promise<void>; failures: FailureThrottle },
 ): ApiModule {
   return {
     name: 'owners',
@@ -48,11 +49,11 @@ export function ownersModule(
       owner: (args, flags) => ownerCommand(services.users, args, flags),
       oauth: (args, flags) => oauthCommand(services.authorization, options.requirePartner, args, flags),
     },
-    migrations: [businessUsersMigration, businessUserGrantsMigration],
+    migrations: [businessUsersMigration, businessUserGrantsMigration, businessUserPasswordsMigration],
     routes: async (fastify) => {
       await fastify.register(businessUserAdminRoutes(services.users));
       await fastify.register(redirectUriAdminRoutes(services.authorization, options.requirePartner));
-      await fastify.register(authorizeRoutes(services.authorization, options));
+      await fastify.register(authorizeRoutes(services.authorization, services.users, options));
     },
   };
 }

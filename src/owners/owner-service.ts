@@ -4,6 +4,7 @@ import { isUniqueViolation, type Database, type DbOrTx } from '../platform/db/da
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { jsonLines } from '../platform/json-lines.js';
+import { hashPassword, PASSWORD_LENGTH, passwordMatches } from '../platform/passwords.js';
 import type { Page } from '../platform/paging.js';
 import { OwnerStore, type BusinessUser } from './owner-store.js';
 
@@ -40,7 +41,13 @@ export class BusinessUserService {
   async create(input: BusinessUserInput) {
     const businessIds = await this.resolve(input.business_ids ?? []);
     const now = this.clock.now();
-    const user: BusinessUser = { id: input.id ?? newId(), name: input.name.trim(), email: normalEmail(input.email), created_at: now };
+    const user: BusinessUser = {
+      id: input.id ?? newId(),
+      name: input.name.trim(),
+      email: normalEmail(input.email),
+      created_at: now,
+      password_hash: null,
+    };
     await this.database
       .transact(async (trx) => {
         await this.store(trx).insertUser(user);
@@ -78,6 +85,27 @@ export class BusinessUserService {
     const user = await this.store().user(id);
     if (!user) throw apiError('NOT_FOUND', `Business user ${id} not found`);
     await this.database.transact((trx) => this.store(trx).deleteUser(id));
+  }
+
+  /**
+   * Sets the password a business user signs in with to authorize a partner in production
+   * (docs/owners.md); `null` removes it (they cannot sign in until one is set again).
+   */
+  async setPassword(id: string, password: string | null): Promise<void> {
+    const user = await this.store().user(id);
+    if (!user) throw apiError('NOT_FOUND', `Business user ${id} not found`);
+    if (password !== null && (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max))
+      throw apiError('VALIDATION_ERROR', `A password has ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`, {
+        field: 'password',
+      });
+    const hashed = password === null ? null : await hashPassword(password);
+    await this.database.transact((trx) => this.store(trx).updateUser(id, { password_hash: hashed }));
+  }
+
+  /** The business user of this address and password; undefined otherwise (the same time either way). */
+  async signIn(email: string, password: string): Promise<BusinessUser | undefined> {
+    const user = await this.store().userByEmail(normalEmail(email));
+    return (await passwordMatches(user?.password_hash, password)) ? user : undefined;
   }
 
   async link(id: string, businessIdOrAlias: string) {
@@ -158,6 +186,7 @@ function view(user: BusinessUser, businessIds: string[]) {
     email: user.email,
     business_ids: businessIds,
     created_at: toIsoOffset(Number(user.created_at)),
+    has_password: user.password_hash !== null,
   };
 }
 

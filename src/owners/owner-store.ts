@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { DbOrTx } from '../platform/db/database.js';
 import type { BusinessUsersTable } from './owner-tables.js';
 import './owner-tables.js';
@@ -17,11 +17,11 @@ export class OwnerStore {
     return this.db.selectFrom('business_users').selectAll().where('email', '=', email).executeTakeFirst();
   }
 
-  async insertUser(user: BusinessUser): Promise<void> {
+  async insertUser(user: Insertable<BusinessUsersTable>): Promise<void> {
     await this.db.insertInto('business_users').values(user).execute();
   }
 
-  async updateUser(id: string, change: Partial<Pick<BusinessUser, 'name' | 'email'>>): Promise<void> {
+  async updateUser(id: string, change: Partial<Pick<BusinessUser, 'name' | 'email' | 'password_hash'>>): Promise<void> {
     await this.db.updateTable('business_users').set(change).where('id', '=', id).execute();
   }
 

@@ -11,6 +11,8 @@ export interface BusinessUsersTable {
   /** Lower-cased; one account per address. */
   email: string;
   created_at: number;
+  /** Argon2id of their password (production sign-in, docs/owners.md); null until the operator sets one. */
+  password_hash: string | null;
 }
 
 /** Which businesses a business user manages. */
@@ -141,5 +143,12 @@ export const businessUserGrantsMigration: PbsMigration = {
       .addColumn('revoked_at', 'bigint')
       .execute();
     await db.schema.createIndex('business_user_tokens_grant').on('business_user_tokens').columns(['grant_id', 'kind']).execute();
+  },
+};
+
+export const businessUserPasswordsMigration: PbsMigration = {
+  name: '1120_business_user_passwords',
+  async up(db) {
+    await db.schema.alterTable('business_users').addColumn('password_hash', 'text').execute();
   },
 };

@@ -31,6 +31,7 @@ describe.each(dialects)('business users on %s', (dialect) => {
       email: 'dana@example.com',
       business_ids: [first.id],
       created_at: expect.stringMatching(/\+00:00$/),
+      has_password: false,
     });
     const id = created.body.id;
     expect((await admin(h.url, 'PUT', `/admin/v1/business-users/${id}/businesses/${second.id}`)).body.business_ids.sort()).toEqual(

@@ -13085,6 +13085,8 @@ export interface paths {
                                 /** @description The businesses this user manages */
                                 business_ids: string[];
                                 created_at: string;
+                                /** @description Whether they can sign in outside the sandbox (a password is set) */
+                                has_password: boolean;
                             }[];
                         };
                     };
@@ -13152,6 +13154,8 @@ export interface paths {
                             /** @description The businesses this user manages */
                             business_ids: string[];
                             created_at: string;
+                            /** @description Whether they can sign in outside the sandbox (a password is set) */
+                            has_password: boolean;
                         };
                     };
                 };
@@ -13319,6 +13323,8 @@ export interface paths {
                             /** @description The businesses this user manages */
                             business_ids: string[];
                             created_at: string;
+                            /** @description Whether they can sign in outside the sandbox (a password is set) */
+                            has_password: boolean;
                         };
                     };
                 };
@@ -13418,6 +13424,8 @@ export interface paths {
                             /** @description The businesses this user manages */
                             business_ids: string[];
                             created_at: string;
+                            /** @description Whether they can sign in outside the sandbox (a password is set) */
+                            has_password: boolean;
                         };
                     };
                 };
@@ -13496,6 +13504,8 @@ export interface paths {
                             /** @description The businesses this user manages */
                             business_ids: string[];
                             created_at: string;
+                            /** @description Whether they can sign in outside the sandbox (a password is set) */
+                            has_password: boolean;
                         };
                     };
                 };
@@ -13528,6 +13538,116 @@ export interface paths {
                 path: {
                     user_id: string;
                     business_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/business-users/{user_id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the password a business user signs in with to authorize partners (outside the sandbox)
+         * @description Kept as an Argon2id hash; never shown again. A business user without one cannot sign in in production.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove a business user’s password (they cannot sign in until one is set) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: string;
                 };
                 cookie?: never;
             };
@@ -13760,8 +13880,12 @@ export interface paths {
                         /** @enum {string} */
                         decision?: "approve" | "deny";
                         user_id?: string;
-                        /** @description A business user’s e-mail address or id (wins over user_id when given) */
+                        /** @description Sandbox: a business user’s e-mail address or id (wins over user_id when given) */
                         user?: string;
+                        /** @description Production: the business user’s e-mail address */
+                        email?: string;
+                        /** @description Production: their password */
+                        password?: string;
                     };
                 };
             };
@@ -13782,8 +13906,26 @@ export interface paths {
                         "application/json": string;
                     };
                 };
+                /** @description Production: a wrong e-mail address or password (HTML page) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
                 /** @description The answer did not come from pbs’s own consent page (HTML page) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Production: too many failed sign-ins from this address for this e-mail (HTML page) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
