@@ -16,6 +16,8 @@ export function Conversation(props: {
   sayLabel: string;
   /** Shows each event's id, the `event_id` of the webhook that announced it. */
   showIds?: boolean;
+  /** Where the deliveries of the webhook message that announced an event are shown. */
+  deliveriesHref: (messageId: string) => string;
 }) {
   const [text, setText] = useState('');
   const { view } = props;
@@ -34,6 +36,17 @@ export function Conversation(props: {
           props.showIds
             ? { title: 'Event id (webhook event_id)', cell: (e) => <code>{e.id}</code> }
             : { title: 'Read', cell: (e) => (view.read_through_event_id === e.id ? 'read up to here' : '') },
+          {
+            title: 'Webhook',
+            cell: (e) =>
+              e.message_id ? (
+                <a href={props.deliveriesHref(e.message_id)} data-testid="event-deliveries">
+                  deliveries
+                </a>
+              ) : (
+                ''
+              ),
+          },
         ]}
       />
       <div class="form">

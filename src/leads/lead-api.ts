@@ -5,6 +5,7 @@ import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { answerWithinChange, type PartnerWrite } from '../platform/idempotency.js';
 import { newId } from '../platform/ids.js';
+import { messageIdOf } from '../webhooks/delivery-reads.js';
 import { isRecord } from '../platform/values.js';
 import { eventsPage, leadIdsPage } from './lead-reads.js';
 import { sameSuccessiveMessage, textContent, type EventContent } from './lead-rules.js';
@@ -107,6 +108,14 @@ export class LeadApi {
       const max = this.options.maxEventsPerLead ?? MAX_EVENTS_PER_LEAD;
       if (seq > max) throw apiError('QUOTA_EXCEEDED', `Lead ${locked.id} holds ${max} events, the most a lead may hold`);
       const id = newId();
+      const update = { event_type: 'NEW_EVENT', event_id: id, lead_id: locked.id, interaction_time: toIsoOffset(now) };
+      const webhookEventId = await recordEvent(trx, this.database.dialect, {
+        type: 'NEW_EVENT',
+        businessId: locked.business_id,
+        payload: update,
+        at: now,
+        requestId: write?.requestId,
+      });
       await store.insertEvent({
         lead_id: locked.id,
         seq,
@@ -118,16 +127,9 @@ export class LeadApi {
         user_display_name: business.name,
         content: JSON.stringify(textContent(text)),
         channel: API_CHANNEL,
+        message_id: messageIdOf(webhookEventId),
       });
       await store.updateLead(locked.id, { last_seq: seq, last_event_time: now });
-      const update = { event_type: 'NEW_EVENT', event_id: id, lead_id: locked.id, interaction_time: toIsoOffset(now) };
-      await recordEvent(trx, this.database.dialect, {
-        type: 'NEW_EVENT',
-        businessId: locked.business_id,
-        payload: update,
-        at: now,
-        requestId: write?.requestId,
-      });
       await answerWithinChange(trx, write, 201, { event_id: id });
       return id;
     });

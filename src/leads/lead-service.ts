@@ -94,7 +94,9 @@ export class LeadService {
           ? { lead: existing, eventId: await this.consumerMessage(store, existing, input.text ?? consumerFollowUp(Math.random), now) }
           : await this.start(store, business, input.lead_id ?? newId(), input.text, now);
         const update = { event_type: type, event_id: eventId, lead_id: lead.id, interaction_time: toIsoOffset(now) };
-        return { leadId: lead.id, eventId, webhookEventId: await this.webhook(trx, business.id, update, now) };
+        const webhookEventId = await this.webhook(trx, business.id, update, now);
+        await store.setEventMessage(lead.id, eventId, messageIdOf(webhookEventId));
+        return { leadId: lead.id, eventId, webhookEventId };
       })
       .catch((error: unknown) => {
         // Two emissions naming one new lead id at once: the second finds it taken.
@@ -134,7 +136,8 @@ export class LeadService {
     const events = await this.store().latestEvents(lead.id, OPERATOR_VIEW_EVENTS);
     return {
       lead: leadJson(lead, this.links),
-      events: events.map(eventJson),
+      // Beside each event, the webhook message that announced it (the operator's and the portal's view only).
+      events: events.map((e) => ({ ...eventJson(e), ...(e.message_id ? { message_id: e.message_id } : {}) })),
       read_through_event_id: events.find((e) => Number(e.seq) === Number(lead.read_through))?.id ?? null,
       replied_as: lead.replied_as,
     };
@@ -224,6 +227,7 @@ export class LeadService {
       user_display_name: lead.consumer_name,
       content: JSON.stringify(textContent(text)),
       channel: null,
+      message_id: null,
     });
     await store.updateLead(lead.id, { last_seq: seq, last_event_time: now });
     return id;

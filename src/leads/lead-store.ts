@@ -136,4 +136,14 @@ export class LeadStore {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
+
+  /** Names the webhook message that announced an event. */
+  async setEventMessage(leadId: string, eventId: string, messageId: string): Promise<void> {
+    await this.db
+      .updateTable('lead_events')
+      .set({ message_id: messageId })
+      .where('lead_id', '=', leadId)
+      .where('id', '=', eventId)
+      .execute();
+  }
 }

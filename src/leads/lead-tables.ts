@@ -44,6 +44,8 @@ export interface LeadEventsTable {
   content: string;
   /** Where a BIZ event was written (`API-SELF` through the Leads API); null for the others. */
   channel: string | null;
+  /** The webhook message (`webhook-id`) of the NEW_EVENT that announced it; the portal links the two. */
+  message_id: string | null;
 }
 
 /**
@@ -153,5 +155,12 @@ export const leadWebhookSubscriptionsMigration: PbsMigration = {
       .on('lead_webhook_businesses')
       .columns(['business_id', 'subscription_id'])
       .execute();
+  },
+};
+
+export const leadEventMessagesMigration: PbsMigration = {
+  name: '1020_lead_event_messages',
+  async up(db) {
+    await db.schema.alterTable('lead_events').addColumn('message_id', 'text').execute();
   },
 };

@@ -6,7 +6,7 @@ import type { ApiModule } from '../platform/module.js';
 import { leadAdminRoutes } from './admin-routes.js';
 import { LeadPortal, type LeadPortalAccess } from './lead-portal.js';
 import { LeadService, type LeadServiceOptions } from './lead-service.js';
-import { leadsMigration, leadWebhookSubscriptionsMigration } from './lead-tables.js';
+import { leadEventMessagesMigration, leadsMigration, leadWebhookSubscriptionsMigration } from './lead-tables.js';
 import { LeadWebhooks, type LeadWebhookAccess } from './lead-webhooks.js';
 import { leadPortalRoutes } from './portal-routes.js';
 import { LeadApi, type LeadApiAccess } from './lead-api.js';
@@ -54,7 +54,7 @@ export function leadsModule(services: LeadServices): ApiModule {
       },
     ],
     commands: { lead: (args, flags) => leadCommand(services.conversations, args, flags) },
-    migrations: [leadsMigration, leadWebhookSubscriptionsMigration],
+    migrations: [leadsMigration, leadWebhookSubscriptionsMigration, leadEventMessagesMigration],
     routes: async (fastify) => {
       await fastify.register(leadRoutes(services.api, services.webhooks));
       await fastify.register(leadAdminRoutes(services.conversations));

@@ -96,7 +96,16 @@ export const operatorLeadSchema = {
   required: ['lead', 'events', 'read_through_event_id', 'replied_as'],
   properties: {
     lead: leadSchema,
-    events: { type: 'array', items: leadEventSchema },
+    events: {
+      type: 'array',
+      items: {
+        ...leadEventSchema,
+        properties: {
+          ...leadEventSchema.properties,
+          message_id: { type: 'string', description: 'The `webhook-id` of the NEW_EVENT webhook that announced it' },
+        },
+      },
+    },
     read_through_event_id: { type: ['string', 'null'], description: 'The newest event the business marked read' },
     replied_as: { type: ['string', 'null'], enum: ['PHONE', 'EMAIL', null], description: 'Marked replied outside the conversation' },
   },

@@ -137,6 +137,11 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
     await page.waitForSelector('[data-testid=conversation] >> text=Do you cater on Sundays?');
     expect(await page.$$('.problem')).toEqual([]);
     await shot('lead-conversation');
+    // Each event links to the deliveries of the webhook that announced it.
+    await page.click('[data-testid=event-deliveries] >> nth=0');
+    await page.waitForFunction(() => /#\/webhooks\?message_id=msg_/.test(window.location.hash));
+    await page.waitForSelector('section.page h1 >> text=Webhooks');
+    await open('leads');
   });
 
   it('sends a test webhook event to a loopback receiver and replays it', async () => {

@@ -109,6 +109,8 @@ describe.each(dialects)('leads behind lead webhooks on %s', (dialect) => {
         user_id: expect.any(String),
         user_display_name: lead.user.display_name,
         event_content: { text: expect.stringMatching(/^Hi there/), fallback_text: expect.stringMatching(/^Hi there/) },
+        // The operator's view only: the webhook message that announced it.
+        message_id: emitted.body.message_id,
       },
     ]);
     expect(events[0].cursor).not.toBe(events[0].id);

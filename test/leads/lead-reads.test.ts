@@ -98,6 +98,7 @@ describe('a text and its attachment', () => {
     user_display_name: 'U',
     content: '{}',
     channel: null,
+    message_id: null,
   });
   const events = [event(1, 'a'), event(2, 'b'), event(3, 'b'), event(4, 'c')];
 

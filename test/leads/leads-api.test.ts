@@ -292,6 +292,13 @@ describe.each(dialects)('the Leads API with a business user’s authorization on
       lead_id: leadId,
       interaction_time: expect.any(String),
     });
+    // The operator's (and the portal's) view names the webhook message of each event: its deliveries are one filter away.
+    const viewed = (await admin(h.url, 'GET', `/admin/v1/leads/${leadId}`)).body.events.find(
+      (e: { id: string }) => e.id === sent.body.event_id,
+    );
+    const deliveries = await admin(h.url, 'GET', `/admin/v1/webhook-deliveries?message_id=${viewed.message_id}`);
+    expect(deliveries.body.deliveries).toMatchObject([{ partner_id: p.partner.id, status: 'delivered' }]);
+    expect(receiver.posts().map((post) => post.headers['webhook-id'])).toContain(viewed.message_id);
 
     expectCode(
       await send({ request_content: 'Thanks, we can come Thursday morning.', request_type: 'TEXT' }),

@@ -63,6 +63,7 @@ export function Leads(props: Params) {
           <Problem error={lead.error} />
           {lead.data && (
             <Conversation
+              deliveriesHref={(id) => `#/webhooks?message_id=${encodeURIComponent(id)}`}
               view={lead.data}
               sayLabel="The consumer says"
 

@@ -6,7 +6,7 @@ import { FilterSelect, PartnerFilter, usePartnerNames, type Params } from './sha
 
 /** Every failed message, whatever the sandbox clock says (messages are dated on the pbs clock). */
 const EVER = { from: '1970-01-01T00:00:00Z', to: '9999-01-01T00:00:00Z' };
-const FILTERS = ['status', 'partner_id', 'event_type'] as const;
+const FILTERS = ['status', 'partner_id', 'event_type', 'message_id'] as const;
 const STATUSES = ['pending', 'delivered', 'failed'] as const;
 const isDeliveryStatus = (s: string | undefined): s is (typeof STATUSES)[number] =>
   (STATUSES as readonly (string | undefined)[]).includes(s);
@@ -20,7 +20,9 @@ export function Webhooks(props: Params) {
     () =>
       must(
         pbs.GET('/admin/v1/webhook-deliveries', {
-          params: { query: { limit: 100, status, partner_id: chosen.partner_id, event_type: chosen.event_type } },
+          params: {
+            query: { limit: 100, status, partner_id: chosen.partner_id, event_type: chosen.event_type, message_id: chosen.message_id },
+          },
         }),
       ),
     5_000,

@@ -56,6 +56,7 @@ export function PortalLeads(props: Params) {
           <Problem error={lead.error} />
           {lead.data && (
             <Conversation
+              deliveriesHref={(id) => `#/webhooks?message_id=${encodeURIComponent(id)}`}
               view={lead.data}
               sayLabel="The consumer says (sandbox)"
               showIds

@@ -12521,6 +12521,8 @@ export interface paths {
                                 };
                                 /** @description API-SELF: written through the Leads API */
                                 channel?: string;
+                                /** @description The `webhook-id` of the NEW_EVENT webhook that announced it */
+                                message_id?: string;
                             }[];
                             /** @description The newest event the business marked read */
                             read_through_event_id: string | null;
@@ -12920,6 +12922,8 @@ export interface paths {
                                 };
                                 /** @description API-SELF: written through the Leads API */
                                 channel?: string;
+                                /** @description The `webhook-id` of the NEW_EVENT webhook that announced it */
+                                message_id?: string;
                             }[];
                             /** @description The newest event the business marked read */
                             read_through_event_id: string | null;
