@@ -66,8 +66,14 @@ export function RequestTable(props: {
 }
 
 /** One entry whole: what was sent and answered, and the webhook events it caused with their deliveries. */
-export function RequestDetail(props: { entry: WholeEntry; deliveryLink?: (messageId: string) => string }) {
+export function RequestDetail(props: {
+  entry: WholeEntry;
+  deliveryLink?: (messageId: string) => string;
+  /** Where a lead named by the request's path is shown (its conversation). */
+  leadLink?: (leadId: string) => string;
+}) {
   const e = props.entry;
+  const leadId = /^\/v3\/leads\/([^/?]+)/.exec(e.path)?.[1];
   return (
     <Card title="One request, whole" wide>
       <p data-testid="request-summary">
@@ -83,6 +89,15 @@ export function RequestDetail(props: { entry: WholeEntry; deliveryLink?: (messag
           </>
         )}
         {e.bodies_cut && ' (a body was cut at 16 kB)'}
+        {leadId && props.leadLink && (
+          <>
+            {' '}
+            ·{' '}
+            <a href={props.leadLink(decodeURIComponent(leadId))} data-testid="request-lead">
+              the lead and its conversation
+            </a>
+          </>
+        )}
       </p>
       {e.fault_rule && (
         <p class="notice" data-testid="fault-marked">

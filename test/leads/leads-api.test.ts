@@ -191,6 +191,17 @@ describe.each(dialects)('the Leads API with a business user’s authorization on
     expectCode(await call(h.url, 'GET', `/v3/leads/${leadId}`, { token: issued.body.access_token }), 403, 'PARTNER_ENDPOINT_DISABLED');
   });
 
+  it('allows 5 requests a second by default, as the original', async () => {
+    const app = await createPartner(h.url, ['leads'], 'Default Limits');
+    const user = await newUser('Limit Owner', [advertised]);
+    const token = await businessUserToken(h.url, app, user);
+    const leadId = await leadOf(advertised);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await call(h.url, 'GET', `/v3/leads/${leadId}`, { token })).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses).toContain(429);
+  });
+
   it('redeems a code once, within five minutes, with its redirect URI and PKCE verifier, by its own client', async () => {
     const user = await newUser('Code Owner', [advertised]);
     const other = await createPartner(h.url, ['leads'], 'Code Thief');

@@ -116,6 +116,11 @@ describe.each(['sqlite', 'postgres'] as const)('a business user authorizes a par
     await page.goto(`${run.server.url}/console/#/leads?business=${business}&lead=demo-lead-catering`);
     await page.waitForSelector('[data-testid=conversation] >> text=we would love to cater');
     await run.shot('lead-reply-in-console');
+    // The request log leads there too: the app's reply, whole, links to the lead.
+    await page.goto(`${run.server.url}/console/#/requests?operation=${encodeURIComponent('POST /v3/leads/{lead_id}/events')}`);
+    await page.click('[data-testid=requests] >> text=POST /v3/leads/{lead_id}/events');
+    await page.click('[data-testid=request-lead]');
+    await page.waitForSelector('[data-testid=conversation] >> text=we would love to cater');
     expect(run.errors).toEqual([]);
   });
 

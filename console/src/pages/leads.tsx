@@ -10,13 +10,14 @@ import { BusinessPicker } from './business-picker';
  * lead or speaks for the consumer, and each sends its webhook as the partner's integration sees it.
  */
 export function Leads(props: Params) {
-  const business = props.params.get('business') ?? undefined;
   const leadId = props.params.get('lead') ?? undefined;
-  const leads = useQuery(business ? `leads:${business}` : undefined, () =>
-    must(pbs.GET('/admin/v1/businesses/{business_id}/leads', { params: { path: { business_id: business! } } })),
-  );
   const lead = useQuery(leadId ? `lead:${leadId}` : undefined, () =>
     must(pbs.GET('/admin/v1/leads/{lead_id}', { params: { path: { lead_id: leadId! } } })),
+  );
+  // A link to a lead alone (from the request log) shows its business's leads too.
+  const business = props.params.get('business') ?? lead.data?.lead.business_id ?? '';
+  const leads = useQuery(business ? `leads:${business}` : undefined, () =>
+    must(pbs.GET('/admin/v1/businesses/{business_id}/leads', { params: { path: { business_id: business! } } })),
   );
   const reload = () => {
     leads.reload();

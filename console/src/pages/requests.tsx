@@ -66,7 +66,7 @@ export function Requests(props: Params) {
           <p>{entries.data.dropped} entries could not be kept up with since this process started.</p>
         )}
       </Card>
-      {whole.data && <RequestDetail entry={whole.data} />}
+      {whole.data && <RequestDetail entry={whole.data} leadLink={(id) => `#/leads?lead=${encodeURIComponent(id)}`} />}
       <Card title="Errors, by code and operation">
         <Problem error={errors.error} />
         <ErrorGroups

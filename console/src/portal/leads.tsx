@@ -10,13 +10,14 @@ import { YourBusiness } from './business-choice';
  * start a lead or speak for the consumer to try your integration against the webhooks they send.
  */
 export function PortalLeads(props: Params) {
-  const business = props.params.get('business') ?? '';
   const leadId = props.params.get('lead') ?? undefined;
-  const leads = useQuery(business ? `portal-leads:${business}` : undefined, () =>
-    must(pbs.GET('/portal/v1/leads', { params: { query: { business_id: business } } })),
-  );
   const lead = useQuery(leadId ? `portal-lead:${leadId}` : undefined, () =>
     must(pbs.GET('/portal/v1/leads/{lead_id}', { params: { path: { lead_id: leadId! } } })),
+  );
+  // A link to a lead alone (from the request log) shows its business's leads too.
+  const business = props.params.get('business') ?? lead.data?.lead.business_id ?? '';
+  const leads = useQuery(business ? `portal-leads:${business}` : undefined, () =>
+    must(pbs.GET('/portal/v1/leads', { params: { query: { business_id: business } } })),
   );
   return (
     <Page title="Leads">

@@ -69,7 +69,13 @@ export function PortalRequests(props: Params) {
         />
       </Card>
       <Problem error={whole.error} />
-      {whole.data && <RequestDetail entry={whole.data} deliveryLink={(messageId) => `#/webhooks?message_id=${messageId}`} />}
+      {whole.data && (
+        <RequestDetail
+          entry={whole.data}
+          leadLink={(id) => `#/leads?lead=${encodeURIComponent(id)}`}
+          deliveryLink={(messageId) => `#/webhooks?message_id=${messageId}`}
+        />
+      )}
     </Page>
   );
 }
