@@ -269,6 +269,16 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await page.fill('input[name=user-email]', 'console.owner@example.com');
     await page.click('[data-testid=add-business-user]');
     await page.waitForSelector('[data-testid=business-users] >> text=console.owner@example.com');
+    // A password for signing in outside the sandbox: kept as a hash, shown only as "set".
+    await page.fill('input[name=password-user]', 'demo-owner-2');
+    await page.fill('input[name=password]', 'correct horse battery');
+    await page.click('[data-testid=set-password]');
+    await eventually(
+      async () => (await admin(server.url, 'GET', '/admin/v1/business-users/demo-owner-2')).body.has_password,
+      (set) => set === true,
+      'the password set from the console',
+    );
+    expect(await page.inputValue('input[name=password]')).toBe('');
     // A lead started from the console, and the consumer's reply, in its conversation.
     await open(`leads?business=${restaurant}`);
     await page.click('[data-testid=start-lead]');
@@ -281,6 +291,15 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     // Ids read exactly as they are (a heading once upper-cased them), and a picked business shows its name.
     await open(`partners?id=${credentials.partner_id}`);
     expect(await page.textContent('[data-testid=id]')).toBe(credentials.partner_id);
+    // Where its app receives business users' authorization codes.
+    await page.fill('textarea[name=redirect-uris]', 'https://app.example.com/callback\nhttp://127.0.0.1:9/cb');
+    await page.click('[data-testid=save-redirect-uris]');
+    await eventually(
+      async () => (await admin(server.url, 'GET', `/admin/v1/partners/${credentials.partner_id}/redirect-uris`)).body.redirect_uris,
+      (uris) => uris.length === 2,
+      'the redirect URIs saved from the console',
+    );
+    await admin(server.url, 'PUT', `/admin/v1/partners/${credentials.partner_id}/redirect-uris`, { json: { redirect_uris: [] } });
     await open(`reviews?business=${restaurant}`);
     await page.waitForSelector('[data-testid=picked-business]');
     // The business picker types ahead: a click on a suggestion, or the keyboard (Enter picks the highlighted one).

@@ -37,6 +37,7 @@ export function BusinessUsers(props: Params) {
             { title: 'Id', cell: (u) => <Id value={u.id} /> },
             { title: 'Manages', numeric: true, cell: (u) => u.business_ids.length },
             { title: 'Added', cell: (u) => when(u.created_at) },
+            { title: 'Password', cell: (u) => (u.has_password ? 'set' : 'none (sandbox sign-in only)') },
             {
               title: '',
               cell: (u) =>
@@ -61,6 +62,7 @@ export function BusinessUsers(props: Params) {
         />
         <Pager offset={offset} limit={LIMIT} total={users.data?.total} onChange={setOffset} />
       </Card>
+      <SetPassword onDone={users.reload} />
       <Card title={business ? 'Add a business user managing this business' : 'Add a business user'}>
         <div class="form">
           <label>
@@ -83,5 +85,42 @@ export function BusinessUsers(props: Params) {
         </div>
       </Card>
     </Page>
+  );
+}
+
+/**
+ * The password a business user signs in with outside the sandbox, to authorize a partner's app
+ * (docs/owners.md). It is sent once and kept only as a hash; the field empties after.
+ */
+function SetPassword(props: { onDone: () => void }) {
+  const [user, setUser] = useState('');
+  const [password, setPassword] = useState('');
+  return (
+    <Card title="Set a business user’s password">
+      <div class="form">
+        <label>
+          Business user id
+          <input name="password-user" value={user} onInput={(e) => setUser((e.target as HTMLInputElement).value.trim())} />
+        </label>
+        <label>
+          New password (12 characters or more)
+          <input
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            value={password}
+            onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <Action
+          label="Set password"
+          testId="set-password"
+          run={() =>
+            must(pbs.PUT('/admin/v1/business-users/{user_id}/password', { params: { path: { user_id: user } }, body: { password } }))
+          }
+          done={() => (setPassword(''), props.onDone())}
+        />
+      </div>
+    </Card>
   );
 }

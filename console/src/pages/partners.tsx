@@ -190,6 +190,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
         />
         <Pager offset={linkOffset} limit={10} total={links.data?.total} onChange={setLinkOffset} />
       </Card>
+      <RedirectUris partnerId={partner_id} />
       <Card title="Webhook endpoint">
         {webhook.data ? (
           <p>
@@ -200,5 +201,51 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
         )}
       </Card>
     </div>
+  );
+}
+
+/**
+ * Where the partner's app receives business users' authorization codes (docs/owners.md "Redirect
+ * URIs"): one per line, matched exactly.
+ */
+function RedirectUris(props: { partnerId: string }) {
+  const path = { partner_id: props.partnerId };
+  const uris = useQuery(`redirect-uris:${props.partnerId}`, () =>
+    must(pbs.GET('/admin/v1/partners/{partner_id}/redirect-uris', { params: { path } })),
+  );
+  const [text, setText] = useState<string | undefined>(undefined);
+  const shown = text ?? uris.data?.redirect_uris.join('\n') ?? '';
+  return (
+    <Card title="OAuth redirect URIs">
+      <p class="muted">
+        Where its app receives business users’ authorization codes (the Leads API), one per line, matched exactly. None: in the sandbox, any
+        loopback address.
+      </p>
+      <Problem error={uris.error} />
+      <div class="form">
+        <label>
+          Redirect URIs
+          <textarea name="redirect-uris" rows={3} value={shown} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
+        </label>
+        <Action
+          label="Save"
+          testId="save-redirect-uris"
+          run={() =>
+            must(
+              pbs.PUT('/admin/v1/partners/{partner_id}/redirect-uris', {
+                params: { path },
+                body: {
+                  redirect_uris: shown
+                    .split('\n')
+                    .map((line) => line.trim())
+                    .filter((line) => line !== ''),
+                },
+              }),
+            )
+          }
+          done={() => (setText(undefined), uris.reload())}
+        />
+      </div>
+    </Card>
   );
 }
