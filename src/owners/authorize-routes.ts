@@ -12,6 +12,8 @@ import type { FailureThrottle } from '../platform/rate-limit.js';
 const tags = ['oauth'];
 const AUTHORIZE = '/oauth2/authorize';
 /** The authorization request's parameters, carried from the consent page to its form's answer. */
+/** Business users offered as one-click buttons in the sandbox (the demo has six). */
+const ONE_CLICK_USERS = 10;
 const REQUEST_FIELDS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;
 
 /** What each scope lets the partner do, in the business user's words. */
@@ -54,9 +56,14 @@ export function authorizeRoutes(
     const listed = choices.users
       .map((u) => `<option value="${escapeHtml(u.id)}">${escapeHtml(u.name)} — ${escapeHtml(u.email)}</option>`)
       .join('');
+    const oneClick = choices.users
+      .slice(0, ONE_CLICK_USERS)
+      .map((u) => `<li><button type="submit" name="as" value="${escapeHtml(u.id)}">Allow as ${escapeHtml(u.name)}</button></li>`)
+      .join('');
     return (
       '<p class="note">Sandbox sign-in: choose the business user to act as (no password in the sandbox).</p>' +
-      `<label for="user">Business user (${choices.total} in all)</label><select id="user" name="user_id">${listed}</select>` +
+      `<ul class="one-click" data-testid="sign-in-as">${oneClick}</ul>` +
+      `<label for="user">…or pick one of all ${choices.total}, then Allow</label><select id="user" name="user_id">${listed}</select>` +
       '<label for="email">…or type another one’s e-mail address or id</label><input id="email" name="user" autocomplete="off">'
     );
   }
@@ -81,7 +88,7 @@ export function authorizeRoutes(
         `<p>It reaches only the businesses you manage. After you answer, you go back to <code>${escapeHtml(new URL(request.redirectUri).origin)}</code>.</p>` +
         `<form method="post" action="${AUTHORIZE}">${hidden}${await signInFields()}` +
         '<p><button type="submit" name="decision" value="approve">Allow</button> ' +
-        '<button type="submit" name="decision" value="deny">Deny</button></p></form>',
+        '<button type="submit" name="decision" value="deny" formnovalidate>Deny</button></p></form>',
       { referrerPolicy: 'same-origin', formTarget: new URL(request.redirectUri).origin },
     );
   }
@@ -170,6 +177,10 @@ export function authorizeRoutes(
         if ('page' in check) return refused(reply, check.page);
         if ('redirect' in check) return reply.redirect(check.redirect, 303);
         if (field('decision') === 'deny') return reply.redirect(authorization.deny(check.ok), 303);
+        // The sandbox's one-click "Allow as …" buttons name the business user themselves.
+        const chosen = options.sandbox ? field('as') : undefined;
+        const oneClick = chosen ? await authorization.findUser(chosen) : undefined;
+        if (oneClick) return reply.redirect(await authorization.approve(check.ok, oneClick.id), 303);
         if (field('decision') !== 'approve') return consentPage(reply, check.ok, query, { status: 400, text: 'Choose Allow or Deny.' });
         if (!options.sandbox) {
           // The right password always passes; past repeated failures a wrong one is 429 (docs/security.md, "Guessing credentials").

@@ -54,6 +54,6 @@ export function htmlPage(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
         `<title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}` +
         `dt{font-weight:600}dd{margin:0 0 .5rem}button{font:inherit;padding:.5rem 1rem;border:1px solid ${accent};background:#fff;color:${accent};border-radius:.4rem;cursor:pointer}` +
-        `.note{padding:.75rem;border-radius:.4rem;background:#f3f3f3}label{display:block;margin:.5rem 0 .25rem}input,select{font:inherit;padding:.4rem;width:100%;box-sizing:border-box}</style></head><body>${body}</body></html>`,
+        `.note{padding:.75rem;border-radius:.4rem;background:#f3f3f3}label{display:block;margin:.5rem 0 .25rem}input,select{font:inherit;padding:.4rem;width:100%;box-sizing:border-box}ul.one-click{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}</style></head><body>${body}</body></html>`,
     );
 }
