@@ -1,7 +1,7 @@
 // Leads with the SDK: a business user authorizes your app (authorization code with PKCE), then
 // your app reads a lead behind a NEW_EVENT webhook, its conversation, replies and marks it read,
 // with the business user's token (refreshed by the client when it expires).
-import { authorizationRequest, createPbsClient, exchangeCode, ok, type BusinessUserTokens } from '@pbs/sdk';
+import { authorizationRequest, createPbsClient, exchangeCode, ok, revokeToken, type BusinessUserTokens } from '@pbs/sdk';
 import { runWhenMain, type ExampleEnv } from './support.js';
 
 /** Your app's redirect URI: in the sandbox a loopback address needs no registration. */
@@ -59,7 +59,9 @@ export async function leads(env: ExampleEnv) {
   // 4. Reconcile: the business's lead ids, newest first.
   const ids = await ok(pbs.GET('/v3/businesses/{business_id}/lead_ids', { params: { path: { business_id: lead.business_id } } }));
   env.log(`replied (${reply.event_id}); ${ids.lead_ids.length} lead(s) for ${lead.business_id}`);
-  return { lead: lead.id, jobs: lead.project.job_names, replied: reply.event_id, leadIds: ids.lead_ids, refreshedBefore: saved.expiresAt };
+  // 5. The business user disconnects your app: end the authorization (its refresh token ends it all).
+  await revokeToken(app, saved.refreshToken);
+  return { lead: lead.id, jobs: lead.project.job_names, replied: reply.event_id, leadIds: ids.lead_ids, disconnected: true };
 }
 
 runWhenMain(import.meta.url, leads);

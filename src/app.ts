@@ -231,6 +231,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
         authorization_code: (client, form) => services.owners.authorization.redeemCode(client, form),
         refresh_token: (client, form, version) => services.owners.authorization.refresh(client, form, version),
       },
+      revoke: (client, token) => services.owners.revocation.revokeToken(client, token),
     }),
     waitlistModule(services.partners, services.waitlist),
     reservationsModule(services.reservations, keys),

@@ -129,7 +129,13 @@ export function buildServices(ctx: PlatformContext): Wiring {
       }),
   });
   const oauthClients = new OauthClientService(database, clock, keys);
-  const owners = ownerServices(database, clock, { businesses, clients: oauthClients, keys, sandbox: config.sandbox });
+  const owners = ownerServices(database, clock, {
+    businesses,
+    clients: oauthClients,
+    keys,
+    sandbox: config.sandbox,
+    onRevoked: () => credentials.invalidate(),
+  });
   credentials.acceptBusinessUserTokens(USER_TOKEN_PREFIX, (token) => owners.authorization.reachOf(token));
   const advertising = advertisingServices(database, clock, tasks, businesses, {
     processingDelayMs: config.adJobDelayMs,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { pagingQuerySchema } from '../platform/paging.js';
 import { PASSWORD_LENGTH } from '../platform/passwords.js';
+import type { AuthorizationRevocation } from './authorization-revocation.js';
 import { EMAIL_PATTERN, MAX_BUSINESSES_PER_USER_REQUEST, type BusinessUserService } from './owner-service.js';
 
 const tags = ['operator'];
@@ -32,7 +33,7 @@ const businessUserSchema = {
 } as const;
 
 /** The operator's business users (docs/owners.md): who manages which businesses. */
-export function businessUserAdminRoutes(service: BusinessUserService) {
+export function businessUserAdminRoutes(service: BusinessUserService, revocation: AuthorizationRevocation) {
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
     app.post(
@@ -220,6 +221,56 @@ export function businessUserAdminRoutes(service: BusinessUserService) {
         await service.setPassword(request.params.user_id, null);
         return reply.code(204).send();
       },
+    );
+    app.get(
+      '/admin/v1/business-users/:user_id/authorizations',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'The partners a business user authorized (the newest 100), live or revoked',
+          params: userParams,
+          response: {
+            200: {
+              type: 'object',
+              required: ['authorizations'],
+              properties: {
+                authorizations: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['id', 'partner_id', 'scopes', 'authorized_at', 'revoked_at'],
+                    properties: {
+                      id: { type: 'string' },
+                      partner_id: { type: 'string' },
+                      scopes: { type: 'array', items: { type: 'string' } },
+                      authorized_at: { type: 'string' },
+                      revoked_at: { type: ['string', 'null'] },
+                    },
+                  },
+                },
+              },
+            },
+            404: error,
+          },
+        },
+      },
+      async (request) => revocation.authorizationsOf(request.params.user_id),
+    );
+    app.delete(
+      '/admin/v1/business-users/:user_id/authorizations',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'End every authorization a business user gave: their tokens stop working at once',
+          params: userParams,
+          response: { 200: { type: 'object', required: ['revoked'], properties: { revoked: { type: 'integer' } } }, 404: error },
+        },
+      },
+      async (request) => revocation.revokeAllOf(request.params.user_id),
     );
   };
 }

@@ -55,13 +55,27 @@ export class GrantStore {
     await this.db.updateTable('business_user_grants').set(change).where('id', '=', id).execute();
   }
 
-  /** Ends every grant of a business user (and so every token of theirs). */
-  async revokeGrantsOfUser(userId: string, now: number): Promise<void> {
-    await this.db
+  /** Ends every live grant of a business user (every token of theirs, and codes not yet redeemed); how many. */
+  async revokeGrantsOfUser(userId: string, now: number): Promise<number> {
+    const result = await this.db
       .updateTable('business_user_grants')
       .set({ revoked_at: now })
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** A business user's redeemed grants, newest first, `limit` of them. */
+  grantsOfUser(userId: string, limit: number): Promise<Grant[]> {
+    return this.db
+      .selectFrom('business_user_grants')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('code_used_at', 'is not', null)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
       .execute();
   }
 

@@ -8,6 +8,7 @@ import type { FailureThrottle } from '../platform/rate-limit.js';
 import { businessUserAdminRoutes } from './admin-routes.js';
 import { BusinessUserAuthorization, type OauthClients } from './authorization-service.js';
 import { authorizeRoutes } from './authorize-routes.js';
+import { AuthorizationRevocation } from './authorization-revocation.js';
 import { BusinessUserService } from './owner-service.js';
 import { businessUserGrantsMigration, businessUserPasswordsMigration, businessUsersMigration } from './owner-tables.js';
 import { redirectUriAdminRoutes } from './redirect-uri-routes.js';
@@ -17,6 +18,8 @@ export interface OwnerServices {
   users: BusinessUserService;
   /** Their authorization of partners: codes, tokens, and what a token reaches. */
   authorization: BusinessUserAuthorization;
+  /** Ending authorizations: by the partner's app (RFC 7009) or the operator. */
+  revocation: AuthorizationRevocation;
 }
 
 /** What the owners family is built from beside the platform. */
@@ -25,6 +28,8 @@ export interface OwnerDependencies {
   clients: OauthClients;
   keys: SecretKeys;
   sandbox: boolean;
+  /** Told when authorizations end: verified tokens are forgotten. */
+  onRevoked: () => void;
 }
 
 /** The owners family's services. */
@@ -32,6 +37,7 @@ export function ownerServices(database: Database, clock: Clock, deps: OwnerDepen
   return {
     users: new BusinessUserService(database, clock, deps.businesses),
     authorization: new BusinessUserAuthorization(database, clock, deps.clients, deps.keys, deps.sandbox),
+    revocation: new AuthorizationRevocation(database, clock, deps.onRevoked),
   };
 }
 
@@ -51,7 +57,7 @@ export function ownersModule(
     },
     migrations: [businessUsersMigration, businessUserGrantsMigration, businessUserPasswordsMigration],
     routes: async (fastify) => {
-      await fastify.register(businessUserAdminRoutes(services.users));
+      await fastify.register(businessUserAdminRoutes(services.users, services.revocation));
       await fastify.register(redirectUriAdminRoutes(services.authorization, options.requirePartner));
       await fastify.register(authorizeRoutes(services.authorization, services.users, options));
     },

@@ -9,7 +9,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import { partnerPortalRoutes } from './portal-routes.js';
 import { oauthRoutes, type DelegatedGrants } from './oauth-routes.js';
-import type { OauthClientService } from './oauth-clients.js';
+import type { OauthClientService, OauthClientView } from './oauth-clients.js';
 import { partnerAdminRoutes } from './routes.js';
 
 /**
@@ -38,7 +38,11 @@ export function partnersModule(
   credentials: CredentialService,
   authFailures: FailureThrottle,
   portal: PortalAccess,
-  oauth: { clients: OauthClientService; grants: DelegatedGrants },
+  oauth: {
+    clients: OauthClientService;
+    grants: DelegatedGrants;
+    revoke: (client: OauthClientView, token: string | undefined) => Promise<void>;
+  },
 ): ApiModule {
   return {
     name: 'partners',
@@ -51,7 +55,7 @@ export function partnersModule(
     ],
     routes: async (app) => {
       await partnerAdminRoutes(partners, credentials)(app);
-      await oauthRoutes(oauth.clients, authFailures, oauth.grants)(app);
+      await oauthRoutes(oauth.clients, authFailures, oauth.grants, oauth.revoke)(app);
       await partnerPortalRoutes(partners)(app);
     },
     commands: { partner: (args, flags) => partnerCommand({ partners, credentials, portal }, args, flags) },

@@ -48,9 +48,50 @@ const FORM_FIELDS = ['grant_type', 'client_id', 'client_secret', 'code', 'redire
  * (docs/contract/reviews-and-engagement.md §7.3); a business user's authorization code or refresh
  * token → their access token (docs/owners.md).
  */
-export function oauthRoutes(clients: OauthClientService, failures: FailureThrottle, grants: DelegatedGrants = {}) {
+export function oauthRoutes(
+  clients: OauthClientService,
+  failures: FailureThrottle,
+  grants: DelegatedGrants = {},
+  revoke?: (client: OauthClientView, token: string | undefined) => Promise<void>,
+) {
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
+    if (revoke)
+      app.post(
+        '/oauth2/revoke',
+        {
+          bodyLimit: TOKEN_BODY_LIMIT,
+          schema: {
+            tags: ['oauth'],
+            summary: 'Revoke a business user’s token (RFC 7009)',
+            description:
+              'Form body `token` (and optionally `token_type_hint`) with the client as `client_id`/`client_secret` or HTTP Basic. ' +
+              'An access token ends alone; a refresh token ends its whole authorization. An unknown token, or another ' +
+              'client’s, changes nothing and is no error.',
+            consumes: ['application/x-www-form-urlencoded'],
+            body: {
+              type: 'object',
+              properties: {
+                token: { type: 'string' },
+                token_type_hint: { type: 'string' },
+                client_id: { type: 'string' },
+                client_secret: { type: 'string' },
+              },
+            },
+            response: { 200: { type: 'object', properties: {}, additionalProperties: false } },
+          },
+        },
+        async (request, reply) => {
+          const form = formOf(request.headers['content-type'], request.body);
+          const { id, secret } = clientOf(form, request.headers.authorization);
+          reply.header('cache-control', 'no-store');
+          const client = await throttledAuthentication(failures, failureKey(request.ip, `client:${id}`), () =>
+            clients.authenticate(id, secret),
+          );
+          await revoke(client, form.token);
+          return {};
+        },
+      );
     for (const [url, version] of [
       ['/oauth2/token', 'v2'],
       ['/oauth2/token/v3', 'v3'],
@@ -80,27 +121,13 @@ export function oauthRoutes(clients: OauthClientService, failures: FailureThrott
           },
         },
         async (request, reply) => {
-          const type = request.headers['content-type'];
-          if (request.body !== undefined && !type?.startsWith('application/x-www-form-urlencoded')) {
-            throw apiError('UNSUPPORTED_MEDIA_TYPE', 'Send the token request as a form (application/x-www-form-urlencoded).');
-          }
-          const body = bodyObject(request.body);
-          const form: TokenForm = Object.fromEntries(FORM_FIELDS.map((f) => [f, single(body[f])]));
-          let clientId = form.client_id;
-          let clientSecret = form.client_secret;
-          const basic = clientId ? undefined : decodeBasic(request.headers.authorization, safeDecode);
-          if (basic) {
-            clientId = basic.username;
-            clientSecret = basic.password;
-          }
+          const form = formOf(request.headers['content-type'], request.body);
           const grantType = form.grant_type;
           if (!grantType) throw apiError('INVALID_REQUEST', 'grant_type is required', { field: 'grant_type' });
           const delegated = grantType === 'authorization_code' || grantType === 'refresh_token' ? grants[grantType] : undefined;
           if (grantType !== 'client_credentials' && !delegated) throw apiError('UNSUPPORTED_GRANT_TYPE');
-          if (!clientId || !clientSecret) throw apiError('INVALID_CLIENT', 'client_id and client_secret are required');
+          const { id, secret } = clientOf(form, request.headers.authorization);
           reply.header('cache-control', 'no-store');
-          const id = clientId;
-          const secret = clientSecret;
           const key = failureKey(request.ip, `client:${id}`);
           if (!delegated) return throttledAuthentication(failures, key, () => clients.exchangeClientCredentials(id, secret));
           const client = await throttledAuthentication(failures, key, () => clients.authenticate(id, secret));
@@ -109,6 +136,24 @@ export function oauthRoutes(clients: OauthClientService, failures: FailureThrott
       );
     }
   };
+}
+
+/** The fields of a token or revocation request: only form bodies are read (RFC 6749 §4.1.3, RFC 7009 §2.1). */
+function formOf(contentType: string | undefined, body: unknown): TokenForm {
+  if (body !== undefined && !contentType?.startsWith('application/x-www-form-urlencoded')) {
+    throw apiError('UNSUPPORTED_MEDIA_TYPE', 'Send the token request as a form (application/x-www-form-urlencoded).');
+  }
+  const fields = bodyObject(body);
+  return Object.fromEntries([...FORM_FIELDS, 'token', 'token_type_hint'].map((f) => [f, single(fields[f])]));
+}
+
+/** The client of a request: form fields, else HTTP Basic (RFC 6749 §2.3.1); 401 INVALID_CLIENT without both parts. */
+function clientOf(form: TokenForm, authorization: string | undefined): { id: string; secret: string } {
+  const basic = form.client_id ? undefined : decodeBasic(authorization, safeDecode);
+  const id = basic?.username ?? form.client_id;
+  const secret = basic?.password ?? form.client_secret;
+  if (!id || !secret) throw apiError('INVALID_CLIENT', 'client_id and client_secret are required');
+  return { id, secret };
 }
 
 /** RFC 6749 §2.3.1 form-encodes Basic client credentials; a malformed escape is kept as sent. */

@@ -20,6 +20,7 @@ const PUBLIC = new Set([
   'GET /metrics',
   'POST /oauth2/token',
   'POST /oauth2/token/v3',
+  'POST /oauth2/revoke',
   'GET /oauth2/authorize',
   'POST /oauth2/authorize',
   'GET /portal/sign-in',

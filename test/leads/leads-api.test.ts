@@ -263,6 +263,45 @@ describe.each(dialects)('the Leads API with a business user’s authorization on
     expectCode(await token({ grant_type: 'refresh_token', refresh_token: again.refresh_token }), 400, 'INVALID_GRANT');
   });
 
+  it('revokes: the app a token (RFC 7009), the operator every authorization of a business user', async () => {
+    const user = await newUser('Revoke Owner', [advertised]);
+    const leadId = await leadOf(advertised);
+    const read = (access: string) => call(h.url, 'GET', `/v3/leads/${leadId}`, { token: access });
+    const revoke = (token: string, client: TestPartner = p) =>
+      call(h.url, 'POST', '/oauth2/revoke', {
+        form: { token, client_id: client.oauth.client_id, client_secret: client.oauth.client_secret },
+      });
+
+    // An access token ends alone; its refresh token still works.
+    const first = await authorized(user);
+    expect(await revoke(first.access_token)).toMatchObject({ status: 200, body: {} });
+    expectCode(await read(first.access_token), 401, 'TOKEN_INVALID');
+    const renewed = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    expect((await read(renewed.body.access_token)).status).toBe(200);
+    // A refresh token ends the whole authorization; another client's revocation, or an unknown token, changes nothing.
+    const other = await createPartner(h.url, ['leads'], 'Revoke Stranger');
+    expect((await revoke(renewed.body.refresh_token, other)).status).toBe(200);
+    expect((await read(renewed.body.access_token)).status).toBe(200);
+    expect((await revoke('pbsu_nothing')).status).toBe(200);
+    expect((await revoke(renewed.body.refresh_token)).status).toBe(200);
+    expectCode(await read(renewed.body.access_token), 401, 'TOKEN_INVALID');
+    expectCode(await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token }), 400, 'INVALID_GRANT');
+    expectCode(
+      await call(h.url, 'POST', '/oauth2/revoke', { form: { token: 'x', client_id: p.oauth.client_id, client_secret: 'wrong' } }),
+      401,
+      'INVALID_CLIENT',
+    );
+
+    // The operator sees the user's authorizations and ends them all.
+    const live = await authorized(user);
+    const listed = await admin(h.url, 'GET', `/admin/v1/business-users/${user}/authorizations`);
+    expect(listed.body.authorizations[0]).toMatchObject({ partner_id: p.partner.id, scopes: ['leads'], revoked_at: null });
+    expect(listed.body.authorizations.filter((a: { revoked_at: string | null }) => a.revoked_at !== null)).toHaveLength(1);
+    expect((await admin(h.url, 'DELETE', `/admin/v1/business-users/${user}/authorizations`)).body).toEqual({ revoked: 1 });
+    expectCode(await read(live.access_token), 401, 'TOKEN_INVALID');
+    expectCode(await admin(h.url, 'GET', '/admin/v1/business-users/nobody/authorizations'), 404, 'NOT_FOUND');
+  });
+
   it('replies into the conversation (API-SELF) with its echo webhook, and refuses the same text twice in a row', async () => {
     const receiver = new Receiver();
     receiver.behaviour = Receiver.echoing();

@@ -79,6 +79,17 @@ export function refreshTokens(app: OAuthApp, refreshToken: string): Promise<Busi
   return tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken });
 }
 
+/**
+ * Ends a business user's token (RFC 7009): an access token alone, a refresh token with its whole
+ * authorization (when the business user disconnects your app).
+ */
+export async function revokeToken(app: OAuthApp, token: string): Promise<void> {
+  const url = `${app.baseUrl.replace(/\/+$/, '')}/oauth2/revoke`;
+  const form = new URLSearchParams({ token, client_id: app.clientId, client_secret: app.clientSecret });
+  const response = await (app.fetch ?? ((r: Request) => globalThis.fetch(r)))(new Request(url, { method: 'POST', body: form }));
+  if (!response.ok) throw new PbsError(response.status, await response.json().catch(() => undefined), 'POST', url, response.headers);
+}
+
 async function tokenRequest(app: OAuthApp, fields: Record<string, string>): Promise<BusinessUserTokens> {
   const url = `${app.baseUrl.replace(/\/+$/, '')}/oauth2/token/v3`;
   const form = new URLSearchParams({ ...fields, client_id: app.clientId, client_secret: app.clientSecret });

@@ -7,6 +7,7 @@ export {
   authorizationRequest,
   exchangeCode,
   refreshTokens,
+  revokeToken,
   type AuthorizationRequest,
   type BusinessUserTokens,
   type OAuthApp,
