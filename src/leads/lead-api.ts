@@ -74,6 +74,15 @@ export class LeadApi {
     return eventsPage(this.store(), await this.reachable(caller, leadId), query);
   }
 
+  /**
+   * `GET /v3/leads/{id}/metrics`: enabled per client in the original, for partners who report
+   * revenue; pbs keeps no lead costs, so it answers as for a client without it (§12.9).
+   */
+  async metrics(caller: LeadCaller, leadId: string): Promise<never> {
+    await this.reachable(caller, leadId);
+    throw apiError('PARTNER_ENDPOINT_DISABLED', 'Lead metrics are not enabled for this client: pbs keeps no cost per lead.');
+  }
+
   /** `GET /v3/businesses/{business_id}/lead_ids`: an unknown business 404, one the user does not manage 403 NO_BUSINESS_ACCESS. */
   async leadIds(caller: LeadCaller, businessIdOrAlias: string, query: Record<string, unknown>) {
     const business = await this.businesses.requireRef(businessIdOrAlias);

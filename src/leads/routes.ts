@@ -122,6 +122,37 @@ export function leadRoutes(api: LeadApi, webhooks: LeadWebhooks) {
       async (request, reply) =>
         reply.code(201).send(await api.reply(callerOf(request), request.params.lead_id, request.body, partnerWriteOf(request))),
     );
+    app.get(
+      '/v3/leads/:lead_id/metrics',
+      {
+        config: { partner },
+        schema: {
+          tags,
+          security,
+          summary: 'A lead’s cost metrics: not enabled (403 PARTNER_ENDPOINT_DISABLED)',
+          description: 'The original enables it per client for partners who report revenue; pbs keeps no cost per lead.',
+          params: leadParams,
+          response: {
+            200: {
+              type: 'object',
+              description: 'The original’s answer where it is enabled; pbs never answers it (always 403)',
+              properties: {
+                metrics: {
+                  type: 'object',
+                  properties: {
+                    cost_per_lead: { type: 'object', properties: { value: { type: 'integer' }, currency_code: { type: 'string' } } },
+                  },
+                },
+              },
+            },
+            403: error,
+            400: error,
+            404: error,
+          },
+        },
+      },
+      async (request) => api.metrics(callerOf(request), request.params.lead_id),
+    );
     app.post(
       '/v3/leads/:lead_id/events/mark_as_read',
       {

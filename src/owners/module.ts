@@ -12,6 +12,7 @@ import { AuthorizationRevocation } from './authorization-revocation.js';
 import { BusinessUserService } from './owner-service.js';
 import { businessUserGrantsMigration, businessUserPasswordsMigration, businessUsersMigration } from './owner-tables.js';
 import { redirectUriAdminRoutes } from './redirect-uri-routes.js';
+import { tokenRoutes } from './token-routes.js';
 
 export interface OwnerServices {
   /** Business users and the businesses they manage. */
@@ -59,6 +60,7 @@ export function ownersModule(
     routes: async (fastify) => {
       await fastify.register(businessUserAdminRoutes(services.users, services.revocation));
       await fastify.register(redirectUriAdminRoutes(services.authorization, options.requirePartner));
+      await fastify.register(tokenRoutes(services.users));
       await fastify.register(authorizeRoutes(services.authorization, services.users, options));
     },
   };

@@ -164,8 +164,9 @@ describe.each(dialects)('every operation of /openapi.json on %s', (dialect) => {
       : { token: scheme === 'business_user' ? userTokens.get(p.partner.id) : p.apiKey.api_key };
   /** A business user's token reaching no lead of the business: 404 for a lead (not revealed), 403 for the business's ids. */
   const expectOutOfReach = (r: { status: number; body: any; text: string }, op: Operation, what: string) => {
-    // A self-serve subscription is the caller's own: made for its own user, another's is unknown.
-    if (op.path === '/v3/webhooks') expect([401, 403], `${what}: ${r.text.slice(0, 200)}`).not.toContain(r.status);
+    // A self-serve subscription, or the token's own businesses, are the caller's own: nothing of another's to reach.
+    if (op.path === '/v3/webhooks' || 'unscoped' in op.partner!.business)
+      expect([401, 403], `${what}: ${r.text.slice(0, 200)}`).not.toContain(r.status);
     else if (op.path.includes('{business_id}')) expectCode(r, 403, 'NO_BUSINESS_ACCESS', what);
     else expectCode(r, 404, 'NOT_FOUND', what);
   };

@@ -137,6 +137,11 @@ describe.each(dialects)('the Leads API with a business user’s authorization on
     expect(events.body.events[0]).toMatchObject({ user_type: 'CONSUMER', event_type: 'TEXT' });
     const ids = await call(h.url, 'GET', `/v3/businesses/${advertised}/lead_ids`, { token: tokens.access_token });
     expect(ids.body).toEqual({ lead_ids: [leadId], has_more: false });
+    // The businesses the token reaches (real clients' health check), and lead metrics, not enabled.
+    expect((await call(h.url, 'GET', '/token/v1/businesses', { token: tokens.access_token })).body).toEqual({
+      business_ids: [advertised, quiet].sort(),
+    });
+    expectCode(await call(h.url, 'GET', `/v3/leads/${leadId}/metrics`, { token: tokens.access_token }), 403, 'PARTNER_ENDPOINT_DISABLED');
   });
 
   it('reaches only the businesses the user manages, and only those advertising', async () => {

@@ -7,7 +7,7 @@ import { businessUserScopes, isPartnerInterface, type PartnerRouteConfig } from 
  */
 
 /** Paths of the partner interfaces and the operator API: a route here must declare how it authenticates. */
-const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/program/', '/programs/', '/admin/', '/portal/v1/'];
+const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/program/', '/programs/', '/admin/', '/portal/v1/', '/token/'];
 
 /** Why a route's security declaration cannot be used, or undefined when it can. */
 export function declarationProblem(
