@@ -144,6 +144,28 @@ describe.each(dialects)('the Leads API with a business user’s authorization on
     expectCode(await call(h.url, 'GET', `/v3/leads/${leadId}/metrics`, { token: tokens.access_token }), 403, 'PARTNER_ENDPOINT_DISABLED');
   });
 
+  it('pages a conversation longer than one page both ways by its cursors', async () => {
+    const user = await newUser('Paging Owner', [advertised]);
+    const { access_token } = await authorized(user);
+    const leadId = await leadOf(advertised);
+    for (let i = 1; i <= 24; i++) await h.pbs.services.leads.conversations.consumerSays(leadId, `message ${i}`);
+    const page = async (query: Record<string, string>) =>
+      (await call(h.url, 'GET', `/v3/leads/${leadId}/events?${new URLSearchParams(query)}`, { token: access_token })).body.events as Array<{
+        id: string;
+        cursor: string;
+        event_content: { text: string };
+      }>;
+    const latest = await page({});
+    expect(latest).toHaveLength(20);
+    expect(latest.at(-1)!.event_content.text).toBe('message 24');
+    const older = await page({ older_than_cursor: latest[0].cursor });
+    expect(older).toHaveLength(5);
+    expect(older[0].event_content.text).toMatch(/^Hi there/);
+    const newer = await page({ newer_than_cursor: older[4].cursor, limit: '3' });
+    expect(newer.map((e) => e.id)).toEqual(latest.slice(0, 3).map((e) => e.id));
+    expectCode(await call(h.url, 'GET', `/v3/leads/${leadId}/events?limit=21`, { token: access_token }), 400, 'VALIDATION_ERROR');
+  });
+
   it('reaches only the businesses the user manages, and only those advertising', async () => {
     const user = await newUser('Reach Owner', [advertised, quiet]);
     const { access_token } = await authorized(user);
