@@ -257,32 +257,24 @@ export class BusinessUserAuthorization {
 
 /** A new access token of the grant, and a refresh token: `keep` again, or a new one. */
 async function issue(store: GrantStore, key: Buffer, grant: Grant, keep: { id: string; expires_at: number } | undefined, now: number) {
-  const accessId = newId();
-  const access = deriveUserToken(key, accessId);
-  const accessExpires = now + ACCESS_TTL_SECONDS * 1000;
-  await store.insertToken({
-    id: accessId,
-    grant_id: grant.id,
-    kind: 'access',
-    token_hash: sha256Hex(access),
-    created_at: now,
-    expires_at: accessExpires,
-    revoked_at: null,
-  });
-  if (keep) return { access, accessExpires, refresh: deriveUserToken(key, keep.id), refreshExpires: keep.expires_at };
-  const refreshId = newId();
-  const refresh = deriveUserToken(key, refreshId);
-  const refreshExpires = now + REFRESH_TTL_SECONDS * 1000;
-  await store.insertToken({
-    id: refreshId,
-    grant_id: grant.id,
-    kind: 'refresh',
-    token_hash: sha256Hex(refresh),
-    created_at: now,
-    expires_at: refreshExpires,
-    revoked_at: null,
-  });
-  return { access, accessExpires, refresh, refreshExpires };
+  const mint = async (kind: 'access' | 'refresh', ttlSeconds: number) => {
+    const id = newId();
+    const token = deriveUserToken(key, id);
+    const expires = now + ttlSeconds * 1000;
+    await store.insertToken({
+      id,
+      grant_id: grant.id,
+      kind,
+      token_hash: sha256Hex(token),
+      created_at: now,
+      expires_at: expires,
+      revoked_at: null,
+    });
+    return { token, expires };
+  };
+  const access = await mint('access', ACCESS_TTL_SECONDS);
+  const refresh = keep ? { token: deriveUserToken(key, keep.id), expires: keep.expires_at } : await mint('refresh', REFRESH_TTL_SECONDS);
+  return { access: access.token, accessExpires: access.expires, refresh: refresh.token, refreshExpires: refresh.expires };
 }
 
 /** RFC 6749 §4.1.3: the token request repeats the redirect URI the authorization request named. */
