@@ -27,7 +27,7 @@ async function allowInBrowser(url: string, userId: string): Promise<{ code: stri
 export async function leads(env: ExampleEnv) {
   // 1. Send the business user to pbs (keep state and verifier in their session).
   const started = authorizationRequest({ baseUrl: env.baseUrl, clientId: env.oauth.clientId, redirectUri: REDIRECT_URI });
-  const returned = await allowInBrowser(started.url, 'demo-owner-1');
+  const returned = await allowInBrowser(started.url, 'demo-owner-6');
   if (returned.state !== started.state) throw new Error('state does not match: not our authorization');
   // 2. Your redirect URI got the code: redeem it for their tokens.
   const app = { baseUrl: env.baseUrl, ...env.oauth };

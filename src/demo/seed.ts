@@ -72,16 +72,30 @@ const DEMO_LEADS = [
  * The businesses with demo leads advertise (a BP program bought by the demo partner): the Leads
  * API serves only businesses that are advertising (docs/contract/leads.md §12.1).
  */
-async function demoAdvertisers(advertising: SeedServices['advertising'], partnerId: string, businesses: Array<{ id: string }>) {
-  for (const business of businesses.slice(0, DEMO_LEADS.length)) {
+async function demoAdvertisers(
+  advertising: SeedServices['advertising'],
+  partnerId: string,
+  businesses: Array<{ id: string; transactions: string[] }>,
+) {
+  for (const business of leadBusinesses(businesses)) {
     if (await advertising.listings.advertisingNow(business.id)) continue;
     await advertising.operator.startProgram(partnerId, { business_id: business.id, program_name: 'BP' });
   }
 }
 
-async function demoLeads(leads: LeadService, businesses: Array<{ id: string }>): Promise<void> {
+/**
+ * The businesses of the demo's leads: the dataset's last three restaurants taking reservations
+ * (in Toronto, managed by `demo-owner-6`), away from the San Francisco ones the README's walk-through advertises with a
+ * new-advertiser promotion.
+ */
+function leadBusinesses<T extends { transactions: string[] }>(businesses: T[]): T[] {
+  // Restaurants taking reservations: asked for catering and private events.
+  return businesses.filter((b) => b.transactions.includes('restaurant_reservation')).slice(-DEMO_LEADS.length);
+}
+
+async function demoLeads(leads: LeadService, businesses: Array<{ id: string; transactions: string[] }>): Promise<void> {
   for (const [i, demo] of DEMO_LEADS.entries()) {
-    const business = businesses[i];
+    const business = leadBusinesses(businesses)[i];
     if (!business || (await leads.exists(demo.id))) continue;
     await leads.emit(business.id, { lead_id: demo.id, text: demo.details });
     for (const text of demo.follow) await leads.emit(business.id, { lead_id: demo.id, text });

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { escapeHtml, htmlPage, PAGE_BODY_LIMIT } from '../platform/http/html-page.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { escapeHtml, htmlPage, PAGE_BODY_LIMIT, wantsPage } from '../platform/http/html-page.js';
+import { apiError, type ErrorCode } from '../platform/errors.js';
 import { cookieChangeRefusal } from '../platform/http/same-origin.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { bodyObject, single } from '../platform/query.js';
@@ -24,13 +25,16 @@ const SCOPE_WORDS: Record<string, string> = {
   r2r_business_owner: 'Respond to reviews as the business owner (not served by this platform).',
 };
 
-const refused = (reply: FastifyReply, why: string) =>
-  htmlPage(
+/** An authorization that cannot go on: a page for a browser, the catalogue's 400 for a program. */
+const refused = (request: FastifyRequest, reply: FastifyReply, why: string) => {
+  if (!wantsPage(request)) throw apiError('INVALID_REQUEST', why);
+  return htmlPage(
     reply,
     400,
     'Authorization refused',
     `<h1>This authorization cannot go on</h1><p class="note" role="alert">${escapeHtml(why)}</p>`,
   );
+};
 
 /**
  * The business user's side of the authorization code flow (docs/owners.md "Authorizing a
@@ -112,14 +116,17 @@ export function authorizeRoutes(
           response: {
             200: { type: 'string', description: 'The consent page (HTML)' },
             302: { type: 'null', description: 'Back to the redirect URI with `error` (RFC 6749 §4.1.2.1)' },
-            400: { type: 'string', description: 'An unknown client or an unusable redirect URI (HTML page)' },
+            400: {
+              $ref: 'ErrorResponse#',
+              description: 'An unknown client or an unusable redirect URI (an HTML page for a browser, else this error)',
+            },
           },
         },
       },
       async (request, reply) => {
         const query: Record<string, string | undefined> = { ...request.query };
         const check = await authorization.check(query);
-        if ('page' in check) return refused(reply, check.page);
+        if ('page' in check) return refused(request, reply, check.page);
         if ('redirect' in check) return reply.header('referrer-policy', 'no-referrer').redirect(check.redirect, 302);
         return consentPage(reply, check.ok, query);
       },
@@ -134,10 +141,23 @@ export function authorizeRoutes(
           consumes: ['application/x-www-form-urlencoded'],
           response: {
             303: { type: 'null', description: 'Back to the redirect URI with `code` and `state`, or `error`' },
-            400: { type: 'string', description: 'The request cannot go on, or the business user is unknown (HTML page)' },
-            401: { type: 'string', description: 'Production: a wrong e-mail address or password (HTML page)' },
-            429: { type: 'string', description: 'Production: too many failed sign-ins from this address for this e-mail (HTML page)' },
-            403: { type: 'string', description: 'The answer did not come from pbs’s own consent page (HTML page)' },
+            400: {
+              $ref: 'ErrorResponse#',
+              description: 'The request cannot go on, or the business user is unknown (an HTML page for a browser, else this error)',
+            },
+            401: {
+              $ref: 'ErrorResponse#',
+              description: 'Production: a wrong e-mail address or password (an HTML page for a browser, else this error)',
+            },
+            429: {
+              $ref: 'ErrorResponse#',
+              description:
+                'Production: too many failed sign-ins from this address for this e-mail (an HTML page for a browser, else this error)',
+            },
+            403: {
+              $ref: 'ErrorResponse#',
+              description: 'The answer did not come from pbs’s own consent page (an HTML page for a browser, else this error)',
+            },
           },
         },
         config: {
@@ -165,6 +185,7 @@ export function authorizeRoutes(
         };
         // Another site's page must not answer for the business user.
         const refusal = cookieChangeRefusal(request, publicOrigin);
+        if (refusal && !wantsPage(request)) throw apiError('AUTHORIZATION_ERROR', refusal);
         if (refusal)
           return htmlPage(
             reply,
@@ -174,14 +195,19 @@ export function authorizeRoutes(
           );
         const query = Object.fromEntries(REQUEST_FIELDS.map((f) => [f, field(f)]));
         const check = await authorization.check(query);
-        if ('page' in check) return refused(reply, check.page);
+        if ('page' in check) return refused(request, reply, check.page);
         if ('redirect' in check) return reply.redirect(check.redirect, 303);
         if (field('decision') === 'deny') return reply.redirect(authorization.deny(check.ok), 303);
         // The sandbox's one-click "Allow as …" buttons name the business user themselves.
         const chosen = options.sandbox ? field('as') : undefined;
         const oneClick = chosen ? await authorization.findUser(chosen) : undefined;
         if (oneClick) return reply.redirect(await authorization.approve(check.ok, oneClick.id), 303);
-        if (field('decision') !== 'approve') return consentPage(reply, check.ok, query, { status: 400, text: 'Choose Allow or Deny.' });
+        /** The consent page again with what went wrong, or for a program the catalogue's error. */
+        const again = (code: ErrorCode, status: number, text: string, headers: Record<string, string> = {}) => {
+          if (!wantsPage(request)) throw apiError(code, text, { status, headers });
+          return consentPage(reply.headers(headers), check.ok, query, { status, text });
+        };
+        if (field('decision') !== 'approve') return again('VALIDATION_ERROR', 400, 'Choose Allow or Deny.');
         if (!options.sandbox) {
           // The right password always passes; past repeated failures a wrong one is 429 (docs/security.md, "Guessing credentials").
           const email = field('email')?.trim().toLowerCase() ?? '';
@@ -191,20 +217,15 @@ export function authorizeRoutes(
           const wait = options.failures.waitFor(key);
           options.failures.fail(key);
           if (wait > 0)
-            return consentPage(reply.header('retry-after', String(wait)), check.ok, query, {
-              status: 429,
-              text: `Too many failed sign-ins: try again in ${wait} seconds.`,
+            return again('TOO_MANY_REQUESTS_PER_SECOND', 429, `Too many failed sign-ins: try again in ${wait} seconds.`, {
+              'retry-after': String(wait),
             });
-          return consentPage(reply, check.ok, query, { status: 401, text: 'Wrong e-mail address or password.' });
+          return again('TOKEN_INVALID', 401, 'Wrong e-mail address or password.');
         }
         const typed = field('user')?.trim();
         const named = typed || field('user_id');
         const user = named ? await authorization.findUser(named) : undefined;
-        if (!user)
-          return consentPage(reply, check.ok, query, {
-            status: 400,
-            text: named ? `No business user ${named}.` : 'Choose a business user.',
-          });
+        if (!user) return again('VALIDATION_ERROR', 400, named ? `No business user ${named}.` : 'Choose a business user.');
         return reply.redirect(await authorization.approve(check.ok, user.id), 303);
       },
     );

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError } from '../platform/errors.js';
-import { escapeHtml, htmlPage, PAGE_BODY_LIMIT } from '../platform/http/html-page.js';
+import { escapeHtml, htmlPage, PAGE_BODY_LIMIT, wantsPage } from '../platform/http/html-page.js';
 import { cookieChangeRefusal } from '../platform/http/same-origin.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { isRecord } from '../platform/values.js';
@@ -12,11 +12,6 @@ const LINK_SIGN_IN = '/portal/sign-in/link';
 /** Whether the session cookie must be `Secure`: the portal is reached over HTTPS. */
 export function secureCookie(request: FastifyRequest, publicUrl: string): boolean {
   return request.protocol === 'https' || publicUrl.startsWith('https:');
-}
-
-/** A browser opening a page asks for HTML; a program gets the catalogue's JSON errors. */
-function wantsPage(request: FastifyRequest): boolean {
-  return /\btext\/html\b/.test(request.headers.accept ?? '');
 }
 
 /** Why a link could not sign in, in words for the person who opened it (fixed texts: nothing they sent is shown). */

@@ -497,6 +497,9 @@ describe.each(dialects)('the Leads API with a business user’s authorization on
       expect(await page.text()).toContain(words);
     };
     await refused({ ...base, client_id: 'nobody' }, 'not a known partner client');
+    // A program (not asking for HTML) gets the catalogue's errors instead of pages.
+    expectCode(await call(h.url, 'GET', '/oauth2/authorize?client_id=nobody'), 400, 'INVALID_REQUEST');
+    expectCode(await call(h.url, 'POST', '/oauth2/authorize', { form: { ...base, decision: 'maybe' } }), 400, 'VALIDATION_ERROR');
     await refused({ ...base, redirect_uri: 'https://app.example.com/cb' }, 'registered no redirect URI');
     await refused({ ...base, redirect_uri: 'http://127.0.0.1:9/cb#frag' }, 'fragment');
     const back = async (query: Record<string, string>) => new URL((await openAuthorize(query)).headers.get('location')!).searchParams;

@@ -98,7 +98,7 @@ describe.each(['sqlite', 'postgres'] as const)('a business user authorizes a par
     expect(await page.textContent('body')).toContain('Read your leads');
     await run.shot('authorize');
     // One click: the sandbox lists the demo's business users as "Allow as …" buttons.
-    await page.click('[data-testid=sign-in-as] button[value=demo-owner-1]');
+    await page.click('[data-testid=sign-in-as] button[value=demo-owner-6]');
     await page.waitForSelector('[data-testid=app]');
     // A restaurant's request: catering, a private event or a large group (drafted at random).
     expect(await page.textContent('[data-testid=lead]')).toMatch(/\S/);

@@ -14163,13 +14163,13 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description An unknown client or an unusable redirect URI (HTML page) */
+                /** @description An unknown client or an unusable redirect URI (an HTML page for a browser, else this error) */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
             };
@@ -14213,40 +14213,40 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description The request cannot go on, or the business user is unknown (HTML page) */
+                /** @description The request cannot go on, or the business user is unknown (an HTML page for a browser, else this error) */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Production: a wrong e-mail address or password (HTML page) */
+                /** @description Production: a wrong e-mail address or password (an HTML page for a browser, else this error) */
                 401: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description The answer did not come from pbs’s own consent page (HTML page) */
+                /** @description The answer did not come from pbs’s own consent page (an HTML page for a browser, else this error) */
                 403: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Production: too many failed sign-ins from this address for this e-mail (HTML page) */
+                /** @description Production: too many failed sign-ins from this address for this e-mail (an HTML page for a browser, else this error) */
                 429: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
             };

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * Headers of pbs's server-made pages (a guest's reservation, the portal's sign-in): no framing,
@@ -11,6 +11,11 @@ export const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 };
+
+/** A browser opening a page asks for HTML; a program gets the catalogue's JSON errors. */
+export function wantsPage(request: FastifyRequest): boolean {
+  return /\btext\/html\b/.test(request.headers.accept ?? '');
+}
 
 /** Pages take small forms only. */
 export const PAGE_BODY_LIMIT = 4096;
