@@ -55,6 +55,15 @@ export const MAX_REDIRECT_URIS = 20;
 /** Business users offered on the sandbox's sign-in (the first by name; any other is typed). */
 const SIGN_IN_CHOICES = 50;
 
+/**
+ * Per-partner bounds (a sandbox partner looping over the flow cannot grow the tables without
+ * end): live authorizations per business user (and as many revoked ones kept for the operator's
+ * view), and per authorization its live access tokens
+ * (the oldest revoked past it) and the replaced refresh tokens kept to tell one presented again.
+ */
+export const MAX_GRANTS_PER_USER = 100;
+const TOKEN_LIMITS = { liveAccess: 100, replacedRefresh: 20 };
+
 /** The token endpoint's versions: v2 returns the live refresh token again, v3 replaces it on every refresh. */
 export type TokenVersion = 'v2' | 'v3';
 
@@ -152,21 +161,29 @@ export class BusinessUserAuthorization {
   async approve(request: AuthorizationRequest, userId: string): Promise<string> {
     const code = randomBase62(43);
     const now = this.clock.now();
-    await this.grants().insertGrant({
-      id: newId(),
-      partner_id: request.client.partnerId,
-      credential_id: request.client.credentialId,
-      user_id: userId,
-      scope: request.scopes.join(' '),
-      code_hash: sha256Hex(code),
-      code_expires_at: now + CODE_TTL_MS,
-      code_used_at: null,
-      redirect_uri: request.redirectUri,
-      redirect_given: request.redirectGiven ? 1 : 0,
-      code_challenge: request.codeChallenge ?? null,
-      code_challenge_method: request.codeChallengeMethod,
-      created_at: now,
-      revoked_at: null,
+    await this.database.transact(async (trx) => {
+      const store = this.grants(trx);
+      if ((await store.pruneGrants(request.client.partnerId, userId, now, MAX_GRANTS_PER_USER)) >= MAX_GRANTS_PER_USER)
+        throw apiError(
+          'QUOTA_EXCEEDED',
+          `This business user has ${MAX_GRANTS_PER_USER} live authorizations of this partner; revoke some (POST /oauth2/revoke) first`,
+        );
+      await store.insertGrant({
+        id: newId(),
+        partner_id: request.client.partnerId,
+        credential_id: request.client.credentialId,
+        user_id: userId,
+        scope: request.scopes.join(' '),
+        code_hash: sha256Hex(code),
+        code_expires_at: now + CODE_TTL_MS,
+        code_used_at: null,
+        redirect_uri: request.redirectUri,
+        redirect_given: request.redirectGiven ? 1 : 0,
+        code_challenge: request.codeChallenge ?? null,
+        code_challenge_method: request.codeChallengeMethod,
+        created_at: now,
+        revoked_at: null,
+      });
     });
     return redirectWith(request.redirectUri, { code, state: request.state });
   }
@@ -257,6 +274,7 @@ export class BusinessUserAuthorization {
 
 /** A new access token of the grant, and a refresh token: `keep` again, or a new one. */
 async function issue(store: GrantStore, key: Buffer, grant: Grant, keep: { id: string; expires_at: number } | undefined, now: number) {
+  await store.pruneTokens(grant.id, now, TOKEN_LIMITS);
   const mint = async (kind: 'access' | 'refresh', ttlSeconds: number) => {
     const id = newId();
     const token = deriveUserToken(key, id);

@@ -134,4 +134,86 @@ export class GrantStore {
       .where('g.revoked_at', 'is', null)
       .executeTakeFirst();
   }
+
+  /**
+   * Bounds a partner's grants from a business user before a new one: codes that expired
+   * unredeemed are forgotten, revoked grants lose their tokens and only the newest `keepRevoked`
+   * of them are kept (the operator's history); answers how many are live.
+   */
+  async pruneGrants(partnerId: string, userId: string, now: number, keepRevoked: number): Promise<number> {
+    const of = this.db.selectFrom('business_user_grants').where('partner_id', '=', partnerId).where('user_id', '=', userId);
+    const unredeemed = of.select('id').where('code_used_at', 'is', null).where('code_expires_at', '<=', now);
+    await this.db.deleteFrom('business_user_grants').where('id', 'in', unredeemed).execute();
+    const revoked = of.select('id').where('revoked_at', 'is not', null);
+    await this.db.deleteFrom('business_user_tokens').where('grant_id', 'in', revoked).execute();
+    const beyond = await revoked.orderBy('revoked_at', 'desc').orderBy('id', 'desc').offset(keepRevoked).limit(1_000_000).execute();
+    if (beyond.length > 0)
+      await this.db
+        .deleteFrom('business_user_grants')
+        .where(
+          'id',
+          'in',
+          beyond.map((g) => g.id),
+        )
+        .execute();
+    const row = await of
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /**
+   * Bounds a grant's tokens before a new one: dead access tokens are forgotten, the oldest live
+   * ones revoked past `liveAccess - 1`, and only the newest `replacedRefresh` replaced refresh
+   * tokens kept (enough to tell an old one presented again).
+   */
+  async pruneTokens(grantId: string, now: number, limits: { liveAccess: number; replacedRefresh: number }): Promise<void> {
+    await this.db
+      .deleteFrom('business_user_tokens')
+      .where('grant_id', '=', grantId)
+      .where('kind', '=', 'access')
+      .where((eb) => eb.or([eb('revoked_at', 'is not', null), eb('expires_at', '<=', now)]))
+      .execute();
+    const live = await this.db
+      .selectFrom('business_user_tokens')
+      .select('id')
+      .where('grant_id', '=', grantId)
+      .where('kind', '=', 'access')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .offset(limits.liveAccess - 1)
+      .limit(1_000_000)
+      .execute();
+    if (live.length > 0)
+      await this.db
+        .updateTable('business_user_tokens')
+        .set({ revoked_at: now })
+        .where(
+          'id',
+          'in',
+          live.map((t) => t.id),
+        )
+        .execute();
+    const replaced = await this.db
+      .selectFrom('business_user_tokens')
+      .select('id')
+      .where('grant_id', '=', grantId)
+      .where('kind', '=', 'refresh')
+      .where('revoked_at', 'is not', null)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .offset(limits.replacedRefresh)
+      .limit(1_000_000)
+      .execute();
+    if (replaced.length > 0)
+      await this.db
+        .deleteFrom('business_user_tokens')
+        .where(
+          'id',
+          'in',
+          replaced.map((t) => t.id),
+        )
+        .execute();
+  }
 }

@@ -329,6 +329,31 @@ describe.each(dialects)('the Leads API with a business user’s authorization on
     expectCode(await admin(h.url, 'GET', '/admin/v1/business-users/nobody/authorizations'), 404, 'NOT_FOUND');
   });
 
+  it('bounds what one partner keeps per business user: 100 live authorizations, 100 live access tokens each', async () => {
+    const user = await newUser('Bounded Owner', [advertised]);
+    const leadId = await leadOf(advertised);
+    const first = await authorized(user);
+    let latest = first.access_token;
+    for (let i = 0; i < 100; i++)
+      latest = (await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).body.access_token;
+    // The oldest live access token made way for the newest.
+    expectCode(await call(h.url, 'GET', `/v3/leads/${leadId}`, { token: first.access_token }), 401, 'TOKEN_INVALID');
+    expect((await call(h.url, 'GET', `/v3/leads/${leadId}`, { token: latest })).status).toBe(200);
+    const request = { client_id: p.oauth.client_id, redirect_uri: APP_REDIRECT, response_type: 'code', scope: 'leads', user_id: user };
+    for (let i = 1; i < 100; i++) expect((await answer({ ...request, decision: 'approve' })).status).toBe(303);
+    expectCode(
+      await call(h.url, 'POST', '/oauth2/authorize', {
+        form: { ...request, decision: 'approve' },
+        headers: { 'sec-fetch-site': 'same-origin' },
+      }),
+      403,
+      'QUOTA_EXCEEDED',
+    );
+    // Revoked ones (and codes that expired unredeemed) no longer count.
+    await admin(h.url, 'DELETE', `/admin/v1/business-users/${user}/authorizations`);
+    expect((await answer({ ...request, decision: 'approve' })).status).toBe(303);
+  });
+
   it('replies into the conversation (API-SELF) with its echo webhook, and refuses the same text twice in a row', async () => {
     const receiver = new Receiver();
     receiver.behaviour = Receiver.echoing();
