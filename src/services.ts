@@ -208,7 +208,11 @@ export function buildServices(ctx: PlatformContext): Wiring {
       ctx.wallClock,
       config,
       {
-        nameOf: async (partnerId) => (await partners.get(partnerId)).name,
+        describe: async (partnerId) => {
+          const partner = await partners.get(partnerId);
+          const enabled = Object.entries(partner.interfaces).filter(([, grant]) => grant.enabled);
+          return { name: partner.name, interfaces: enabled.map(([name]) => name) };
+        },
         standing: async (partnerId) => {
           const status = await partners.statusOf(partnerId);
           return status && { active: status === 'active', credentialsStamp: await credentials.stampOf(partnerId) };

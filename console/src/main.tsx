@@ -47,9 +47,16 @@ function App() {
       pages={pages}
       current={current}
       footer={
-        <button class="logout" onClick={() => void must(pbs.DELETE('/admin/v1/session')).finally(() => setSignedIn(false))}>
-          Sign out
-        </button>
+        <>
+          <p class="session">
+            <a href="/docs" target="_blank" rel="noopener">
+              API reference
+            </a>
+          </p>
+          <button class="logout" onClick={() => void must(pbs.DELETE('/admin/v1/session')).finally(() => setSignedIn(false))}>
+            Sign out
+          </button>
+        </>
       }
     >
       <Current params={route.params} />

@@ -124,21 +124,9 @@ export function StatusBadge(props: { status: number }) {
 
 /** An id exactly as it is (never re-cased), with a button that copies it. */
 export function Id(props: { value: string }) {
-  const [copied, setCopied] = useState(false);
   return (
     <span class="id">
-      <code data-testid="id">{props.value}</code>{' '}
-      <button
-        class="copy"
-        aria-label={`Copy ${props.value}`}
-        onClick={async () => {
-          await navigator.clipboard.writeText(props.value);
-          setCopied(true);
-          setTimeout(() => setCopied(false), 1500);
-        }}
-      >
-        {copied ? 'Copied' : 'Copy'}
-      </button>
+      <code data-testid="id">{props.value}</code> <CopyButton value={props.value} label={`Copy ${props.value}`} />
     </span>
   );
 }
@@ -270,6 +258,92 @@ export function Pager(props: { offset: number; limit: number; total: number | un
       </span>
       <button disabled={props.offset + props.limit >= props.total} onClick={() => props.onChange(props.offset + props.limit)}>
         Next →
+      </button>
+    </div>
+  );
+}
+
+/** A copy button for `value`, saying "Copied" for a moment. */
+export function CopyButton(props: { value: string; label: string }) {
+  const [said, setSaid] = useState<string | undefined>(undefined);
+  return (
+    <button
+      class="copy"
+      aria-label={props.label}
+      onClick={async () => {
+        // The clipboard may be refused (a page not served over HTTPS or localhost, a denied permission).
+        const copied = await navigator.clipboard.writeText(props.value).then(
+          () => true,
+          () => false,
+        );
+        setSaid(copied ? 'Copied' : 'Copy refused: select it instead');
+        setTimeout(() => setSaid(undefined), 1500);
+      }}
+    >
+      {said ?? 'Copy'}
+    </button>
+  );
+}
+
+/** A secret, masked until revealed, with a copy button that copies it either way. */
+export function Secret(props: { name: string; value: string; testId?: string }) {
+  const [shown, setShown] = useState(false);
+  return (
+    <span class="secret-value">
+      <code data-testid={props.testId}>{shown ? props.value : '•'.repeat(Math.min(24, props.value.length))}</code>{' '}
+      <button aria-label={`${shown ? 'Hide' : 'Reveal'} ${props.name}`} aria-pressed={shown} onClick={() => setShown(!shown)}>
+        {shown ? 'Hide' : 'Reveal'}
+      </button>{' '}
+      <CopyButton value={props.value} label={`Copy ${props.name}`} />
+    </span>
+  );
+}
+
+/** What of an issued or rolled credential is said once: its identifiers and its secrets. */
+export interface IssuedSecrets {
+  kind: string;
+  api_key?: string;
+  username?: string;
+  password?: string;
+  client_id?: string;
+  client_secret?: string;
+  previous_secret_valid_until?: string | null;
+}
+
+/**
+ * A credential's new secret, shown once: masked, with reveal and copy, until dismissed. It lives
+ * only in the component's state: nothing keeps it after the page moves on.
+ */
+export function NewSecret(props: { issued: IssuedSecrets; onDismiss: () => void }) {
+  const i = props.issued;
+  const rows: Array<[string, string, boolean]> = [];
+  if (i.api_key) rows.push(['API key', i.api_key, true]);
+  if (i.username) rows.push(['Username', i.username, false]);
+  if (i.password) rows.push(['Password', i.password, true]);
+  if (i.client_id) rows.push(['Client id', i.client_id, false]);
+  if (i.client_secret) rows.push(['Client secret', i.client_secret, true]);
+  return (
+    <div class="new-secret" role="status" data-testid="new-secret">
+      <p>
+        <strong>Shown once.</strong> Copy it now: pbs keeps only its hash.
+        {i.previous_secret_valid_until && <> The previous secret keeps working until {when(i.previous_secret_valid_until)}.</>}
+      </p>
+      <dl>
+        {rows.map(([name, value, secret]) => (
+          <>
+            <dt>{name}</dt>
+            <dd>
+              {secret ? (
+                <Secret name={name} value={value} testId={`secret-${name.toLowerCase().replace(/ /g, '-')}`} />
+              ) : (
+                <Id value={value} />
+              )}
+            </dd>
+          </>
+        ))}
+      </dl>
+      <button onClick={props.onDismiss} data-testid="dismiss-secret">
+        I have copied it
       </button>
     </div>
   );

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import type { AdvertisingServices } from '../advertising/module.js';
-import { need, optionalBool, optionalChoice, optionalInt, UsageError } from './args.js';
+import { need, optionalBool, optionalChoice, optionalInt, PAGE_OPTIONS, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
+import { lineProgress } from './progress.js';
 import { JOB_STATES, PROGRAM_STATES } from '../advertising/advertising-operator.js';
 
 /** `pbs advertising …`: the operator's side of advertising: programs, jobs, flags, category policy, promotions, recorded metrics. */
@@ -54,9 +56,66 @@ export async function advertisingCommand(
     case 'import-metrics':
       return operator.importMetrics(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
         maxLines: Number.MAX_SAFE_INTEGER,
-        onProgress: (done, total) => process.stderr.write(`imported ${done}/${total} lines\n`),
+        onProgress: lineProgress('imported', 'lines'),
       });
     default:
       throw new UsageError(`unknown advertising command ${sub ?? ''}`);
   }
 }
+
+export const advertisingCommands: CommandGroupSpec = {
+  name: 'advertising',
+  summary: 'the operator’s side of advertising: programs, jobs, flags, category policy, promotions, metrics',
+  subgroups: { promotion: 'promotion codes partners’ programs may use' },
+  commands: [
+    {
+      use: 'programs',
+      summary: 'programs, 50 at a time',
+      options: [
+        ['--partner <partner-id>', 'only this partner’s'],
+        ['--business <business-id>', 'only this business’s'],
+        ['--state <state>', 'ACTIVE, ENDED or CANCELED'],
+        ...PAGE_OPTIONS,
+      ],
+    },
+    {
+      use: 'jobs',
+      summary: 'advertising jobs, newest first',
+      options: [['--partner <partner-id>', 'only this partner’s'], ['--status <status>', 'a job status'], ...PAGE_OPTIONS],
+    },
+    { use: 'features <program-id>', summary: 'the program’s features as its partner set them' },
+    { use: 'hold <job-id>', summary: '(sandbox) keep a job PROCESSING until released' },
+    { use: 'release <job-id>', summary: '(sandbox) let a held job go on' },
+    { use: 'complete <job-id>', summary: '(sandbox) apply a job now' },
+    { use: 'hold-new-jobs <on|off>', summary: '(sandbox) keep every new job PROCESSING until released' },
+    {
+      use: 'flags <business-id>',
+      summary: 'a business’s advertising flags',
+      options: [
+        ['--removed-from-search <true|false>', 'removed from search'],
+        ['--restricted <true|false>', 'restricted from advertising'],
+      ],
+    },
+    {
+      use: 'category-policy [decline|allow] [category]',
+      summary: 'the declined categories: shown, or one declined or allowed again',
+      options: [['--reason <text>', 'decline: why']],
+    },
+    { use: 'promotion list', summary: 'promotion codes' },
+    {
+      use: 'promotion set <code>',
+      summary: 'create or change a promotion code',
+      options: [
+        ['--types <list>', 'program types it applies to, e.g. CPC,BP'],
+        ['--min-budget <cents>', 'the least budget it takes'],
+        ['--max-budget <cents>', 'the most budget it takes'],
+        ['--months <n>', 'how long it lasts'],
+        ['--active <true|false>', 'whether it can be used'],
+      ],
+    },
+    {
+      use: 'import-metrics <file.jsonl>',
+      summary: 'recorded spend: {"program_id", "date", "spend", "billed_clicks", "billed_impressions"} per line',
+    },
+  ],
+};

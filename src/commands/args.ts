@@ -1,6 +1,12 @@
 /** What every command group of the `pbs` CLI reads its arguments with. */
 import { isOneOf } from '../platform/query.js';
 
+/** `--limit` and `--offset`, as every listing takes them. */
+export const PAGE_OPTIONS = [
+  ['--limit <n>', 'how many'],
+  ['--offset <n>', 'how many to skip'],
+] as const;
+
 /** A command used wrongly: the CLI prints the message and the usage, and exits with 2. */
 export class UsageError extends Error {}
 
@@ -27,10 +33,4 @@ export function optionalChoice<const T extends string>(value: string | undefined
   if (value === undefined) return undefined;
   if (!isOneOf(choices, value)) throw new UsageError(`${what} must be one of ${choices.join(', ')}`);
   return value;
-}
-
-/** Progress of a streamed import on stderr: lines checked as they arrive, then the moment they are in. */
-export function importProgress(what: string) {
-  return (lines: number, phase: 'staged' | 'done') =>
-    process.stderr.write(phase === 'staged' ? `checked ${lines} ${what}\n` : `imported ${lines} ${what}\n`);
 }

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import type { EngagementService } from '../engagement/engagement-service.js';
 import { parsePage } from '../platform/paging.js';
-import { need, UsageError } from './args.js';
+import { need, PAGE_OPTIONS, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
+import { lineProgress } from './progress.js';
 
 /** `pbs engagement …`: engagement activity imports, weeks and scores. */
 export async function engagementCommand(engagement: EngagementService, args: string[], flags: Record<string, string>): Promise<unknown> {
@@ -10,7 +12,7 @@ export async function engagementCommand(engagement: EngagementService, args: str
     case 'import': {
       const loaded = await engagement.importJsonLines(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
         maxLines: Number.MAX_SAFE_INTEGER,
-        onProgress: (done, total) => process.stderr.write(`loaded ${done}/${total} lines\n`),
+        onProgress: lineProgress('loaded', 'lines'),
       });
       // Scored here, so the command is complete without a running server (its queued task then finds them scored).
       const scored = [];
@@ -30,3 +32,17 @@ export async function engagementCommand(engagement: EngagementService, args: str
       throw new UsageError(`unknown engagement command ${sub ?? ''}`);
   }
 }
+
+export const engagementCommands: CommandGroupSpec = {
+  name: 'engagement',
+  summary: 'businesses’ weekly activity and engagement scores',
+  commands: [
+    {
+      use: 'import <file.jsonl>',
+      summary: 'weekly activity: {"business_id", "week", "page_views", …} per line; then scores the weeks',
+    },
+    { use: 'weeks', summary: 'the weeks and their scoring', options: PAGE_OPTIONS },
+    { use: 'score [week]', summary: 'score a week now (by default every changed week)' },
+    { use: 'show <business-id>', summary: 'a business’s scores' },
+  ],
+};

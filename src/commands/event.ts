@@ -1,5 +1,6 @@
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import { need, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
 
 /** A lead event for a business, with the lead behind it (the leads family's `emit`). */
 export type EmitLead = (businessIdOrAlias: string, input: { lead_id?: string; text?: string }) => Promise<unknown>;
@@ -35,3 +36,38 @@ export async function eventCommand(
       throw new UsageError(`unknown event kind ${kind ?? ''}`);
   }
 }
+
+export const eventCommands: CommandGroupSpec = {
+  name: 'event',
+  summary: 'send a webhook event as the platform would (sandbox)',
+  commands: [
+    {
+      use: 'lead <business-id>',
+      summary: 'a new lead (a consumer’s request) for the business',
+      options: [
+        ['--lead-id <id>', 'the lead’s id (default: a new one)'],
+        ['--text <text>', 'what the consumer wrote'],
+      ],
+    },
+    {
+      use: 'license <business-id>',
+      summary: 'a license verification result',
+      options: [
+        ['--license-number <number>', 'the license (required)'],
+        ['--status <status>', 'VERIFIED (default) or a failure status'],
+        ['--reason <text>', 'why verification failed'],
+        ['--expiry <date>', 'the license’s expiry date'],
+        ['--trade <trade>', 'the licensed trade'],
+        ['--agency <agency>', 'the issuing agency'],
+      ],
+    },
+    {
+      use: 'ingestion <business-id>',
+      summary: 'a data ingestion job’s result',
+      options: [
+        ['--job-id <id>', 'the job (required)'],
+        ['--status <status>', 'COMPLETED (default) or another status'],
+      ],
+    },
+  ],
+};

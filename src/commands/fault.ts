@@ -1,5 +1,6 @@
 import type { Faults } from '../workbench/faults.js';
 import { need, optionalInt, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
 
 /**
  * `pbs fault …` (sandbox): a partner's fault rules (docs/faults.md). The CLI has no HTTP server
@@ -37,3 +38,28 @@ export async function faultCommand(faults: Faults, args: string[], flags: Record
       throw new UsageError(`unknown fault command ${sub ?? ''}`);
   }
 }
+
+export const faultCommands: CommandGroupSpec = {
+  name: 'fault',
+  summary: '(sandbox) faults on demand: make a partner’s matching calls fail, slow down or drop',
+  commands: [
+    {
+      use: 'add <partner-id>',
+      summary: 'a fault rule (an error by default)',
+      options: [
+        ['--operation <operation>', 'e.g. "POST /v3/bookings/{business_id}/holds" (required)'],
+        ['--status <status>', 'the error’s status (default 503)'],
+        ['--code <code>', 'the error code from the catalogue'],
+        ['--retry-after <seconds>', 'a Retry-After header'],
+        ['--latency-ms <ms>', 'delay the call instead of failing it'],
+        ['--drop', 'close the connection without an answer'],
+        ['--business <business-id>', 'only calls for this business'],
+        ['--count <n>', 'act this many times, then stop'],
+        ['--percent <p>', 'act on this share of matching calls'],
+        ['--expires-in <seconds>', 'end the rule after this long'],
+      ],
+    },
+    { use: 'list [partner-id]', summary: 'live fault rules' },
+    { use: 'remove <fault-id>', summary: 'end a fault rule' },
+  ],
+};

@@ -1,5 +1,6 @@
 import type { LeadService } from '../leads/lead-service.js';
 import { need, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
 
 /** `pbs lead …`: a business's leads and their conversations; a consumer's message or phone opt-in/out. */
 export async function leadCommand(leads: LeadService, args: string[], flags: Record<string, string>): Promise<unknown> {
@@ -24,3 +25,15 @@ export async function leadCommand(leads: LeadService, args: string[], flags: Rec
       throw new UsageError(`unknown lead command ${sub ?? ''}: list, show, say, opt-in or opt-out`);
   }
 }
+
+export const leadCommands: CommandGroupSpec = {
+  name: 'lead',
+  summary: 'leads: a business’s conversations with consumers, and the consumer’s side of them (sandbox)',
+  commands: [
+    { use: 'list <business-id>', summary: 'the business’s leads' },
+    { use: 'show <lead-id>', summary: 'one lead with its events' },
+    { use: 'say <lead-id>', summary: 'the consumer writes to the business', options: [['--text <text>', 'what they write']] },
+    { use: 'opt-in <lead-id>', summary: 'the consumer shares their phone number', options: [['--phone <number>', 'e.g. +14155550123']] },
+    { use: 'opt-out <lead-id>', summary: 'the consumer withdraws their phone number' },
+  ],
+};

@@ -1,6 +1,7 @@
 import type { RequestLog } from '../workbench/request-log.js';
 import { requestLogFilter } from '../workbench/routes.js';
 import { need, optionalInt, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
 
 /** How often `pbs logs tail` looks for new entries. */
 const TAIL_POLL_MS = 500;
@@ -82,3 +83,36 @@ function statusFlag(value: string | undefined): string | undefined {
   if (!/^[1-5]([0-9]{2}|xx)$/.test(value)) throw new UsageError('--status takes a status (404) or a class (4xx)');
   return value;
 }
+
+const FILTERS = [
+  ['--partner <partner-id>', 'only this partner’s requests'],
+  ['--status <status>', 'a status (404) or a class (4xx)'],
+  ['--operation <operation>', 'e.g. "POST /v3/bookings/{business_id}/holds"'],
+  ['--interface <interface>', 'only this interface'],
+  ['--error-code <code>', 'only answers with this error code'],
+  ['--from <iso>', 'from this time'],
+  ['--to <iso>', 'to this time'],
+] as const;
+
+export const logsCommands: CommandGroupSpec = {
+  name: 'logs',
+  summary: 'the request log: what partners sent and what pbs answered',
+  commands: [
+    {
+      use: 'tail',
+      summary: 'new requests as pbs answers them, a line each (Ctrl-C ends)',
+      options: [...FILTERS, ['--count <n>', 'stop after this many'], ['--after <entry-id>', 'start after this entry instead of now']],
+    },
+    { use: 'list', summary: 'the log, newest first', options: [...FILTERS, ['--limit <n>', 'how many (default 50)']] },
+    { use: 'show <entry-id>', summary: 'one entry whole' },
+    {
+      use: 'errors',
+      summary: 'errors grouped by code and operation, with hints',
+      options: [
+        ['--partner <partner-id>', 'only this partner’s'],
+        ['--from <iso>', 'from this time'],
+        ['--to <iso>', 'to this time'],
+      ],
+    },
+  ],
+};

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import type { BusinessUserService } from '../owners/owner-service.js';
 import type { BusinessUserAuthorization } from '../owners/authorization-service.js';
 import { list } from '../platform/query.js';
-import { need, optionalInt, UsageError } from './args.js';
+import { need, optionalInt, PAGE_OPTIONS, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
 
 /** `pbs owner …`: business users and the businesses they manage. */
 export async function ownerCommand(owners: BusinessUserService, args: string[], flags: Record<string, string>): Promise<unknown> {
@@ -63,3 +64,53 @@ export async function oauthCommand(
   if (flags.set !== undefined) return { redirect_uris: await authorization.setRedirectUris(partner, list(flags.set)) };
   return { redirect_uris: await authorization.redirectUris(partner) };
 }
+
+export const ownerCommands: CommandGroupSpec = {
+  name: 'owner',
+  summary: 'business users: the people who own or manage businesses, and sign in to authorize partners’ apps',
+  commands: [
+    {
+      use: 'create',
+      summary: 'a business user',
+      options: [
+        ['--name <name>', 'their name (required)'],
+        ['--email <email>', 'their e-mail address (required)'],
+        ['--businesses <list>', 'business ids they manage, comma-separated'],
+        ['--id <id>', 'their id (default: a new one)'],
+      ],
+    },
+    {
+      use: 'list',
+      summary: 'business users, 50 at a time',
+      options: [['--business <business-id>', 'only this business’s'], ...PAGE_OPTIONS],
+    },
+    { use: 'show <user-id>', summary: 'one business user' },
+    { use: 'link <user-id> <business-id>', summary: 'they manage the business too' },
+    { use: 'unlink <user-id> <business-id>', summary: 'they no longer manage the business' },
+    { use: 'remove <user-id>', summary: 'remove a business user and what they authorized' },
+    { use: 'import <file.jsonl>', summary: 'many business users, one JSON object per line' },
+    {
+      use: 'password <user-id>',
+      summary: 'their sign-in password outside the sandbox: set from a file’s first line, or removed',
+      options: [
+        ['--password-file <file>', 'the file whose first line is the password (never a flag: it would show in the process list)'],
+        ['--clear', 'remove the password'],
+      ],
+    },
+  ],
+};
+
+export const oauthCommands: CommandGroupSpec = {
+  name: 'oauth',
+  summary: 'partners’ OAuth apps for business users',
+  commands: [
+    {
+      use: 'redirect-uris <partner-id>',
+      summary: 'where the partner’s app receives business users’ codes: shown, set or cleared',
+      options: [
+        ['--set <list>', 'the URIs, comma-separated'],
+        ['--clear', 'remove them all'],
+      ],
+    },
+  ],
+};

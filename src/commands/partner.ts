@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import type { CredentialService } from '../partners/credential-service.js';
 import type { PartnerService } from '../partners/partner-service.js';
-import { need, optionalInt, UsageError } from './args.js';
+import { need, optionalInt, PAGE_OPTIONS, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
+import type { PortalSession } from '../platform/http/portal-session.js';
 
 /** What the partner commands need of the portal (the workbench family's). */
 export interface PortalAccess {
   issueLink(partnerId: string): Promise<{ url: string; expires_at: string }>;
   revokeAll(partnerId: string): Promise<{ revoked: number }>;
+  /** Keeps a portal session going after its partner changed its own credentials there (the others end). */
+  keepSession(session: PortalSession): Promise<void>;
 }
 
 /** `pbs partner …`: partners, their credentials and business links, and portal links. */
@@ -79,3 +83,57 @@ export async function partnerCommand(
       throw new UsageError(`unknown partner command ${sub ?? ''}`);
   }
 }
+
+export const partnerCommands: CommandGroupSpec = {
+  name: 'partner',
+  summary: 'partners, their interfaces, credentials, business links and portal links',
+  subgroups: { credential: 'its API keys, Basic credentials and OAuth clients' },
+  commands: [
+    {
+      use: 'create',
+      summary: 'create a partner',
+      options: [
+        ['--name <name>', 'its name (required)'],
+        ['--interfaces <list>', 'interfaces to enable, comma-separated: reservations,waitlist,…'],
+      ],
+    },
+    { use: 'list', summary: 'partners, 100 at a time', options: PAGE_OPTIONS },
+    { use: 'show <partner-id>', summary: 'one partner' },
+    { use: 'disable <partner-id>', summary: 'its credentials stop working at once' },
+    { use: 'enable <partner-id>', summary: 'turn a disabled partner back on' },
+    {
+      use: 'interface <partner-id> <interface> <on|off>',
+      summary: 'turn an interface on or off, with its limits',
+      options: [
+        ['--per-second <n>', 'requests a second'],
+        ['--per-day <n>', 'requests a day (reset at midnight UTC)'],
+      ],
+    },
+    {
+      use: 'credential issue <partner-id>',
+      summary: 'issue a credential (its secret is printed once)',
+      options: [
+        ['--kind <kind>', 'api_key, basic or oauth_client (required)'],
+        ['--label <label>', 'a name to tell it by'],
+        ['--username <username>', 'basic: the user name (default: generated)'],
+      ],
+    },
+    { use: 'credential list <partner-id>', summary: 'its credentials, without secrets' },
+    {
+      use: 'credential rotate <credential-id>',
+      summary: 'a new secret; the old one keeps working for the grace period',
+      options: [['--grace-seconds <n>', 'how long the old secret still works (default 0)']],
+    },
+    { use: 'credential revoke <credential-id>', summary: 'stop a credential at once' },
+    {
+      use: 'link <partner-id> <business-id>',
+      summary: 'let the partner act for a business',
+      options: [['--comment <text>', 'why, for the records']],
+    },
+    { use: 'unlink <partner-id> <business-id>', summary: 'end a business link' },
+    { use: 'links <partner-id>', summary: 'its linked businesses (1000 at a time)', options: PAGE_OPTIONS },
+    { use: 'import-links <partner-id> <file.csv>', summary: 'link from an onboarding CSV: business id, optional comment' },
+    { use: 'portal-link <partner-id>', summary: 'a single-use portal sign-in link (15 minutes)' },
+    { use: 'portal-revoke <partner-id>', summary: 'end its portal sessions and unused links' },
+  ],
+};

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import type { ReviewService } from '../reviews/review-service.js';
-import { need, optionalInt, UsageError } from './args.js';
+import { need, optionalInt, PAGE_OPTIONS, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
+import { lineProgress } from './progress.js';
 
 /** `pbs review …`: private reviews: add, edit, list, respond, import. */
 export async function reviewCommand(reviews: ReviewService, args: string[], flags: Record<string, string>): Promise<unknown> {
@@ -54,9 +56,52 @@ export async function reviewCommand(reviews: ReviewService, args: string[], flag
       return reviews.importJsonLines(fs.readFileSync(need(a, 'JSON lines file'), 'utf8'), {
         maxLines: Number.MAX_SAFE_INTEGER,
         notify: flags['no-notify'] !== 'true',
-        onProgress: (done, total) => process.stderr.write(`imported ${done}/${total} reviews\n`),
+        onProgress: lineProgress('imported', 'reviews'),
       });
     default:
       throw new UsageError(`unknown review command ${sub ?? ''}`);
   }
 }
+
+const REVIEW_FIELDS = [
+  ['--rating <1-5>', 'the rating'],
+  ['--text <text>', 'the review'],
+  ['--locale <locale>', 'the text’s language, e.g. fr_FR (default en_US)'],
+  ['--user <name>', 'the reviewer’s name'],
+  ['--user-id <id>', 'the reviewer’s id'],
+  ['--user-image <url>', 'the reviewer’s photo'],
+  ['--time <iso>', 'when it was written (default: now)'],
+] as const;
+
+export const reviewCommands: CommandGroupSpec = {
+  name: 'review',
+  summary: 'private reviews of businesses and their public responses',
+  commands: [
+    {
+      use: 'add <business-id>',
+      summary: 'a review (--rating, --text and --user required)',
+      options: [...REVIEW_FIELDS, ['--id <id>', 'its id']],
+    },
+    { use: 'edit <review-id>', summary: 'change a review', options: REVIEW_FIELDS },
+    { use: 'remove <review-id>', summary: 'remove a review' },
+    { use: 'show <review-id>', summary: 'one review' },
+    { use: 'list <business-id>', summary: 'the business’s reviews', options: PAGE_OPTIONS },
+    {
+      use: 'respond <review-id>',
+      summary: 'the business’s public response',
+      options: [
+        ['--text <text>', 'the response (required)'],
+        ['--name <name>', 'who responds (required)'],
+        ['--role <role>', 'OWNER, MANAGER, CUSTOMER_SERVICE or EMPLOYEE (required)'],
+        ['--photo <url>', 'their photo'],
+        ['--time <iso>', 'when (default: now)'],
+      ],
+    },
+    { use: 'unrespond <review-id>', summary: 'remove the response' },
+    {
+      use: 'import <file.jsonl>',
+      summary: 'many reviews: one with its "business_id" per line, with progress',
+      options: [['--no-notify', 'send no webhooks for them']],
+    },
+  ],
+};

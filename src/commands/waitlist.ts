@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { WaitlistRestaurantSide } from '../waitlist/waitlist-restaurant.js';
 import { need, optionalInt, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
 import { isRecord } from '../platform/values.js';
 
 /** `pbs waitlist …`: a restaurant's waitlist, as its host runs it. */
@@ -38,3 +39,28 @@ function jsonObjectFile(file: string): Record<string, unknown> {
   if (!isRecord(value)) throw new UsageError(`${file} must hold a JSON object`);
   return value;
 }
+
+export const waitlistCommands: CommandGroupSpec = {
+  name: 'waitlist',
+  summary: 'the restaurant’s side of its waitlist',
+  commands: [
+    { use: 'show <business-id>', summary: 'the waitlist’s settings' },
+    { use: 'configure <business-id> <file.json>', summary: 'set the waitlist’s settings from a file' },
+    { use: 'open <business-id>', summary: 'open the line' },
+    { use: 'close <business-id>', summary: 'close the line', options: [['--reason <reason>', 'e.g. special_event']] },
+    {
+      use: 'walk-in <business-id>',
+      summary: 'a guest joins at the door',
+      options: [
+        ['--party-size <n>', 'how many (required)'],
+        ['--name <name>', 'the guest’s name'],
+        ['--phone <number>', 'the guest’s phone, e.g. +14155550123'],
+      ],
+    },
+    { use: 'queue <business-id>', summary: 'the live line' },
+    { use: 'notify <visit-id>', summary: 'tell the guest their table is ready' },
+    { use: 'seat <visit-id>', summary: 'the guest is seated' },
+    { use: 'no-show <visit-id>', summary: 'the guest did not come' },
+    { use: 'arrive <visit-id>', summary: 'the guest is at the door' },
+  ],
+};

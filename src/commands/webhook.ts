@@ -1,5 +1,6 @@
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import { need, optionalChoice, optionalInt, UsageError } from './args.js';
+import type { CommandGroupSpec } from './command-line.js';
 import { DELIVERY_STATUSES } from '../webhooks/webhook-service.js';
 
 /** `pbs webhook …`: partners' webhook endpoints and deliveries. */
@@ -39,3 +40,42 @@ export async function webhookCommand(hooks: WebhookService, args: string[], flag
       throw new UsageError(`unknown webhook command ${sub ?? ''}`);
   }
 }
+
+export const webhookCommands: CommandGroupSpec = {
+  name: 'webhook',
+  summary: 'partners’ webhook endpoints and the deliveries to them',
+  commands: [
+    {
+      use: 'set <partner-id>',
+      summary: 'register or change the partner’s endpoint (verified before use)',
+      options: [
+        ['--url <url>', 'where deliveries go (required)'],
+        ['--client-id <id>', 'the partner’s client id, sent with each delivery (required)'],
+        ['--events <list>', 'event types, comma-separated (default: all)'],
+      ],
+    },
+    { use: 'show <partner-id>', summary: 'the partner’s endpoint' },
+    { use: 'verify <partner-id>', summary: 'verify the endpoint now' },
+    { use: 'rotate-secret <partner-id>', summary: 'a new signing secret (printed once)' },
+    { use: 'remove <partner-id>', summary: 'remove the endpoint' },
+    {
+      use: 'deliveries',
+      summary: 'deliveries, newest first',
+      options: [
+        ['--partner <partner-id>', 'only this partner’s'],
+        ['--status <status>', 'pending, delivered or failed'],
+        ['--limit <n>', 'how many (default 50)'],
+      ],
+    },
+    { use: 'redeliver <delivery-id>', summary: 'send a delivery again' },
+    {
+      use: 'redeliver-failed',
+      summary: 'send every failed delivery of a time range again',
+      options: [
+        ['--from <iso>', 'from (required)'],
+        ['--to <iso>', 'to (required)'],
+        ['--partner <partner-id>', 'only this partner’s'],
+      ],
+    },
+  ],
+};

@@ -117,9 +117,8 @@ export class CredentialService implements CredentialVerifier {
    * New secret for the same credential; the old one keeps working for `graceSeconds`, and so do
    * access tokens issued before the rotation: they expire when the grace ends (at once without one).
    */
-  async rotate(credentialId: string, graceSeconds = 0): Promise<IssuedCredential> {
-    const row = await this.store().findCredential(credentialId);
-    if (!row) throw apiError('NOT_FOUND', `Credential not found: ${credentialId}`);
+  async rotate(credentialId: string, graceSeconds = 0, ownedBy?: string): Promise<IssuedCredential> {
+    const row = await this.credentialOf(credentialId, ownedBy);
     if (row.revoked_at !== null) throw apiError('CONFLICT', 'A revoked credential cannot be rotated.');
     const now = this.clock.now();
     const { publicId, secret, secretFields } = this.newSecret(row.kind, row.kind === 'api_key' ? undefined : row.public_id);
@@ -138,9 +137,8 @@ export class CredentialService implements CredentialVerifier {
     return { ...toView({ ...row, ...change }), ...secretFields };
   }
 
-  async revoke(credentialId: string): Promise<CredentialView> {
-    const row = await this.store().findCredential(credentialId);
-    if (!row) throw apiError('NOT_FOUND', `Credential not found: ${credentialId}`);
+  async revoke(credentialId: string, ownedBy?: string): Promise<CredentialView> {
+    const row = await this.credentialOf(credentialId, ownedBy);
     const now = this.clock.now();
     if (row.revoked_at === null) {
       await this.database.transact(async (trx) => {
@@ -150,6 +148,13 @@ export class CredentialService implements CredentialVerifier {
     }
     this.invalidate();
     return toView({ ...row, revoked_at: row.revoked_at ?? now, previous_secret_hash: null, previous_expires_at: null });
+  }
+
+  /** The credential, if it exists and (given `ownedBy`, as the portal does) is that partner's: another's is not found either. */
+  private async credentialOf(credentialId: string, ownedBy: string | undefined) {
+    const row = await this.store().findCredential(credentialId);
+    if (!row || (ownedBy !== undefined && row.partner_id !== ownedBy)) throw apiError('NOT_FOUND', `Credential not found: ${credentialId}`);
+    return row;
   }
 
   /**

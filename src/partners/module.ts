@@ -56,7 +56,7 @@ export function partnersModule(
     routes: async (app) => {
       await partnerAdminRoutes(partners, credentials)(app);
       await oauthRoutes(oauth.clients, authFailures, oauth.grants, oauth.revoke)(app);
-      await partnerPortalRoutes(partners)(app);
+      await partnerPortalRoutes(partners, credentials, portal)(app);
     },
     commands: { partner: (args, flags) => partnerCommand({ partners, credentials, portal }, args, flags) },
   };

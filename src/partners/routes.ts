@@ -5,7 +5,15 @@ import { apiError } from '../platform/errors.js';
 import { pagingQuerySchema } from '../platform/paging.js';
 import type { CredentialService } from './credential-service.js';
 import type { PartnerService } from './partner-service.js';
-import { credentialSchema, issuedCredentialSchema, linkListSchema, linkSchema, partnerListSchema, partnerSchema } from './schemas.js';
+import {
+  credentialSchema,
+  issuedCredentialSchema,
+  linkListSchema,
+  linkSchema,
+  MAX_GRACE_SECONDS,
+  partnerListSchema,
+  partnerSchema,
+} from './schemas.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -178,7 +186,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
           body: {
             type: ['object', 'null'],
             additionalProperties: false,
-            properties: { grace_seconds: { type: 'integer', minimum: 0, maximum: 30 * 86400 } },
+            properties: { grace_seconds: { type: 'integer', minimum: 0, maximum: MAX_GRACE_SECONDS } },
           },
         },
       },

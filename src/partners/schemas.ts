@@ -40,6 +40,9 @@ export const partnerListSchema = {
   },
 } as const;
 
+/** The longest a rolled credential's old secret may keep working: 30 days. */
+export const MAX_GRACE_SECONDS = 30 * 86_400;
+
 const credentialProperties = {
   id: { type: 'string' },
   partner_id: { type: 'string' },

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
-import { deliveryListSchema, emittedSchema, endpointSchema, redeliveredSchema } from './schemas.js';
+import { deliveryListSchema, emittedSchema, endpointBodySchema, endpointSchema, redeliveredSchema } from './schemas.js';
 import type { WebhookService } from './webhook-service.js';
-import { DELIVERY_STATUSES, webhookEventTypes } from './webhook-tables.js';
+import { DELIVERY_STATUSES } from './webhook-tables.js';
 
 const error = { $ref: 'ErrorResponse#' } as const;
 
@@ -26,16 +26,7 @@ export function webhookAdminRoutes(service: WebhookService) {
           summary: "Register or change a partner's webhook URL (a new URL must be verified again)",
           params: partnerParams,
           response: { 200: endpointSchema, 400: error, 404: error },
-          body: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['url', 'client_id'],
-            properties: {
-              url: { type: 'string', minLength: 1, maxLength: 2000 },
-              client_id: { type: 'string', minLength: 1, maxLength: 200 },
-              event_types: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...webhookEventTypes] } },
-            },
-          },
+          body: { ...endpointBodySchema, required: ['url', 'client_id'] },
         },
       },
       async (request) => service.setEndpoint(request.params.partner_id, request.body),

@@ -4,7 +4,7 @@ import { typedRoutes } from '../platform/http/typed-routes.js';
 import { isRecord } from '../platform/values.js';
 import { DELIVERY_STATUSES, webhookEventTypes } from './webhook-tables.js';
 import type { WebhookService } from './webhook-service.js';
-import { deliveryListSchema, endpointSchema, redeliveredSchema } from './schemas.js';
+import { deliveryListSchema, endpointBodySchema, endpointSchema, redeliveredSchema } from './schemas.js';
 
 const config = { portal: true };
 const tags = ['portal'];
@@ -26,6 +26,36 @@ export function webhookPortalRoutes(service: WebhookService) {
       '/portal/v1/webhooks/endpoint',
       endpointAnswer('Your webhook endpoint: URL, verification state and last result, signing secret'),
       async (request) => service.getEndpoint(portalOf(request).partnerId),
+    );
+    app.put(
+      '/portal/v1/webhooks/endpoint',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Register or change your webhook URL and the events it receives (a new URL is verified again before use)',
+          body: endpointBodySchema,
+          response: { 200: endpointSchema, 400: error },
+        },
+      },
+      async (request) => service.setEndpoint(portalOf(request).partnerId, request.body),
+    );
+    app.delete(
+      '/portal/v1/webhooks/endpoint',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'Remove your webhook endpoint: nothing more is delivered to you',
+          response: { 204: { type: 'null' }, 404: error },
+        },
+      },
+      async (request, reply) => {
+        await service.removeEndpoint(portalOf(request).partnerId);
+        return reply.code(204).send();
+      },
     );
     app.post(
       '/portal/v1/webhooks/endpoint/verify',

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES } from './webhook-tables.js';
+import { DELIVERY_STATUSES, webhookEventTypes } from './webhook-tables.js';
 
 /** The answers of the webhooks family's operator and portal routes (typed for the SDK and the console). */
 
@@ -97,4 +97,21 @@ export const emittedSchema = {
   type: 'object',
   required: ['event_id', 'message_id'],
   properties: { event_id: { type: 'string' }, message_id: { type: 'string', description: 'The `webhook-id` its messages carry' } },
+} as const;
+
+/** An endpoint as it is registered or changed (the operator's route also requires client_id). */
+export const endpointBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2000 },
+    client_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'The partner’s client id at the platform; default: as before, else the partner id',
+    },
+    event_types: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...webhookEventTypes] } },
+  },
 } as const;

@@ -103,8 +103,11 @@ export class WebhookService {
     return endpointView(row);
   }
 
-  /** Registers or changes a partner's endpoint; a new URL must be verified again. */
-  async setEndpoint(partnerId: string, input: { url: string; client_id: string; event_types?: string[] }) {
+  /**
+   * Registers or changes a partner's endpoint (the operator's API and the partner's portal alike);
+   * a new URL must be verified again. Without a client_id the one before stays, else the partner id.
+   */
+  async setEndpoint(partnerId: string, input: { url: string; client_id?: string; event_types?: readonly string[] }) {
     await this.audience.requirePartner(partnerId);
     const refused = await checkWebhookUrl(input.url, this.policy);
     if (refused) throw apiError('VALIDATION_ERROR', `url refused: ${refused}`, { field: 'url' });
@@ -118,7 +121,7 @@ export class WebhookService {
       await this.store().insertEndpoint({
         partner_id: partnerId,
         url: input.url,
-        client_id: input.client_id,
+        client_id: input.client_id ?? partnerId,
         event_types: JSON.stringify(types),
         status: 'unverified',
         status_reason: 'not verified yet',
@@ -133,7 +136,7 @@ export class WebhookService {
       const urlChanged = existing.url !== input.url;
       await this.store().updateEndpoint(partnerId, {
         url: input.url,
-        client_id: input.client_id,
+        client_id: input.client_id ?? existing.client_id,
         event_types: JSON.stringify(types),
         updated_at: now,
         ...(urlChanged ? { status: 'unverified', status_reason: 'URL changed; verify again', verified_at: null } : {}),

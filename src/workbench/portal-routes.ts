@@ -93,14 +93,15 @@ export function portalRoutes(portal: Portal, log: RequestLog, publicUrl: string)
         schema: {
           tags,
           security,
-          summary: 'Who the session belongs to, and until when',
+          summary: 'Who the session belongs to, the interfaces enabled for it, and until when',
           response: {
             200: {
               type: 'object',
-              required: ['partner_id', 'partner_name', 'session_expires_at'],
+              required: ['partner_id', 'partner_name', 'interfaces', 'session_expires_at'],
               properties: {
                 partner_id: { type: 'string' },
                 partner_name: { type: 'string' },
+                interfaces: { type: 'array', items: { type: 'string' } },
                 session_expires_at: { type: ['string', 'null'] },
               },
             },

@@ -40,6 +40,10 @@ export class PortalStore {
     await this.db.updateTable('portal_sessions').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
   }
 
+  async restampSession(id: string, stamp: string): Promise<void> {
+    await this.db.updateTable('portal_sessions').set({ credentials_stamp: stamp }).where('id', '=', id).execute();
+  }
+
   async revokeSessionsOf(partnerId: string, now: number): Promise<number> {
     const result = await this.db
       .updateTable('portal_sessions')

@@ -10,8 +10,8 @@ export const PORTAL_LINK_MS = 15 * 60_000;
 
 /** What the portal needs of the partners family. */
 export interface PortalPartners {
-  /** The partner's name; throws NOT_FOUND for an unknown partner. */
-  nameOf(partnerId: string): Promise<string>;
+  /** The partner's name and the interfaces enabled for it; throws NOT_FOUND for an unknown partner. */
+  describe(partnerId: string): Promise<{ name: string; interfaces: string[] }>;
   /**
    * Whether the partner is active (a disabled partner has no portal), and a stamp of its
    * credentials that any rotation or revocation changes; undefined for an unknown partner.
@@ -84,11 +84,22 @@ export class Portal implements PortalSessionVerifier {
 
   async me(session: PortalSession) {
     const row = await this.store().liveSession(session.sessionId, this.now());
+    const partner = await this.partners.describe(session.partnerId);
     return {
       partner_id: session.partnerId,
-      partner_name: await this.partners.nameOf(session.partnerId),
+      partner_name: partner.name,
+      interfaces: partner.interfaces,
       session_expires_at: row ? toIso(Number(row.expires_at)) : null,
     };
+  }
+
+  /**
+   * Keeps `session` going after its own partner rotated or revoked a credential in the portal: it
+   * takes the new stamp, so the partner's other sessions end and this one does not.
+   */
+  async keepSession(session: PortalSession): Promise<void> {
+    const standing = await this.activeStanding(session.partnerId);
+    await this.store().restampSession(session.sessionId, standing.credentialsStamp);
   }
 
   signOut(session: PortalSession) {
@@ -96,7 +107,7 @@ export class Portal implements PortalSessionVerifier {
   }
 
   async revokeAll(partnerId: string) {
-    await this.partners.nameOf(partnerId);
+    await this.partners.describe(partnerId);
     return { revoked: await this.store().revokeSessionsOf(partnerId, this.now()) };
   }
 

@@ -22,6 +22,7 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
   let credentials: Record<string, string>;
   let restaurant: string;
   const receiver = new Receiver();
+  let hookUrl = '';
   const shot = (name: string) => run.shot(name);
   const open = async (hash: string) => {
     await page.goto(`${server.url}/portal#/${hash}`);
@@ -146,7 +147,7 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
 
   it('sends a test webhook event to a loopback receiver and replays it', async () => {
     receiver.behaviour = Receiver.echoing(200);
-    const url = await receiver.start();
+    const url = (hookUrl = await receiver.start());
     await admin(server.url, 'PUT', `/admin/v1/partners/${credentials.partner_id}/webhook`, { json: { url, client_id: 'portal' } });
     await open('webhooks');
     await page.waitForSelector('[data-testid=endpoint] .badge-unverified');
@@ -176,6 +177,77 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
       'the replayed event at the receiver',
     );
     await shot('webhooks');
+  });
+
+  it('changes, removes and registers its own webhook endpoint', async () => {
+    const url = hookUrl;
+    await open('webhooks');
+    await page.waitForSelector('[data-testid=endpoint]');
+    await page.click('[data-testid=change-endpoint]');
+    await page.fill('[data-testid=endpoint-form] input[name=url]', `${url}/moved`);
+    await page.check('[data-testid=endpoint-form] input[name=RESERVATION_CREATED_EVENT]');
+    await shot('webhook-endpoint-change');
+    await page.click('[data-testid=save-endpoint]');
+    await page.waitForSelector(`[data-testid=endpoint] >> text=${url}/moved`);
+    // A new URL is verified again before anything is delivered to it.
+    await page.waitForSelector('[data-testid=endpoint] .badge-unverified');
+    const changed = (await admin(server.url, 'GET', `/admin/v1/partners/${credentials.partner_id}/webhook`)).body;
+    expect(changed).toMatchObject({ url: `${url}/moved`, client_id: 'portal' });
+    expect(changed.event_types).toContain('RESERVATION_CREATED_EVENT');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click('[data-testid=remove-endpoint]');
+    await page.waitForSelector('[data-testid=endpoint-form]');
+    expect(await page.$('[data-testid=endpoint]')).toBeNull();
+    expect((await admin(server.url, 'GET', `/admin/v1/partners/${credentials.partner_id}/webhook`)).status).toBe(404);
+    await shot('webhook-endpoint-register');
+    await page.fill('[data-testid=endpoint-form] input[name=url]', url);
+    await page.click('[data-testid=save-endpoint]');
+    await page.waitForSelector('[data-testid=endpoint] .badge-unverified');
+    await page.click('[data-testid=verify]');
+    await page.waitForSelector('[data-testid=endpoint] .badge-verified');
+  });
+
+  it('rolls its API key with an overlap, the new secret shown once, masked until revealed; revokes another credential', async () => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const issued = (await admin(server.url, 'GET', `/admin/v1/partners/${credentials.partner_id}/credentials`)).body.credentials;
+    const idOf = (kind: string) => issued.find((c: { kind: string }) => c.kind === kind).id as string;
+    await open('keys');
+    await page.waitForSelector('[data-testid=credentials] >> text=API key');
+    expect(await page.textContent('[data-testid=credentials]')).not.toContain(credentials.api_key);
+    await shot('keys');
+    await page.selectOption('select[name=overlap]', '3600');
+    await page.click(`[data-testid=roll-${idOf('api_key')}]`);
+    await page.waitForSelector('[data-testid=new-secret]');
+    // Masked until revealed; copied either way.
+    expect(await page.textContent('[data-testid=new-secret]')).not.toMatch(/pbs_/);
+    await shot('keys-rolled');
+    await page.click('[data-testid=new-secret] button[aria-label="Copy API key"]');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    await page.click('[data-testid=new-secret] button[aria-label="Reveal API key"]');
+    const revealed = (await page.textContent('[data-testid=secret-api-key]'))!;
+    expect(revealed).toMatch(/^pbs_/);
+    expect(copied).toBe(revealed);
+    // The new key works, and the old one still does during the overlap.
+    for (const key of [revealed, credentials.api_key])
+      expect((await call(server.url, 'GET', '/v3/partner/restaurants?limit=1', { token: key })).status).toBe(200);
+    await page.click('[data-testid=dismiss-secret]');
+    expect(await page.$('[data-testid=new-secret]')).toBeNull();
+    expect(await page.content()).not.toContain(revealed);
+    await page.waitForSelector('[data-testid=credentials] >> text=old secret until');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click(`[data-testid=revoke-${idOf('basic')}]`);
+    await page.waitForSelector('[data-testid=credentials] .badge-revoked');
+    // The session that did it goes on.
+    await open('requests');
+    expect(await page.$('.login')).toBeNull();
+    credentials.api_key = revealed;
+  });
+
+  it('links to the API reference', async () => {
+    await open('requests');
+    expect(await page.getAttribute('[data-testid=docs-link]', 'href')).toBe('/docs');
   });
 
   it('makes the next call fail by a fault rule, and the log says so', async () => {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { entriesOf, must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
-import { Action, Badge, Card, Id, Page, Pager, Problem, Table, when } from '../ui';
+import { Action, Badge, Card, CopyButton, Id, NewSecret, Page, Pager, Problem, Table, when, type IssuedSecrets } from '../ui';
 import type { Params } from './shared';
 
 export function Partners(props: Params) {
@@ -61,7 +61,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
     must(pbs.GET('/admin/v1/partners/{partner_id}/businesses', { params: { path, query: { limit: 10, offset: linkOffset } } })),
   );
   const webhook = useQuery(`webhook:${partner_id}`, () => must(pbs.GET('/admin/v1/partners/{partner_id}/webhook', { params: { path } })));
-  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const [secret, setSecret] = useState<IssuedSecrets | undefined>(undefined);
   const [portalLink, setPortalLink] = useState<{ url: string; expires_at: string } | undefined>(undefined);
   const p = partner.data;
   const reload = () => (partner.reload(), credentials.reload(), props.onChange());
@@ -102,7 +102,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
             {portalLink && (
               <p class="secret">
                 Give the partner this sign-in link (single use, until {when(portalLink.expires_at)}):{' '}
-                <code data-testid="portal-url">{portalLink.url}</code>
+                <code data-testid="portal-url">{portalLink.url}</code> <CopyButton value={portalLink.url} label="Copy the portal link" />
               </p>
             )}
             <Table
@@ -140,23 +140,13 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
             <Action
               label={`Issue ${kind}`}
               run={async () =>
-                setSecret(
-                  JSON.stringify(
-                    await must(pbs.POST('/admin/v1/partners/{partner_id}/credentials', { params: { path }, body: { kind } })),
-                    null,
-                    2,
-                  ),
-                )
+                setSecret(await must(pbs.POST('/admin/v1/partners/{partner_id}/credentials', { params: { path }, body: { kind } })))
               }
               done={credentials.reload}
             />
           ))}
         </div>
-        {secret && (
-          <p class="secret">
-            Shown once: <code>{secret}</code>
-          </p>
-        )}
+        {secret && <NewSecret issued={secret} onDismiss={() => setSecret(undefined)} />}
         <Table
           rows={credentials.data?.credentials}
           columns={[

@@ -9,15 +9,20 @@ type FaultBody = NonNullable<paths['/portal/v1/faults']['post']['requestBody']>[
 const ACTIONS = ['error', 'latency', 'drop'] as const;
 const isAction = (s: string | undefined): s is (typeof ACTIONS)[number] => (ACTIONS as readonly (string | undefined)[]).includes(s);
 
-type OpenApi = { paths: Record<string, Record<string, { security?: unknown[] }>> };
+type OpenApi = { paths: Record<string, Record<string, { security?: unknown[]; 'x-pbs-partner'?: { interface: string | string[] } }>> };
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-/** The partner operations a rule can match, as /docs names them (those that take partner credentials). */
-function partnerOperations(doc: OpenApi | undefined): string[] {
+/**
+ * The operations a rule of yours can match, as /docs names them: those of the interfaces enabled
+ * for you (an operation of another would answer PARTNER_ENDPOINT_DISABLED before any rule).
+ */
+function partnerOperations(doc: OpenApi | undefined, interfaces: readonly string[]): string[] {
   if (!doc) return [];
+  const yours = (declared: string | string[] | undefined) =>
+    declared !== undefined && (Array.isArray(declared) ? declared : [declared]).some((i) => interfaces.includes(i));
   return Object.entries(doc.paths)
     .filter(([path]) => !/^\/(admin|portal)\//.test(path))
-    .flatMap(([path, item]) => METHODS.filter((m) => (item[m]?.security?.length ?? 0) > 0).map((m) => `${m.toUpperCase()} ${path}`))
+    .flatMap(([path, item]) => METHODS.filter((m) => yours(item[m]?.['x-pbs-partner']?.interface)).map((m) => `${m.toUpperCase()} ${path}`))
     .sort((a, b) => a.split(' ')[1].localeCompare(b.split(' ')[1]));
 }
 
@@ -34,7 +39,8 @@ const NUMBER_FIELDS = [
 function NewRule(props: { added: () => void }) {
   // The document itself (not an operation of it): read as served.
   const doc = useQuery('openapi', () => fetch('/openapi.json').then((r) => r.json() as Promise<OpenApi>));
-  const operations = partnerOperations(doc.data);
+  const me = useQuery('me', () => must(pbs.GET('/portal/v1/me')));
+  const operations = partnerOperations(doc.data, me.data?.interfaces ?? []);
   const [form, setForm] = useState<Record<string, string>>({ action: 'error' });
   const field = (name: string) => (e: Event) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value.trim() });
   const body = (): FaultBody => {

@@ -61,6 +61,11 @@ function Portal() {
       current={current}
       footer={
         <>
+          <p class="session">
+            <a href="/docs" target="_blank" rel="noopener" data-testid="docs-link">
+              API reference
+            </a>
+          </p>
           <p class="session">Session until {when(me.session_expires_at)}</p>
           <button class="logout" onClick={() => void must(pbs.POST('/portal/v1/sign-out')).finally(() => setMe(null))}>
             Sign out

@@ -2959,6 +2959,248 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/v1/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your credentials (API keys, Basic credentials, OAuth clients), never their secrets */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            credentials: {
+                                id: string;
+                                partner_id: string;
+                                /** @enum {string} */
+                                kind: "api_key" | "basic" | "oauth_client";
+                                label: string | null;
+                                /** @description What identifies it without its secret (a key’s start, the username, the client id) */
+                                public_id: string;
+                                created_at: string;
+                                rotated_at: string | null;
+                                revoked_at: string | null;
+                                previous_secret_valid_until: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/credentials/{credential_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Roll a credential: a new secret, shown only in this answer; the old one keeps working for grace_seconds */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    credential_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        grace_seconds?: number;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            kind: "api_key" | "basic" | "oauth_client";
+                            label: string | null;
+                            /** @description What identifies it without its secret (a key’s start, the username, the client id) */
+                            public_id: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            revoked_at: string | null;
+                            previous_secret_valid_until: string | null;
+                            api_key?: string;
+                            username?: string;
+                            password?: string;
+                            client_id?: string;
+                            client_secret?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/credentials/{credential_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a credential at once (and the access tokens issued with it) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    credential_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            kind: "api_key" | "basic" | "oauth_client";
+                            label: string | null;
+                            /** @description What identifies it without its secret (a key’s start, the username, the client id) */
+                            public_id: string;
+                            created_at: string;
+                            rotated_at: string | null;
+                            revoked_at: string | null;
+                            previous_secret_valid_until: string | null;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/businesses/{business_id}/waitlist/status": {
         parameters: {
             query?: never;
@@ -6756,9 +6998,125 @@ export interface paths {
                 };
             };
         };
-        put?: never;
+        /** Register or change your webhook URL and the events it receives (a new URL is verified again before use) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        url: string;
+                        /** @description The partner’s client id at the platform; default: as before, else the partner id */
+                        client_id?: string;
+                        event_types?: ("NEW_REVIEW_EVENT" | "REVIEW_EDITED_EVENT" | "REVIEW_REMOVED_EVENT" | "NEW_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_IN_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT" | "VERIFIED_LICENSE_UPDATE_EVENT" | "DATA_INGESTION_JOB_UPDATE_EVENT" | "RESERVATION_CREATED_EVENT" | "RESERVATION_CANCELED_BY_GUEST_EVENT" | "RESERVATION_CANCELED_BY_RESTAURANT_EVENT" | "ADVERTISING_JOB_COMPLETED_EVENT" | "ADVERTISING_PROGRAM_UPDATED_EVENT" | "WAITLIST_VISIT_UPDATED_EVENT")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            url: string;
+                            client_id: string;
+                            event_types: string[];
+                            /** @enum {string} */
+                            status: "unverified" | "verified" | "failed" | "gone";
+                            /** @description Why it is not verified (the last result) */
+                            status_reason: string | null;
+                            verified_at: string | null;
+                            /** @description The signing secret (whsec_…) */
+                            secret: string;
+                            /** @description Until when the previous secret also signs */
+                            previous_secret_valid_until: string | null;
+                            duplicate_and_reorder: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
         post?: never;
-        delete?: never;
+        /** Remove your webhook endpoint: nothing more is delivered to you */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -7386,6 +7744,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         url: string;
+                        /** @description The partner’s client id at the platform; default: as before, else the partner id */
                         client_id: string;
                         event_types?: ("NEW_REVIEW_EVENT" | "REVIEW_EDITED_EVENT" | "REVIEW_REMOVED_EVENT" | "NEW_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_IN_EVENT" | "CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT" | "VERIFIED_LICENSE_UPDATE_EVENT" | "DATA_INGESTION_JOB_UPDATE_EVENT" | "RESERVATION_CREATED_EVENT" | "RESERVATION_CANCELED_BY_GUEST_EVENT" | "RESERVATION_CANCELED_BY_RESTAURANT_EVENT" | "ADVERTISING_JOB_COMPLETED_EVENT" | "ADVERTISING_PROGRAM_UPDATED_EVENT" | "WAITLIST_VISIT_UPDATED_EVENT")[];
                     };
@@ -15050,7 +15409,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who the session belongs to, and until when */
+        /** Who the session belongs to, the interfaces enabled for it, and until when */
         get: {
             parameters: {
                 query?: never;
@@ -15069,6 +15428,7 @@ export interface paths {
                         "application/json": {
                             partner_id: string;
                             partner_name: string;
+                            interfaces: string[];
                             session_expires_at: string | null;
                         };
                     };
