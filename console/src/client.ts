@@ -39,3 +39,9 @@ export type ImportPath =
 export function importText<P extends ImportPath>(path: P, text: string, contentType: 'application/x-ndjson' | 'text/csv') {
   return api<Answer<P, 'post'>>('POST', path, text, contentType);
 }
+
+/** A partner's business links from onboarding CSV text (business id, optional comment): all or nothing. */
+export function importLinks(partnerId: string, csv: string) {
+  const path = `/admin/v1/partners/${encodeURIComponent(partnerId)}/businesses/import`;
+  return api<Answer<'/admin/v1/partners/{partner_id}/businesses/import', 'post'>>('POST', path, csv, 'text/csv');
+}

@@ -213,6 +213,86 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await shot('business');
   });
 
+  it('manages a partner without the API: its limits, business links, webhook endpoint and credentials', async () => {
+    const made = (await admin(server.url, 'POST', '/admin/v1/partners', { json: { name: `Managed ${dialect}`, interfaces: ['waitlist'] } }))
+      .body;
+    await admin(server.url, 'POST', `/admin/v1/partners/${made.id}/credentials`, { json: { kind: 'api_key' } });
+    const partner = () => admin(server.url, 'GET', `/admin/v1/partners/${made.id}`);
+    const linked = async () =>
+      (await admin(server.url, 'GET', `/admin/v1/partners/${made.id}/businesses?limit=100`)).body.businesses.map(
+        (b: { business_id: string }) => b.business_id,
+      );
+    await open(`partners?id=${made.id}`);
+
+    // Limits per second and per day; blank is the server's default.
+    await page.click('[data-testid=limits-waitlist]');
+    await page.fill('[data-testid=limits-form-waitlist] input[name=per_second]', '7');
+    await page.fill('[data-testid=limits-form-waitlist] input[name=per_day]', '700');
+    await page.click('[data-testid=save-limits-waitlist]');
+    await page.waitForSelector('[data-testid=interfaces] >> text=700');
+    expect((await partner()).body.interfaces.waitlist).toMatchObject({ enabled: true, per_second: 7, per_day: 700 });
+
+    // Two businesses picked by name, linked at once; one unlinked; one more from an onboarding CSV.
+    const [first, second, third] = (await admin(server.url, 'GET', '/admin/v1/businesses?city=Toronto&limit=3')).body.businesses as Array<{
+      id: string;
+      name: string;
+    }>;
+    for (const b of [first, second]) {
+      await page.fill('[data-testid=link-form] input[role=combobox]', b.name.slice(0, 5));
+      await page.click(`[role=option]:has-text(${JSON.stringify(b.id)})`);
+    }
+    await page.fill('input[name=link-comment]', 'signed, with the contract');
+    await shot('partner-links-picked');
+    await page.click('[data-testid=link-picked]');
+    await page.waitForSelector('[data-testid=links-said] >> text=Linked 2 businesses');
+    expect((await linked()).sort()).toEqual([first.id, second.id].sort());
+    await page.waitForSelector(`[data-testid=unlink-${first.id}]`);
+    await page.click(`[data-testid=unlink-${first.id}]`);
+    await eventually(linked, (ids) => ids.length === 1 && ids[0] === second.id, 'one business unlinked');
+    await page.setInputFiles('input[name=links-csv]', {
+      name: 'onboarding.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`business_id,comment\n${third.id},third location\n`),
+    });
+    await page.waitForSelector('[data-testid=links-said] >> text=from onboarding.csv');
+    expect((await linked()).sort()).toEqual([second.id, third.id].sort());
+
+    // Its webhook endpoint: registered, verified, removed.
+    const hook = new Receiver();
+    hook.behaviour = Receiver.echoing(200);
+    try {
+      const url = await hook.start();
+      await page.click('[data-testid=register-endpoint]');
+      await page.fill('[data-testid=endpoint-form] input[name=url]', url);
+      await page.fill('[data-testid=endpoint-form] input[name=client_id]', 'managed-client');
+      await page.click('[data-testid=save-endpoint]');
+      await page.waitForSelector('[data-testid=partner-endpoint] .badge-unverified');
+      await page.click('[data-testid=verify-partner-endpoint]');
+      await page.waitForSelector('[data-testid=partner-endpoint] .badge-verified');
+      expect((await admin(server.url, 'GET', `/admin/v1/partners/${made.id}/webhook`)).body).toMatchObject({
+        url,
+        client_id: 'managed-client',
+      });
+      await shot('partner-managed');
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.click('[data-testid=remove-partner-endpoint]');
+      await page.waitForSelector('[data-testid=register-endpoint]');
+      expect((await admin(server.url, 'GET', `/admin/v1/partners/${made.id}/webhook`)).status).toBe(404);
+    } finally {
+      await hook.stop();
+    }
+
+    // A credential rolled: the new secret shown once, masked until revealed.
+    const key = (await admin(server.url, 'GET', `/admin/v1/partners/${made.id}/credentials`)).body.credentials[0];
+    await page.click(`[data-testid=roll-${key.id}]`);
+    await page.waitForSelector('[data-testid=new-secret]');
+    expect(await page.textContent('[data-testid=new-secret]')).not.toMatch(/pbs_/);
+    await page.click('[data-testid=new-secret] button[aria-label="Reveal API key"]');
+    expect(await page.textContent('[data-testid=secret-api-key]')).toMatch(/^pbs_/);
+    await page.click('[data-testid=dismiss-secret]');
+    expect(await page.$('[data-testid=new-secret]')).toBeNull();
+  });
+
   it('renders every page without an error', async () => {
     const reviewLine = JSON.stringify({
       business_id: restaurant,

@@ -1,8 +1,11 @@
 import { useState } from 'preact/hooks';
-import { entriesOf, must, pbs } from '../client';
+import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, CopyButton, Id, NewSecret, Page, Pager, Problem, Table, when, type IssuedSecrets } from '../ui';
 import type { Params } from './shared';
+import { PartnerInterfaces } from './partner-interfaces';
+import { PartnerLinks } from './partner-links';
+import { PartnerWebhook } from './partner-webhook';
 
 export function Partners(props: Params) {
   const [offset, setOffset] = useState(0);
@@ -56,11 +59,6 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
   const credentials = useQuery(`credentials:${partner_id}`, () =>
     must(pbs.GET('/admin/v1/partners/{partner_id}/credentials', { params: { path } })),
   );
-  const [linkOffset, setLinkOffset] = useState(0);
-  const links = useQuery(`links:${partner_id}:${linkOffset}`, () =>
-    must(pbs.GET('/admin/v1/partners/{partner_id}/businesses', { params: { path, query: { limit: 10, offset: linkOffset } } })),
-  );
-  const webhook = useQuery(`webhook:${partner_id}`, () => must(pbs.GET('/admin/v1/partners/{partner_id}/webhook', { params: { path } })));
   const [secret, setSecret] = useState<IssuedSecrets | undefined>(undefined);
   const [portalLink, setPortalLink] = useState<{ url: string; expires_at: string } | undefined>(undefined);
   const p = partner.data;
@@ -105,32 +103,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
                 <code data-testid="portal-url">{portalLink.url}</code> <CopyButton value={portalLink.url} label="Copy the portal link" />
               </p>
             )}
-            <Table
-              rows={entriesOf(p.interfaces)}
-              columns={[
-                { title: 'Interface', cell: ([k]) => k },
-                { title: 'Enabled', cell: ([, v]) => (v.enabled ? 'yes' : 'no') },
-                { title: 'Per second', numeric: true, cell: ([, v]) => v.per_second ?? 'default' },
-                { title: 'Per day', numeric: true, cell: ([, v]) => v.per_day ?? 'default' },
-                {
-                  title: '',
-                  cell: ([k, v]) => (
-                    <Action
-                      label={v.enabled ? 'Disable' : 'Enable'}
-                      run={() =>
-                        must(
-                          pbs.PUT('/admin/v1/partners/{partner_id}/interfaces/{interface}', {
-                            params: { path: { partner_id, interface: k } },
-                            body: { enabled: !v.enabled },
-                          }),
-                        )
-                      }
-                      done={reload}
-                    />
-                  ),
-                },
-              ]}
-            />
+            <PartnerInterfaces partnerId={partner_id} interfaces={p.interfaces} changed={reload} />
           </>
         )}
       </Card>
@@ -158,38 +131,37 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
               title: '',
               cell: (c) =>
                 c.revoked_at ? null : (
-                  <Action
-                    label="Revoke"
-                    kind="danger"
-                    run={() => must(pbs.DELETE('/admin/v1/credentials/{credential_id}', { params: { path: { credential_id: c.id } } }))}
-                    done={credentials.reload}
-                  />
+                  <span class="actions">
+                    <Action
+                      label="Roll (old secret 24 h)"
+                      testId={`roll-${c.id}`}
+                      run={async () =>
+                        setSecret(
+                          await must(
+                            pbs.POST('/admin/v1/credentials/{credential_id}/rotate', {
+                              params: { path: { credential_id: c.id } },
+                              body: { grace_seconds: 86_400 },
+                            }),
+                          ),
+                        )
+                      }
+                      done={credentials.reload}
+                    />
+                    <Action
+                      label="Revoke"
+                      kind="danger"
+                      run={() => must(pbs.DELETE('/admin/v1/credentials/{credential_id}', { params: { path: { credential_id: c.id } } }))}
+                      done={credentials.reload}
+                    />
+                  </span>
                 ),
             },
           ]}
         />
       </Card>
-      <Card title={`Linked businesses (${links.data?.total ?? '…'})`}>
-        <Table
-          rows={links.data?.businesses}
-          columns={[
-            { title: 'Business', cell: (b) => <a href={`#/businesses?id=${b.business_id}`}>{b.name}</a> },
-            { title: 'Linked', cell: (b) => when(b.linked_at) },
-          ]}
-          empty="No business linked."
-        />
-        <Pager offset={linkOffset} limit={10} total={links.data?.total} onChange={setLinkOffset} />
-      </Card>
+      <PartnerLinks partnerId={partner_id} changed={props.onChange} />
       <RedirectUris partnerId={partner_id} />
-      <Card title="Webhook endpoint">
-        {webhook.data ? (
-          <p>
-            <code>{webhook.data.url}</code> <Badge value={webhook.data.status} />
-          </p>
-        ) : (
-          <p class="muted">None registered.</p>
-        )}
-      </Card>
+      <PartnerWebhook partnerId={partner_id} />
     </div>
   );
 }

@@ -7,87 +7,16 @@ import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Page, Problem, Secret, when } from '../ui';
 import type { Params } from '../pages/shared';
 import { YourBusiness } from './business-choice';
+import { EndpointForm, type EndpointBody } from '../endpoint-form';
 
 type Endpoint = Answer<'/portal/v1/webhooks/endpoint', 'get'>;
-type EndpointBody = NonNullable<paths['/portal/v1/webhooks/endpoint']['put']['requestBody']>['content']['application/json'];
-type EventType = NonNullable<EndpointBody['event_types']>[number];
-
-/**
- * Every update type pbs sends, with what it is about (a Record, so the compiler says when one is
- * missing); the spec's own are on for a new endpoint, the sandbox's extensions (reservations,
- * advertising, waitlist) when asked for.
- */
-const EVENT_TYPES: Record<EventType, { about: string; byDefault: boolean }> = {
-  NEW_REVIEW_EVENT: { about: 'a new review', byDefault: true },
-  REVIEW_EDITED_EVENT: { about: 'a review edited', byDefault: true },
-  REVIEW_REMOVED_EVENT: { about: 'a review removed', byDefault: true },
-  NEW_EVENT: { about: 'a lead’s new message or event', byDefault: true },
-  CONSUMER_PHONE_NUMBER_OPT_IN_EVENT: { about: 'a consumer shares their phone number', byDefault: true },
-  CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT: { about: 'a consumer withdraws it', byDefault: true },
-  VERIFIED_LICENSE_UPDATE_EVENT: { about: 'a license verification result', byDefault: true },
-  DATA_INGESTION_JOB_UPDATE_EVENT: { about: 'a data ingestion job’s result', byDefault: true },
-  RESERVATION_CREATED_EVENT: { about: 'a reservation made', byDefault: false },
-  RESERVATION_CANCELED_BY_GUEST_EVENT: { about: 'a reservation canceled by the guest', byDefault: false },
-  RESERVATION_CANCELED_BY_RESTAURANT_EVENT: { about: 'a reservation canceled by the restaurant', byDefault: false },
-  ADVERTISING_JOB_COMPLETED_EVENT: { about: 'an advertising job done', byDefault: false },
-  ADVERTISING_PROGRAM_UPDATED_EVENT: { about: 'an advertising program changed', byDefault: false },
-  WAITLIST_VISIT_UPDATED_EVENT: { about: 'a waitlist visit changed', byDefault: false },
-};
-const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES).filter((t): t is EventType => t in EVENT_TYPES);
-
-/** Registers or changes your endpoint: its URL and the updates it receives (pbs verifies a new URL before using it). */
-function EndpointForm(props: { endpoint?: Endpoint; saved: () => void; cancel?: () => void }) {
-  const current = props.endpoint;
-  const [url, setUrl] = useState(current?.url ?? '');
-  const [types, setTypes] = useState<EventType[]>(
-    current ? ALL_EVENT_TYPES.filter((t) => current.event_types.includes(t)) : ALL_EVENT_TYPES.filter((t) => EVENT_TYPES[t].byDefault),
-  );
-  const toggle = (type: EventType, on: boolean) => setTypes(on ? [...types, type] : types.filter((t) => t !== type));
-  return (
-    <form class="form endpoint-form" onSubmit={(e) => e.preventDefault()} data-testid="endpoint-form">
-      <label>
-        URL
-        <input
-          name="url"
-          type="url"
-          required
-          placeholder="https://example.com/pbs-webhooks"
-          value={url}
-          onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-        />
-      </label>
-      <fieldset>
-        <legend>Updates it receives</legend>
-        {ALL_EVENT_TYPES.map((t) => (
-          <label class="check">
-            <input
-              type="checkbox"
-              name={t}
-              checked={types.includes(t)}
-              onChange={(e) => toggle(t, (e.target as HTMLInputElement).checked)}
-            />{' '}
-            <code>{t}</code> <span class="muted">{EVENT_TYPES[t].about}</span>
-          </label>
-        ))}
-      </fieldset>
-      <div class="actions">
-        <Action
-          label={current ? 'Save' : 'Register'}
-          kind="primary"
-          testId="save-endpoint"
-          run={() => must(pbs.PUT('/portal/v1/webhooks/endpoint', { body: { url, event_types: types } }))}
-          done={props.saved}
-        />
-        {props.cancel && <button onClick={props.cancel}>Cancel</button>}
-      </div>
-    </form>
-  );
-}
 type TestEventBody = NonNullable<paths['/portal/v1/webhooks/test-events']['post']['requestBody']>['content']['application/json'];
 const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
 const isDeliveryState = (s: string): s is (typeof DELIVERY_STATES)[number] => (DELIVERY_STATES as readonly string[]).includes(s);
 
 const STATUSES = ['', 'pending', 'delivered', 'failed'];
+
+const saveEndpoint = (body: EndpointBody) => must(pbs.PUT('/portal/v1/webhooks/endpoint', { body }));
 
 /** Your endpoint and its signing secret; verification on demand. */
 function EndpointCard(props: { endpoint: Endpoint; reload: () => void }) {
@@ -96,7 +25,7 @@ function EndpointCard(props: { endpoint: Endpoint; reload: () => void }) {
   if (editing)
     return (
       <Card title="Change your endpoint" wide>
-        <EndpointForm endpoint={e} saved={() => (setEditing(false), props.reload())} cancel={() => setEditing(false)} />
+        <EndpointForm endpoint={e} save={saveEndpoint} saved={() => (setEditing(false), props.reload())} cancel={() => setEditing(false)} />
       </Card>
     );
   return (
@@ -222,7 +151,7 @@ export function PortalWebhooks(props: Params) {
             No endpoint is registered for you yet. pbs verifies it first (a GET with a <code>verification</code> parameter it must echo) and
             then signs every delivery (Standard Webhooks).
           </p>
-          <EndpointForm saved={endpoint.reload} />
+          <EndpointForm save={saveEndpoint} saved={endpoint.reload} />
         </Card>
       ) : (
         <Problem error={endpoint.error} />
