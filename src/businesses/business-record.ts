@@ -124,7 +124,7 @@ export const businessInputSchema = {
     },
     phone: { type: 'string', pattern: '^(\\+[1-9][0-9]{6,14})?$' },
     display_phone: { type: 'string', maxLength: 40 },
-    attributes: { type: 'object' },
+    attributes: { type: 'object', additionalProperties: true },
     timezone: { type: 'string', minLength: 1, maxLength: 64 },
     hours: {
       type: 'array',

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, admin, call } from '../support/harness.js';
+import { ADMIN_TOKEN, admin, call, sampleBusiness } from '../support/harness.js';
 import { eventually, type ServerProcess } from '../support/process.js';
 import { Receiver } from '../support/receiver.js';
 import { startBrowserRun, type BrowserRun } from '../support/browser-run.js';
@@ -291,6 +291,53 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     expect(await page.textContent('[data-testid=secret-api-key]')).toMatch(/^pbs_/);
     await page.click('[data-testid=dismiss-secret]');
     expect(await page.$('[data-testid=new-secret]')).toBeNull();
+  });
+
+  it('finds businesses as the name is typed, and edits one: name, address, hours, categories, closing', async () => {
+    const made = (
+      await admin(server.url, 'POST', '/admin/v1/businesses', {
+        json: { ...sampleBusiness({ name: `Quillon Bakery ${dialect}` }), attributes: { outdoor_seating: true } },
+      })
+    ).body;
+    await open('businesses');
+    await page.fill('input[name=q]', 'Quillon'); // no Enter: the list follows the typing
+    await page.waitForSelector('[data-testid=businesses-found] >> text=1 business whose name starts with “Quillon”');
+    await page.click(`[data-testid=businesses] >> text=Quillon Bakery ${dialect}`);
+    await page.click('[data-testid=edit-business]');
+    await page.fill('[data-testid=business-edit] input[name=name]', `Quillon Patisserie ${dialect}`);
+    await page.fill('[data-testid=business-edit] input[name=address1]', '2 Baker Lane');
+    await page.fill('[data-testid=business-edit] textarea[name=categories]', 'bakeries: Bakeries\ndesserts: Desserts');
+    await page.fill('[data-testid=business-edit] input[name=hours-0]', '9:00-17:00');
+    await page.click('[data-testid=save-business]');
+    // A range that is not HH:MM-HH:MM is refused before anything is sent.
+    await page.waitForSelector('.problem >> text=Monday: “9:00-17:00” is not HH:MM-HH:MM');
+    await page.fill('[data-testid=business-edit] input[name=hours-0]', '09:00-17:00, 18:00-01:00');
+    await page.fill('[data-testid=business-edit] input[name=hours-6]', '');
+    await page.check('[data-testid=business-edit] input[name=is_closed]');
+    await shot('business-edit');
+    await page.click('[data-testid=save-business]');
+    await page.waitForSelector(`section.page h1 >> text=Quillon Patisserie ${dialect}`);
+    const saved = (await admin(server.url, 'GET', `/admin/v1/businesses/${made.id}`)).body;
+    expect(saved).toMatchObject({
+      name: `Quillon Patisserie ${dialect}`,
+      is_closed: true,
+      categories: [
+        { alias: 'bakeries', title: 'Bakeries' },
+        { alias: 'desserts', title: 'Desserts' },
+      ],
+      attributes: { outdoor_seating: true }, // what the form does not show is kept
+      phone: '+14155550100',
+    });
+    expect(saved.location).toMatchObject({
+      address1: '2 Baker Lane',
+      city: 'San Francisco',
+      display_address: ['2 Baker Lane', 'San Francisco, CA 94103'],
+    });
+    expect(saved.hours[0].open.filter((o: { day: number }) => o.day === 0)).toEqual([
+      { day: 0, start: '0900', end: '1700', is_overnight: false },
+      { day: 0, start: '1800', end: '0100', is_overnight: true },
+    ]);
+    expect(saved.hours[0].open.some((o: { day: number }) => o.day === 6)).toBe(false);
   });
 
   it('renders every page without an error', async () => {

@@ -1,9 +1,10 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
 import { completeInventory, InventoryForm, STARTING_INVENTORY } from './inventory';
-import { Card, Id, Page, Pager, Problem, Table } from '../ui';
+import { Badge, Card, Id, Page, Pager, Problem, Table } from '../ui';
+import { BusinessEditForm } from './business-edit';
 import { today, type Params } from './shared';
 
 /** The catalogue by name (type the start of one), and one business as its own view with its inventory. */
@@ -20,22 +21,49 @@ function BusinessList(props: Params) {
   const list = useQuery(`businesses:${q}:${city}:${offset}`, () =>
     must(pbs.GET('/admin/v1/businesses', { params: { query: { limit: 50, offset, q: q || undefined, city: city || undefined } } })),
   );
-  const set = (name: string, value: string) => (setOffset(0), go('businesses', { q, city, [name]: value.trim() || undefined }));
+  // The list follows what is typed, a moment after the typing stops (not only on Enter).
+  const [typed, setTyped] = useState({ q, city });
+  useEffect(() => {
+    const settle = setTimeout(() => {
+      if (typed.q.trim() !== q || typed.city.trim() !== city) {
+        setOffset(0);
+        go('businesses', { q: typed.q.trim() || undefined, city: typed.city.trim() || undefined });
+      }
+    }, 300);
+    return () => clearTimeout(settle);
+  }, [typed.q, typed.city]);
   return (
     <Page title="Businesses">
       <Card>
         <div class="form">
           <label>
             Name starts with (or an id)
-            <input name="q" value={q} onChange={(e) => set('q', (e.target as HTMLInputElement).value)} placeholder="any" />
+            <input
+              name="q"
+              value={typed.q}
+              onInput={(e) => setTyped({ ...typed, q: (e.target as HTMLInputElement).value })}
+              placeholder="any"
+            />
           </label>
           <label>
             City
-            <input name="city" value={city} onChange={(e) => set('city', (e.target as HTMLInputElement).value)} placeholder="any" />
+            <input
+              name="city"
+              value={typed.city}
+              onInput={(e) => setTyped({ ...typed, city: (e.target as HTMLInputElement).value })}
+              placeholder="any"
+            />
           </label>
           <a href="#/imports">Import businesses…</a>
         </div>
         <Problem error={list.error} />
+        {list.data && (
+          <p class="muted" role="status" data-testid="businesses-found">
+            {list.data.total === 1 ? '1 business' : `${list.data.total.toLocaleString()} businesses`}
+            {q ? ` whose name starts with “${q}” (or with that id)` : ''}
+            {city ? ` in ${city}` : ''}
+          </p>
+        )}
         <Table
           testId="businesses"
           rows={list.data?.businesses}
@@ -61,6 +89,7 @@ function BusinessDetail(props: { id: string }) {
   );
   const b = business.data;
   const missing = settings.error instanceof ApiError && settings.error.status === 404;
+  const [editing, setEditing] = useState(false);
   return (
     <Page title={b ? b.name : 'Business'} actions={<a href="#/businesses">← All businesses</a>}>
       <Card wide>
@@ -76,9 +105,18 @@ function BusinessDetail(props: { id: string }) {
             <a href={`#/reviews?business=${b.id}`}>Reviews</a>
             <a href={`#/engagement?business=${b.id}`}>Engagement</a>
             <a href={`#/advertising?business=${b.id}`}>Advertising</a>
+            {b.is_closed && <Badge value="closed" />}
+            {!editing && (
+              <button data-testid="edit-business" onClick={() => setEditing(true)}>
+                Edit
+              </button>
+            )}
           </div>
         )}
       </Card>
+      {b && editing && (
+        <BusinessEditForm key={b.id} business={b} saved={() => (setEditing(false), business.reload())} cancel={() => setEditing(false)} />
+      )}
       {settings.data && (
         <InventoryForm key={props.id} businessId={props.id} initial={completeInventory(settings.data)} saved={settings.reload} />
       )}

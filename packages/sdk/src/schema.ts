@@ -16293,7 +16293,9 @@ export interface components {
             };
             phone?: string;
             display_phone?: string;
-            attributes?: Record<string, never>;
+            attributes?: {
+                [key: string]: unknown;
+            };
             timezone: string;
             hours?: {
                 /** @enum {string} */
