@@ -1,20 +1,31 @@
 import { useState } from 'preact/hooks';
 import type { Answer } from './client';
-import { Action, Badge, Card, StatusBadge, Table, when, type Column } from './ui';
+import { Action, Badge, Card, Problem, StatusBadge, Table, when, type Column } from './ui';
+import { useQuery } from './hooks';
 
 /** Webhook deliveries as the console and the portal both show them: each expandable to its attempts, each replayable. */
 
 /** A delivery with its attempts, as both the operator's and the portal's listings answer it. */
 export type Delivery = Answer<'/admin/v1/webhook-deliveries', 'get'>['deliveries'][number];
+/** One delivery whole: also the message as it is sent and the URL it goes to. */
+export type DeliveryDetail = Answer<'/admin/v1/webhook-deliveries/{delivery_id}', 'get'>;
 
 /** One delivery's attempts: when, the answer's status, how long it took, an excerpt, the error. */
-function Attempts(props: { delivery: Delivery }) {
+function Attempts(props: { delivery: Delivery; detail: (id: string) => Promise<DeliveryDetail> }) {
   const d = props.delivery;
+  const whole = useQuery(`delivery:${d.id}`, () => props.detail(d.id));
   return (
     <Card title="Attempts" wide>
       <p>
         {d.event_type} · message <code>{d.message_id}</code>
+        {whole.data && (
+          <>
+            {' '}
+            · to <code data-testid="delivery-url">{whole.data.endpoint_url ?? 'no endpoint now'}</code>
+          </>
+        )}
       </p>
+      <Problem error={whole.error} />
       <Table
         testId="attempts"
         rows={d.attempts_log}
@@ -27,6 +38,15 @@ function Attempts(props: { delivery: Delivery }) {
           { title: 'Error', cell: (a) => a.error ?? '' },
         ]}
       />
+      {whole.data && (
+        <details open>
+          <summary>The message as it is sent</summary>
+          {/* Focusable: a long payload scrolls, and a keyboard must reach it. */}
+          <pre class="payload" tabIndex={0} data-testid="delivery-payload">
+            {JSON.stringify(whole.data.payload, null, 2)}
+          </pre>
+        </details>
+      )}
     </Card>
   );
 }
@@ -35,6 +55,8 @@ function Attempts(props: { delivery: Delivery }) {
 export function DeliveriesTable(props: {
   rows: Delivery[] | undefined;
   redeliver: (id: string) => Promise<unknown>;
+  /** One delivery whole (its payload and URL), read when it is opened. */
+  detail: (id: string) => Promise<DeliveryDetail>;
   reload: () => void;
   extra?: Column<Delivery>[];
   empty: string;
@@ -82,7 +104,7 @@ export function DeliveriesTable(props: {
           },
         ]}
       />
-      {opened && <Attempts delivery={opened} />}
+      {opened && <Attempts delivery={opened} detail={props.detail} />}
     </>
   );
 }

@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
-import { deliveryListSchema, emittedSchema, endpointBodySchema, endpointSchema, redeliveredSchema } from './schemas.js';
+import {
+  deliveryDetailSchema,
+  deliveryListSchema,
+  emittedSchema,
+  endpointBodySchema,
+  endpointSchema,
+  redeliveredSchema,
+} from './schemas.js';
 import type { WebhookService } from './webhook-service.js';
 import { DELIVERY_STATUSES } from './webhook-tables.js';
 
@@ -10,6 +17,11 @@ const tags = ['operator'];
 const security = [{ adminToken: [] }];
 const config = { admin: true };
 const partnerParams = { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string' } } } as const;
+const deliveryParams = {
+  type: 'object',
+  required: ['delivery_id'],
+  properties: { delivery_id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
 const businessParams = { type: 'object', required: ['business_id'], properties: { business_id: { type: 'string' } } } as const;
 
 /** The operator's side of webhooks: partners' endpoints and their verification, events by hand, deliveries and redelivery. */
@@ -141,6 +153,20 @@ export function webhookAdminRoutes(service: WebhookService) {
       },
     );
     app.get(
+      '/admin/v1/webhook-deliveries/:delivery_id',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary: 'One delivery whole: its attempts, the message as it is sent, and the URL it goes to',
+          params: deliveryParams,
+          response: { 200: deliveryDetailSchema, 404: error },
+        },
+      },
+      async (request) => service.delivery(request.params.delivery_id),
+    );
+    app.get(
       '/admin/v1/webhook-deliveries/per-minute',
       {
         config,
@@ -177,7 +203,7 @@ export function webhookAdminRoutes(service: WebhookService) {
           tags,
           security,
           summary: 'Send a delivered or failed message again',
-          params: { type: 'object', required: ['delivery_id'], properties: { delivery_id: { type: 'string' } } },
+          params: deliveryParams,
           response: { 200: redeliveredSchema, 404: error, 409: error },
         },
       },

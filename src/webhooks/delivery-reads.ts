@@ -13,6 +13,7 @@ export interface DeliveryFilter {
   status?: DeliveryStatus;
   eventType?: string;
   messageIds?: string[];
+  ids?: string[];
   limit?: number;
 }
 
@@ -38,6 +39,20 @@ export async function readDeliveries(store: WebhookStore, businesses: BusinessDi
         response_excerpt: a.response_excerpt,
       })),
   }));
+}
+
+/**
+ * One delivery whole (only `partnerId`'s when given: another's is not found): the listing's view,
+ * the message as it is sent, and the URL it goes to now (the partner's endpoint, null when it has
+ * none any more).
+ */
+export async function readDelivery(store: WebhookStore, businesses: BusinessDirectory, deliveryId: string, partnerId?: string) {
+  const [delivery] = await readDeliveries(store, businesses, { ids: [deliveryId], partnerId, limit: 1 });
+  if (!delivery) return undefined;
+  const body = await store.messageBody(delivery.message_id);
+  const payload: unknown = body === undefined ? null : JSON.parse(body);
+  const endpoint = await store.endpoint(delivery.partner_id);
+  return { ...delivery, payload, endpoint_url: endpoint?.url ?? null };
 }
 
 /**

@@ -4,7 +4,7 @@ import { typedRoutes } from '../platform/http/typed-routes.js';
 import { isRecord } from '../platform/values.js';
 import { DELIVERY_STATUSES, webhookEventTypes } from './webhook-tables.js';
 import type { WebhookService } from './webhook-service.js';
-import { deliveryListSchema, endpointBodySchema, endpointSchema, redeliveredSchema } from './schemas.js';
+import { deliveryDetailSchema, deliveryListSchema, endpointBodySchema, endpointSchema, redeliveredSchema } from './schemas.js';
 
 const config = { portal: true };
 const tags = ['portal'];
@@ -147,6 +147,25 @@ export function webhookPortalRoutes(service: WebhookService) {
           limit: request.query.limit,
         }),
       }),
+    );
+    app.get(
+      '/portal/v1/webhooks/deliveries/:delivery_id',
+      {
+        config,
+        schema: {
+          tags,
+          security,
+          summary:
+            'One of your deliveries whole: its attempts, the message as it is sent, and the URL it goes to (another partner’s answers 404)',
+          params: {
+            type: 'object',
+            required: ['delivery_id'],
+            properties: { delivery_id: { type: 'string', minLength: 1, maxLength: 64 } },
+          },
+          response: { 200: deliveryDetailSchema, 404: error },
+        },
+      },
+      async (request) => service.delivery(request.params.delivery_id, portalOf(request).partnerId),
     );
     app.post(
       '/portal/v1/webhooks/deliveries/:delivery_id/redeliver',

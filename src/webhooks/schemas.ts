@@ -115,3 +115,21 @@ export const endpointBodySchema = {
     event_types: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...webhookEventTypes] } },
   },
 } as const;
+
+/** One delivery whole: the listing's view, the message as sent, and where it goes now. */
+export const deliveryDetailSchema = {
+  type: 'object',
+  required: [...deliverySchema.required, 'payload', 'endpoint_url'],
+  properties: {
+    ...deliverySchema.properties,
+    payload: {
+      type: ['object', 'null'],
+      additionalProperties: true,
+      description: 'The message as it is sent (its body, signed per delivery)',
+    },
+    endpoint_url: {
+      type: ['string', 'null'],
+      description: 'The URL it is delivered to now: the partner’s endpoint (null when it has none)',
+    },
+  },
+} as const;

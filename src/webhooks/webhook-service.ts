@@ -6,7 +6,7 @@ import { toIso, toIsoOffset } from '../platform/clock.js';
 import type { Config } from '../platform/config.js';
 import type { Database, DbOrTx, Tx } from '../platform/db/database.js';
 import { recordEvent, type RelayedEvent } from '../platform/events.js';
-import { eventsCausedBy, messageIdOf, readDeliveries, type DeliveryFilter } from './delivery-reads.js';
+import { eventsCausedBy, messageIdOf, readDeliveries, readDelivery, type DeliveryFilter } from './delivery-reads.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-guard.js';
@@ -345,6 +345,13 @@ export class WebhookService {
 
   deliveries(filter: DeliveryFilter) {
     return readDeliveries(this.store(), this.businesses, filter);
+  }
+
+  /** One delivery with its payload and where it goes; another partner's (given `partnerId`) is not found. */
+  async delivery(deliveryId: string, partnerId?: string) {
+    const found = await readDelivery(this.store(), this.businesses, deliveryId, partnerId);
+    if (!found) throw apiError('NOT_FOUND', `No such delivery: ${deliveryId}`);
+    return found;
   }
 
   /** Delivery attempts per minute over the last `minutes` minutes (pbs clock), oldest first, every minute listed: answered 2xx, or not. */

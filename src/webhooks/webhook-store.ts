@@ -57,7 +57,14 @@ export class WebhookStore {
   }
 
   /** The newest deliveries (optionally of one partner, in one state), with their message's type and business and every attempt. */
-  async deliveries(filter: { partnerId?: string; status?: DeliveryStatus; eventType?: string; messageIds?: string[]; limit: number }) {
+  async deliveries(filter: {
+    partnerId?: string;
+    status?: DeliveryStatus;
+    eventType?: string;
+    messageIds?: string[];
+    ids?: string[];
+    limit: number;
+  }) {
     let q = this.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_messages as m', 'm.id', 'd.message_id')
@@ -79,6 +86,7 @@ export class WebhookStore {
     if (filter.partnerId) q = q.where('d.partner_id', '=', filter.partnerId);
     if (filter.status) q = q.where('d.status', '=', filter.status);
     if (filter.messageIds) q = q.where('d.message_id', 'in', filter.messageIds);
+    if (filter.ids) q = q.where('d.id', 'in', filter.ids);
     if (filter.eventType) q = q.where('m.event_type', '=', filter.eventType);
     const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id').limit(filter.limit).execute();
     const attempts = rows.length
@@ -94,6 +102,11 @@ export class WebhookStore {
           .execute()
       : [];
     return { rows, attempts };
+  }
+
+  /** A message's body as it is sent (JSON text). */
+  async messageBody(messageId: string): Promise<string | undefined> {
+    return (await this.db.selectFrom('webhook_messages').select('body').where('id', '=', messageId).executeTakeFirst())?.body;
   }
 
   /** Attempts per minute since `from` (ms): answered 2xx, or not. */

@@ -340,6 +340,35 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     expect(saved.hours[0].open.some((o: { day: number }) => o.day === 6)).toBe(false);
   });
 
+  it('creates, changes and turns off an advertising promotion code', async () => {
+    const code = `SPRING-${dialect.toUpperCase()}`;
+    const promotion = async () =>
+      (await admin(server.url, 'GET', '/admin/v1/advertising/promotions')).body.promotions.find((p: { code: string }) => p.code === code);
+    await open('advertising');
+    await page.click('[data-testid=new-promotion]');
+    await page.fill('[data-testid=promotion-form] input[name=code]', code);
+    await page.check('[data-testid=promotion-form] input[name=type-BP]');
+    await page.fill('[data-testid=promotion-form] input[name=min_budget]', '100');
+    await page.fill('[data-testid=promotion-form] input[name=months]', '3');
+    await shot('promotion-form');
+    await page.click('[data-testid=save-promotion]');
+    await page.waitForSelector(`[data-testid=promotions] >> text=${code}`);
+    expect(await promotion()).toEqual({
+      code,
+      program_types: ['CPC', 'BP'],
+      min_budget: 10_000,
+      max_budget: null,
+      months: 3,
+      active: true,
+    });
+    await page.click(`[data-testid=edit-promotion-${code}]`);
+    await page.fill('[data-testid=promotion-form] input[name=max_budget]', '250.50');
+    await page.click('[data-testid=save-promotion]');
+    await eventually(promotion, (p) => p.max_budget === 25_050, 'the promotion changed');
+    await page.click(`[data-testid=toggle-promotion-${code}]`);
+    await eventually(promotion, (p) => p.active === false, 'the promotion turned off');
+  });
+
   it('renders every page without an error', async () => {
     const reviewLine = JSON.stringify({
       business_id: restaurant,

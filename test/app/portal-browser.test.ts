@@ -170,6 +170,9 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
     );
     await page.click(`[data-testid=delivery-${deliveryId}]`);
     await page.waitForSelector('[data-testid=attempts] [data-status="200"]');
+    // The message as it was sent, and where it went.
+    await page.waitForSelector('[data-testid=delivery-payload] >> text="test": true');
+    expect(await page.textContent('[data-testid=delivery-url]')).toBe(url);
     await page.click(`[data-testid=redeliver-${deliveryId}]`);
     await eventually(
       async () => arrived().length,

@@ -34,10 +34,11 @@ describe.each(dialects)('webhooks in the partner portal on %s', (dialect) => {
     const receiver = new Receiver();
     receiver.behaviour = Receiver.echoing(status);
     receivers.push(receiver);
-    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url: await receiver.start(), client_id: `c-${n}` } });
+    const url = await receiver.start();
+    await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/webhook`, { json: { url, client_id: `c-${n}` } });
     await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/businesses/${businessId}`);
     await call(h.url, 'POST', '/v3/webhooks/whitelists/businesses/add', { token: p.apiKey.api_key, json: { business_ids: [businessId] } });
-    return { ...p, receiver, headers: await portalSession(h, p.partner.id) };
+    return { ...p, receiver: Object.assign(receiver, { url }), headers: await portalSession(h, p.partner.id) };
   };
 
   it('verifies its endpoint, rotates its secret, reads its deliveries with attempts, and replays a failed one', async () => {
@@ -62,6 +63,15 @@ describe.each(dialects)('webhooks in the partner portal on %s', (dialect) => {
     expect(mine[0].attempts_log[0]).toMatchObject({ status_code: 500 });
     const theirs = (await call(h.url, 'GET', '/portal/v1/webhooks/deliveries', { headers: other.headers })).body.deliveries;
     expect(theirs.map((d: { partner_id: string }) => d.partner_id)).toEqual([other.partner.id]);
+
+    // One delivery whole: the message as sent (what the receiver got) and where it goes; only its own partner's.
+    const whole = await call(h.url, 'GET', `/portal/v1/webhooks/deliveries/${mine[0].id}`, { headers: p.headers });
+    expect(whole.status, whole.text).toBe(200);
+    expect(whole.body).toMatchObject({ id: mine[0].id, endpoint_url: p.receiver.url, status: 'failed' });
+    expect(whole.body.payload).toEqual(JSON.parse(p.receiver.posts()[0].body));
+    expect((await admin(h.url, 'GET', `/admin/v1/webhook-deliveries/${mine[0].id}`)).body.payload).toEqual(whole.body.payload);
+    expectCode(await call(h.url, 'GET', `/portal/v1/webhooks/deliveries/${mine[0].id}`, { headers: other.headers }), 404, 'NOT_FOUND');
+    expectCode(await admin(h.url, 'GET', '/admin/v1/webhook-deliveries/no-such-delivery'), 404, 'NOT_FOUND');
 
     // Another partner cannot replay it; its own partner can, and the receiver hears it again.
     expectCode(

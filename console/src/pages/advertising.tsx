@@ -1,6 +1,7 @@
 import { must, pbs, type Answer } from '../client';
 import { go, useQuery } from '../hooks';
 import { Action, Badge, Card, Id, Page, Problem, Table, when } from '../ui';
+import { Promotions } from './promotions';
 import { FilterSelect, PartnerFilter, useBusinessNames, usePartnerNames, type Params } from './shared';
 
 type Job = Answer<'/admin/v1/advertising/jobs', 'get'>['jobs'][number];
@@ -203,6 +204,7 @@ export function Advertising(props: Params) {
           ]}
         />
       </Card>
+      <Promotions />
     </Page>
   );
 }

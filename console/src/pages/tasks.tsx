@@ -37,7 +37,7 @@ export function Tasks(props: Params) {
             { title: 'State', cell: (t) => <Badge value={t.state} /> },
             { title: 'Attempts', numeric: true, cell: (t) => `${t.attempts}/${t.max_attempts}` },
             { title: 'Run at', cell: (t) => when(t.run_at) },
-            { title: 'Payload', cell: (t) => <code>{JSON.stringify(t.payload)}</code> },
+            { title: 'Payload', cell: (t) => <Payload payload={t.payload} /> },
             { title: 'Last error', cell: (t) => t.last_error ?? '' },
             {
               title: '',
@@ -54,5 +54,37 @@ export function Tasks(props: Params) {
         />
       </Card>
     </Page>
+  );
+}
+
+/** Where the console shows what a payload's id names. */
+const LINKS: Record<string, (value: string) => string> = {
+  job_id: (id) => `#/advertising?job=${encodeURIComponent(id)}`,
+  business_id: (id) => `#/businesses?id=${encodeURIComponent(id)}`,
+  partner_id: (id) => `#/partners?id=${encodeURIComponent(id)}`,
+  week: () => '#/engagement',
+};
+
+/** A task's payload as `field value` lines, the ids it names linked to their pages. */
+function Payload(props: { payload: unknown }) {
+  const p = props.payload;
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) return <code>{JSON.stringify(p)}</code>;
+  return (
+    <dl class="payload">
+      {Object.entries(p).map(([key, value]) => (
+        <>
+          <dt>{key}</dt>
+          <dd>
+            {typeof value === 'string' && LINKS[key] ? (
+              <a href={LINKS[key](value)}>
+                <code>{value}</code>
+              </a>
+            ) : (
+              <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+            )}
+          </dd>
+        </>
+      ))}
+    </dl>
   );
 }

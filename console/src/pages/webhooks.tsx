@@ -68,6 +68,7 @@ export function Webhooks(props: Params) {
           redeliver={(id) =>
             must(pbs.POST('/admin/v1/webhook-deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: id } } }))
           }
+          detail={(id) => must(pbs.GET('/admin/v1/webhook-deliveries/{delivery_id}', { params: { path: { delivery_id: id } } }))}
           extra={[{ title: 'Partner', cell: (d) => <a href={`#/partners?id=${d.partner_id}`}>{nameOf(d.partner_id)}</a> }]}
         />
       </Card>

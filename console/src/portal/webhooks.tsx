@@ -204,6 +204,7 @@ export function PortalWebhooks(props: Params) {
           redeliver={(id) =>
             must(pbs.POST('/portal/v1/webhooks/deliveries/{delivery_id}/redeliver', { params: { path: { delivery_id: id } } }))
           }
+          detail={(id) => must(pbs.GET('/portal/v1/webhooks/deliveries/{delivery_id}', { params: { path: { delivery_id: id } } }))}
         />
       </Card>
     </Page>

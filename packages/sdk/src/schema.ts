@@ -7524,6 +7524,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/portal/v1/webhooks/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your deliveries whole: its attempts, the message as it is sent, and the URL it goes to (another partner’s answers 404) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description The `webhook-id` header */
+                            message_id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed";
+                            attempts: number;
+                            next_attempt_at: string;
+                            give_up_at: string;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            created_at: string;
+                            finished_at: string | null;
+                            event_type: string;
+                            business_id: string;
+                            /** @description null: a business pbs no longer has (or a test event’s placeholder) */
+                            business_name: string | null;
+                            attempts_log: {
+                                at: string;
+                                status_code: number | null;
+                                latency_ms: number;
+                                error: string | null;
+                                response_excerpt: string | null;
+                            }[];
+                            /** @description The message as it is sent (its body, signed per delivery) */
+                            payload: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The URL it is delivered to now: the partner’s endpoint (null when it has none) */
+                            endpoint_url: string | null;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portal/v1/webhooks/deliveries/{delivery_id}/redeliver": {
         parameters: {
             query?: never;
@@ -8130,6 +8217,93 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhook-deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One delivery whole: its attempts, the message as it is sent, and the URL it goes to */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description The `webhook-id` header */
+                            message_id: string;
+                            partner_id: string;
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed";
+                            attempts: number;
+                            next_attempt_at: string;
+                            give_up_at: string;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            created_at: string;
+                            finished_at: string | null;
+                            event_type: string;
+                            business_id: string;
+                            /** @description null: a business pbs no longer has (or a test event’s placeholder) */
+                            business_name: string | null;
+                            attempts_log: {
+                                at: string;
+                                status_code: number | null;
+                                latency_ms: number;
+                                error: string | null;
+                                response_excerpt: string | null;
+                            }[];
+                            /** @description The message as it is sent (its body, signed per delivery) */
+                            payload: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The URL it is delivered to now: the partner’s endpoint (null when it has none) */
+                            endpoint_url: string | null;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
