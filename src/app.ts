@@ -17,7 +17,7 @@ import { subscriptionsModule } from './subscriptions/module.js';
 import { webhooksModule } from './webhooks/module.js';
 import { workbenchModule } from './workbench/module.js';
 import { installRequestRecording } from './platform/http/request-recording.js';
-import { buildServices, type Services } from './services.js';
+import { buildServices, findSources, type Services } from './services.js';
 import type { OccupancyIndex } from './reservations/occupancy.js';
 import type { WebhookDeliverer } from './webhooks/deliverer.js';
 import { changeLogMigration } from './platform/change-feed.js';
@@ -222,7 +222,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   // Every family of pbs, in the order their routes register (and the OpenAPI document lists them).
   const modules: ApiModule[] = [
     systemModule(ctx, { ready: () => ready }),
-    operationsModule(ctx),
+    operationsModule(ctx, findSources(services)),
     businessesModule(database, clock, services.businesses, services.reservations.operator),
     partnersModule(services.partners, services.credentials, authFailures, services.portal, {
       clients: services.oauthClients,

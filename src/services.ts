@@ -1,3 +1,4 @@
+import type { FindSources } from './operations/find.js';
 import type { BusinessService } from './businesses/business-service.js';
 import { businessServices } from './businesses/module.js';
 import { Catalog } from './catalog/catalog.js';
@@ -231,4 +232,20 @@ export function buildServices(ctx: PlatformContext): Wiring {
     ),
   };
   return { services, catalog, occupancy, changes, relay, deliverer: webhooks.deliverer, keys };
+}
+
+/** Where the operator's "find anything" looks each kind up: the families' own reads. */
+export function findSources(services: Services): FindSources {
+  return {
+    partners: (text, limit) => services.partners.find(text, limit),
+    businesses: async (text, limit) =>
+      (await services.businesses.list({ q: text, limit })).businesses.map((b) => ({ id: b.id, name: b.name, city: b.location.city })),
+    reservation: (id) => services.reservations.operator.reservation(id),
+    request: async (requestId) => {
+      const [entry] = await services.requestLog.list({ requestId, limit: 1 });
+      return entry && { partner_id: entry.partner_id, operation: entry.operation, status: entry.status, at: entry.at };
+    },
+    message: (id) => services.webhooks.message(id),
+    lead: (id) => services.leads.conversations.find(id),
+  };
 }

@@ -1,3 +1,4 @@
+import { FindAnything } from './find';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { onLoggedOut, signedIn as hasSession, signIn } from './api';
@@ -46,6 +47,7 @@ function App() {
       }
       pages={pages}
       current={current}
+      search={<FindAnything />}
       footer={
         <>
           <p class="session">

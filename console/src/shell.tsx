@@ -11,6 +11,8 @@ export function Shell(props: {
   pages: PageDef[];
   current: PageDef;
   footer: ComponentChildren;
+  /** Above the pages: the console's "find anything". */
+  search?: ComponentChildren;
   children: ComponentChildren;
 }) {
   const [open, setOpen] = useState(false);
@@ -22,6 +24,7 @@ export function Shell(props: {
           Menu
         </button>
         <div id="nav-links" class="links">
+          {props.search}
           {props.pages.map((p) => (
             <a
               href={`#/${p.id}`}

@@ -129,6 +129,12 @@ export class LeadService {
     return this.emit(lead.business_id, { lead_id: lead.id, ...(text === undefined ? {} : { text }) });
   }
 
+  /** A lead by its id, for the operator's "find anything"; undefined when there is none. */
+  async find(leadId: string) {
+    const lead = await this.store().lead(leadId);
+    return lead && { id: lead.id, business_id: lead.business_id };
+  }
+
   /** A lead and its conversation as the partner will read them, for the operator (the newest 500 events). */
   async get(leadId: string) {
     const lead = await this.store().lead(leadId);

@@ -109,6 +109,11 @@ export class PartnerService implements BusinessLinks {
     return toView(row, await this.store().interfacesOf([id]));
   }
 
+  /** Partners by id or by a part of their name (at most `limit`). */
+  find(text: string, limit: number) {
+    return this.store().findPartners(text, limit);
+  }
+
   /** Whether the partner is active or disabled; undefined for an unknown one. */
   async statusOf(id: string): Promise<'active' | 'disabled' | undefined> {
     return (await this.store().findPartner(id))?.status;

@@ -28,6 +28,20 @@ export class PartnerStore {
     return { total: Number(total.n), rows };
   }
 
+  /**
+   * Partners by id, or whose name holds `text` (any case): the operator's "find anything". A `%`
+   * or `_` typed matches more, as a wildcard would; the partners of a platform are few.
+   */
+  findPartners(text: string, limit: number) {
+    return this.db
+      .selectFrom('partners')
+      .select(['id', 'name', 'status'])
+      .where((eb) => eb.or([eb('id', '=', text), eb(eb.fn<string>('lower', ['name']), 'like', `%${text.toLowerCase()}%`)]))
+      .orderBy('name')
+      .limit(limit)
+      .execute();
+  }
+
   setPartnerStatus(id: string, status: PartnerRow['status'], now: number) {
     return this.db.updateTable('partners').set({ status, updated_at: now }).where('id', '=', id).executeTakeFirst();
   }

@@ -31,6 +31,12 @@ export class ReservationOperator {
     return new ReservationStore(this.database.db, this.database.dialect);
   }
 
+  /** A reservation by its id, as the operator's "find anything" names it; undefined when there is none. */
+  async reservation(id: string) {
+    const row = await this.store().findReservation(id);
+    return row && { id: row.id, business_id: row.business_id, date: row.date, time: row.time, covers: row.covers, status: row.status };
+  }
+
   /** The restaurant and its inventory, reservable or not. */
   private async restaurant(idOrAlias: string): Promise<Restaurant> {
     return restaurantOf(await this.catalog.find(idOrAlias), idOrAlias, { requireReservable: false });

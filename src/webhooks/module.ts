@@ -1,5 +1,10 @@
 import type { ApiModule } from '../platform/module.js';
-import { webhookAttemptsTimeIndexMigration, webhookShuffleMigration, webhooksMigration } from './webhook-tables.js';
+import {
+  webhookAttemptsTimeIndexMigration,
+  webhookDeliveriesByMessageMigration,
+  webhookShuffleMigration,
+  webhooksMigration,
+} from './webhook-tables.js';
 import { WebhookService, type WebhookAudience } from './webhook-service.js';
 import { WebhookDeliverer } from './deliverer.js';
 import type { AddressPolicy } from './address-guard.js';
@@ -56,7 +61,7 @@ export function webhooksModule(service: WebhookService, emitLead: EmitLead): Api
       webhook: (args, flags) => webhookCommand(service, args, flags),
       event: (args, flags) => eventCommand(service, emitLead, args, flags),
     },
-    migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration, webhookShuffleMigration],
+    migrations: [webhooksMigration, webhookAttemptsTimeIndexMigration, webhookShuffleMigration, webhookDeliveriesByMessageMigration],
     routes: async (fastify) => {
       await webhookPortalRoutes(service)(fastify);
       await fastify.register(webhookAdminRoutes(service));

@@ -347,6 +347,12 @@ export class WebhookService {
     return readDeliveries(this.store(), this.businesses, filter);
   }
 
+  /** A message (by its `webhook-id`) and how many deliveries it has, for the operator's "find anything". */
+  async message(messageId: string) {
+    const found = await this.store().messageSummary(messageId);
+    return found && { message_id: found.id, event_type: found.event_type, business_id: found.business_id, deliveries: found.deliveries };
+  }
+
   /** One delivery with its payload and where it goes; another partner's (given `partnerId`) is not found. */
   async delivery(deliveryId: string, partnerId?: string) {
     const found = await readDelivery(this.store(), this.businesses, deliveryId, partnerId);

@@ -104,6 +104,22 @@ export class WebhookStore {
     return { rows, attempts };
   }
 
+  /** A message by its id (`webhook-id`), with how many deliveries it has. */
+  async messageSummary(id: string) {
+    const message = await this.db
+      .selectFrom('webhook_messages')
+      .select(['id', 'event_type', 'business_id'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!message) return undefined;
+    const count = await this.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('message_id', '=', id)
+      .executeTakeFirstOrThrow();
+    return { ...message, deliveries: Number(count.n) };
+  }
+
   /** A message's body as it is sent (JSON text). */
   async messageBody(messageId: string): Promise<string | undefined> {
     return (await this.db.selectFrom('webhook_messages').select('body').where('id', '=', messageId).executeTakeFirst())?.body;

@@ -200,3 +200,11 @@ export const webhookShuffleMigration: PbsMigration = {
       .execute();
   },
 };
+
+/** A message's deliveries (the events a request caused, "find anything") are read from an index, not by a scan. */
+export const webhookDeliveriesByMessageMigration: PbsMigration = {
+  name: '0303_webhook_deliveries_message',
+  async up(db) {
+    await db.schema.createIndex('webhook_deliveries_message').ifNotExists().on('webhook_deliveries').column('message_id').execute();
+  },
+};

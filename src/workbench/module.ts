@@ -5,7 +5,12 @@ import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
 import { logsCommand } from '../commands/logs.js';
 import { RequestLog, type CausedLookup } from './request-log.js';
-import { requestLogFaultMigration, requestLogFileMigration, requestLogMigration } from './request-log-tables.js';
+import {
+  requestLogFaultMigration,
+  requestLogFileMigration,
+  requestLogMigration,
+  requestLogRequestIdMigration,
+} from './request-log-tables.js';
 import { faultRulesMigration } from './fault-tables.js';
 import { Faults } from './faults.js';
 import { faultRoutes } from './fault-routes.js';
@@ -70,6 +75,7 @@ export function workbenchModule({ requestLog: log, portal, faults }: WorkbenchSe
       faultRulesMigration,
       requestLogFileMigration,
       portalSessionStampMigration,
+      requestLogRequestIdMigration,
     ],
     registerTasks: (tasks) => {
       // Entries past their age or their partner's row budget go every ten minutes (pbs time), and ended portal links and sessions.

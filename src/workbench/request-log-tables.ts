@@ -119,7 +119,21 @@ export async function ensureLogFileTable(db: DbOrTx | Kysely<unknown>): Promise<
     .execute(executor);
   await sql.raw(`create index if not exists ${LOG_SCHEMA}.request_log_partner on request_log (partner_id, id)`).execute(executor);
   await sql.raw(`create index if not exists ${LOG_SCHEMA}.request_log_at on request_log (at)`).execute(executor);
+  await sql.raw(`create index if not exists ${LOG_SCHEMA}.request_log_request_id on request_log (request_id)`).execute(executor);
 }
+
+/**
+ * A request found by its X-Request-Id (the console's "find anything", the log's request_id
+ * filter) is read from an index, not by a scan of the log. SQLite's log file gets it where its
+ * table is made (ensureLogFileTable).
+ */
+export const requestLogRequestIdMigration: PbsMigration = {
+  name: '0906_request_log_request_id',
+  async up(db, dialect) {
+    if (dialect === 'sqlite') return;
+    await db.schema.createIndex('request_log_request_id').ifNotExists().on('request_log').column('request_id').execute();
+  },
+};
 
 /** SQLite: the entries written so far move to the log file. */
 export const requestLogFileMigration: PbsMigration = {

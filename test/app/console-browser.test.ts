@@ -239,7 +239,7 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     }>;
     for (const b of [first, second]) {
       await page.fill('[data-testid=link-form] input[role=combobox]', b.name.slice(0, 5));
-      await page.click(`[role=option]:has-text(${JSON.stringify(b.id)})`);
+      await page.click(`main [role=option]:has-text(${JSON.stringify(b.id)})`);
     }
     await page.fill('input[name=link-comment]', 'signed, with the contract');
     await shot('partner-links-picked');
@@ -369,6 +369,21 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     await eventually(promotion, (p) => p.active === false, 'the promotion turned off');
   });
 
+  it('finds a partner, a business or a request from the navigation on any page', async () => {
+    await open('overview');
+    await page.fill('[data-testid=find] input[name=find]', 'demo part');
+    await page.waitForSelector('[data-testid=find] [role=option] >> text=Demo Partner');
+    await page.click('[data-testid=find] [role=option]:has-text("Demo Partner")');
+    await page.waitForFunction((id) => window.location.hash === `#/partners?id=${id}`, credentials.partner_id);
+    await page.fill('[data-testid=find] input[name=find]', restaurant);
+    await page.keyboard.press('ArrowDown');
+    await page.waitForSelector(`[data-testid=find] [role=option] >> text=${restaurant}`);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((id) => window.location.hash === `#/businesses?id=${id}`, restaurant);
+    await page.waitForSelector('[data-testid=edit-business]');
+    await shot('found-business');
+  });
+
   it('renders every page without an error', async () => {
     const reviewLine = JSON.stringify({
       business_id: restaurant,
@@ -461,26 +476,26 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
     // The business picker types ahead: a click on a suggestion, or the keyboard (Enter picks the highlighted one).
     const name = (await admin(server.url, 'GET', `/admin/v1/businesses?ids=${restaurant}`)).body.businesses[0].name as string;
     await open('waitlist');
-    await page.fill('input[role=combobox]', name.slice(0, 4));
-    await page.click(`[role=option]:has-text(${JSON.stringify(name)})`);
+    await page.fill('main input[role=combobox]', name.slice(0, 4));
+    await page.click(`main [role=option]:has-text(${JSON.stringify(name)})`);
     await page.waitForFunction((id) => window.location.hash.includes(`business=${id}`), restaurant);
     await open('engagement');
-    await page.fill('input[role=combobox]', name);
-    await page.waitForSelector(`[role=option][aria-selected=true]:has-text(${JSON.stringify(name)})`);
-    expect(await page.getAttribute('input[role=combobox]', 'aria-expanded')).toBe('true');
+    await page.fill('main input[role=combobox]', name);
+    await page.waitForSelector(`main [role=option][aria-selected=true]:has-text(${JSON.stringify(name)})`);
+    expect(await page.getAttribute('main input[role=combobox]', 'aria-expanded')).toBe('true');
     await shot('business-picker');
     await page.keyboard.press('Enter');
     await page.waitForFunction((id) => window.location.hash.includes(`business=${id}`), restaurant);
     await page.waitForSelector('[data-testid=picked-business]');
-    expect(await page.inputValue('input[role=combobox]')).toBe(name);
+    expect(await page.inputValue('main input[role=combobox]')).toBe(name);
     // Text left unpicked does not stay in the input: it shows what the page uses.
-    await page.fill('input[role=combobox]', 'no such business');
+    await page.fill('main input[role=combobox]', 'no such business');
     await page.keyboard.press('Tab');
-    await page.waitForFunction((n) => document.querySelector<HTMLInputElement>('input[role=combobox]')?.value === n, name);
+    await page.waitForFunction((n) => document.querySelector<HTMLInputElement>('main input[role=combobox]')?.value === n, name);
     // The partner filter types ahead over names (any part of one); emptied, it means any partner.
     await open('webhooks');
     await page.fill('input[name=partner_id]', 'demo');
-    await page.click('[role=option]:has-text("Demo Partner")');
+    await page.click('main [role=option]:has-text("Demo Partner")');
     await page.waitForFunction((id) => window.location.hash.includes(`partner_id=${id}`), credentials.partner_id);
     // The input shows the picked partner's name once the page has read the filter back from the hash.
     await page.waitForFunction(() => document.querySelector<HTMLInputElement>('input[name=partner_id]')?.value === 'Demo Partner');
