@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPbs, type Harness } from '../support/harness.js';
-import { launchChromium } from '../support/browser.js';
+import { accessibilityViolations, launchChromium } from '../support/browser.js';
 import { TEST_DEADLINE_MS } from '../support/wait.js';
 
 describe('the /docs page in a real browser', () => {
@@ -54,5 +54,18 @@ describe('the /docs page in a real browser', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.screenshot({ path: shot });
     expect(fs.statSync(shot).size).toBeGreaterThan(10_000);
+  });
+
+  it('has no critical or serious accessibility violation, at 1280 and 390 px, an operation opened', async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(TEST_DEADLINE_MS);
+    await page.goto(`${h.url}/docs`);
+    await page.waitForSelector('.opblock-summary-path');
+    await page.click('.opblock-summary-control >> nth=0');
+    await page.waitForSelector('.opblock-body');
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      expect(await accessibilityViolations(page), `at ${width} px`).toEqual([]);
+    }
   });
 });
