@@ -78,6 +78,8 @@ export function Action(props: {
   done?: () => void;
   kind?: 'danger' | 'primary';
   testId?: string;
+  /** Asked first (a change that cannot be taken back); nothing runs unless confirmed. */
+  confirm?: string;
 }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
@@ -88,6 +90,7 @@ export function Action(props: {
         data-testid={props.testId}
         disabled={busy}
         onClick={async () => {
+          if (props.confirm !== undefined && !window.confirm(props.confirm)) return;
           setBusy(true);
           setError(undefined);
           try {

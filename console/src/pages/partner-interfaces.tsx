@@ -71,28 +71,8 @@ function LimitsForm(props: {
   const limit = (text: string) => (text.trim() === '' ? null : Number(text));
   return (
     <span class="limits-form" data-testid={`limits-form-${props.name}`}>
-      <label>
-        per second
-        <input
-          name="per_second"
-          type="number"
-          min={1}
-          placeholder="default"
-          value={perSecond}
-          onInput={(e) => setPerSecond((e.target as HTMLInputElement).value)}
-        />
-      </label>
-      <label>
-        per day
-        <input
-          name="per_day"
-          type="number"
-          min={1}
-          placeholder="default"
-          value={perDay}
-          onInput={(e) => setPerDay((e.target as HTMLInputElement).value)}
-        />
-      </label>
+      <LimitInput name="per_second" label="per second" value={perSecond} set={setPerSecond} />
+      <LimitInput name="per_day" label="per day" value={perDay} set={setPerDay} />
       <Action
         label="Save"
         kind="primary"
@@ -102,5 +82,22 @@ function LimitsForm(props: {
       />
       <button onClick={props.cancel}>Cancel</button>
     </span>
+  );
+}
+
+/** A limit typed as a whole number; blank is the default. */
+function LimitInput(props: { name: string; label: string; value: string; set: (value: string) => void }) {
+  return (
+    <label>
+      {props.label}
+      <input
+        name={props.name}
+        type="number"
+        min={1}
+        placeholder="default"
+        value={props.value}
+        onInput={(e) => props.set((e.target as HTMLInputElement).value)}
+      />
+    </label>
   );
 }

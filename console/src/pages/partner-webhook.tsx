@@ -62,10 +62,8 @@ export function PartnerWebhook(props: { partnerId: string }) {
               label="Remove"
               kind="danger"
               testId="remove-partner-endpoint"
-              run={async () => {
-                if (confirm('Remove this partner’s endpoint? Nothing more is delivered to it.'))
-                  await must(pbs.DELETE('/admin/v1/partners/{partner_id}/webhook', { params: { path } }));
-              }}
+              confirm="Remove this partner’s endpoint? Nothing more is delivered to it."
+              run={() => must(pbs.DELETE('/admin/v1/partners/{partner_id}/webhook', { params: { path } }))}
               done={endpoint.reload}
             />
           </div>

@@ -87,12 +87,10 @@ export function PortalKeys(_props: Params) {
                       label="Revoke"
                       kind="danger"
                       testId={`revoke-${c.id}`}
-                      run={async () => {
-                        if (!confirm(`Revoke this ${KINDS[c.kind] ?? c.kind} (${c.public_id})? Calls made with it fail at once.`)) return;
-                        await must(
-                          pbs.POST('/portal/v1/credentials/{credential_id}/revoke', { params: { path: { credential_id: c.id } } }),
-                        );
-                      }}
+                      confirm={`Revoke this ${KINDS[c.kind] ?? c.kind} (${c.public_id})? Calls made with it fail at once.`}
+                      run={() =>
+                        must(pbs.POST('/portal/v1/credentials/{credential_id}/revoke', { params: { path: { credential_id: c.id } } }))
+                      }
                       done={credentials.reload}
                     />
                   </span>

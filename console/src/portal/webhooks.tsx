@@ -50,10 +50,8 @@ function EndpointCard(props: { endpoint: Endpoint; reload: () => void }) {
           label="Remove"
           kind="danger"
           testId="remove-endpoint"
-          run={async () => {
-            if (confirm('Remove your endpoint? Nothing more is delivered to you until you register one again.'))
-              await must(pbs.DELETE('/portal/v1/webhooks/endpoint'));
-          }}
+          confirm="Remove your endpoint? Nothing more is delivered to you until you register one again."
+          run={() => must(pbs.DELETE('/portal/v1/webhooks/endpoint'))}
           done={props.reload}
         />
         <Action
