@@ -4,6 +4,7 @@ import type { BusinessUserAuthorization } from '../owners/authorization-service.
 import { list } from '../platform/query.js';
 import { need, optionalInt, PAGE_OPTIONS, UsageError } from './args.js';
 import type { CommandGroupSpec } from './command-line.js';
+import { lineProgress } from './progress.js';
 
 /** `pbs owner …`: business users and the businesses they manage. */
 export async function ownerCommand(owners: BusinessUserService, args: string[], flags: Record<string, string>): Promise<unknown> {
@@ -32,7 +33,7 @@ export async function ownerCommand(owners: BusinessUserService, args: string[], 
       await owners.remove(need(a, 'business user id'));
       return { removed: true };
     case 'import':
-      return owners.importJsonLines(fs.readFileSync(need(a, 'file of JSON lines'), 'utf8'));
+      return owners.importJsonLines(fs.readFileSync(need(a, 'file of JSON lines'), 'utf8'), lineProgress('imported', 'business users'));
     case 'password': {
       // Read from a file (first line), never from a flag: a flag would show in the process list and the shell's history.
       const id = need(a, 'business user id');

@@ -3,6 +3,7 @@ import type { CredentialService } from '../partners/credential-service.js';
 import type { PartnerService } from '../partners/partner-service.js';
 import { need, optionalInt, PAGE_OPTIONS, UsageError } from './args.js';
 import type { CommandGroupSpec } from './command-line.js';
+import { lineProgress } from './progress.js';
 import type { PortalSession } from '../platform/http/portal-session.js';
 
 /** What the partner commands need of the portal (the workbench family's). */
@@ -78,7 +79,11 @@ export async function partnerCommand(
         optionalInt(flags.offset, '--offset') ?? 0,
       );
     case 'import-links':
-      return partners.importLinksCsv(need(a, 'partner id'), fs.readFileSync(need(b, 'CSV file'), 'utf8'));
+      return partners.importLinksCsv(
+        need(a, 'partner id'),
+        fs.readFileSync(need(b, 'CSV file'), 'utf8'),
+        lineProgress('linked', 'businesses'),
+      );
     default:
       throw new UsageError(`unknown partner command ${sub ?? ''}`);
   }

@@ -3,7 +3,7 @@ import { toIsoOffset, type Clock } from '../platform/clock.js';
 import { isUniqueViolation, type Database, type DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { jsonLines } from '../platform/json-lines.js';
+import { IMPORT_PROGRESS_EVERY, jsonLines } from '../platform/json-lines.js';
 import { hashPassword, PASSWORD_LENGTH, passwordMatches } from '../platform/passwords.js';
 import type { Page } from '../platform/paging.js';
 import { OwnerStore, type BusinessUser } from './owner-store.js';
@@ -136,7 +136,8 @@ export class BusinessUserService {
    * Business users from JSON lines (`{"name", "email", "business_ids", "id"?}`), all or nothing:
    * a line whose e-mail is already a user's renames that user and adds the businesses to theirs.
    */
-  async importJsonLines(text: string) {
+  /** `onProgress(done, total)`: the lines written so far, inside the import's one transaction (the CLI's bar). */
+  async importJsonLines(text: string, onProgress?: (done: number, total: number) => void) {
     const lines = [...jsonLines(text, MAX_IMPORT_USERS)].map(({ value, where }) => ({ input: importLine(value, where), where }));
     // One lookup of every business the import names (chunked by the directory), not one per line.
     const known = await this.businesses.resolveIds([...new Set(lines.flatMap(({ input }) => input.business_ids ?? []))]);
@@ -160,6 +161,8 @@ export class BusinessUserService {
           created++;
         }
         await store.link(id, businessIds, now);
+        if ((created + updated) % IMPORT_PROGRESS_EVERY === 0 || created + updated === resolved.length)
+          onProgress?.(created + updated, resolved.length);
       }
     });
     return { created, updated };

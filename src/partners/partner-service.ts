@@ -1,3 +1,4 @@
+import { IMPORT_PROGRESS_EVERY } from '../platform/json-lines.js';
 import { BatchLoader } from '../platform/batch-loader.js';
 import { ConfirmedLinks } from './confirmed-links.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
@@ -314,7 +315,8 @@ export class PartnerService implements BusinessLinks {
    * The onboarding CSV of the spec: `business id, optional comment` per line, header optional.
    * All or nothing: any unknown business id rejects the whole file.
    */
-  async importLinksCsv(partnerId: string, csv: string) {
+  /** `onProgress(done, total)`: the links written so far, inside the import's one transaction (the CLI's bar). */
+  async importLinksCsv(partnerId: string, csv: string, onProgress?: (done: number, total: number) => void) {
     await this.get(partnerId);
     if (containsNul(csv)) throw apiError('VALIDATION_ERROR', 'The CSV contains a NUL character.');
     const rows = parseCsv(csv).filter((r) => r.length > 0 && r.some((cell) => cell.trim() !== ''));
@@ -338,7 +340,10 @@ export class PartnerService implements BusinessLinks {
     this.forgetLinks();
     await this.database.transact(async (trx) => {
       const store = this.store(trx);
-      for (const r of resolved) await store.linkBusiness({ partner_id: partnerId, business_id: r.id, comment: r.comment, created_at: now });
+      for (const [i, r] of resolved.entries()) {
+        await store.linkBusiness({ partner_id: partnerId, business_id: r.id, comment: r.comment, created_at: now });
+        if ((i + 1) % IMPORT_PROGRESS_EVERY === 0 || i + 1 === resolved.length) onProgress?.(i + 1, resolved.length);
+      }
       await this.changes?.publish(trx, LINKS_TOPIC, partnerId);
     });
     return { linked: resolved.length };

@@ -44,6 +44,9 @@ export const MAX_IMPORT_BYTES = 2 * 1024 ** 3;
  */
 export const STALE_STAGING_MS = 24 * 3600_000;
 
+/** Records between two progress reports of an import written in one transaction (the CLI's bar moves). */
+export const IMPORT_PROGRESS_EVERY = 500;
+
 /** Longest line a streamed import takes (a business record with its hours is a few kB). */
 export const MAX_STREAMED_LINE_BYTES = 1024 * 1024;
 

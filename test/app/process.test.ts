@@ -130,7 +130,9 @@ describe.each([
     const dir = env.PBS_DATA_DIR;
     const csv = path.join(dir, 'links.csv');
     fs.writeFileSync(csv, `business_id,comment\n${toronto.json.businesses[0].id},first\n${toronto.json.businesses[1].alias}\n`);
-    expect((await runCli(['partner', 'import-links', id, csv], env)).json).toEqual({ linked: 2 });
+    const linked = await runCli(['partner', 'import-links', id, csv], env);
+    expect(linked.json).toEqual({ linked: 2 });
+    expect(linked.stderr).toContain('linked 2/2 businesses'); // progress, on stderr
     expect((await runCli(['partner', 'links', id], env)).json.total).toBe(2);
 
     const file = path.join(dir, 'biz.json');
