@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runToEnd } from '../support/children.js';
@@ -118,6 +120,66 @@ describe('the image, built and run', () => {
     expect(config.Config.Cmd).toEqual(['node', 'dist/main.js', 'serve']);
     expect(config.Healthcheck?.Test.join(' ')).toContain('/readyz');
   });
+
+  it(
+    'runs as the README says with podman: published on loopback, its data in a volume, the CLI through exec',
+    { timeout: 2 * RUN_MS },
+    async (ctx) => {
+      const options = await ready;
+      if (typeof options === 'string' || !(await succeeds('podman', ['image', 'exists', IMAGE]))) {
+        ctx.skip();
+        return;
+      }
+      const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      const block = [...readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]).find((b) => b.includes('podman run'));
+      expect(block, 'the README’s podman block').toBeDefined();
+      const name = `pbs-readme-test-${process.pid}`;
+      const volume = `pbs-readme-test-${process.pid}`;
+      const port = await freePort();
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbs-readme-podman-'));
+      // The README's lines as written, but for this run's image, names, port and file; the image is
+      // already built (its build line is the one the test above runs); the machine's own options
+      // (see containerOptions) go right after `podman run`, as the README tells such machines.
+      const lines = block!
+        .split('\n')
+        .filter((line) => line.startsWith('podman ') && !line.startsWith('podman build'))
+        .map((line) =>
+          line
+            .replace(/^podman run /, `podman run ${options.join(' ')} `)
+            .replace('--name pbs ', `--name ${name} `)
+            .replace('exec pbs ', `exec ${name} `)
+            .replace('pbsdata:', `${volume}:`)
+            .replace('127.0.0.1:8080:8080', `127.0.0.1:${port}:8080`)
+            .replace(/ pbs$/, ` ${IMAGE}`)
+            .replace('> podman-credentials.json', `> ${path.join(dir, 'credentials.json')}`),
+        );
+      expect(lines.map((l) => l.split(' ')[1])).toEqual(['run', 'exec']);
+      try {
+        await runToEnd('bash', ['-c', `set -e; ${lines[0]}`], { cwd: ROOT, timeoutMs: RUN_MS });
+        await eventually(
+          () =>
+            fetch(`http://127.0.0.1:${port}/readyz`).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          (status) => status === 200,
+          'the README’s podman container, ready on its published port',
+          500,
+          RUN_MS,
+        );
+        await runToEnd('bash', ['-c', `set -e; ${lines[1]}`], { cwd: ROOT, timeoutMs: RUN_MS });
+        const credentials = JSON.parse(fs.readFileSync(path.join(dir, 'credentials.json'), 'utf8'));
+        const partners = await fetch(`http://127.0.0.1:${port}/admin/v1/partners`, {
+          headers: { authorization: `Bearer ${credentials.admin_token}` },
+        });
+        expect(partners.status).toBe(200);
+      } finally {
+        await podman(['rm', '--force', '--time', '0', name], RUN_MS).catch(() => undefined);
+        await podman(['volume', 'rm', '--force', volume], RUN_MS).catch(() => undefined);
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   for (const dialect of dialects) {
     it(`starts on ${dialect}, passes its HEALTHCHECK and serves the demo dataset`, { timeout: 2 * RUN_MS }, async (ctx) => {
