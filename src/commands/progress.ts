@@ -13,7 +13,8 @@ function bar(what: string, total: number, stream: ProgressStream): { update(done
     {
       format: `{bar} {percentage}% | {value}/{total} ${what} | {rate}/s | {eta_formatted} left`,
       stream,
-      hideCursor: true,
+      // The cursor stays: an import refused midway ends without the bar's stop, which would show it again.
+      hideCursor: false,
       etaBuffer: 50,
       fps: 5,
     },
