@@ -52,7 +52,7 @@ export async function findAnything(sources: FindSources, text: string): Promise<
     found.push({
       kind: 'reservation',
       id: reservation.id,
-      title: `${reservation.date} ${reservation.time}, ${reservation.covers} guests`,
+      title: `${reservation.date} ${reservation.time}, ${reservation.covers} ${reservation.covers === 1 ? 'guest' : 'guests'}`,
       detail: reservation.status,
       page: `reservations?business=${enc(reservation.business_id)}&date=${enc(reservation.date)}`,
     });
