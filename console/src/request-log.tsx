@@ -158,7 +158,10 @@ export function RequestDetail(props: {
   );
 }
 
-/** Errors grouped by code and operation, each with its hint. */
+/**
+ * Errors grouped by code and operation, each with its hint under its code: the first column, so
+ * what to do is read at any width (a phone does not scroll sideways to it).
+ */
 export function ErrorGroups(props: { rows: ErrorGroup[] | undefined; codeLink: (g: ErrorGroup) => string }) {
   return (
     <Table
@@ -167,18 +170,18 @@ export function ErrorGroups(props: { rows: ErrorGroup[] | undefined; codeLink: (
       empty="No error answered."
       columns={[
         {
-          title: 'Code',
+          title: 'Code, and what to do',
           cell: (g) => (
-            <>
+            <div class="error-group">
               <a href={props.codeLink(g)}>{g.error_code}</a>
               {g.injected && <span class="badge badge-fault">injected</span>}
-            </>
+              {g.hint && <p class="hint">{g.hint}</p>}
+            </div>
           ),
         },
         { title: 'Operation', cell: (g) => g.operation },
         { title: 'Count', numeric: true, cell: (g) => g.count },
         { title: 'Last seen', cell: (g) => when(g.last_seen) },
-        { title: 'What to do', cell: (g) => g.hint ?? '' },
       ]}
     />
   );
