@@ -1,5 +1,6 @@
 import { must, pbs } from './client';
 import { Combobox } from './combobox';
+import './find.css';
 
 const KINDS: Record<string, string> = {
   partner: 'Partner',

@@ -6,6 +6,7 @@ import { must, pbs } from './client';
 import { useRoute } from './hooks';
 import { pages } from './pages';
 import './styles.css';
+import './editing.css';
 import { SecretSignIn, Shell } from './shell';
 
 function Login(props: { onIn: () => void }) {

@@ -6,6 +6,7 @@ import { useRoute } from '../hooks';
 import { when } from '../ui';
 import { portalPages } from './pages';
 import '../styles.css';
+import '../editing.css';
 import { SecretSignIn, Shell } from '../shell';
 
 type Me = Answer<'/portal/v1/me', 'get'>;
