@@ -39,6 +39,8 @@ import { Metrics } from './platform/metrics.js';
 import type { ApiModule, CommandGroup, PlatformContext } from './platform/module.js';
 import { FailureThrottle, RateLimiter, TokenBuckets } from './platform/rate-limit.js';
 import { AdminToken } from './platform/admin-token.js';
+import { auditingTransact, writeAudit } from './platform/audit/audit-trail.js';
+import { teamModule } from './team/module.js';
 import { SettingsStore } from './platform/settings.js';
 import { codeOf, messageOf } from './platform/values.js';
 import { OperatorSessions, operatorSessionRoutes } from './platform/http/operator-session.js';
@@ -170,7 +172,9 @@ export async function resetAdminToken(database: Database): Promise<string> {
 }
 
 export async function createPbs(config: Config, options: PbsOptions = {}): Promise<Pbs> {
-  const database = options.database ?? (await openConfiguredDatabase(config));
+  const opened = options.database ?? (await openConfiguredDatabase(config));
+  // An operator's change writes its audit record in its own transaction (platform/audit).
+  const database: Database = { ...opened, transact: auditingTransact(opened.transact) };
   const sandboxClock = options.clock
     ? options.clock instanceof ControllableClock
       ? options.clock
@@ -219,6 +223,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   const authFailures = new FailureThrottle(config.clientLimits.authFailuresPerMinute, options.wallClock);
   const publicLimiter = new TokenBuckets(config.clientLimits.publicPerSecond, config.clientLimits.publicPerSecond * 2, options.wallClock);
   const portalLimiter = new TokenBuckets(config.clientLimits.portalPerSecond, config.clientLimits.portalPerSecond * 2, options.wallClock);
+  const adminToken = new AdminToken(new SettingsStore(database.db), config.adminToken, options.wallClock);
   // Every family of pbs, in the order their routes register (and the OpenAPI document lists them).
   const modules: ApiModule[] = [
     systemModule(ctx, { ready: () => ready }),
@@ -249,6 +254,12 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     }),
     engagementModule(services.engagement),
     workbenchModule(services, config.publicUrl),
+    teamModule(services, {
+      publicUrl: config.publicUrl,
+      sessionMs: config.operatorSessionMs,
+      failures: authFailures,
+      bootstrap: { isOff: () => adminToken.isOff(), turnOff: () => adminToken.turnOff() },
+    }),
     ...(options.modules?.(ctx, services) ?? []),
   ];
 
@@ -264,7 +275,6 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   }
   await clockSync?.load();
   await changes.start();
-  const adminToken = new AdminToken(new SettingsStore(database.db), config.adminToken, options.wallClock);
   const generatedAdminToken = await adminToken.load(options.issueAdminToken ?? true);
   const operatorSessions = new OperatorSessions(
     () => keys.key('operator-session'),
@@ -285,13 +295,18 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     rateLimiter,
     idempotency,
     defaultLimits: config.rateLimit,
-    adminTokenMatches: (token) => adminToken.matches(token),
+    operators: {
+      bootstrapMatches: (token) => adminToken.matches(token),
+      bootstrapSessions: operatorSessions,
+      accounts: services.team,
+      publicOrigin: new URL(config.publicUrl).origin,
+    },
+    audit: { wallNow: ctx.wallClock, writeAlone: (draft) => writeAudit(database.db, draft) },
     publicLimiter,
     authFailures,
     portal: services.portal,
     portalLimiter,
     publicOrigin: new URL(config.publicUrl).origin,
-    operatorSessions,
     // Sandbox only: a production server never looks for fault rules.
     faults: config.sandbox ? services.faults : undefined,
   });
@@ -299,7 +314,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   if (config.requestLog.enabled) installRequestRecording(app, services.requestLog, () => clock.now());
   const http = options.http ?? true;
   if (http) await registerOpenApi(app, { version: VERSION, tags: inSpecOrder(modules.flatMap((m) => m.tags ?? [])) });
-  if (http && config.role !== 'worker') await app.register(operatorSessionRoutes(operatorSessions, config.publicUrl));
+  if (http && config.role !== 'worker') await app.register(operatorSessionRoutes(operatorSessions, config.publicUrl, (value) => services.team.endSession(value)));
   // A worker process answers only health, readiness and metrics: its port is for probes.
   const servesApi = config.role !== 'worker';
   for (const module of modules) {

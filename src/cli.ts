@@ -14,6 +14,9 @@ import { eventCommands } from './commands/event.js';
 import { faultCommands } from './commands/fault.js';
 import { leadCommands } from './commands/lead.js';
 import { logsCommands } from './commands/logs.js';
+import { auditCommands, operatorCommands } from './commands/team.js';
+import { auditDraft, runAudited } from './platform/audit/audit-trail.js';
+import type { Operator } from './platform/auth/operator.js';
 import { oauthCommands, ownerCommands } from './commands/owner.js';
 import { partnerCommands } from './commands/partner.js';
 import { reviewCommands } from './commands/review.js';
@@ -56,7 +59,11 @@ const GROUPS: readonly CommandGroupSpec[] = [
   leadCommands,
   logsCommands,
   faultCommands,
+  operatorCommands,
+  auditCommands,
 ];
+
+const CLI_OPERATOR: Operator = { via: 'cli', accountId: null, tokenId: null, name: 'pbs CLI', role: 'admin' };
 
 async function withPbs<T>(config: Config, run: (pbs: Pbs) => Promise<T>): Promise<T> {
   const pbs = await createPbs({ ...config, logLevel: 'warn' }, { issueAdminToken: false, http: false });
@@ -170,7 +177,13 @@ export function commandLine(finish: (code: number) => void): Command {
       await withPbs(config, async (pbs) => {
         const run = pbs.commands.get(name);
         if (!run) throw new Error(`the ${name} commands are not set up`);
-        printAnswer(await run(args, flags), { json: flags.json !== undefined });
+        // A change made here is in the audit trail as the CLI's (a shell on the server is trusted as the bootstrap token is).
+        const draft = auditDraft(
+          CLI_OPERATOR,
+          { ip: 'local shell', method: 'CLI', url: '', routeUrl: `pbs ${name} ${args.join(' ')}`.trim(), params: {}, body: flags },
+          Date.now(),
+        );
+        printAnswer(await runAudited(draft, () => run(args, flags)), { json: flags.json !== undefined });
       });
       finish(0);
     });

@@ -27,6 +27,9 @@ import { waitlistServices, type WaitlistServices } from './waitlist/module.js';
 import { advertisingServices, type AdvertisingServices } from './advertising/module.js';
 import { webhookServices } from './webhooks/module.js';
 import { workbenchServices } from './workbench/module.js';
+import { teamServices } from './team/module.js';
+import type { Team } from './team/team-service.js';
+import type { AuditService } from './team/audit-service.js';
 import type { RequestLog } from './workbench/request-log.js';
 import type { Portal } from './workbench/portal.js';
 import type { Faults } from './workbench/faults.js';
@@ -57,6 +60,10 @@ export interface Services {
   portal: Portal;
   /** Faults on demand, sandbox (the workbench). */
   faults: Faults;
+  /** Operator accounts, their tokens and sessions (the team). */
+  team: Team;
+  /** The audit trail's reads (the team). */
+  audit: AuditService;
 }
 
 /** The services and the shared parts around them that a running pbs starts, stops and serves from. */
@@ -230,6 +237,7 @@ export function buildServices(ctx: PlatformContext): Wiring {
       },
       changes,
     ),
+    ...teamServices(database, config, keys, ctx.wallClock),
   };
   return { services, catalog, occupancy, changes, relay, deliverer: webhooks.deliverer, keys };
 }

@@ -17,7 +17,6 @@ import {
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
-const config = { admin: true };
 /** A promotion's budget bounds in cents: up to a billion dollars a month. */
 const MAX_PROMOTION_CENTS = 100_000_000_000;
 const text = (maxLength = 200) => ({ type: 'string', minLength: 1, maxLength }) as const;
@@ -41,7 +40,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     app.get(
       '/admin/v1/advertising/programs',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -63,7 +62,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     app.get(
       '/admin/v1/advertising/jobs',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -84,19 +83,19 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     ] as const) {
       app.post(
         `/admin/v1/advertising/jobs/:job_id/${action}`,
-        { config, schema: { tags, security, summary, params: jobParams, response: { 200: operatorJobSchema, 404: error, 409: error } } },
+        { config: { operator: 'support' }, schema: { tags, security, summary, params: jobParams, response: { 200: operatorJobSchema, 404: error, 409: error } } },
         async (request) => operator[action](request.params.job_id),
       );
     }
     app.get(
       '/admin/v1/advertising/settings',
-      { config, schema: { tags, security, summary: 'Sandbox advertising settings', response: { 200: settingsSchema } } },
+      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'Sandbox advertising settings', response: { 200: settingsSchema } } },
       async () => operator.settings(),
     );
     app.put(
       '/admin/v1/advertising/settings',
       {
-        config,
+        config: { operator: 'admin' },
         schema: {
           tags,
           security,
@@ -110,7 +109,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     app.get(
       '/admin/v1/advertising/businesses/:business_id/flags',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -124,7 +123,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     app.put(
       '/admin/v1/advertising/businesses/:business_id/flags',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -142,13 +141,13 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     );
     app.get(
       '/admin/v1/advertising/category-policy',
-      { config, schema: { tags, security, summary: 'Categories declined for CPC advertising', response: { 200: categoryPolicySchema } } },
+      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'Categories declined for CPC advertising', response: { 200: categoryPolicySchema } } },
       async () => operator.categoryPolicy(),
     );
     app.put(
       '/admin/v1/advertising/category-policy/:category',
       {
-        config,
+        config: { operator: 'admin' },
         schema: {
           tags,
           security,
@@ -163,7 +162,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     app.delete(
       '/admin/v1/advertising/category-policy/:category',
       {
-        config,
+        config: { operator: 'admin' },
         schema: {
           tags,
           security,
@@ -176,13 +175,13 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     );
     app.get(
       '/admin/v1/advertising/promotions',
-      { config, schema: { tags, security, summary: 'Promotion codes', response: { 200: promotionListSchema } } },
+      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'Promotion codes', response: { 200: promotionListSchema } } },
       async () => operator.promotions(),
     );
     app.put(
       '/admin/v1/advertising/promotions/:code',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -213,7 +212,7 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     app.post(
       '/admin/v1/advertising/metrics',
       {
-        config,
+        config: { operator: 'admin' },
         bodyLimit: 16 * 1024 * 1024,
         schema: {
           tags,

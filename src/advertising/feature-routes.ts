@@ -93,7 +93,7 @@ export function programFeatureRoutes(service: ProgramFeatureService) {
     app.get(
       '/admin/v1/advertising/programs/:program_id/features',
       {
-        config: { admin: true },
+        config: { operator: 'viewer' },
         schema: {
           tags: ['operator'],
           security: [{ adminToken: [] }],

@@ -10,7 +10,6 @@ import { publicBusinessProperties } from './public-schemas.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
-const adminConfig = { admin: true };
 const idParam = {
   type: 'object',
   required: ['business_id'],
@@ -72,7 +71,7 @@ export function businessAdminRoutes(service: BusinessService) {
     app.get(
       '/admin/v1/businesses',
       {
-        config: adminConfig,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -97,7 +96,7 @@ export function businessAdminRoutes(service: BusinessService) {
     app.get(
       '/admin/v1/businesses/:business_id',
       {
-        config: adminConfig,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -112,7 +111,7 @@ export function businessAdminRoutes(service: BusinessService) {
     app.post(
       '/admin/v1/businesses',
       {
-        config: adminConfig,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -130,7 +129,7 @@ export function businessAdminRoutes(service: BusinessService) {
     app.put(
       '/admin/v1/businesses/:business_id',
       {
-        config: adminConfig,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -150,7 +149,7 @@ export function businessAdminRoutes(service: BusinessService) {
     app.post(
       '/admin/v1/businesses/import',
       {
-        config: adminConfig,
+        config: { operator: 'admin' },
         schema: {
           tags,
           security,

@@ -4,7 +4,6 @@ import { pagingQuerySchema } from '../platform/paging.js';
 import type { EngagementService } from './engagement-service.js';
 import { businessEngagementSchema, error, importedActivitySchema, weekListSchema, weekSummarySchema } from './operator-schemas.js';
 
-const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
 const weekParams = {
@@ -25,7 +24,7 @@ export function engagementAdminRoutes(service: EngagementService) {
     app.post(
       '/admin/v1/engagement/activity',
       {
-        config: admin,
+        config: { operator: 'admin' },
         bodyLimit: 32 * 1024 * 1024,
         schema: {
           tags: adminTags,
@@ -42,7 +41,7 @@ export function engagementAdminRoutes(service: EngagementService) {
     app.get(
       '/admin/v1/engagement/weeks',
       {
-        config: admin,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -56,7 +55,7 @@ export function engagementAdminRoutes(service: EngagementService) {
     app.post(
       '/admin/v1/engagement/weeks/:week/score',
       {
-        config: admin,
+        config: { operator: 'admin' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -70,7 +69,7 @@ export function engagementAdminRoutes(service: EngagementService) {
     app.get(
       '/admin/v1/businesses/:business_id/engagement',
       {
-        config: admin,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,

@@ -5,7 +5,6 @@ import { businessParams, error, leadEmittedSchema, leadParams, leadSchema, opera
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
-const config = { admin: true };
 
 /** The operator's side of leads: start one or add a consumer's message (each with its webhook), and read them. */
 export function leadAdminRoutes(service: LeadService) {
@@ -14,7 +13,7 @@ export function leadAdminRoutes(service: LeadService) {
     app.post(
       '/admin/v1/businesses/:business_id/events/leads',
       {
-        config,
+        config: { operator: 'support' },
         schema: {
           tags,
           security,
@@ -42,7 +41,7 @@ export function leadAdminRoutes(service: LeadService) {
     app.get(
       '/admin/v1/businesses/:business_id/leads',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -59,7 +58,7 @@ export function leadAdminRoutes(service: LeadService) {
     app.get(
       '/admin/v1/leads/:lead_id',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -73,7 +72,7 @@ export function leadAdminRoutes(service: LeadService) {
     app.post(
       '/admin/v1/leads/:lead_id/messages',
       {
-        config,
+        config: { operator: 'support' },
         schema: {
           tags,
           security,

@@ -30,7 +30,7 @@ export function findRoutes(sources: FindSources) {
     app.get(
       '/admin/v1/find',
       {
-        config: { admin: true },
+        config: { operator: 'viewer' },
         schema: {
           tags: ['operator'],
           security: [{ adminToken: [] }],

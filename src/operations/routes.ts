@@ -140,11 +140,10 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     const app = typedRoutes(fastify);
     const tags = ['operator'];
     const security = [{ adminToken: [] }];
-    const config = { admin: true };
 
     app.get(
       '/admin/v1/clock',
-      { config, schema: { tags, security, summary: 'Read the clock', response: { 200: clockSchema } } },
+      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'Read the clock', response: { 200: clockSchema } } },
       async () => clockView(ctx),
     );
 
@@ -158,7 +157,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     app.put(
       '/admin/v1/clock',
       {
-        config,
+        config: { operator: 'admin' },
         schema: {
           tags,
           security,
@@ -193,7 +192,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     app.post(
       '/admin/v1/clock/advance',
       {
-        config,
+        config: { operator: 'admin' },
         schema: {
           tags,
           security,
@@ -223,7 +222,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     app.get(
       '/admin/v1/tasks',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -244,7 +243,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     const taskParams = { type: 'object', required: ['task_id'], properties: { task_id: { type: 'string', maxLength: 64 } } } as const;
     app.get(
       '/admin/v1/tasks/:task_id',
-      { config, schema: { tags, security, summary: 'Show a task', params: taskParams, response: { 200: taskSchema, 404: error } } },
+      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'Show a task', params: taskParams, response: { 200: taskSchema, 404: error } } },
       async (request) => {
         const task = await ctx.tasks.get(request.params.task_id);
         if (!task) throw apiError('NOT_FOUND', 'Task not found');
@@ -255,7 +254,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     app.post(
       '/admin/v1/tasks/:task_id/retry',
       {
-        config,
+        config: { operator: 'support' },
         schema: {
           tags,
           security,
@@ -284,7 +283,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
       app.route({
         method,
         url: from,
-        config,
+        config: { operator: method === 'GET' ? 'viewer' : 'support' },
         schema: { hide: true },
         handler: async (request, reply) => reply.redirect(request.url.replace('/admin/v1/jobs', '/admin/v1/tasks'), 308),
       });

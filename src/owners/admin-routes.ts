@@ -7,7 +7,6 @@ import { EMAIL_PATTERN, MAX_BUSINESSES_PER_USER_REQUEST, type BusinessUserServic
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
-const config = { admin: true };
 const error = { $ref: 'ErrorResponse#' } as const;
 
 const userParams = { type: 'object', required: ['user_id'], properties: { user_id: { type: 'string', maxLength: 64 } } } as const;
@@ -39,7 +38,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.post(
       '/admin/v1/business-users',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -63,7 +62,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.get(
       '/admin/v1/business-users',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -93,7 +92,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.post(
       '/admin/v1/business-users/import',
       {
-        config,
+        config: { operator: 'admin' },
         bodyLimit: 16 * 1024 * 1024,
         schema: {
           tags,
@@ -119,7 +118,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.get(
       '/admin/v1/business-users/:user_id',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: { tags, security, summary: 'A business user', params: userParams, response: { 200: businessUserSchema, 404: error } },
       },
       async (request) => service.get(request.params.user_id),
@@ -127,7 +126,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.patch(
       '/admin/v1/business-users/:user_id',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -142,7 +141,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.delete(
       '/admin/v1/business-users/:user_id',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: { tags, security, summary: 'Remove a business user', params: userParams, response: { 204: { type: 'null' }, 404: error } },
       },
       async (request, reply) => {
@@ -153,7 +152,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.put(
       '/admin/v1/business-users/:user_id/businesses/:business_id',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -167,7 +166,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.delete(
       '/admin/v1/business-users/:user_id/businesses/:business_id',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -184,7 +183,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.put(
       '/admin/v1/business-users/:user_id/password',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -208,7 +207,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.delete(
       '/admin/v1/business-users/:user_id/password',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -225,7 +224,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.get(
       '/admin/v1/business-users/:user_id/authorizations',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -261,7 +260,7 @@ export function businessUserAdminRoutes(service: BusinessUserService, revocation
     app.delete(
       '/admin/v1/business-users/:user_id/authorizations',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,

@@ -5,7 +5,6 @@ import { MAX_REDIRECT_URIS, type BusinessUserAuthorization } from './authorizati
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
-const config = { admin: true };
 const error = { $ref: 'ErrorResponse#' } as const;
 const params = { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string', maxLength: 64 } } } as const;
 const redirectUris = {
@@ -25,7 +24,7 @@ export function redirectUriAdminRoutes(authorization: BusinessUserAuthorization,
     app.get(
       url,
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -42,7 +41,7 @@ export function redirectUriAdminRoutes(authorization: BusinessUserAuthorization,
     app.put(
       url,
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,

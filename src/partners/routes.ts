@@ -17,7 +17,6 @@ import {
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
-const config = { admin: true };
 
 const partnerParams = {
   type: 'object',
@@ -36,7 +35,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.post(
       '/admin/v1/partners',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -58,7 +57,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
 
     app.get(
       '/admin/v1/partners',
-      { config, schema: { tags, security, summary: 'List partners', querystring: paging, response: { 200: partnerListSchema } } },
+      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'List partners', querystring: paging, response: { 200: partnerListSchema } } },
       async (request) => {
         const q = request.query;
         return partners.list(q.limit, q.offset);
@@ -68,7 +67,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.get(
       '/admin/v1/partners/:partner_id',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: { tags, security, summary: 'Show a partner', params: partnerParams, response: { 200: partnerSchema, 404: error } },
       },
       async (request) => partners.get(request.params.partner_id),
@@ -81,7 +80,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
       app.post(
         `/admin/v1/partners/:partner_id/${action}`,
         {
-          config,
+          config: { operator: 'partner_manager' },
           schema: {
             tags,
             security,
@@ -97,7 +96,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.put(
       '/admin/v1/partners/:partner_id/interfaces/:interface',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -124,7 +123,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.post(
       '/admin/v1/partners/:partner_id/credentials',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -152,7 +151,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.get(
       '/admin/v1/partners/:partner_id/credentials',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -176,7 +175,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.post(
       '/admin/v1/credentials/:credential_id/rotate',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -198,7 +197,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.delete(
       '/admin/v1/credentials/:credential_id',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -213,7 +212,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.get(
       '/admin/v1/partners/:partner_id/businesses',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -238,7 +237,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.put(
       '/admin/v1/partners/:partner_id/businesses/:business_id',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -261,7 +260,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.delete(
       '/admin/v1/partners/:partner_id/businesses/:business_id',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -280,7 +279,7 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
     app.post(
       '/admin/v1/partners/:partner_id/businesses/import',
       {
-        config,
+        config: { operator: 'partner_manager' },
         bodyLimit: 64 * 1024 * 1024,
         schema: {
           tags,

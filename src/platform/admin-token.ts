@@ -2,6 +2,8 @@ import { randomBase62, secretMatches, sha256Hex } from './ids.js';
 import type { SettingsStore } from './settings.js';
 
 const KEY = 'admin_token_hash';
+/** What the stored hash (or PBS_ADMIN_TOKEN) is once the bootstrap token is turned off: no token hashes to it. */
+export const BOOTSTRAP_OFF = 'off';
 /** How long the stored token's hash is trusted before it is read again (wall time). */
 const TRUST_MS = 1000;
 
@@ -21,7 +23,12 @@ export class AdminToken {
     private readonly configured: string | undefined,
     private readonly wallNow: () => number = Date.now,
   ) {
-    if (configured) this.hash = sha256Hex(configured);
+    if (configured) this.hash = configured === BOOTSTRAP_OFF ? BOOTSTRAP_OFF : sha256Hex(configured);
+  }
+
+  /** Whether the bootstrap token is turned off (PBS_ADMIN_TOKEN=off, or `turnOff` once operator accounts exist). */
+  async isOff(): Promise<boolean> {
+    return (await this.currentHash()) === undefined && (this.configured === BOOTSTRAP_OFF || (await this.settings.get(KEY)) === BOOTSTRAP_OFF);
   }
 
   /** Loads the stored token, or (when `generate`) creates one; answers a created token, to be shown once. */
@@ -35,18 +42,30 @@ export class AdminToken {
   }
 
   async matches(token: string): Promise<boolean> {
-    if (this.configured) return secretMatches(token, this.hash!);
+    if (this.configured) return this.hash !== BOOTSTRAP_OFF && secretMatches(token, this.hash!);
     if (this.wallNow() - this.readAt > TRUST_MS) await this.refresh();
-    if (this.hash !== undefined && secretMatches(token, this.hash)) return true;
+    if (this.hash !== undefined && this.hash !== BOOTSTRAP_OFF && secretMatches(token, this.hash)) return true;
     // Perhaps replaced a moment ago; failed attempts are throttled, so this read is bounded.
     await this.refresh();
-    return this.hash !== undefined && secretMatches(token, this.hash);
+    return this.hash !== undefined && this.hash !== BOOTSTRAP_OFF && secretMatches(token, this.hash);
   }
 
   /** The current token's hash (console sessions are signed over it, so a new token ends them). */
   async currentHash(): Promise<string | undefined> {
     if (!this.configured && this.wallNow() - this.readAt > TRUST_MS) await this.refresh();
-    return this.hash;
+    return this.hash === BOOTSTRAP_OFF ? undefined : this.hash;
+  }
+
+  /**
+   * Turns the bootstrap token off (production, once operator accounts exist): it and the console
+   * sessions it started stop working at once in every process; `pbs admin-token reset` (a shell on
+   * the server) issues a new one.
+   */
+  async turnOff(): Promise<void> {
+    if (this.configured) throw new Error('PBS_ADMIN_TOKEN is set: set it to "off" there instead');
+    await this.settings.set(KEY, BOOTSTRAP_OFF);
+    this.hash = BOOTSTRAP_OFF;
+    this.readAt = this.wallNow();
   }
 
   private refresh(): Promise<void> {

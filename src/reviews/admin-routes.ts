@@ -6,7 +6,6 @@ import { publicResponseSchema, reviewEditSchema, reviewInputSchema } from './rev
 import type { ReviewService } from './review-service.js';
 import { businessParams, reviewParams, operatorReview, error } from './schemas.js';
 
-const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
 
@@ -17,7 +16,7 @@ export function reviewAdminRoutes(service: ReviewService) {
     app.get(
       '/admin/v1/businesses/:business_id/reviews',
       {
-        config: admin,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -44,7 +43,7 @@ export function reviewAdminRoutes(service: ReviewService) {
     app.post(
       '/admin/v1/businesses/:business_id/reviews',
       {
-        config: admin,
+        config: { operator: 'support' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -59,7 +58,7 @@ export function reviewAdminRoutes(service: ReviewService) {
     app.post(
       '/admin/v1/reviews/import',
       {
-        config: admin,
+        config: { operator: 'admin' },
         bodyLimit: 32 * 1024 * 1024,
         schema: {
           tags: adminTags,
@@ -83,7 +82,7 @@ export function reviewAdminRoutes(service: ReviewService) {
     app.get(
       '/admin/v1/reviews/:review_id',
       {
-        config: admin,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -97,7 +96,7 @@ export function reviewAdminRoutes(service: ReviewService) {
     app.patch(
       '/admin/v1/reviews/:review_id',
       {
-        config: admin,
+        config: { operator: 'support' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -112,7 +111,7 @@ export function reviewAdminRoutes(service: ReviewService) {
     app.delete(
       '/admin/v1/reviews/:review_id',
       {
-        config: admin,
+        config: { operator: 'support' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -129,7 +128,7 @@ export function reviewAdminRoutes(service: ReviewService) {
     app.put(
       '/admin/v1/reviews/:review_id/public-response',
       {
-        config: admin,
+        config: { operator: 'support' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -144,7 +143,7 @@ export function reviewAdminRoutes(service: ReviewService) {
     app.delete(
       '/admin/v1/reviews/:review_id/public-response',
       {
-        config: admin,
+        config: { operator: 'support' },
         schema: {
           tags: adminTags,
           security: adminSecurity,

@@ -9,7 +9,7 @@ export function subscriptionAdminRoutes(service: SubscriptionService) {
     app.get(
       '/admin/v1/partners/:partner_id/subscription-requests',
       {
-        config: { admin: true },
+        config: { operator: 'viewer' },
         schema: {
           tags: ['operator'],
           security: [{ adminToken: [] }],

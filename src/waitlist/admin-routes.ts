@@ -5,7 +5,6 @@ import { businessParams, configAnswer, operatorVisitSchema, visitParams } from '
 import type { WaitlistRestaurantSide } from './waitlist-restaurant.js';
 import { MAX_PARTY_SIZE, waitlistConfigSchema } from './waitlist-rules.js';
 
-const admin = { admin: true };
 const adminTags = ['operator'];
 const adminSecurity = [{ adminToken: [] }];
 const error = { $ref: 'ErrorResponse#' } as const;
@@ -18,7 +17,7 @@ export function waitlistAdminRoutes(restaurant: WaitlistRestaurantSide) {
     app.get(
       '/admin/v1/businesses/:business_id/waitlist',
       {
-        config: admin,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -32,7 +31,7 @@ export function waitlistAdminRoutes(restaurant: WaitlistRestaurantSide) {
     app.put(
       '/admin/v1/businesses/:business_id/waitlist',
       {
-        config: admin,
+        config: { operator: 'partner_manager' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -49,7 +48,7 @@ export function waitlistAdminRoutes(restaurant: WaitlistRestaurantSide) {
       app.post(
         `/admin/v1/businesses/:business_id/waitlist/${action}`,
         {
-          config: admin,
+          config: { operator: 'support' },
           schema: {
             tags: adminTags,
             security: adminSecurity,
@@ -68,7 +67,7 @@ export function waitlistAdminRoutes(restaurant: WaitlistRestaurantSide) {
     app.post(
       '/admin/v1/businesses/:business_id/waitlist/walk-ins',
       {
-        config: admin,
+        config: { operator: 'support' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -92,7 +91,7 @@ export function waitlistAdminRoutes(restaurant: WaitlistRestaurantSide) {
     app.get(
       '/admin/v1/businesses/:business_id/waitlist/queue',
       {
-        config: admin,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -114,7 +113,7 @@ export function waitlistAdminRoutes(restaurant: WaitlistRestaurantSide) {
       app.post(
         `/admin/v1/visits/:visit_id/${action}`,
         {
-          config: admin,
+          config: { operator: 'support' },
           schema: {
             tags: adminTags,
             security: adminSecurity,

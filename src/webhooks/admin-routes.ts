@@ -1,3 +1,5 @@
+import { roleAtLeast } from '../platform/auth/operator.js';
+import { noteAudit } from '../platform/audit/audit-trail.js';
 import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import {
@@ -13,9 +15,11 @@ import { DELIVERY_STATUSES } from './webhook-tables.js';
 
 const error = { $ref: 'ErrorResponse#' } as const;
 
+/** What a role that may not see secrets is shown instead of one. */
+export const HIDDEN_SECRET = 'hidden: the partner_manager role sees it';
+
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
-const config = { admin: true };
 const partnerParams = { type: 'object', required: ['partner_id'], properties: { partner_id: { type: 'string' } } } as const;
 const deliveryParams = {
   type: 'object',
@@ -31,7 +35,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.put(
       '/admin/v1/partners/:partner_id/webhook',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -46,21 +50,27 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.get(
       '/admin/v1/partners/:partner_id/webhook',
       {
-        config,
+        config: { operator: 'viewer', revealsSecret: true },
         schema: {
           tags,
           security,
-          summary: 'A partner’s webhook endpoint, state and signing secret',
+          summary: 'A partner’s webhook endpoint, state and signing secret (the secret for a partner manager or admin; showing it is audited)',
           params: partnerParams,
           response: { 200: endpointSchema, 404: error },
         },
       },
-      async (request) => service.getEndpoint(request.params.partner_id),
+      async (request) => {
+        const endpoint = await service.getEndpoint(request.params.partner_id);
+        // A viewer or support person sees no secret; a partner manager's look at it is recorded.
+        if (!request.operator || !roleAtLeast(request.operator.role, 'partner_manager')) return { ...endpoint, secret: HIDDEN_SECRET };
+        noteAudit({ revealed: 'webhook signing secret' });
+        return endpoint;
+      },
     );
     app.delete(
       '/admin/v1/partners/:partner_id/webhook',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -77,7 +87,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.post(
       '/admin/v1/partners/:partner_id/webhook/verify',
       {
-        config,
+        config: { operator: 'support' },
         schema: {
           tags,
           security,
@@ -91,7 +101,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.put(
       '/admin/v1/partners/:partner_id/webhook/duplicate-and-reorder',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -106,7 +116,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.post(
       '/admin/v1/partners/:partner_id/webhook/rotate-secret',
       {
-        config,
+        config: { operator: 'partner_manager' },
         schema: {
           tags,
           security,
@@ -121,7 +131,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.get(
       '/admin/v1/webhook-deliveries',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -155,7 +165,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.get(
       '/admin/v1/webhook-deliveries/:delivery_id',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -169,7 +179,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.get(
       '/admin/v1/webhook-deliveries/per-minute',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -198,7 +208,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.post(
       '/admin/v1/webhook-deliveries/:delivery_id/redeliver',
       {
-        config,
+        config: { operator: 'support' },
         schema: {
           tags,
           security,
@@ -212,7 +222,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.post(
       '/admin/v1/webhook-deliveries/redeliver-failed',
       {
-        config,
+        config: { operator: 'support' },
         schema: {
           tags,
           security,
@@ -240,7 +250,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.post(
       '/admin/v1/businesses/:business_id/events/license-verifications',
       {
-        config,
+        config: { operator: 'support' },
         schema: {
           tags,
           security,
@@ -270,7 +280,7 @@ export function webhookAdminRoutes(service: WebhookService) {
     app.post(
       '/admin/v1/businesses/:business_id/events/ingestion-jobs',
       {
-        config,
+        config: { operator: 'support' },
         schema: {
           tags,
           security,

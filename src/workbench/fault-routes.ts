@@ -58,13 +58,12 @@ export function faultRoutes(faults: Faults) {
       if (rest.length > 0 || !METHODS.has(method) || !path?.startsWith('/') || /^\/(admin|portal)\//.test(path)) return false;
       return fastify.hasRoute({ method, url: path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1') });
     };
-    const admin = { admin: true };
     const adminTags = ['operator'];
     const adminSecurity = [{ adminToken: [] }];
     app.post(
       '/admin/v1/partners/:partner_id/faults',
       {
-        config: { ...admin, docs: { body: ruleBody } },
+        config: { operator: 'partner_manager', docs: { body: ruleBody } },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -78,7 +77,7 @@ export function faultRoutes(faults: Faults) {
     app.get(
       '/admin/v1/faults',
       {
-        config: admin,
+        config: { operator: 'viewer' },
         schema: {
           tags: adminTags,
           security: adminSecurity,
@@ -98,7 +97,7 @@ export function faultRoutes(faults: Faults) {
     app.delete(
       '/admin/v1/faults/:fault_id',
       {
-        config: admin,
+        config: { operator: 'partner_manager' },
         schema: {
           tags: adminTags,
           security: adminSecurity,

@@ -10,7 +10,6 @@ import { errorGroupsSchema, requestLogEntrySchema, requestLogFilter, requestLogL
 const tags = ['portal'];
 const security = [{ portalSession: [] }];
 const config = { portal: true };
-const admin = { admin: true };
 const adminSecurity = [{ adminToken: [] }];
 const partnerParams = {
   type: 'object',
@@ -32,7 +31,7 @@ export function portalRoutes(portal: Portal, log: RequestLog, publicUrl: string)
     app.post(
       '/admin/v1/partners/:partner_id/portal-links',
       {
-        config: admin,
+        config: { operator: 'support' },
         schema: {
           tags: ['operator'],
           security: adminSecurity,
@@ -53,7 +52,7 @@ export function portalRoutes(portal: Portal, log: RequestLog, publicUrl: string)
     app.delete(
       '/admin/v1/partners/:partner_id/portal-sessions',
       {
-        config: admin,
+        config: { operator: 'support' },
         schema: {
           tags: ['operator'],
           security: adminSecurity,

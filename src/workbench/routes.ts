@@ -6,7 +6,6 @@ import type { RequestLog } from './request-log.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
-const config = { admin: true };
 const text = (maxLength = 200) => ({ type: 'string', minLength: 1, maxLength }) as const;
 const MAX_ID = Number.MAX_SAFE_INTEGER;
 
@@ -181,7 +180,7 @@ export function requestLogAdminRoutes(log: RequestLog) {
     app.get(
       '/admin/v1/request-log',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -197,7 +196,7 @@ export function requestLogAdminRoutes(log: RequestLog) {
     app.get(
       '/admin/v1/request-log/errors',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,
@@ -218,7 +217,7 @@ export function requestLogAdminRoutes(log: RequestLog) {
     app.get(
       '/admin/v1/request-log/:entry_id',
       {
-        config,
+        config: { operator: 'viewer' },
         schema: {
           tags,
           security,

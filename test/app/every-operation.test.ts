@@ -26,6 +26,9 @@ const PUBLIC = new Set([
   'GET /portal/sign-in',
   'POST /portal/sign-in',
   'POST /portal/sign-in/link',
+  'POST /operator/sign-in',
+  'POST /operator/setup/begin',
+  'POST /operator/setup/finish',
 ]);
 
 type Scheme = 'bearer' | 'basic' | 'business_user';

@@ -22,7 +22,10 @@ describe.each(dialects)('console sessions on %s', (dialect) => {
     expect(Date.parse(answer.expires_at) - h.wall.ms).toBe(2 * 3_600_000);
     const session = { cookie: cookie.split(';')[0] };
     expect((await call(h.url, 'GET', '/admin/v1/partners', { headers: session })).status).toBe(200);
-    expect((await call(h.url, 'GET', '/admin/v1/session', { headers: session })).body).toEqual({ expires_at: answer.expires_at });
+    expect((await call(h.url, 'GET', '/admin/v1/session', { headers: session })).body).toEqual({
+      expires_at: answer.expires_at,
+      operator: { name: 'bootstrap token', role: 'admin', via: 'bootstrap', account_id: null },
+    });
     // A session cannot extend itself: only the token starts one.
     expectCode(await call(h.url, 'POST', '/admin/v1/session', { headers: { ...session, origin: h.url } }), 401, 'TOKEN_MISSING');
     // A change with the cookie: from pbs's own pages only.

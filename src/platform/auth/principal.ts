@@ -1,3 +1,4 @@
+import type { Operator, OperatorRole } from './operator.js';
 import { isOneOf } from '../query.js';
 /** The partner interfaces an operator grants one by one (spec: disabled by default). */
 export const partnerInterfaces = [
@@ -136,11 +137,15 @@ declare module 'fastify' {
      * schemas accept anything so that the service answers bad values with the spec's codes.
      */
     docs?: { querystring?: object; body?: object; params?: object };
-    /** Operator API route: requires the admin token. */
-    admin?: boolean;
+    /** Operator API route: the least role it needs (docs/security.md "Operators and roles"). */
+    operator?: OperatorRole;
+    /** An operator read that may show a secret: it is in the audit trail when it does (`noteAudit({ revealed })`). */
+    revealsSecret?: boolean;
   }
   interface FastifyRequest {
     principal?: Principal;
+    /** The operator of an `/admin/v1` request, once authenticated. */
+    operator?: Operator;
     /** Whose credentials these are, set as soon as they verify, also when the request is then refused. */
     identified?: Principal;
     /** The business of a route scoped by `{ param }`, once its link is checked. */

@@ -4,6 +4,7 @@ import { grantedInterface, type CredentialVerifier, type PartnerRouteConfig, typ
 import { cookieValue } from './portal-session.js';
 import { OPERATOR_COOKIE } from './operator-session.js';
 import { cookieChangeRefusal } from './same-origin.js';
+import { OPERATOR_TOKEN_PREFIX, roleAtLeast, type Operator, type OperatorRole, type OperatorVerifier } from '../auth/operator.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i;
@@ -123,32 +124,59 @@ function kindRefusal(principal: Principal, route: PartnerRouteConfig): string | 
   return undefined;
 }
 
-/** Console sessions, as the admin guard checks them (see OperatorSessions). */
+/** Console sessions signed in with the bootstrap token, as the operator guard checks them (see OperatorSessions). */
 export interface OperatorSessionVerifier {
   /** When the session ends, if the cookie's value is a live one. */
   verify(value: string): Promise<number | undefined>;
 }
 
+/** What the operator guard checks credentials against. */
+export interface OperatorAuthentication {
+  /** Whether a token is the bootstrap admin token (see AdminToken); false once it is turned off. */
+  bootstrapMatches: (token: string) => Promise<boolean>;
+  bootstrapSessions?: OperatorSessionVerifier;
+  /** Operator accounts' personal tokens and console sessions (the team family). */
+  accounts?: OperatorVerifier;
+  publicOrigin: string;
+}
+
+const BOOTSTRAP_NAME = 'bootstrap token';
+
 /**
- * The operator: the token as `Authorization: Bearer` (compared in constant time by `matches`), or
- * a console session's cookie (a change with the cookie only from this server's own pages).
+ * The operator of an `/admin/v1` request: a personal token (`pbs_op_…`) or the bootstrap token as
+ * `Authorization: Bearer`, or a console session's cookie (a change with the cookie only from this
+ * server's own pages). Who they are, not yet what they may do (`operatorRoleRefusal`).
  */
-export async function authenticateAdmin(
-  request: FastifyRequest,
-  matches: (token: string) => Promise<boolean>,
-  sessions: OperatorSessionVerifier | undefined,
-  publicOrigin: string,
-): Promise<void> {
+export async function authenticateOperator(request: FastifyRequest, auth: OperatorAuthentication): Promise<Operator> {
   const header = request.headers.authorization;
-  const cookie = header || !sessions ? undefined : cookieValue(request.headers.cookie, OPERATOR_COOKIE);
-  if (cookie !== undefined && sessions) {
-    const refusal = cookieChangeRefusal(request, publicOrigin);
+  const cookie = header ? undefined : cookieValue(request.headers.cookie, OPERATOR_COOKIE);
+  if (cookie !== undefined && (auth.bootstrapSessions || auth.accounts)) {
+    const refusal = cookieChangeRefusal(request, auth.publicOrigin);
     if (refusal) throw apiError('AUTHORIZATION_ERROR', `Console changes are accepted from the console’s own pages only: ${refusal}.`);
-    request.operatorSessionEnds = await sessions.verify(cookie);
-    if (request.operatorSessionEnds === undefined) throw apiError('TOKEN_INVALID', 'The console session has ended; sign in again.');
-    return;
+    const operator = cookie.startsWith('ops_')
+      ? await auth.accounts?.verifySession(cookie)
+      : await bootstrapSession(cookie, auth.bootstrapSessions);
+    if (!operator) throw apiError('TOKEN_INVALID', 'The console session has ended; sign in again.');
+    return operator;
   }
-  if (!header) throw apiError('TOKEN_MISSING', 'The operator API needs "Authorization: Bearer <admin token>".');
+  if (!header) throw apiError('TOKEN_MISSING', 'The operator API needs "Authorization: Bearer <operator token>".');
   const match = BEARER.exec(header);
-  if (!match || !(await matches(match[1]))) throw apiError('TOKEN_INVALID', 'Invalid admin token.');
+  if (match && match[1].startsWith(OPERATOR_TOKEN_PREFIX)) {
+    const operator = await auth.accounts?.verifyToken(match[1]);
+    if (operator) return operator;
+  } else if (match && (await auth.bootstrapMatches(match[1]))) {
+    return { via: 'bootstrap', accountId: null, tokenId: null, name: BOOTSTRAP_NAME, role: 'admin' };
+  }
+  throw apiError('TOKEN_INVALID', 'Invalid operator token (revoked, expired, or its account disabled).');
+}
+
+async function bootstrapSession(value: string, sessions: OperatorSessionVerifier | undefined): Promise<Operator | undefined> {
+  const ends = sessions ? await sessions.verify(value) : undefined;
+  return ends === undefined ? undefined : { via: 'bootstrap', accountId: null, tokenId: null, name: BOOTSTRAP_NAME, role: 'admin', sessionEnds: ends };
+}
+
+/** Why the operator may not call a route that needs `need`, or undefined when they may. */
+export function operatorRoleRefusal(operator: Operator, need: OperatorRole): string | undefined {
+  if (roleAtLeast(operator.role, need)) return undefined;
+  return `This operation needs the ${need} role; ${operator.via === 'token' ? 'this token holds' : 'you have'} ${operator.role}.`;
 }

@@ -6,7 +6,16 @@ import type {
   onSendHookHandler,
   preHandlerHookHandler,
 } from 'fastify';
-import { authenticateAdmin, authenticateKnown, authenticatePartner, decodeBasic, type OperatorSessionVerifier } from './authenticate.js';
+import {
+  authenticateKnown,
+  authenticateOperator,
+  authenticatePartner,
+  decodeBasic,
+  operatorRoleRefusal,
+  type OperatorAuthentication,
+} from './authenticate.js';
+import { auditDraft, auditDue, runAudited, type AuditDraft } from '../audit/audit-trail.js';
+import type { OperatorRole } from '../auth/operator.js';
 import { principalOf } from './typed-routes.js';
 import { isRecord, messageOf } from '../values.js';
 import {
@@ -37,8 +46,10 @@ export interface GuardOptions {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   defaultLimits: Limits;
-  /** Whether a token is the operator's (see AdminToken). */
-  adminTokenMatches: (token: string) => Promise<boolean>;
+  /** Operators' credentials: the bootstrap token, personal tokens, console sessions. */
+  operators: OperatorAuthentication;
+  /** The audit trail: a request's record when no transaction of it wrote one (audit-trail.ts). */
+  audit: { wallNow: () => number; writeAlone: (draft: AuditDraft) => Promise<void> };
   /** Requests per client address to routes anyone may call. */
   publicLimiter: TokenBuckets;
   /** Failed authentications per (client address, identity). */
@@ -49,8 +60,6 @@ export interface GuardOptions {
   portalLimiter: TokenBuckets;
   /** pbs's public origin (PBS_PUBLIC_URL's): cookie changes may come from it (same-origin.ts). */
   publicOrigin: string;
-  /** Operator console sessions (a cookie beside the token, on routes declaring `config.admin`). */
-  operatorSessions?: OperatorSessionVerifier;
   /** Faults on demand (sandbox): checked on every partner route before its handler. */
   faults?: FaultInjector;
 }
@@ -67,6 +76,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The Idempotency-Key this request claimed; a route hands it to its service within `partnerWriteOf(request)`. */
     idempotency?: PendingIdempotency;
+    /** An operator change's audit record, until written (audit-trail.ts). */
+    auditDraft?: AuditDraft;
   }
 }
 
@@ -82,7 +93,7 @@ function toArray<T>(value: T | T[] | undefined): T[] {
 
 /**
  * Attaches authentication, rate limits and Idempotency-Key handling to every route that declares
- * `config.partner` (or `config.admin`), so a family only states which interface a route belongs to.
+ * `config.partner` (or `config.operator`), so a family only states which interface a route belongs to.
  */
 export function installGuards(app: FastifyInstance, options: GuardOptions): void {
   const admit = (request: FastifyRequest, reply: FastifyReply, route: PartnerRouteConfig, principal: Principal) => {
@@ -165,10 +176,45 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
     return payload;
   };
 
-  const adminOnRequest: onRequestHookHandler = async function adminGuard(request) {
-    await throttledAuthentication(options.authFailures, failureKey(request.ip, 'operator'), () =>
-      authenticateAdmin(request, options.adminTokenMatches, options.operatorSessions, options.publicOrigin),
+  const operatorOnRequest =
+    (need: OperatorRole): onRequestHookHandler =>
+    async function operatorGuard(request) {
+      const operator = await throttledAuthentication(options.authFailures, failureKey(request.ip, 'operator'), () =>
+        authenticateOperator(request, options.operators),
+      );
+      request.operator = operator;
+      const refusal = operatorRoleRefusal(operator, need);
+      if (refusal) throw apiError('AUTHORIZATION_ERROR', refusal);
+    };
+
+  /**
+   * A change by an operator gets a draft of its audit record; the request's first transaction
+   * writes it (audit-trail.ts). Callback style, so the handler runs inside the draft's context.
+   */
+  const auditPreHandler: preHandlerHookHandler = function auditDraftOpen(request, _reply, done) {
+    const operator = request.operator;
+    if (!operator) return done();
+    const draft = auditDraft(
+      operator,
+      { ip: request.ip, method: request.method, url: request.url, routeUrl: request.routeOptions.url ?? request.url, params: request.params, body: request.body },
+      options.audit.wallNow(),
     );
+    if (request.routeOptions.config.revealsSecret) draft.onlyIfRevealed = true;
+    request.auditDraft = draft;
+    runAudited(draft, () => done());
+  };
+
+  /** A change that ran no transaction (a sign-in, the sandbox clock) is recorded as its answer goes out. */
+  const auditOnSend: onSendHookHandler = async function auditRecordAlone(request, reply, payload) {
+    const draft = request.auditDraft;
+    if (!draft || !auditDue(draft) || reply.statusCode >= 400) return payload;
+    draft.written = true;
+    try {
+      await options.audit.writeAlone(draft);
+    } catch (error) {
+      request.log.error({ err: error, action: draft.action }, 'could not write the audit record of a change');
+    }
+    return payload;
   };
 
   const publicOnRequest: onRequestHookHandler = function publicLimit(request, _reply, done) {
@@ -302,8 +348,12 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         route.preHandler = [...toArray(route.preHandler), idempotencyPreHandler];
         route.onSend = [...toArray(route.onSend), idempotencyOnSend];
       }
-    } else if (config?.admin) {
-      route.onRequest = [...toArray(route.onRequest), adminOnRequest];
+    } else if (config?.operator) {
+      route.onRequest = [...toArray(route.onRequest), operatorOnRequest(config.operator)];
+      if (config.revealsSecret || methods.some((m) => m !== 'GET' && m !== 'HEAD')) {
+        route.preHandler = [...toArray(route.preHandler), auditPreHandler];
+        route.onSend = [...toArray(route.onSend), auditOnSend];
+      }
     } else if (config?.portal) {
       if (!options.portal) throw new Error(`Route ${methods.join(',')} ${route.url} is a portal route, and no portal sessions are set up`);
       route.onRequest = [...toArray(route.onRequest), portalGuard(options.portal, portalLimits)];

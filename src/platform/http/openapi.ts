@@ -14,7 +14,7 @@ const error = (description: string) => ({ description, $ref: 'ErrorResponse#' })
  */
 function documentGuards(schema: FastifySchema, config: FastifyContextConfig | undefined, method: string): FastifySchema {
   const partner = config?.partner;
-  if (!partner && !config?.admin && !config?.portal) return schema;
+  if (!partner && !config?.operator && !config?.portal) return schema;
   const response: Record<string, unknown> = { ...(isRecord(schema.response) ? schema.response : {}) };
   const add = (status: number, description: string) => {
     const existing = response[status];
@@ -26,7 +26,9 @@ function documentGuards(schema: FastifySchema, config: FastifyContextConfig | un
     add(401, 'TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended');
     if (method !== 'GET') add(403, 'AUTHORIZATION_ERROR: the change came from another origin than the portal');
   } else if (!partner) {
+    out['x-pbs-operator-role'] = config?.operator;
     add(401, 'TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong');
+    add(403, `AUTHORIZATION_ERROR: the operator's role is below ${config?.operator ?? 'the one this operation needs'}`);
   } else {
     const scope = partner.business;
     out['x-pbs-partner'] = { interface: partner.interface, scheme: partner.scheme, business: scope };

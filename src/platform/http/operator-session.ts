@@ -2,6 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { typedRoutes } from './typed-routes.js';
 import { apiError } from '../errors.js';
+import { operatorRoles, type Operator } from '../auth/operator.js';
+import { cookieValue } from './portal-session.js';
 
 /** The cookie an operator's console session travels in (HttpOnly, SameSite=Strict, Path=/admin). */
 export const OPERATOR_COOKIE = 'pbs_operator';
@@ -56,22 +58,49 @@ export class OperatorSessions {
 }
 
 /** The cookie's clearing: the browser drops it at once. */
-const CLEARED = `${OPERATOR_COOKIE}=; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=0`;
+export const CLEARED = `${OPERATOR_COOKIE}=; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=0`;
 
 const sessionAnswer = {
   type: 'object',
-  required: ['expires_at'],
+  required: ['expires_at', 'operator'],
   properties: {
-    expires_at: { type: ['string', 'null'], description: 'When the console session ends; null: signed in with the token itself' },
+    expires_at: { type: ['string', 'null'], description: 'When the console session ends; null: signed in with a token itself' },
+    operator: {
+      type: 'object',
+      required: ['name', 'role', 'via', 'account_id'],
+      properties: {
+        name: { type: 'string', description: 'The account’s e-mail, or "bootstrap token"' },
+        role: { type: 'string', enum: [...operatorRoles] },
+        via: { type: 'string', enum: ['bootstrap', 'session', 'token'] },
+        account_id: { type: ['string', 'null'] },
+      },
+    },
   },
 } as const;
 
-/** Signing the console in and out; the admin guard accepts the cookie beside the token. */
-export function operatorSessionRoutes(sessions: OperatorSessions, publicUrl: string) {
+/** The signed-in operator, as the console reads it. */
+export function whoAnswer(operator: Operator | undefined) {
+  return {
+    expires_at: operator?.sessionEnds === undefined ? null : new Date(operator.sessionEnds).toISOString(),
+    operator: {
+      name: operator?.name ?? '',
+      role: operator?.role ?? 'viewer',
+      via: operator?.via ?? 'token',
+      account_id: operator?.accountId ?? null,
+    },
+  };
+}
+
+/**
+ * Signing the console in with the bootstrap token, and any console session out; the operator
+ * guard accepts the cookie beside a token. Accounts sign in with a password and code or SSO (the
+ * team family's sign-in routes), which set the same cookie.
+ */
+export function operatorSessionRoutes(sessions: OperatorSessions, publicUrl: string, endAccountSession: (value: string) => Promise<void>) {
   const secure = (request: FastifyRequest) => request.protocol === 'https' || publicUrl.startsWith('https:');
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
-    const config = { admin: true };
+    const config = { operator: 'viewer' } as const;
     const tags = ['operator'];
     const security = [{ adminToken: [] }];
     app.post(
@@ -81,44 +110,40 @@ export function operatorSessionRoutes(sessions: OperatorSessions, publicUrl: str
         schema: {
           tags,
           security,
-          summary: 'Sign a browser in: the operator token (Authorization: Bearer) for an HttpOnly session cookie',
+          summary: 'Sign a browser in: the bootstrap token (Authorization: Bearer) for an HttpOnly session cookie',
           response: { 200: sessionAnswer, 401: { $ref: 'ErrorResponse#' } },
         },
       },
       async (request, reply) => {
-        // Only the token starts a session: a session cannot extend itself.
-        if (request.operatorSessionEnds !== undefined)
-          throw apiError('TOKEN_MISSING', 'Sign in with the operator token (Authorization: Bearer).');
+        // Only the bootstrap token starts a session this way: a session cannot extend itself, and
+        // an account signs in with its password and code (or SSO), not with a script's token.
+        const operator = request.operator;
+        if (operator?.via !== 'bootstrap' || operator.sessionEnds !== undefined)
+          throw apiError('TOKEN_MISSING', 'Sign in with the bootstrap token (Authorization: Bearer), or with your account at /console.');
         const session = await sessions.issue();
         reply.header('set-cookie', sessions.cookieFor(session.value, secure(request))).header('cache-control', 'no-store');
-        return { expires_at: new Date(session.expiresAt).toISOString() };
+        return whoAnswer({ ...operator, sessionEnds: session.expiresAt });
       },
     );
     app.get(
       '/admin/v1/session',
       {
         config,
-        schema: { tags, security, summary: 'Whether this browser is signed in, and until when', response: { 200: sessionAnswer } },
+        schema: { tags, security, summary: 'Who is signed in, with what role, and until when', response: { 200: sessionAnswer } },
       },
-      async (request) => {
-        const cookie = request.operatorSessionEnds;
-        return { expires_at: cookie === undefined ? null : new Date(cookie).toISOString() };
-      },
+      async (request) => whoAnswer(request.operator),
     );
     app.delete(
       '/admin/v1/session',
       {
         config,
-        schema: { tags, security, summary: 'Sign this browser out (clears the session cookie)', response: { 204: { type: 'null' } } },
+        schema: { tags, security, summary: 'Sign this browser out (ends the session and clears its cookie)', response: { 204: { type: 'null' } } },
       },
-      async (_request, reply) => reply.code(204).header('set-cookie', CLEARED).send(),
+      async (request, reply) => {
+        const cookie = cookieValue(request.headers.cookie, OPERATOR_COOKIE);
+        if (cookie !== undefined && request.operator?.via === 'session') await endAccountSession(cookie);
+        return reply.code(204).header('set-cookie', CLEARED).send();
+      },
     );
   };
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set when an operator request was authenticated by a console session cookie: when it ends (ms). */
-    operatorSessionEnds?: number;
-  }
 }

@@ -1,3 +1,4 @@
+import { isOperatorRole } from '../auth/operator.js';
 import { businessUserScopes, isPartnerInterface, type PartnerRouteConfig } from '../auth/principal.js';
 
 /**
@@ -12,17 +13,21 @@ const AUTHENTICATED_PREFIXES = ['/v3/', '/v1/', '/listing_management/', '/progra
 /** Why a route's security declaration cannot be used, or undefined when it can. */
 export function declarationProblem(
   url: string,
-  config: { partner?: PartnerRouteConfig; admin?: boolean; portal?: boolean } | undefined,
+  config: { partner?: PartnerRouteConfig; operator?: unknown; portal?: boolean } | undefined,
 ): string | undefined {
   const partner = config?.partner;
-  if (config?.portal) return partner || config.admin ? 'declares a portal guard beside another' : undefined;
+  const operator = config?.operator;
+  if (config?.portal) return partner || operator !== undefined ? 'declares a portal guard beside another' : undefined;
+  if (operator !== undefined && !isOperatorRole(operator)) return `names no known operator role (${String(operator)})`;
+  if (operator !== undefined && !url.startsWith('/admin/')) return 'declares an operator role outside /admin/';
   if (!partner) {
-    if (config?.admin) return undefined;
+    if (operator !== undefined) return undefined;
+    if (url.startsWith('/admin/')) return 'declares no operator role (config.operator)';
     return AUTHENTICATED_PREFIXES.some((p) => url.startsWith(p) || `${url}/` === p)
-      ? 'declares no authentication (config.partner, config.admin or config.portal)'
+      ? 'declares no authentication (config.partner, config.operator or config.portal)'
       : undefined;
   }
-  if (config?.admin) return 'declares both a partner and an operator guard';
+  if (operator !== undefined) return 'declares both a partner and an operator guard';
   const named: readonly unknown[] = Array.isArray(partner.interface) ? partner.interface : [partner.interface];
   if (named.length === 0 || !named.every((i) => typeof i === 'string' && isPartnerInterface(i)))
     return `names no known interface (${String(partner.interface)})`;
