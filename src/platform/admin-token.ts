@@ -1,3 +1,4 @@
+import { apiError } from './errors.js';
 import { randomBase62, secretMatches, sha256Hex } from './ids.js';
 import type { SettingsStore } from './settings.js';
 
@@ -62,7 +63,7 @@ export class AdminToken {
    * the server) issues a new one.
    */
   async turnOff(): Promise<void> {
-    if (this.configured) throw new Error('PBS_ADMIN_TOKEN is set: set it to "off" there instead');
+    if (this.configured) throw apiError('CONFLICT', 'PBS_ADMIN_TOKEN is set: set it to "off" there instead.');
     await this.settings.set(KEY, BOOTSTRAP_OFF);
     this.hash = BOOTSTRAP_OFF;
     this.readAt = this.wallNow();
