@@ -258,7 +258,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       publicUrl: config.publicUrl,
       sessionMs: config.operatorSessionMs,
       failures: authFailures,
-      bootstrap: { isOff: () => adminToken.isOff(), turnOff: () => adminToken.turnOff() },
+      bootstrap: { isOff: () => adminToken.isOff(), turnOff: () => database.transact((trx) => adminToken.turnOff(trx)) },
     }),
     ...(options.modules?.(ctx, services) ?? []),
   ];
@@ -301,7 +301,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
       accounts: services.team,
       publicOrigin: new URL(config.publicUrl).origin,
     },
-    audit: { wallNow: ctx.wallClock, writeAlone: (draft) => writeAudit(database.db, draft) },
+    audit: { wallNow: ctx.wallClock, writeAlone: (draft) => writeAudit(database.db, draft, 'after the change') },
     publicLimiter,
     authFailures,
     portal: services.portal,

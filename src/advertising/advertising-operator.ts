@@ -1,5 +1,6 @@
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { Clock } from '../platform/clock.js';
+import { noteAudit } from '../platform/audit/audit-trail.js';
 import type { Database } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent, type DomainEvent } from '../platform/events.js';
@@ -89,7 +90,7 @@ export class AdvertisingOperator {
   async hold(jobId: string) {
     const job = await this.job(jobId);
     if (job.status === 'COMPLETED') throw apiError('CONFLICT', 'The job has completed.');
-    await this.store().setHeld(jobId, true);
+    await this.database.transact((trx) => this.advertising.store(trx).setHeld(jobId, true));
     return this.describe(jobId);
   }
 
@@ -133,7 +134,13 @@ export class AdvertisingOperator {
 
   async setSettings(input: { hold_new_jobs?: unknown }) {
     const hold = flag(input.hold_new_jobs, 'hold_new_jobs');
-    if (hold !== undefined) await new SettingsStore(this.database.db).set(HOLD_NEW_JOBS_SETTING, String(hold));
+    if (hold !== undefined) {
+      const before = await this.settings();
+      await this.database.transact(async (trx) => {
+        noteAudit({ before, after: { hold_new_jobs: hold } });
+        await new SettingsStore(trx).set(HOLD_NEW_JOBS_SETTING, String(hold));
+      });
+    }
     return this.settings();
   }
 
@@ -186,16 +193,15 @@ export class AdvertisingOperator {
   async declineCategory(category: string, reason: unknown) {
     if (reason !== undefined && (typeof reason !== 'string' || reason.length > 500))
       throw apiError('VALIDATION_ERROR', 'reason must be text', { field: 'reason' });
-    await this.store().declineCategory({
-      category,
-      reason: typeof reason === 'string' ? reason : 'declined by policy',
-      created_at: this.clock.now(),
-    });
+    const row = { category, reason: typeof reason === 'string' ? reason : 'declined by policy', created_at: this.clock.now() };
+    await this.database.transact((trx) => this.advertising.store(trx).declineCategory(row));
     return this.categoryPolicy();
   }
 
   async allowCategory(category: string) {
-    if (!(await this.store().allowCategory(category))) throw apiError('NOT_FOUND', `The policy does not decline ${category}`);
+    await this.database.transact(async (trx) => {
+      if (!(await this.advertising.store(trx).allowCategory(category))) throw apiError('NOT_FOUND', `The policy does not decline ${category}`);
+    });
     return this.categoryPolicy();
   }
 
@@ -228,15 +234,20 @@ export class AdvertisingOperator {
     if (typeof months !== 'number' || !Number.isInteger(months) || months < 1 || months > 24)
       throw apiError('VALIDATION_ERROR', 'months must be 1 to 24', { field: 'months' });
     const active = flag(input.active, 'active') ?? true;
-    const existing = await this.store().promotion(code);
-    await this.store().savePromotion({
-      code,
-      program_types: JSON.stringify([...new Set(types)]),
-      min_budget: min,
-      max_budget: max,
-      months: months,
-      active: active ? 1 : 0,
-      created_at: existing?.created_at ?? this.clock.now(),
+    await this.database.transact(async (trx) => {
+      const store = this.advertising.store(trx);
+      const existing = await store.promotion(code);
+      const next = { program_types: [...new Set(types)], min_budget: min, max_budget: max, months, active };
+      noteAudit({ before: existing ? promotionView(existing) : null, after: { code, ...next } });
+      await store.savePromotion({
+        code,
+        program_types: JSON.stringify(next.program_types),
+        min_budget: min,
+        max_budget: max,
+        months: months,
+        active: active ? 1 : 0,
+        created_at: existing?.created_at ?? this.clock.now(),
+      });
     });
     return promotionView((await this.store().promotion(code))!);
   }

@@ -264,13 +264,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
         },
       },
       async (request) => {
-        const id = request.params.task_id;
-        const task = await ctx.tasks.retry(id);
-        if (!task) {
-          if (!(await ctx.tasks.get(id))) throw apiError('NOT_FOUND', 'Task not found');
-          throw apiError('CONFLICT', 'Only dead tasks can be retried');
-        }
-        return taskView(task);
+        return taskView(await ctx.tasks.retry(request.params.task_id));
       },
     );
 

@@ -4,6 +4,7 @@ import { isPartnerInterface } from '../platform/auth/principal.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import { fromFlag, isUniqueViolation, type Database, type DbOrTx } from '../platform/db/database.js';
+import { noteAudit } from '../platform/audit/audit-trail.js';
 import { apiError } from '../platform/errors.js';
 import { newId, randomBase62, secretMatches, sha256Hex } from '../platform/ids.js';
 import type { SecretKeys } from '../platform/secret-keys.js';
@@ -105,7 +106,10 @@ export class CredentialService implements CredentialVerifier {
       revoked_at: null,
     };
     try {
-      await this.store().insertCredential(row);
+      await this.database.transact(async (trx) => {
+        noteAudit({ target: { kind: 'credential', id: row.id }, partnerId, after: { kind: input.kind, public_id: publicId } });
+        await this.store(trx).insertCredential(row);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw apiError('CONFLICT', `The ${input.kind} identifier ${publicId} is already taken.`);
       throw error;

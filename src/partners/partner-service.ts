@@ -13,6 +13,7 @@ import {
 import type { Clock } from '../platform/clock.js';
 import { toIso } from '../platform/clock.js';
 import { toFlag, fromFlag, type Database, type DbOrTx } from '../platform/db/database.js';
+import { noteAudit } from '../platform/audit/audit-trail.js';
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { containsNul } from '../platform/input-guards.js';
@@ -137,8 +138,10 @@ export class PartnerService implements BusinessLinks {
   }
 
   async setStatus(id: string, status: 'active' | 'disabled'): Promise<PartnerView> {
-    const result = await this.store().setPartnerStatus(id, status, this.clock.now());
-    if (Number(result.numUpdatedRows) === 0) throw apiError('NOT_FOUND', `Partner not found: ${id}`);
+    await this.database.transact(async (trx) => {
+      const result = await this.store(trx).setPartnerStatus(id, status, this.clock.now());
+      if (Number(result.numUpdatedRows) === 0) throw apiError('NOT_FOUND', `Partner not found: ${id}`);
+    });
     this.onAccessChanged();
     return this.get(id);
   }
@@ -147,13 +150,14 @@ export class PartnerService implements BusinessLinks {
     if (!isPartnerInterface(name)) throw unknownInterface(name);
     const current = await this.get(id);
     const was = current.interfaces[name];
-    await this.store().upsertInterface({
-      partner_id: id,
-      interface: name,
-      enabled: toFlag(change.enabled ?? was.enabled),
+    const next = {
+      enabled: change.enabled ?? was.enabled,
       per_second: change.per_second !== undefined ? change.per_second : was.per_second,
       per_day: change.per_day !== undefined ? change.per_day : was.per_day,
-      updated_at: this.clock.now(),
+    };
+    await this.database.transact(async (trx) => {
+      noteAudit({ before: was, after: next });
+      await this.store(trx).upsertInterface({ partner_id: id, interface: name, ...next, enabled: toFlag(next.enabled), updated_at: this.clock.now() });
     });
     this.onAccessChanged();
     return this.get(id);

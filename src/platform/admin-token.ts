@@ -1,6 +1,7 @@
 import { apiError } from './errors.js';
 import { randomBase62, secretMatches, sha256Hex } from './ids.js';
-import type { SettingsStore } from './settings.js';
+import { SettingsStore } from './settings.js';
+import type { DbOrTx } from './db/database.js';
 
 const KEY = 'admin_token_hash';
 /** What the stored hash (or PBS_ADMIN_TOKEN) is once the bootstrap token is turned off: no token hashes to it. */
@@ -62,9 +63,9 @@ export class AdminToken {
    * sessions it started stop working at once in every process; `pbs admin-token reset` (a shell on
    * the server) issues a new one.
    */
-  async turnOff(): Promise<void> {
+  async turnOff(db: DbOrTx): Promise<void> {
     if (this.configured) throw apiError('CONFLICT', 'PBS_ADMIN_TOKEN is set: set it to "off" there instead.');
-    await this.settings.set(KEY, BOOTSTRAP_OFF);
+    await new SettingsStore(db).set(KEY, BOOTSTRAP_OFF);
     this.hash = BOOTSTRAP_OFF;
     this.readAt = this.wallNow();
   }

@@ -263,13 +263,13 @@ export class Team implements OperatorVerifier {
         target: { kind: 'account', id: row.id },
         details: {},
         written: true,
-      });
+      }, 'with the change');
     });
     return { operator, value, expiresAt };
   }
 
   async endSession(value: string): Promise<void> {
-    if (value.startsWith(SESSION_PREFIX)) await teamStore.deleteSession(this.db, sha256Hex(value));
+    if (value.startsWith(SESSION_PREFIX)) await this.database.transact((trx) => teamStore.deleteSession(trx, sha256Hex(value)));
   }
 
   isAccountSession(value: string): boolean {

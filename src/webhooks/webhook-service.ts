@@ -118,35 +118,42 @@ export class WebhookService {
     const now = this.clock.now();
     const existing = await this.endpointRow(partnerId);
     if (!existing) {
-      await this.store().insertEndpoint({
-        partner_id: partnerId,
-        url: input.url,
-        client_id: input.client_id ?? partnerId,
-        event_types: JSON.stringify(types),
-        status: 'unverified',
-        status_reason: 'not verified yet',
-        verified_at: null,
-        secret: newWebhookSecret(),
-        previous_secret: null,
-        previous_secret_until: null,
-        created_at: now,
-        updated_at: now,
-      });
+      await this.database.transact((trx) =>
+        this.store(trx).insertEndpoint({
+          partner_id: partnerId,
+          url: input.url,
+          client_id: input.client_id ?? partnerId,
+          event_types: JSON.stringify(types),
+          status: 'unverified',
+          status_reason: 'not verified yet',
+          verified_at: null,
+          secret: newWebhookSecret(),
+          previous_secret: null,
+          previous_secret_until: null,
+          created_at: now,
+          updated_at: now,
+        }),
+      );
     } else {
       const urlChanged = existing.url !== input.url;
-      await this.store().updateEndpoint(partnerId, {
-        url: input.url,
-        client_id: input.client_id ?? existing.client_id,
-        event_types: JSON.stringify(types),
-        updated_at: now,
-        ...(urlChanged ? { status: 'unverified', status_reason: 'URL changed; verify again', verified_at: null } : {}),
-      });
+      await this.database.transact((trx) =>
+        this.store(trx).updateEndpoint(partnerId, {
+          url: input.url,
+          client_id: input.client_id ?? existing.client_id,
+          event_types: JSON.stringify(types),
+          updated_at: now,
+          ...(urlChanged ? { status: 'unverified', status_reason: 'URL changed; verify again', verified_at: null } : {}),
+        }),
+      );
     }
     return this.getEndpoint(partnerId);
   }
 
   async removeEndpoint(partnerId: string): Promise<void> {
-    if (!(await this.store().deleteEndpoint(partnerId))) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
+    // Refused inside the transaction: a change that did not happen leaves no audit record.
+    await this.database.transact(async (trx) => {
+      if (!(await this.store(trx).deleteEndpoint(partnerId))) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
+    });
   }
 
   /** Sandbox: send every message twice, each after a random delay, to try a receiver's de-duplication and ordering. */
@@ -156,7 +163,9 @@ export class WebhookService {
       throw apiError('AUTHORIZATION_ERROR', 'Duplicated and reordered deliveries are for the sandbox; this server runs in production.');
     const row = await this.endpointRow(partnerId);
     if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
-    await this.store().updateEndpoint(partnerId, { duplicate_and_reorder: on ? 1 : 0, updated_at: this.clock.now() });
+    await this.database.transact((trx) =>
+      this.store(trx).updateEndpoint(partnerId, { duplicate_and_reorder: on ? 1 : 0, updated_at: this.clock.now() }),
+    );
     return this.getEndpoint(partnerId);
   }
 
@@ -165,12 +174,14 @@ export class WebhookService {
     const row = await this.endpointRow(partnerId);
     if (!row) throw apiError('NOT_FOUND', `No webhook endpoint for partner ${partnerId}`);
     const now = this.clock.now();
-    await this.store().updateEndpoint(partnerId, {
-      secret: newWebhookSecret(),
-      previous_secret: row.secret,
-      previous_secret_until: now + ROTATION_GRACE_MS,
-      updated_at: now,
-    });
+    await this.database.transact((trx) =>
+      this.store(trx).updateEndpoint(partnerId, {
+        secret: newWebhookSecret(),
+        previous_secret: row.secret,
+        previous_secret_until: now + ROTATION_GRACE_MS,
+        updated_at: now,
+      }),
+    );
     return this.getEndpoint(partnerId);
   }
 
@@ -187,11 +198,13 @@ export class WebhookService {
       .slice(0, 24);
     const failure = await this.challenge(row.url, challenge);
     const now = this.clock.now();
-    await this.store().updateEndpoint(
-      partnerId,
-      failure
-        ? { status: 'failed', status_reason: failure, verified_at: null, updated_at: now }
-        : { status: 'verified', status_reason: null, verified_at: now, updated_at: now },
+    await this.database.transact((trx) =>
+      this.store(trx).updateEndpoint(
+        partnerId,
+        failure
+          ? { status: 'failed', status_reason: failure, verified_at: null, updated_at: now }
+          : { status: 'verified', status_reason: null, verified_at: now, updated_at: now },
+      ),
     );
     return this.getEndpoint(partnerId);
   }
@@ -377,9 +390,11 @@ export class WebhookService {
   /** Sends a message again: the delivery starts over with a fresh 24-hour window. */
   async redeliver(deliveryId: string, partnerId?: string) {
     const now = this.clock.now();
-    const outcome = await this.store().redeliver(deliveryId, now, now + this.config.retryWindowHours * 3600_000, partnerId);
-    if (outcome === 'pending') throw apiError('CONFLICT', 'The delivery is still pending');
-    if (outcome === 'unknown') throw apiError('NOT_FOUND', 'Delivery not found');
+    await this.database.transact(async (trx) => {
+      const outcome = await this.store(trx).redeliver(deliveryId, now, now + this.config.retryWindowHours * 3600_000, partnerId);
+      if (outcome === 'pending') throw apiError('CONFLICT', 'The delivery is still pending');
+      if (outcome === 'unknown') throw apiError('NOT_FOUND', 'Delivery not found');
+    });
     this.wake();
     return { redelivered: 1 };
   }
@@ -387,7 +402,9 @@ export class WebhookService {
   /** Every failed delivery of messages created between two instants (optionally for one partner). */
   async redeliverFailed(from: number, to: number, partnerId?: string) {
     const now = this.clock.now();
-    const redelivered = await this.store().redeliverFailed(from, to, partnerId, now, now + this.config.retryWindowHours * 3600_000);
+    const redelivered = await this.database.transact((trx) =>
+      this.store(trx).redeliverFailed(from, to, partnerId, now, now + this.config.retryWindowHours * 3600_000),
+    );
     this.wake();
     return { redelivered };
   }

@@ -1,5 +1,5 @@
 import { toIso } from '../platform/clock.js';
-import type { Database } from '../platform/db/database.js';
+import type { Database, DbOrTx } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
 import { PORTAL_COOKIE, type PortalSession, type PortalSessionVerifier } from '../platform/http/portal-session.js';
 import { randomBase62, sha256Hex } from '../platform/ids.js';
@@ -39,8 +39,8 @@ export class Portal implements PortalSessionVerifier {
     this.now = options.wallClock ?? Date.now;
   }
 
-  private store() {
-    return new PortalStore(this.database.db);
+  private store(db: DbOrTx = this.database.db) {
+    return new PortalStore(db);
   }
 
   /** A sign-in link for the partner: single use, 15 minutes. */
@@ -48,13 +48,8 @@ export class Portal implements PortalSessionVerifier {
     await this.activeStanding(partnerId);
     const token = randomBase62(32);
     const now = this.now();
-    await this.store().insertLink({
-      token_hash: sha256Hex(token),
-      partner_id: partnerId,
-      created_at: now,
-      expires_at: now + PORTAL_LINK_MS,
-      used_at: null,
-    });
+    const link = { token_hash: sha256Hex(token), partner_id: partnerId, created_at: now, expires_at: now + PORTAL_LINK_MS, used_at: null };
+    await this.database.transact((trx) => this.store(trx).insertLink(link));
     return { url: `${this.options.publicUrl}/portal/sign-in?token=${token}`, expires_at: toIso(now + PORTAL_LINK_MS) };
   }
 
@@ -108,7 +103,7 @@ export class Portal implements PortalSessionVerifier {
 
   async revokeAll(partnerId: string) {
     await this.partners.describe(partnerId);
-    return { revoked: await this.store().revokeSessionsOf(partnerId, this.now()) };
+    return { revoked: await this.database.transact((trx) => this.store(trx).revokeSessionsOf(partnerId, this.now())) };
   }
 
   purgeEnded() {

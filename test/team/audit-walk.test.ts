@@ -216,6 +216,8 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
       const mine = fresh.filter((x: { action: string }) => x.action === action);
       expect(mine.length, `${step.op}: records ${JSON.stringify(fresh).slice(0, 400)}`).toBe(1);
       expect(mine[0].actor.name).toBe(step.asAccount ? boss.email : 'bootstrap token');
+      // In the change's own transaction, but for what changes nothing in the database (a bootstrap session's cookie).
+      expect(mine[0].details.recorded, step.op).toBe(step.op.endsWith(' /admin/v1/session') ? 'after the change' : 'with the change');
     }
     const all = await admin(h.url, 'GET', '/admin/v1/audit/export', { token: boss.token });
     expect(all.status).toBe(200);

@@ -132,7 +132,7 @@ export function auditingTransact(transact: Database['transact']): Database['tran
     return transact((trx) =>
       current.run(draft, async () => {
         const result = await work(trx);
-        await writeAudit(trx, draft);
+        await writeAudit(trx, draft, 'with the change');
         return result;
       }),
     ).catch((error: unknown) => {
@@ -142,7 +142,11 @@ export function auditingTransact(transact: Database['transact']): Database['tran
   };
 }
 
-export async function writeAudit(db: DbOrTx, draft: AuditDraft): Promise<void> {
+/**
+ * Writes a draft's record. `recorded` says whether it committed with the change (its transaction)
+ * or after it (a change that ran no transaction of pbs's: a sign-in, the sandbox clock, a secret shown).
+ */
+export async function writeAudit(db: DbOrTx, draft: AuditDraft, recorded: 'with the change' | 'after the change'): Promise<void> {
   const row: OperatorAuditTable = {
     id: newId(),
     at: draft.at,
@@ -156,7 +160,7 @@ export async function writeAudit(db: DbOrTx, draft: AuditDraft): Promise<void> {
     target_id: draft.target?.id ?? null,
     partner_id: draft.partnerId ?? (draft.target?.kind === 'partner' ? draft.target.id : null),
     business_id: draft.businessId ?? (draft.target?.kind === 'business' ? draft.target.id : null),
-    details: JSON.stringify(draft.details),
+    details: JSON.stringify({ ...draft.details, recorded }),
   };
   await db.insertInto('operator_audit').values(row).execute();
 }

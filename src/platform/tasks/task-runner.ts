@@ -1,3 +1,4 @@
+import { apiError } from '../errors.js';
 import os from 'node:os';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { sql, type Selectable } from 'kysely';
@@ -198,16 +199,23 @@ export class TaskRunner {
   }
 
   /** Puts a dead task back in the queue with a fresh set of attempts. */
-  async retry(id: string): Promise<Task | undefined> {
+  async retry(id: string): Promise<Task> {
     const now = this.clock.now();
-    const updated = await this.database.db
-      .updateTable('tasks')
-      .set({ state: 'pending', attempts: 0, run_at: now, updated_at: now, finished_at: null, locked_by: null, locked_until: null })
-      .where('id', '=', id)
-      .where('state', '=', 'dead')
-      .returningAll()
-      .executeTakeFirst();
-    if (updated) this.wake();
+    // Refused inside the transaction: a retry that did not happen leaves no audit record.
+    const updated = await this.database.transact(async (trx) => {
+      const row = await trx
+        .updateTable('tasks')
+        .set({ state: 'pending', attempts: 0, run_at: now, updated_at: now, finished_at: null, locked_by: null, locked_until: null })
+        .where('id', '=', id)
+        .where('state', '=', 'dead')
+        .returningAll()
+        .executeTakeFirst();
+      // Read on the transaction: on SQLite a read beside it would wait for it.
+      const exists = row ? true : await trx.selectFrom('tasks').select('id').where('id', '=', id).executeTakeFirst();
+      if (!row) throw exists ? apiError('CONFLICT', 'Only dead tasks can be retried') : apiError('NOT_FOUND', 'Task not found');
+      return row;
+    });
+    this.wake();
     return updated;
   }
 
