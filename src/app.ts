@@ -174,7 +174,7 @@ export async function resetAdminToken(database: Database): Promise<string> {
 export async function createPbs(config: Config, options: PbsOptions = {}): Promise<Pbs> {
   const opened = options.database ?? (await openConfiguredDatabase(config));
   // An operator's change writes its audit record in its own transaction (platform/audit).
-  const database: Database = { ...opened, transact: auditingTransact(opened.transact) };
+  const database: Database = { ...opened, transact: auditingTransact((work) => opened.transact(work)) };
   const sandboxClock = options.clock
     ? options.clock instanceof ControllableClock
       ? options.clock
@@ -314,7 +314,8 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
   if (config.requestLog.enabled) installRequestRecording(app, services.requestLog, () => clock.now());
   const http = options.http ?? true;
   if (http) await registerOpenApi(app, { version: VERSION, tags: inSpecOrder(modules.flatMap((m) => m.tags ?? [])) });
-  if (http && config.role !== 'worker') await app.register(operatorSessionRoutes(operatorSessions, config.publicUrl, (value) => services.team.endSession(value)));
+  if (http && config.role !== 'worker')
+    await app.register(operatorSessionRoutes(operatorSessions, config.publicUrl, (value) => services.team.endSession(value)));
   // A worker process answers only health, readiness and metrics: its port is for probes.
   const servesApi = config.role !== 'worker';
   for (const module of modules) {

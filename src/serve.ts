@@ -41,7 +41,11 @@ export async function serve(config: Config): Promise<void> {
 /** Production refuses secrets that are easy to guess, however long (platform/secret-strength.ts). */
 async function refuseWeakSecrets(config: Config): Promise<void> {
   // `off`: no bootstrap token at all (operators sign in with their accounts).
-  const secrets = { PBS_ADMIN_TOKEN: config.adminToken === 'off' ? undefined : config.adminToken, PBS_SECRET_KEY: config.secretKey, PBS_METRICS_TOKEN: config.metricsToken };
+  const secrets = {
+    PBS_ADMIN_TOKEN: config.adminToken === 'off' ? undefined : config.adminToken,
+    PBS_SECRET_KEY: config.secretKey,
+    PBS_METRICS_TOKEN: config.metricsToken,
+  };
   for (const [name, secret] of Object.entries(secrets)) {
     const problem = secret === undefined ? undefined : await weakSecretProblem(name, secret);
     if (problem) throw new ConfigError(problem);

@@ -83,13 +83,19 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     ] as const) {
       app.post(
         `/admin/v1/advertising/jobs/:job_id/${action}`,
-        { config: { operator: 'support' }, schema: { tags, security, summary, params: jobParams, response: { 200: operatorJobSchema, 404: error, 409: error } } },
+        {
+          config: { operator: 'support' },
+          schema: { tags, security, summary, params: jobParams, response: { 200: operatorJobSchema, 404: error, 409: error } },
+        },
         async (request) => operator[action](request.params.job_id),
       );
     }
     app.get(
       '/admin/v1/advertising/settings',
-      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'Sandbox advertising settings', response: { 200: settingsSchema } } },
+      {
+        config: { operator: 'viewer' },
+        schema: { tags, security, summary: 'Sandbox advertising settings', response: { 200: settingsSchema } },
+      },
       async () => operator.settings(),
     );
     app.put(
@@ -141,7 +147,10 @@ export function advertisingAdminRoutes(operator: AdvertisingOperator) {
     );
     app.get(
       '/admin/v1/advertising/category-policy',
-      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'Categories declined for CPC advertising', response: { 200: categoryPolicySchema } } },
+      {
+        config: { operator: 'viewer' },
+        schema: { tags, security, summary: 'Categories declined for CPC advertising', response: { 200: categoryPolicySchema } },
+      },
       async () => operator.categoryPolicy(),
     );
     app.put(

@@ -200,7 +200,8 @@ export class AdvertisingOperator {
 
   async allowCategory(category: string) {
     await this.database.transact(async (trx) => {
-      if (!(await this.advertising.store(trx).allowCategory(category))) throw apiError('NOT_FOUND', `The policy does not decline ${category}`);
+      if (!(await this.advertising.store(trx).allowCategory(category)))
+        throw apiError('NOT_FOUND', `The policy does not decline ${category}`);
     });
     return this.categoryPolicy();
   }

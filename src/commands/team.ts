@@ -1,5 +1,5 @@
 import { isOperatorRole, operatorRoles, type OperatorRole } from '../platform/auth/operator.js';
-import type { AuditRecord } from '../platform/audit/audit-reads.js';
+import type { AuditRecord } from '../platform/audit/audit-store.js';
 import type { Team } from '../team/team-service.js';
 import type { AuditService, AuditQuery } from '../team/audit-service.js';
 import { need, optionalInt, UsageError } from './args.js';
@@ -132,7 +132,15 @@ export const auditCommands: CommandGroupSpec = {
   summary: 'the audit trail: who changed what, when, from where',
   commands: [
     { use: 'list', summary: 'newest first', options: [...FILTERS, ['--limit <n>', 'how many (default 50)']] },
-    { use: 'tail', summary: 'new records as they are written, a line each (Ctrl-C ends)', options: [...FILTERS, ['--count <n>', 'stop after this many']] },
-    { use: 'export', summary: 'JSON lines, oldest first, for a SIEM', options: [...FILTERS, ['--limit <n>', 'at most this many (default 100000)']] },
+    {
+      use: 'tail',
+      summary: 'new records as they are written, a line each (Ctrl-C ends)',
+      options: [...FILTERS, ['--count <n>', 'stop after this many']],
+    },
+    {
+      use: 'export',
+      summary: 'JSON lines, oldest first, for a SIEM',
+      options: [...FILTERS, ['--limit <n>', 'at most this many (default 100000)']],
+    },
   ],
 };

@@ -243,7 +243,10 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
     const taskParams = { type: 'object', required: ['task_id'], properties: { task_id: { type: 'string', maxLength: 64 } } } as const;
     app.get(
       '/admin/v1/tasks/:task_id',
-      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'Show a task', params: taskParams, response: { 200: taskSchema, 404: error } } },
+      {
+        config: { operator: 'viewer' },
+        schema: { tags, security, summary: 'Show a task', params: taskParams, response: { 200: taskSchema, 404: error } },
+      },
       async (request) => {
         const task = await ctx.tasks.get(request.params.task_id);
         if (!task) throw apiError('NOT_FOUND', 'Task not found');

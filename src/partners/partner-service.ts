@@ -157,7 +157,13 @@ export class PartnerService implements BusinessLinks {
     };
     await this.database.transact(async (trx) => {
       noteAudit({ before: was, after: next });
-      await this.store(trx).upsertInterface({ partner_id: id, interface: name, ...next, enabled: toFlag(next.enabled), updated_at: this.clock.now() });
+      await this.store(trx).upsertInterface({
+        partner_id: id,
+        interface: name,
+        ...next,
+        enabled: toFlag(next.enabled),
+        updated_at: this.clock.now(),
+      });
     });
     this.onAccessChanged();
     return this.get(id);

@@ -57,7 +57,10 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
 
     app.get(
       '/admin/v1/partners',
-      { config: { operator: 'viewer' }, schema: { tags, security, summary: 'List partners', querystring: paging, response: { 200: partnerListSchema } } },
+      {
+        config: { operator: 'viewer' },
+        schema: { tags, security, summary: 'List partners', querystring: paging, response: { 200: partnerListSchema } },
+      },
       async (request) => {
         const q = request.query;
         return partners.list(q.limit, q.offset);

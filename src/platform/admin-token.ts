@@ -30,7 +30,9 @@ export class AdminToken {
 
   /** Whether the bootstrap token is turned off (PBS_ADMIN_TOKEN=off, or `turnOff` once operator accounts exist). */
   async isOff(): Promise<boolean> {
-    return (await this.currentHash()) === undefined && (this.configured === BOOTSTRAP_OFF || (await this.settings.get(KEY)) === BOOTSTRAP_OFF);
+    return (
+      (await this.currentHash()) === undefined && (this.configured === BOOTSTRAP_OFF || (await this.settings.get(KEY)) === BOOTSTRAP_OFF)
+    );
   }
 
   /** Loads the stored token, or (when `generate`) creates one; answers a created token, to be shown once. */

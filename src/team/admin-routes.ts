@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { typedRoutes } from '../platform/http/typed-routes.js';
+import { operatorOf, typedRoutes } from '../platform/http/typed-routes.js';
 import { apiError } from '../platform/errors.js';
 import type { Team } from './team-service.js';
 import type { AuditService } from './audit-service.js';
@@ -37,7 +37,9 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
           tags,
           security,
           summary: 'Operator accounts with their roles, sign-in methods and last sign-in',
-          response: { 200: { type: 'object', required: ['operators'], properties: { operators: { type: 'array', items: accountSchema } } } },
+          response: {
+            200: { type: 'object', required: ['operators'], properties: { operators: { type: 'array', items: accountSchema } } },
+          },
         },
       },
       async () => ({ operators: await team.list() }),
@@ -52,7 +54,11 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
           summary: 'Invite a person: an account with a role, and a single-use setup link (shown once) to set a password and second factor',
           body: inviteBody,
           response: {
-            201: { type: 'object', required: ['account', 'setup_url', 'setup_token'], properties: { account: accountSchema, ...setupLinkSchema.properties } },
+            201: {
+              type: 'object',
+              required: ['account', 'setup_url', 'setup_token'],
+              properties: { account: accountSchema, ...setupLinkSchema.properties },
+            },
             400: error,
             409: error,
           },
@@ -73,7 +79,7 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
           response: { 200: accountSchema, 404: error, 409: error },
         },
       },
-      async (request) => team.change(request.params.account_id, request.body, request.operator!),
+      async (request) => team.change(request.params.account_id, request.body, operatorOf(request)),
     );
     app.post(
       '/admin/v1/operators/:account_id/setup-link',
@@ -98,7 +104,10 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
           security,
           summary: 'An account’s personal API tokens (never their secrets)',
           params: accountParams,
-          response: { 200: { type: 'object', required: ['tokens'], properties: { tokens: { type: 'array', items: tokenSchema } } }, 404: error },
+          response: {
+            200: { type: 'object', required: ['tokens'], properties: { tokens: { type: 'array', items: tokenSchema } } },
+            404: error,
+          },
         },
       },
       async (request) => {
@@ -129,13 +138,17 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
           summary: 'A personal API token for scripts and the CLI (shown once), with a role no higher than yours and an expiry',
           body: tokenBody,
           response: {
-            201: { type: 'object', required: [...tokenSchema.required, 'token'], properties: { ...tokenSchema.properties, token: { type: 'string' } } },
+            201: {
+              type: 'object',
+              required: [...tokenSchema.required, 'token'],
+              properties: { ...tokenSchema.properties, token: { type: 'string' } },
+            },
             403: error,
             409: error,
           },
         },
       },
-      async (request, reply) => reply.code(201).send(await team.issueToken(request.operator!, request.body)),
+      async (request, reply) => reply.code(201).send(await team.issueToken(operatorOf(request), request.body)),
     );
     app.delete(
       '/admin/v1/operator-tokens/:token_id',
@@ -149,7 +162,7 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
           response: { 200: tokenSchema, 404: error },
         },
       },
-      async (request) => team.revokeToken(request.params.token_id, request.operator!),
+      async (request) => team.revokeToken(request.params.token_id, operatorOf(request)),
     );
     app.get(
       '/admin/v1/audit',
@@ -158,7 +171,8 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
         schema: {
           tags,
           security,
-          summary: 'The audit trail, newest first: who changed what, when, from where (searchable by person, partner, business, action, time)',
+          summary:
+            'The audit trail, newest first: who changed what, when, from where (searchable by person, partner, business, action, time)',
           querystring: auditQuery,
           response: {
             200: {
@@ -180,11 +194,15 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
           tags,
           security,
           summary: 'The audit trail as JSON lines, oldest first (for a SIEM): the records of a period, the same filters as the search',
-          querystring: { ...auditQuery, properties: { ...auditQuery.properties, limit: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 100_000 } } },
+          querystring: {
+            ...auditQuery,
+            properties: { ...auditQuery.properties, limit: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 100_000 } },
+          },
           response: { 200: { type: 'string', description: 'application/x-ndjson: one record per line' }, 400: error },
         },
       },
-      async (request, reply) => reply.type('application/x-ndjson; charset=utf-8').header('cache-control', 'no-store').send(audit.exportLines(request.query)),
+      async (request, reply) =>
+        reply.type('application/x-ndjson; charset=utf-8').header('cache-control', 'no-store').send(audit.exportLines(request.query)),
     );
     app.get(
       '/admin/v1/bootstrap-token',
@@ -206,13 +224,17 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
         schema: {
           tags,
           security,
-          summary: 'Turn the bootstrap admin token off (once an admin account can sign in); `pbs admin-token reset` on the server makes a new one',
+          summary:
+            'Turn the bootstrap admin token off (once an admin account can sign in); `pbs admin-token reset` on the server makes a new one',
           response: { 204: { type: 'null' }, 409: error },
         },
       },
       async (_request, reply) => {
         if (!(await team.hasUsableAdmin()))
-          throw apiError('CONFLICT', 'No admin account can sign in yet: invite one and let them finish their setup first, or you would lock everyone out.');
+          throw apiError(
+            'CONFLICT',
+            'No admin account can sign in yet: invite one and let them finish their setup first, or you would lock everyone out.',
+          );
         await bootstrap.turnOff();
         return reply.code(204).send();
       },

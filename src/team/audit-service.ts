@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Database } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
-import { MAX_AUDIT_PAGE, purgeAudit, searchAudit, type AuditFilter, type AuditRecord } from '../platform/audit/audit-reads.js';
+import { MAX_AUDIT_PAGE, purgeAudit, searchAudit, type AuditFilter, type AuditRecord } from '../platform/audit/audit-store.js';
 
 /** The search and export filters, as the API's query string names them. */
 export interface AuditQuery {
@@ -43,27 +43,26 @@ export class AuditService {
 
   /** Every record the filters select, oldest first, one JSON line each, read a page at a time. */
   exportLines(query: AuditQuery): Readable {
-    const cap = query.limit ?? 100_000;
-    let sent = 0;
-    let after: { at: number; id: string } | undefined;
-    const self = this;
-    return Readable.from(
-      (async function* lines() {
-        while (sent < cap) {
-          const records = await self.after(query, after, Math.min(MAX_AUDIT_PAGE, cap - sent));
-          if (records.length === 0) return;
-          sent += records.length;
-          const last = records.at(-1)!;
-          after = { at: Date.parse(last.at), id: last.id };
-          yield records.map((record) => `${JSON.stringify(record)}\n`).join('');
-        }
-      })(),
-    );
+    return Readable.from(exportPages(this, query, query.limit ?? 100_000));
   }
 
   /** Records older than the retention go (a schedule runs it). */
   purge(): Promise<number> {
     return purgeAudit(this.database.db, this.wallNow() - this.retentionDays * DAY_MS);
+  }
+}
+
+/** The pages of an export, oldest first, each as JSON lines, until `cap` records. */
+async function* exportPages(audit: AuditService, query: AuditQuery, cap: number): AsyncGenerator<string> {
+  let sent = 0;
+  let after: { at: number; id: string } | undefined;
+  while (sent < cap) {
+    const records = await audit.after(query, after, Math.min(MAX_AUDIT_PAGE, cap - sent));
+    if (records.length === 0) return;
+    sent += records.length;
+    const last = records[records.length - 1];
+    after = { at: Date.parse(last.at), id: last.id };
+    yield records.map((record) => `${JSON.stringify(record)}\n`).join('');
   }
 }
 

@@ -1,6 +1,6 @@
 import { operatorRoles } from '../platform/auth/operator.js';
 import { PASSWORD_LENGTH } from '../platform/passwords.js';
-import { MAX_AUDIT_PAGE } from '../platform/audit/audit-reads.js';
+import { MAX_AUDIT_PAGE } from '../platform/audit/audit-store.js';
 import { TOKEN_DAYS } from './team-service.js';
 
 export const error = { $ref: 'ErrorResponse#' } as const;

@@ -61,7 +61,9 @@ export function teamSignInRoutes(team: Team, options: { publicUrl: string; sessi
       },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
-        return throttledAuthentication(options.failures, failureKey(request.ip, 'operator-setup'), () => team.beginSetup(request.body.setup_token));
+        return throttledAuthentication(options.failures, failureKey(request.ip, 'operator-setup'), () =>
+          team.beginSetup(request.body.setup_token),
+        );
       },
     );
     app.post(
@@ -77,7 +79,9 @@ export function teamSignInRoutes(team: Team, options: { publicUrl: string; sessi
       async (request) => {
         const { setup_token: token, password, totp_code: code } = request.body;
         if (password === undefined || code === undefined) throw apiError('VALIDATION_ERROR', 'password and totp_code are required.');
-        return throttledAuthentication(options.failures, failureKey(request.ip, 'operator-setup'), () => team.finishSetup(token, password, code));
+        return throttledAuthentication(options.failures, failureKey(request.ip, 'operator-setup'), () =>
+          team.finishSetup(token, password, code),
+        );
       },
     );
   };

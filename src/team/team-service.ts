@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { Secret, TOTP } from 'otpauth';
+import { Secret } from 'otpauth';
+import { seal, totpOf, totpStep, unseal } from './totp.js';
+import { accountView, iso, roleOf, tokenView, type AccountView, type TokenView } from './team-views.js';
 import type { Database } from '../platform/db/database.js';
 import { isUniqueViolation } from '../platform/db/database.js';
 import { apiError } from '../platform/errors.js';
@@ -13,33 +14,8 @@ import {
   type Operator,
   type OperatorRole,
   type OperatorVerifier,
-  isOperatorRole,
 } from '../platform/auth/operator.js';
-import { teamStore, type AccountRow, type TokenRow } from './team-store.js';
-
-/** An account as the API and the console show it (never a hash or a secret). */
-export interface AccountView {
-  id: string;
-  email: string;
-  name: string;
-  role: OperatorRole;
-  /** `invited` until the person set a password and a second factor (or signed in through SSO). */
-  state: 'invited' | 'active' | 'disabled';
-  sign_in: { password: boolean; totp: boolean; sso: boolean };
-  created_at: string;
-  last_sign_in_at: string | null;
-}
-
-export interface TokenView {
-  id: string;
-  account_id: string;
-  name: string;
-  role: OperatorRole;
-  created_at: string;
-  expires_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+import { teamStore, type AccountRow } from './team-store.js';
 
 export interface TeamOptions {
   publicUrl: string;
@@ -58,43 +34,6 @@ const DAY_MS = 86_400_000;
 /** A last-used time is written at most this often per token (a script may call many times a second). */
 const TOUCH_EVERY_MS = 60_000;
 const SESSION_PREFIX = 'ops_';
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
-
-function roleOf(value: string): OperatorRole {
-  return isOperatorRole(value) ? value : 'viewer';
-}
-
-export function accountView(row: AccountRow): AccountView {
-  const setUp = (row.password_hash !== null && row.setup_token_hash === null) || row.sso_subject !== null;
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    role: roleOf(row.role),
-    state: row.disabled_at !== null ? 'disabled' : setUp ? 'active' : 'invited',
-    sign_in: {
-      password: row.password_hash !== null && row.setup_token_hash === null,
-      totp: row.totp_secret !== null && row.setup_token_hash === null,
-      sso: row.sso_subject !== null,
-    },
-    created_at: new Date(Number(row.created_at)).toISOString(),
-    last_sign_in_at: iso(row.last_sign_in_at),
-  };
-}
-
-function tokenView(row: TokenRow): TokenView {
-  return {
-    id: row.id,
-    account_id: row.account_id,
-    name: row.name,
-    role: roleOf(row.role),
-    created_at: new Date(Number(row.created_at)).toISOString(),
-    expires_at: new Date(Number(row.expires_at)).toISOString(),
-    last_used_at: iso(row.last_used_at),
-    revoked_at: iso(row.revoked_at),
-  };
-}
 
 /**
  * Operator accounts, their personal tokens and console sessions (docs/security.md "Operators and
@@ -123,7 +62,11 @@ export class Team implements OperatorVerifier {
   }
 
   /** A new account with a single-use setup link (shown once). */
-  async invite(input: { email: string; name?: string; role: OperatorRole }): Promise<{ account: AccountView; setup_url: string; setup_token: string }> {
+  async invite(input: {
+    email: string;
+    name?: string;
+    role: OperatorRole;
+  }): Promise<{ account: AccountView; setup_url: string; setup_token: string }> {
     const email = normalisedEmail(input.email);
     const setupToken = `pbs_setup_${randomBase62(32)}`;
     const now = this.options.wallNow();
@@ -215,7 +158,7 @@ export class Team implements OperatorVerifier {
   async beginSetup(setupToken: string): Promise<{ email: string; totp_secret: string; totp_uri: string }> {
     const row = await this.setupAccount(setupToken);
     const secret = new Secret({ size: 20 });
-    await teamStore.updateAccount(this.db, row.id, { totp_secret: await this.seal(secret.base32) });
+    await teamStore.updateAccount(this.db, row.id, { totp_secret: await seal(this.options.totpKey, secret.base32) });
     return { email: row.email, totp_secret: secret.base32, totp_uri: totpOf(row.email, secret.base32).toString() };
   }
 
@@ -223,30 +166,48 @@ export class Team implements OperatorVerifier {
   async finishSetup(setupToken: string, password: string, code: string): Promise<AccountView> {
     const row = await this.setupAccount(setupToken);
     if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max)
-      throw apiError('VALIDATION_ERROR', `A password has ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters.`, { field: 'password' });
+      throw apiError('VALIDATION_ERROR', `A password has ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters.`, {
+        field: 'password',
+      });
     if (!row.totp_secret) throw apiError('CONFLICT', 'Open the setup link first: it shows the code to scan.');
-    const step = totpStep(totpOf(row.email, await this.unseal(row.totp_secret)), code, this.options.wallNow(), null);
-    if (step === undefined) throw apiError('VALIDATION_ERROR', 'The code is not the one your authenticator shows now.', { field: 'totp_code' });
+    const step = totpStep(totpOf(row.email, await unseal(this.options.totpKey, row.totp_secret)), code, this.options.wallNow(), null);
+    if (step === undefined)
+      throw apiError('VALIDATION_ERROR', 'The code is not the one your authenticator shows now.', { field: 'totp_code' });
     const change = { password_hash: await hashPassword(password), totp_last_step: step, setup_token_hash: null, setup_expires_at: null };
     await this.database.transact(async (trx) => teamStore.updateAccount(trx, row.id, change));
     return accountView({ ...row, ...change });
   }
 
   /** Signs a person in with e-mail, password and TOTP code: a console session (its cookie value, once). */
-  async signIn(email: string, password: string, code: string, address: string): Promise<{ operator: Operator; value: string; expiresAt: number }> {
+  async signIn(
+    email: string,
+    password: string,
+    code: string,
+    address: string,
+  ): Promise<{ operator: Operator; value: string; expiresAt: number }> {
     const row = await teamStore.accountByEmail(this.db, normalisedEmail(email));
-    const usable = row && row.disabled_at === null && row.setup_token_hash === null && row.totp_secret !== null ? row : undefined;
+    const usable = row && row.disabled_at === null && row.setup_token_hash === null ? row : undefined;
+    const sealedSecret = usable?.totp_secret;
     // The hash is checked whether or not the account exists: the answer takes as long either way.
     const passwordOk = await passwordMatches(usable?.password_hash, password);
-    if (!usable || !passwordOk) throw apiError('TOKEN_INVALID', 'Wrong e-mail, password or code.');
-    const step = totpStep(totpOf(usable.email, await this.unseal(usable.totp_secret!)), code, this.options.wallNow(), usable.totp_last_step);
+    if (!usable || !sealedSecret || !passwordOk) throw apiError('TOKEN_INVALID', 'Wrong e-mail, password or code.');
+    const step = totpStep(
+      totpOf(usable.email, await unseal(this.options.totpKey, sealedSecret)),
+      code,
+      this.options.wallNow(),
+      usable.totp_last_step,
+    );
     if (step === undefined) throw apiError('TOKEN_INVALID', 'Wrong e-mail, password or code.');
     await this.database.transact(async (trx) => teamStore.updateAccount(trx, usable.id, { totp_last_step: step }));
     return this.startSession(usable, 'password', address);
   }
 
   /** A console session for an account that proved who it is (a password and code, or the identity provider). */
-  async startSession(row: AccountRow, method: 'password' | 'sso', address: string): Promise<{ operator: Operator; value: string; expiresAt: number }> {
+  async startSession(
+    row: AccountRow,
+    method: 'password' | 'sso',
+    address: string,
+  ): Promise<{ operator: Operator; value: string; expiresAt: number }> {
     const value = `${SESSION_PREFIX}${randomBase62(43)}`;
     const now = this.options.wallNow();
     const expiresAt = now + this.options.sessionMs;
@@ -255,15 +216,19 @@ export class Team implements OperatorVerifier {
       await teamStore.insertSession(trx, { id: sha256Hex(value), account_id: row.id, created_at: now, expires_at: expiresAt, method });
       await teamStore.updateAccount(trx, row.id, { last_sign_in_at: now });
       // A sign-in is in the trail too (its route is public: no operator guard opened a draft).
-      await writeAudit(trx, {
-        at: now,
-        operator,
-        address,
-        action: `SIGN-IN ${method}`,
-        target: { kind: 'account', id: row.id },
-        details: {},
-        written: true,
-      }, 'with the change');
+      await writeAudit(
+        trx,
+        {
+          at: now,
+          operator,
+          address,
+          action: `SIGN-IN ${method}`,
+          target: { kind: 'account', id: row.id },
+          details: {},
+          written: true,
+        },
+        'with the change',
+      );
     });
     return { operator, value, expiresAt };
   }
@@ -294,7 +259,14 @@ export class Team implements OperatorVerifier {
     return this.operatorOf(row.account_id, row.email, role, 'token', row.id);
   }
 
-  private operatorOf(accountId: string, email: string, role: OperatorRole, via: 'session' | 'token', tokenId: string | null, sessionEnds?: number): Operator {
+  private operatorOf(
+    accountId: string,
+    email: string,
+    role: OperatorRole,
+    via: 'session' | 'token',
+    tokenId: string | null,
+    sessionEnds?: number,
+  ): Operator {
     return { via, accountId, tokenId, name: email, role, sessionEnds };
   }
 
@@ -303,8 +275,12 @@ export class Team implements OperatorVerifier {
   }
 
   /** A personal token of the signed-in account (shown once), with a role no higher than its owner's. */
-  async issueToken(owner: Operator, input: { name: string; role?: OperatorRole; expires_in_days?: number }): Promise<TokenView & { token: string }> {
-    if (!owner.accountId) throw apiError('CONFLICT', 'The bootstrap token has no account to own a personal token; sign in with an operator account.');
+  async issueToken(
+    owner: Operator,
+    input: { name: string; role?: OperatorRole; expires_in_days?: number },
+  ): Promise<TokenView & { token: string }> {
+    if (!owner.accountId)
+      throw apiError('CONFLICT', 'The bootstrap token has no account to own a personal token; sign in with an operator account.');
     const role = input.role ?? owner.role;
     if (!roleAtLeast(owner.role, role)) throw apiError('AUTHORIZATION_ERROR', `A token cannot hold more than your role (${owner.role}).`);
     const days = input.expires_in_days ?? TOKEN_DAYS.default;
@@ -348,38 +324,11 @@ export class Team implements OperatorVerifier {
   async purgeEnded(): Promise<void> {
     await teamStore.purgeEnded(this.db, this.options.wallNow());
   }
-
-  private async seal(text: string): Promise<string> {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', await this.options.totpKey(), iv);
-    const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-    return `v1.${iv.toString('base64url')}.${sealed.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
-  }
-
-  private async unseal(value: string): Promise<string> {
-    const [version, iv, sealed, tag] = value.split('.');
-    if (version !== 'v1' || !iv || !sealed || !tag) throw new Error('unreadable TOTP secret');
-    const decipher = createDecipheriv('aes-256-gcm', await this.options.totpKey(), Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64url')), decipher.final()]).toString('utf8');
-  }
 }
 
 export function normalisedEmail(email: string): string {
   const trimmed = email.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+$/.test(trimmed) || trimmed.length > 254) throw apiError('VALIDATION_ERROR', 'Not an e-mail address.', { field: 'email' });
+  if (!/^[^\s@]+@[^\s@]+$/.test(trimmed) || trimmed.length > 254)
+    throw apiError('VALIDATION_ERROR', 'Not an e-mail address.', { field: 'email' });
   return trimmed;
-}
-
-function totpOf(email: string, base32: string): TOTP {
-  return new TOTP({ issuer: 'pbs', label: email, algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(base32) });
-}
-
-/** The time step a code belongs to (this one or a neighbour, for clock drift), if it is right and newer than the last one taken. */
-function totpStep(totp: TOTP, code: string, now: number, lastStep: number | null): number | undefined {
-  if (!/^\d{6}$/.test(code.trim())) return undefined;
-  const delta = totp.validate({ token: code.trim(), timestamp: now, window: 1 });
-  if (delta === null) return undefined;
-  const step = totp.counter({ timestamp: now }) + delta;
-  return lastStep !== null && step <= Number(lastStep) ? undefined : step;
 }

@@ -35,7 +35,9 @@ export const teamStore = {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('role', '=', 'admin')
       .where('disabled_at', 'is', null)
-      .where((eb) => eb.or([eb.and([eb('setup_token_hash', 'is', null), eb('totp_secret', 'is not', null)]), eb('sso_subject', 'is not', null)]))
+      .where((eb) =>
+        eb.or([eb.and([eb('setup_token_hash', 'is', null), eb('totp_secret', 'is not', null)]), eb('sso_subject', 'is not', null)]),
+      )
       .executeTakeFirstOrThrow();
     return Number(row.n);
   },
@@ -52,7 +54,17 @@ export const teamStore = {
     return db
       .selectFrom('operator_tokens as t')
       .innerJoin('operator_accounts as a', 'a.id', 't.account_id')
-      .select(['t.id', 't.role', 't.expires_at', 't.revoked_at', 't.last_used_at', 'a.id as account_id', 'a.email', 'a.role as account_role', 'a.disabled_at'])
+      .select([
+        't.id',
+        't.role',
+        't.expires_at',
+        't.revoked_at',
+        't.last_used_at',
+        'a.id as account_id',
+        'a.email',
+        'a.role as account_role',
+        'a.disabled_at',
+      ])
       .where('t.token_hash', '=', hash)
       .executeTakeFirst();
   },
@@ -66,7 +78,12 @@ export const teamStore = {
     await db.updateTable('operator_tokens').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute();
   },
   async revokeTokensOf(db: DbOrTx, accountId: string, at: number): Promise<void> {
-    await db.updateTable('operator_tokens').set({ revoked_at: at }).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute();
+    await db
+      .updateTable('operator_tokens')
+      .set({ revoked_at: at })
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .execute();
   },
 
   sessionByHash(db: DbOrTx, hash: string) {
@@ -77,7 +94,10 @@ export const teamStore = {
       .where('s.id', '=', hash)
       .executeTakeFirst();
   },
-  async insertSession(db: DbOrTx, row: { id: string; account_id: string; created_at: number; expires_at: number; method: string }): Promise<void> {
+  async insertSession(
+    db: DbOrTx,
+    row: { id: string; account_id: string; created_at: number; expires_at: number; method: string },
+  ): Promise<void> {
     await db.insertInto('operator_sessions').values(row).execute();
   },
   async deleteSession(db: DbOrTx, hash: string): Promise<void> {

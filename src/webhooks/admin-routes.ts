@@ -54,7 +54,8 @@ export function webhookAdminRoutes(service: WebhookService) {
         schema: {
           tags,
           security,
-          summary: 'A partner’s webhook endpoint, state and signing secret (the secret for a partner manager or admin; showing it is audited)',
+          summary:
+            'A partner’s webhook endpoint, state and signing secret (the secret for a partner manager or admin; showing it is audited)',
           params: partnerParams,
           response: { 200: endpointSchema, 404: error },
         },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
+import { verificationFailure } from './verification.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import type { Clock } from '../platform/clock.js';
 import { toIso, toIsoOffset } from '../platform/clock.js';
@@ -10,14 +11,12 @@ import { eventsCausedBy, messageIdOf, readDeliveries, readDelivery, type Deliver
 import { apiError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-guard.js';
-import { describeRequestFailure, MAX_ANSWER_BYTES } from './outbound.js';
 import { newWebhookSecret } from './signing.js';
 import { ingestionUpdate, licenseUpdate, type LicenseInput, type WebhookUpdate } from './operator-events.js';
 export { DELIVERY_STATUSES } from './webhook-tables.js';
 import { defaultEventTypes, envelopeTimeStyle, webhookEventTypes } from './webhook-tables.js';
 import { WebhookStore, type EndpointRow } from './webhook-store.js';
 import { isOneOf, storedStrings } from '../platform/query.js';
-import { isRecord } from '../platform/values.js';
 import { testUpdate } from './test-events.js';
 
 const ROTATION_GRACE_MS = 24 * 3600_000;
@@ -196,7 +195,11 @@ export class WebhookService {
       .toString('base64')
       .replace(/[^A-Za-z0-9]/g, '')
       .slice(0, 24);
-    const failure = await this.challenge(row.url, challenge);
+    const failure = await verificationFailure(row.url, challenge, {
+      policy: this.policy,
+      agent: this.verifier,
+      timeoutMs: this.config.timeoutMs,
+    });
     const now = this.clock.now();
     await this.database.transact((trx) =>
       this.store(trx).updateEndpoint(
@@ -207,52 +210,6 @@ export class WebhookService {
       ),
     );
     return this.getEndpoint(partnerId);
-  }
-
-  private async challenge(rawUrl: string, token: string): Promise<string | undefined> {
-    const refused = await checkWebhookUrl(rawUrl, this.policy);
-    if (refused) return `url refused: ${refused}`;
-    const url = new URL(rawUrl);
-    url.searchParams.set('verification', token);
-    try {
-      // One deadline for the whole exchange, and at most MAX_ANSWER_BYTES read: the answer is a
-      // one-key JSON object, and a receiver must not make pbs read (or wait for) more.
-      const response = await request(url, {
-        method: 'GET',
-        dispatcher: this.verifier,
-        headers: { accept: 'application/json', 'user-agent': 'pbs-webhooks/1' },
-        headersTimeout: this.config.timeoutMs,
-        bodyTimeout: this.config.timeoutMs,
-        signal: AbortSignal.timeout(this.config.timeoutMs),
-      });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        // undici's body yields Buffers (no encoding is set on it); the check keeps that honest.
-        if (!Buffer.isBuffer(chunk)) throw new Error('the answer body yielded text, not bytes');
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) {
-          response.body.destroy();
-          return `answer is longer than ${MAX_ANSWER_BYTES} bytes`;
-        }
-        chunks.push(chunk);
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (response.statusCode < 200 || response.statusCode >= 300) return `answered HTTP ${response.statusCode}`;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return 'answer is not JSON';
-      }
-      if (!isRecord(parsed)) return 'answer is not a JSON object';
-      const keys = Object.keys(parsed);
-      if (keys.length !== 1 || keys[0] !== 'verification') return 'answer must have exactly one key, "verification"';
-      if (parsed.verification !== token) return 'answer does not echo the verification string';
-      return undefined;
-    } catch (error) {
-      return describeRequestFailure(error, this.config.timeoutMs);
-    }
   }
 
   /**

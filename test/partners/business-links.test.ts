@@ -138,12 +138,15 @@ describe('route security declarations', () => {
   it('names what is wrong with a declaration, or nothing', () => {
     const partner = (business: unknown) => ({ partner: { interface: 'waitlist', scheme: 'bearer', business } as never });
     expect(declarationProblem('/v3/things', undefined)).toMatch(/no authentication/);
-    expect(declarationProblem('/admin/v1/things', {})).toMatch(/no authentication/);
+    expect(declarationProblem('/admin/v1/things', {})).toMatch(/no operator role/);
+    expect(declarationProblem('/admin/v1/things', { operator: 'owner' })).toMatch(/no known operator role/);
+    expect(declarationProblem('/v3/things', { operator: 'viewer' })).toMatch(/outside \/admin/);
     expect(declarationProblem('/listing_management/x/v1', undefined)).toMatch(/no authentication/);
     expect(declarationProblem('/program/:id/pause/v1', undefined)).toMatch(/no authentication/);
     expect(declarationProblem('/v1/reseller/status/:job_id', undefined)).toMatch(/no authentication/);
     expect(declarationProblem('/healthz', undefined)).toBeUndefined();
-    expect(declarationProblem('/admin/v1/things', { admin: true })).toBeUndefined();
+    for (const role of ['viewer', 'support', 'partner_manager', 'admin'])
+      expect(declarationProblem('/admin/v1/things', { operator: role })).toBeUndefined();
     expect(declarationProblem('/v3/x/:business_id', partner(undefined))).toMatch(/no business scope/);
     expect(declarationProblem('/v3/x/:business_id', partner({}))).toMatch(/exactly one/);
     expect(declarationProblem('/v3/x/:business_id', partner({ unscoped: '' }))).toMatch(/non-empty/);
@@ -165,7 +168,8 @@ describe('route security declarations', () => {
       publicLimiter: {} as never,
       authFailures: {} as never,
       defaultLimits: { perSecond: 1, perDay: 1 },
-      adminTokenMatches: async () => false,
+      operators: { bootstrapMatches: async () => false, publicOrigin: 'http://localhost' },
+      audit: { wallNow: () => 0, writeAlone: async () => {} },
       portalLimiter: {} as never,
       publicOrigin: 'http://localhost',
     };

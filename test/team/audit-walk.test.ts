@@ -4,7 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partnerInterfaces } from '../../src/platform/auth/principal.js';
 import { SettingsStore } from '../../src/platform/settings.js';
 import { sha256Hex } from '../../src/platform/ids.js';
-import { admin, ADMIN_TOKEN, call, createPartner, dialects, sampleBusiness, startPbs, type CallResult, type Harness, type TestPartner } from '../support/harness.js';
+import {
+  admin,
+  ADMIN_TOKEN,
+  call,
+  createPartner,
+  dialects,
+  sampleBusiness,
+  startPbs,
+  type CallResult,
+  type Harness,
+  type TestPartner,
+} from '../support/harness.js';
 import { createRestaurant, hold, reserve, restaurantSettings } from '../support/restaurant.js';
 import { addOperator, type TestOperator } from '../support/team.js';
 
@@ -52,18 +63,22 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
     p = await createPartner(h.url, [...partnerInterfaces], 'Audited');
-    for (const name of partnerInterfaces) await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/${name}`, { json: { per_second: 100000 } });
+    for (const name of partnerInterfaces)
+      await admin(h.url, 'PUT', `/admin/v1/partners/${p.partner.id}/interfaces/${name}`, { json: { per_second: 100000 } });
     ids.partner_id = p.partner.id;
     ids.business_id = (await createRestaurant(h.url, {}, 'Audited Bistro')).id;
     await admin(h.url, 'PUT', `/admin/v1/partners/${ids.partner_id}/businesses/${ids.business_id}`);
     const slot = { date: '2031-05-07', time: '19:00', covers: '2', unique_id: 'audit-guest' };
     const held = await hold(h.url, p.apiKey.api_key, ids.business_id, slot);
-    ids.reservation_id = (await reserve(h.url, p.apiKey.api_key, ids.business_id, { ...slot, hold_id: held.body.hold_id })).body.reservation_id;
+    ids.reservation_id = (
+      await reserve(h.url, p.apiKey.api_key, ids.business_id, { ...slot, hold_id: held.body.hold_id })
+    ).body.reservation_id;
     boss = await addOperator(h, 'boss@ops.example.com', 'admin');
     const doc = (await call(h.url, 'GET', '/openapi.json')).body;
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>))
       for (const method of Object.keys(item))
-        if (path.startsWith('/admin/') && ['post', 'put', 'patch', 'delete'].includes(method)) mutating.push(`${method.toUpperCase()} ${path}`);
+        if (path.startsWith('/admin/') && ['post', 'put', 'patch', 'delete'].includes(method))
+          mutating.push(`${method.toUpperCase()} ${path}`);
   });
   afterAll(async () => {
     await h.close();
@@ -82,8 +97,16 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
     { op: 'DELETE /admin/v1/session' },
     { op: 'PUT /admin/v1/clock', json: { frozen: true } },
     { op: 'POST /admin/v1/clock/advance', json: { seconds: 60 } },
-    { op: 'POST /admin/v1/businesses', json: sampleBusiness({ name: 'Walked Cafe', alias: `walked-cafe-${dialect}` }), then: (r) => void (ids.cafe = at(r, 'id')) },
-    { op: 'PUT /admin/v1/businesses/{business_id}', json: sampleBusiness({ name: 'Walked Cafe', alias: `walked-cafe-${dialect}` }), with: () => ({ business_id: ids.cafe }) },
+    {
+      op: 'POST /admin/v1/businesses',
+      json: sampleBusiness({ name: 'Walked Cafe', alias: `walked-cafe-${dialect}` }),
+      then: (r) => void (ids.cafe = at(r, 'id')),
+    },
+    {
+      op: 'PUT /admin/v1/businesses/{business_id}',
+      json: sampleBusiness({ name: 'Walked Cafe', alias: `walked-cafe-${dialect}` }),
+      with: () => ({ business_id: ids.cafe }),
+    },
     { op: 'POST /admin/v1/businesses/import', ndjson: [sampleBusiness({ name: 'Imported Cafe', alias: `imported-cafe-${dialect}` })] },
     { op: 'POST /admin/v1/partners', json: { name: 'Walked Partner' } },
     { op: 'POST /admin/v1/partners/{partner_id}/disable' },
@@ -97,13 +120,21 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
         secrets.push(JSON.stringify(r.body).match(/"(password|secret|api_key|client_secret)":"([^"]+)"/)?.[2] ?? 'none');
       },
     },
-    { op: 'POST /admin/v1/credentials/{credential_id}/rotate', json: {}, then: (r) => void secrets.push(r.body.password ?? r.body.secret ?? r.body.api_key ?? '') },
+    {
+      op: 'POST /admin/v1/credentials/{credential_id}/rotate',
+      json: {},
+      then: (r) => void secrets.push(r.body.password ?? r.body.secret ?? r.body.api_key ?? ''),
+    },
     { op: 'DELETE /admin/v1/credentials/{credential_id}' },
     { op: 'DELETE /admin/v1/partners/{partner_id}/businesses/{business_id}' },
     { op: 'PUT /admin/v1/partners/{partner_id}/businesses/{business_id}' },
     { op: 'POST /admin/v1/partners/{partner_id}/businesses/import', csv: 'cafe' },
     { op: 'PUT /admin/v1/partners/{partner_id}/redirect-uris', json: { redirect_uris: ['https://partner.example.com/callback'] } },
-    { op: 'PUT /admin/v1/partners/{partner_id}/webhook', json: { url: receiverUrl, client_id: 'walk' }, then: (r) => void secrets.push(at(r, 'secret')) },
+    {
+      op: 'PUT /admin/v1/partners/{partner_id}/webhook',
+      json: { url: receiverUrl, client_id: 'walk' },
+      then: (r) => void secrets.push(at(r, 'secret')),
+    },
     { op: 'POST /admin/v1/partners/{partner_id}/webhook/verify' },
     { op: 'POST /admin/v1/partners/{partner_id}/webhook/rotate-secret', then: (r) => void secrets.push(at(r, 'secret')) },
     { op: 'PUT /admin/v1/partners/{partner_id}/webhook/duplicate-and-reorder', json: { on: false } },
@@ -112,10 +143,21 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
     { op: 'POST /admin/v1/reservations/{reservation_id}/cancel' },
     {
       op: 'PUT /admin/v1/businesses/{business_id}/waitlist',
-      json: { hours: [{ hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359', is_overnight: false })) }] },
+      json: {
+        hours: [
+          {
+            hours_type: 'REGULAR',
+            open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359', is_overnight: false })),
+          },
+        ],
+      },
     },
     { op: 'POST /admin/v1/businesses/{business_id}/waitlist/open' },
-    { op: 'POST /admin/v1/businesses/{business_id}/waitlist/walk-ins', json: { party_size: 2 }, then: (r) => void (ids.visit_id = at(r, 'visit_id')) },
+    {
+      op: 'POST /admin/v1/businesses/{business_id}/waitlist/walk-ins',
+      json: { party_size: 2 },
+      then: (r) => void (ids.visit_id = at(r, 'visit_id')),
+    },
     { op: 'POST /admin/v1/visits/{visit_id}/notify' },
     { op: 'POST /admin/v1/visits/{visit_id}/seat' },
     {
@@ -133,14 +175,36 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
     { op: 'POST /admin/v1/businesses/{business_id}/waitlist/close', json: {} },
     { op: 'POST /admin/v1/businesses/{business_id}/events/leads', json: {}, then: (r) => void (ids.lead_id = at(r, 'lead_id')) },
     { op: 'POST /admin/v1/leads/{lead_id}/messages', json: { text: 'Are you free Thursday?' } },
-    { op: 'POST /admin/v1/businesses/{business_id}/events/license-verifications', json: { license_verification_status: 'VERIFIED', license_number: 'L-1' } },
+    {
+      op: 'POST /admin/v1/businesses/{business_id}/events/license-verifications',
+      json: { license_verification_status: 'VERIFIED', license_number: 'L-1' },
+    },
     { op: 'POST /admin/v1/businesses/{business_id}/events/ingestion-jobs', json: { job_id: 'walk-1', status: 'COMPLETED' } },
-    { op: 'POST /admin/v1/businesses/{business_id}/reviews', json: { rating: 5, text: 'Lovely.', user: { name: 'A B' } }, then: (r) => void (ids.review_id = at(r, 'id')) },
+    {
+      op: 'POST /admin/v1/businesses/{business_id}/reviews',
+      json: { rating: 5, text: 'Lovely.', user: { name: 'A B' } },
+      then: (r) => void (ids.review_id = at(r, 'id')),
+    },
     { op: 'PATCH /admin/v1/reviews/{review_id}', json: { rating: 4 } },
-    { op: 'PUT /admin/v1/reviews/{review_id}/public-response', json: { text: 'Thank you!', business_user: { name: 'Owner', role: 'owner' } } },
+    {
+      op: 'PUT /admin/v1/reviews/{review_id}/public-response',
+      json: { text: 'Thank you!', business_user: { name: 'Owner', role: 'owner' } },
+    },
     { op: 'DELETE /admin/v1/reviews/{review_id}/public-response' },
     { op: 'DELETE /admin/v1/reviews/{review_id}' },
-    { op: 'POST /admin/v1/reviews/import', ndjson: [{ business_id: ids.business_id, id: `walked-review-${dialect}`, rating: 4, text: 'Two', user: { name: 'C D' }, time_created: '2031-01-02T00:00:00Z' }] },
+    {
+      op: 'POST /admin/v1/reviews/import',
+      ndjson: [
+        {
+          business_id: ids.business_id,
+          id: `walked-review-${dialect}`,
+          rating: 4,
+          text: 'Two',
+          user: { name: 'C D' },
+          time_created: '2031-01-02T00:00:00Z',
+        },
+      ],
+    },
     {
       op: 'POST /admin/v1/business-users',
       json: { name: 'Owner', email: `owner-${dialect}@owners.example.com`, business_ids: [ids.business_id] },
@@ -148,12 +212,19 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
     },
     { op: 'PATCH /admin/v1/business-users/{user_id}', json: { name: 'Owner Renamed' } },
     { op: 'PUT /admin/v1/business-users/{user_id}/businesses/{business_id}' },
-    { op: 'PUT /admin/v1/business-users/{user_id}/password', json: { password: 'owner password 1234' }, then: () => void secrets.push('owner password 1234') },
+    {
+      op: 'PUT /admin/v1/business-users/{user_id}/password',
+      json: { password: 'owner password 1234' },
+      then: () => void secrets.push('owner password 1234'),
+    },
     { op: 'DELETE /admin/v1/business-users/{user_id}/password' },
     { op: 'DELETE /admin/v1/business-users/{user_id}/authorizations' },
     { op: 'DELETE /admin/v1/business-users/{user_id}/businesses/{business_id}' },
     { op: 'DELETE /admin/v1/business-users/{user_id}' },
-    { op: 'POST /admin/v1/business-users/import', ndjson: [{ name: 'Imported Owner', email: `imp-${dialect}@owners.example.com`, business_ids: [ids.business_id] }] },
+    {
+      op: 'POST /admin/v1/business-users/import',
+      ndjson: [{ name: 'Imported Owner', email: `imp-${dialect}@owners.example.com`, business_ids: [ids.business_id] }],
+    },
     { op: 'POST /admin/v1/engagement/activity', ndjson: [{ business_id: ids.business_id, week: '2031-04-28', page_views: 3 }] },
     { op: 'POST /admin/v1/engagement/weeks/{week}/score' },
     { op: 'PUT /admin/v1/advertising/settings', json: { hold_new_jobs: true } },
@@ -166,23 +237,54 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
       then: async () => void 0,
     },
     { op: 'POST /admin/v1/advertising/jobs/{job_id}/release' },
-    { op: 'POST /admin/v1/advertising/jobs/{job_id}/complete', then: async () => void (ids.program_id = (await admin(h.url, 'GET', '/admin/v1/advertising/programs')).body.programs?.[0]?.program_id ?? '') },
+    {
+      op: 'POST /admin/v1/advertising/jobs/{job_id}/complete',
+      then: async () =>
+        void (ids.program_id = (await admin(h.url, 'GET', '/admin/v1/advertising/programs')).body.programs?.[0]?.program_id ?? ''),
+    },
     { op: 'POST /admin/v1/advertising/metrics', ndjson: [{ program_id: 'program', date: '2031-05-06', spend: 1 }] },
-    { op: 'POST /admin/v1/partners/{partner_id}/portal-links', then: (r) => void secrets.push(String(r.body?.url ?? '').split('/').pop() ?? '') },
+    {
+      op: 'POST /admin/v1/partners/{partner_id}/portal-links',
+      then: (r) =>
+        void secrets.push(
+          String(r.body?.url ?? '')
+            .split('/')
+            .pop() ?? '',
+        ),
+    },
     { op: 'DELETE /admin/v1/partners/{partner_id}/portal-sessions' },
-    { op: 'POST /admin/v1/partners/{partner_id}/faults', json: { operation: 'POST /v3/bookings/{business_id}/holds', status: 503, count: 1 }, then: (r) => void (ids.fault_id = at(r, 'id')) },
+    {
+      op: 'POST /admin/v1/partners/{partner_id}/faults',
+      json: { operation: 'POST /v3/bookings/{business_id}/holds', status: 503, count: 1 },
+      then: (r) => void (ids.fault_id = at(r, 'id')),
+    },
     { op: 'DELETE /admin/v1/faults/{fault_id}' },
     {
       op: 'POST /admin/v1/webhook-deliveries/{delivery_id}/redeliver',
       then: async () => void 0,
     },
-    { op: 'POST /admin/v1/webhook-deliveries/redeliver-failed', json: { from: new Date(0).toISOString(), to: new Date(h.clock.now() + 1000).toISOString() } },
+    {
+      op: 'POST /admin/v1/webhook-deliveries/redeliver-failed',
+      json: { from: new Date(0).toISOString(), to: new Date(h.clock.now() + 1000).toISOString() },
+    },
     { op: 'DELETE /admin/v1/partners/{partner_id}/webhook' },
     { op: 'POST /admin/v1/tasks/{task_id}/retry' },
-    { op: 'POST /admin/v1/operators', json: { email: `walked-${dialect}@ops.example.com`, role: 'viewer' }, then: (r) => void (ids.account_id = r.body.account.id) },
+    {
+      op: 'POST /admin/v1/operators',
+      json: { email: `walked-${dialect}@ops.example.com`, role: 'viewer' },
+      then: (r) => void (ids.account_id = r.body.account.id),
+    },
     { op: 'PATCH /admin/v1/operators/{account_id}', json: { role: 'support' } },
     { op: 'POST /admin/v1/operators/{account_id}/setup-link', then: (r) => void secrets.push(at(r, 'setup_token')) },
-    { op: 'POST /admin/v1/me/tokens', json: { name: 'walk' }, asAccount: true, then: (r) => { ids.token_id = at(r, 'id'); secrets.push(at(r, 'token')); } },
+    {
+      op: 'POST /admin/v1/me/tokens',
+      json: { name: 'walk' },
+      asAccount: true,
+      then: (r) => {
+        ids.token_id = at(r, 'id');
+        secrets.push(at(r, 'token'));
+      },
+    },
     { op: 'DELETE /admin/v1/operator-tokens/{token_id}', asAccount: true },
     { op: 'DELETE /admin/v1/bootstrap-token', asAccount: true },
   ];
@@ -231,13 +333,21 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
 
   async function prepare(op: string) {
     if (op === 'POST /admin/v1/visits/{visit_id}/no-show') {
-      ids.visit_id = at(await admin(h.url, 'POST', `/admin/v1/businesses/${ids.business_id}/waitlist/walk-ins`, { json: { party_size: 2 } }), 'visit_id');
+      ids.visit_id = at(
+        await admin(h.url, 'POST', `/admin/v1/businesses/${ids.business_id}/waitlist/walk-ins`, { json: { party_size: 2 } }),
+        'visit_id',
+      );
     }
     if (op === 'POST /admin/v1/visits/{visit_id}/arrive') ids.visit_id = ids.on_my_way;
     if (op === 'POST /admin/v1/advertising/jobs/{job_id}/hold') {
-      const created = await call(h.url, 'POST', `/v1/reseller/program/create?${new URLSearchParams({ business_id: ids.business_id, program_name: 'EP' })}`, {
-        basic: [p.basic.username, p.basic.password],
-      });
+      const created = await call(
+        h.url,
+        'POST',
+        `/v1/reseller/program/create?${new URLSearchParams({ business_id: ids.business_id, program_name: 'EP' })}`,
+        {
+          basic: [p.basic.username, p.basic.password],
+        },
+      );
       ids.job_id = at(created, 'job_id');
     }
     if (op === 'POST /admin/v1/webhook-deliveries/{delivery_id}/redeliver') {

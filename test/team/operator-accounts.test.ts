@@ -33,13 +33,26 @@ describe.each(dialects)('operator accounts on %s', (dialect) => {
 
   it('refuses a used, replaced or expired setup link, a short password and a wrong code', async () => {
     const invited = (await admin(h.url, 'POST', '/admin/v1/operators', { json: { email: 'bo@ops.example.com', role: 'viewer' } })).body;
-    expectCode(await admin(h.url, 'POST', '/admin/v1/operators', { json: { email: 'BO@ops.example.com', role: 'viewer' } }), 409, 'CONFLICT');
-    expectCode(await admin(h.url, 'POST', '/admin/v1/operators', { json: { email: 'not-an-address', role: 'viewer' } }), 400, 'VALIDATION_ERROR');
-    expectCode(await admin(h.url, 'POST', '/admin/v1/operators', { json: { email: 'x@ops.example.com', role: 'owner' } }), 400, 'VALIDATION_ERROR');
+    expectCode(
+      await admin(h.url, 'POST', '/admin/v1/operators', { json: { email: 'BO@ops.example.com', role: 'viewer' } }),
+      409,
+      'CONFLICT',
+    );
+    expectCode(
+      await admin(h.url, 'POST', '/admin/v1/operators', { json: { email: 'not-an-address', role: 'viewer' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expectCode(
+      await admin(h.url, 'POST', '/admin/v1/operators', { json: { email: 'x@ops.example.com', role: 'owner' } }),
+      400,
+      'VALIDATION_ERROR',
+    );
     const token: string = invited.setup_token;
     expect(invited.setup_url).toContain(`/console/#/setup/${token}`);
     const secret: string = (await call(h.url, 'POST', '/operator/setup/begin', { json: { setup_token: token } })).body.totp_secret;
-    const finish = (password: string, code: string) => call(h.url, 'POST', '/operator/setup/finish', { json: { setup_token: token, password, totp_code: code } });
+    const finish = (password: string, code: string) =>
+      call(h.url, 'POST', '/operator/setup/finish', { json: { setup_token: token, password, totp_code: code } });
     expectCode(await finish('short', totpCode(h, secret)), 400, 'VALIDATION_ERROR');
     expectCode(await finish(OPERATOR_PASSWORD, '000000'), 400, 'VALIDATION_ERROR');
     // A new link replaces the old one.
@@ -112,7 +125,11 @@ describe.each(dialects)('operator accounts on %s', (dialect) => {
   it('ends a disabled account’s sessions and revokes its tokens; nobody disables themselves', async () => {
     const fay = await addOperator(h, 'fay@ops.example.com', 'admin');
     const gus = await addOperator(h, 'gus@ops.example.com', 'support');
-    expectCode(await call(h.url, 'PATCH', `/admin/v1/operators/${fay.id}`, { token: fay.token, json: { disabled: true } }), 409, 'CONFLICT');
+    expectCode(
+      await call(h.url, 'PATCH', `/admin/v1/operators/${fay.id}`, { token: fay.token, json: { disabled: true } }),
+      409,
+      'CONFLICT',
+    );
     const disabled = await call(h.url, 'PATCH', `/admin/v1/operators/${gus.id}`, { token: fay.token, json: { disabled: true } });
     expect(disabled.body.state).toBe('disabled');
     expectCode(await who({ cookie: gus.cookie }), 401, 'TOKEN_INVALID');
@@ -122,7 +139,9 @@ describe.each(dialects)('operator accounts on %s', (dialect) => {
     // Nor can they sign in; enabled again, they can (their tokens stay revoked).
     h.wall.tick(30_000);
     expectCode(
-      await call(h.url, 'POST', '/operator/sign-in', { json: { email: gus.email, password: OPERATOR_PASSWORD, totp_code: totpCode(h, gus.totpSecret) } }),
+      await call(h.url, 'POST', '/operator/sign-in', {
+        json: { email: gus.email, password: OPERATOR_PASSWORD, totp_code: totpCode(h, gus.totpSecret) },
+      }),
       401,
       'TOKEN_INVALID',
     );
@@ -142,9 +161,13 @@ describe.each(dialects)('operator accounts on %s', (dialect) => {
       // An invited admin who has not finished the setup does not count.
       await call(fresh.url, 'POST', '/admin/v1/operators', { token: bootstrap, json: { email: 'late@ops.example.com', role: 'admin' } });
       expectCode(await off(), 409, 'CONFLICT');
-      const invited = await call(fresh.url, 'POST', '/admin/v1/operators', { token: bootstrap, json: { email: 'boss@ops.example.com', role: 'admin' } });
+      const invited = await call(fresh.url, 'POST', '/admin/v1/operators', {
+        token: bootstrap,
+        json: { email: 'boss@ops.example.com', role: 'admin' },
+      });
       const setupToken: string = invited.body.setup_token;
-      const secret: string = (await call(fresh.url, 'POST', '/operator/setup/begin', { json: { setup_token: setupToken } })).body.totp_secret;
+      const secret: string = (await call(fresh.url, 'POST', '/operator/setup/begin', { json: { setup_token: setupToken } })).body
+        .totp_secret;
       await call(fresh.url, 'POST', '/operator/setup/finish', {
         json: { setup_token: setupToken, password: OPERATOR_PASSWORD, totp_code: totpCode(fresh, secret) },
       });

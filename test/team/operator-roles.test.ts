@@ -49,9 +49,23 @@ describe.each(dialects)('operator roles against every /admin/v1 operation on %s'
       'POST /admin/v1/session',
     ]);
     const byRole = (role: OperatorRole) => operations.filter((o) => o.role === role).map((o) => `${o.method} ${o.path}`);
-    expect(byRole('support')).toEqual(expect.arrayContaining(['POST /admin/v1/webhook-deliveries/{delivery_id}/redeliver', 'POST /admin/v1/reservations/{reservation_id}/cancel', 'POST /admin/v1/partners/{partner_id}/portal-links']));
-    expect(byRole('partner_manager')).toEqual(expect.arrayContaining(['POST /admin/v1/partners/{partner_id}/credentials', 'PUT /admin/v1/partners/{partner_id}/interfaces/{interface}', 'PUT /admin/v1/advertising/promotions/{code}']));
-    expect(byRole('admin')).toEqual(expect.arrayContaining(['POST /admin/v1/operators', 'PUT /admin/v1/clock', 'POST /admin/v1/businesses/import']));
+    expect(byRole('support')).toEqual(
+      expect.arrayContaining([
+        'POST /admin/v1/webhook-deliveries/{delivery_id}/redeliver',
+        'POST /admin/v1/reservations/{reservation_id}/cancel',
+        'POST /admin/v1/partners/{partner_id}/portal-links',
+      ]),
+    );
+    expect(byRole('partner_manager')).toEqual(
+      expect.arrayContaining([
+        'POST /admin/v1/partners/{partner_id}/credentials',
+        'PUT /admin/v1/partners/{partner_id}/interfaces/{interface}',
+        'PUT /admin/v1/advertising/promotions/{code}',
+      ]),
+    );
+    expect(byRole('admin')).toEqual(
+      expect.arrayContaining(['POST /admin/v1/operators', 'PUT /admin/v1/clock', 'POST /admin/v1/businesses/import']),
+    );
   });
 
   for (const credential of ['token', 'session'] as const) {
@@ -65,15 +79,22 @@ describe.each(dialects)('operator roles against every /admin/v1 operation on %s'
           const what = `${op.method} ${op.path} as ${role} by ${credential}`;
           // Signing out would end the session the next calls use.
           if (op.path === '/admin/v1/session' && op.method === 'DELETE' && credential === 'session') continue;
-          const r = await call(h.url, op.method, concrete(op.path), { ...auth, ...(op.method === 'GET' || op.method === 'DELETE' ? {} : { json: {} }) });
+          const r = await call(h.url, op.method, concrete(op.path), {
+            ...auth,
+            ...(op.method === 'GET' || op.method === 'DELETE' ? {} : { json: {} }),
+          });
           expect(r.status, `${what}: ${r.text.slice(0, 200)}`).toBeLessThan(500);
           if (!roleAtLeast(role, op.role)) {
             expectCode(r, 403, 'AUTHORIZATION_ERROR');
             expect(r.body.error.description, what).toContain(`needs the ${op.role} role`);
           } else {
-            expect(r.status === 403 && /needs the \w+ role/.test(r.body?.error?.description ?? ''), `${what}: ${r.text.slice(0, 200)}`).toBe(false);
+            expect(
+              r.status === 403 && /needs the \w+ role/.test(r.body?.error?.description ?? ''),
+              `${what}: ${r.text.slice(0, 200)}`,
+            ).toBe(false);
             // POST /admin/v1/session starts a session from the bootstrap token only.
-            if (!(op.path === '/admin/v1/session' && op.method === 'POST')) expect(r.status, `${what}: ${r.text.slice(0, 200)}`).not.toBe(401);
+            if (!(op.path === '/admin/v1/session' && op.method === 'POST'))
+              expect(r.status, `${what}: ${r.text.slice(0, 200)}`).not.toBe(401);
           }
         }
       }
@@ -99,7 +120,11 @@ describe.each(dialects)('operator roles against every /admin/v1 operation on %s'
     expect(shown.body.secret).toBe(secret);
     // Showing it is in the audit trail (what was shown, never the secret).
     const trail = await admin(h.url, 'GET', `/admin/v1/audit?actor=${manager.id}&action=GET`);
-    expect(trail.body.records[0]).toMatchObject({ action: 'GET /admin/v1/partners/:partner_id/webhook', partner_id: partner.id, details: { revealed: 'webhook signing secret' } });
+    expect(trail.body.records[0]).toMatchObject({
+      action: 'GET /admin/v1/partners/:partner_id/webhook',
+      partner_id: partner.id,
+      details: { revealed: 'webhook signing secret' },
+    });
     expect(trail.text).not.toContain(secret);
   });
 });

@@ -9,7 +9,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether this browser is signed in, and until when */
+        /** Who is signed in, with what role, and until when */
         get: {
             parameters: {
                 query?: never;
@@ -26,8 +26,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description When the console session ends; null: signed in with the token itself */
+                            /** @description When the console session ends; null: signed in with a token itself */
                             expires_at: string | null;
+                            operator: {
+                                /** @description The account’s e-mail, or "bootstrap token" */
+                                name: string;
+                                /** @enum {string} */
+                                role: "viewer" | "support" | "partner_manager" | "admin";
+                                /** @enum {string} */
+                                via: "bootstrap" | "session" | "token";
+                                account_id: string | null;
+                            };
                         };
                     };
                 };
@@ -40,10 +49,19 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
-        /** Sign a browser in: the operator token (Authorization: Bearer) for an HttpOnly session cookie */
+        /** Sign a browser in: the bootstrap token (Authorization: Bearer) for an HttpOnly session cookie */
         post: {
             parameters: {
                 query?: never;
@@ -60,8 +78,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description When the console session ends; null: signed in with the token itself */
+                            /** @description When the console session ends; null: signed in with a token itself */
                             expires_at: string | null;
+                            operator: {
+                                /** @description The account’s e-mail, or "bootstrap token" */
+                                name: string;
+                                /** @enum {string} */
+                                role: "viewer" | "support" | "partner_manager" | "admin";
+                                /** @enum {string} */
+                                via: "bootstrap" | "session" | "token";
+                                account_id: string | null;
+                            };
                         };
                     };
                 };
@@ -74,9 +101,18 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
-        /** Sign this browser out (clears the session cookie) */
+        /** Sign this browser out (ends the session and clears its cookie) */
         delete: {
             parameters: {
                 query?: never;
@@ -95,6 +131,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -271,6 +316,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         /**
@@ -323,6 +377,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -410,6 +473,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 409: {
                     headers: {
@@ -483,6 +555,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -537,6 +618,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -609,6 +699,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -691,6 +790,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -795,6 +903,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -947,6 +1064,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1031,6 +1157,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1193,6 +1328,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         post?: never;
@@ -1258,6 +1402,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1636,6 +1789,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1746,6 +1908,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1847,6 +2018,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1975,6 +2155,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -2087,6 +2276,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2230,6 +2428,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -2292,6 +2499,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2370,6 +2586,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2465,6 +2690,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -2534,6 +2768,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -2594,6 +2837,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2669,6 +2921,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -2703,6 +2964,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2772,6 +3042,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4030,6 +4309,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -4154,6 +4442,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -4256,6 +4553,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4371,6 +4677,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -4479,6 +4794,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -4580,6 +4904,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -4666,6 +4999,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4773,6 +5115,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -4873,6 +5224,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -4966,6 +5326,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5621,6 +5990,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -5669,6 +6047,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5738,6 +6125,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5830,6 +6226,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -5892,6 +6297,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5938,6 +6352,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6993,6 +7416,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -7827,7 +8259,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A partner’s webhook endpoint, state and signing secret */
+        /** A partner’s webhook endpoint, state and signing secret (the secret for a partner manager or admin; showing it is audited) */
         get: {
             parameters: {
                 query?: never;
@@ -7865,6 +8297,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7946,6 +8387,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -7979,6 +8429,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8049,6 +8508,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8132,6 +8600,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -8197,6 +8674,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8290,6 +8776,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -8368,6 +8863,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -8430,6 +8934,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -8475,6 +8988,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8558,6 +9080,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -8625,6 +9156,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8702,6 +9242,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8808,6 +9357,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -8907,6 +9465,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -8996,6 +9563,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9115,6 +9691,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -9227,6 +9812,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -9290,6 +9884,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         /** Change sandbox advertising settings: hold_new_jobs keeps every new job PROCESSING until released */
@@ -9321,6 +9924,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9371,6 +9983,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9430,6 +10051,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -9481,6 +10111,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9556,6 +10195,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         post?: never;
@@ -9587,6 +10235,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9640,6 +10297,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9730,6 +10396,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         post?: never;
@@ -9783,6 +10458,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10125,6 +10809,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11457,6 +12150,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -11570,6 +12272,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -11635,6 +12346,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11713,6 +12433,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -11747,6 +12476,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11840,6 +12578,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11947,6 +12694,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -12008,6 +12764,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13042,6 +13807,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -13142,6 +13916,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13283,6 +14066,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -13356,6 +14148,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13853,6 +14654,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -13914,6 +14724,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13992,6 +14811,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14081,6 +14909,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -14115,6 +14952,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14184,6 +15030,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14262,6 +15117,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -14296,6 +15160,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14373,6 +15246,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -14406,6 +15288,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14474,6 +15365,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -14512,6 +15412,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14574,6 +15483,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -14628,6 +15546,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14993,6 +15920,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -15042,6 +15978,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15111,6 +16056,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -15169,6 +16123,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15276,6 +16239,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -15331,6 +16303,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15428,6 +16409,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -15489,6 +16479,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -15541,6 +16540,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below support */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -16141,7 +17149,7 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
-                /** @description Default Response */
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -16212,6 +17220,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorResponse"];
                     };
                 };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
             };
         };
         put?: never;
@@ -16253,6 +17270,15 @@ export interface paths {
                 };
                 /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -16483,6 +17509,1117 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operator accounts with their roles, sign-in methods and last sign-in */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            operators: {
+                                id: string;
+                                email: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "viewer" | "support" | "partner_manager" | "admin";
+                                /** @enum {string} */
+                                state: "invited" | "active" | "disabled";
+                                sign_in: {
+                                    password: boolean;
+                                    totp: boolean;
+                                    sso: boolean;
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                last_sign_in_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Invite a person: an account with a role, and a single-use setup link (shown once) to set a password and second factor */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        name?: string;
+                        /** @enum {string} */
+                        role: "viewer" | "support" | "partner_manager" | "admin";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            account: {
+                                id: string;
+                                email: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "viewer" | "support" | "partner_manager" | "admin";
+                                /** @enum {string} */
+                                state: "invited" | "active" | "disabled";
+                                sign_in: {
+                                    password: boolean;
+                                    totp: boolean;
+                                    sso: boolean;
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                last_sign_in_at: string | null;
+                            };
+                            /** @description Single-use: the person opens it to set a password and a second factor (7 days) */
+                            setup_url: string;
+                            setup_token: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change an account’s name or role, or disable it (its sessions end and its tokens are revoked) or enable it */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    account_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        /** @enum {string} */
+                        role?: "viewer" | "support" | "partner_manager" | "admin";
+                        disabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            email: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "viewer" | "support" | "partner_manager" | "admin";
+                            /** @enum {string} */
+                            state: "invited" | "active" | "disabled";
+                            sign_in: {
+                                password: boolean;
+                                totp: boolean;
+                                sso: boolean;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            last_sign_in_at: string | null;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/admin/v1/operators/{account_id}/setup-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new setup link (a lost password or phone): the old password, second factor and sessions stop working */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    account_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Single-use: the person opens it to set a password and a second factor (7 days) */
+                            setup_url: string;
+                            setup_token: string;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators/{account_id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An account’s personal API tokens (never their secrets) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    account_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tokens: {
+                                id: string;
+                                account_id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "viewer" | "support" | "partner_manager" | "admin";
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** Format: date-time */
+                                last_used_at: string | null;
+                                /** Format: date-time */
+                                revoked_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your own personal API tokens */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tokens: {
+                                id: string;
+                                account_id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "viewer" | "support" | "partner_manager" | "admin";
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                                /** Format: date-time */
+                                last_used_at: string | null;
+                                /** Format: date-time */
+                                revoked_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** A personal API token for scripts and the CLI (shown once), with a role no higher than yours and an expiry */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What the token is for (a script, a laptop) */
+                        name: string;
+                        /**
+                         * @description At most your own role (the default)
+                         * @enum {string}
+                         */
+                        role?: "viewer" | "support" | "partner_manager" | "admin";
+                        /** @default 90 */
+                        expires_in_days?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            account_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "viewer" | "support" | "partner_manager" | "admin";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            token: string;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operator-tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a personal token: your own, or anyone’s as an admin */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            account_id: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "viewer" | "support" | "partner_manager" | "admin";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail, newest first: who changed what, when, from where (searchable by person, partner, business, action, time) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An account id, or part of the e-mail the action was made under */
+                    actor?: string;
+                    partner_id?: string;
+                    business_id?: string;
+                    /** @description Part of the action: `disable`, `credentials`, `SIGN-IN` */
+                    action?: string;
+                    since?: string;
+                    until?: string;
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            records: {
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                actor: {
+                                    /** @enum {string} */
+                                    via: "bootstrap" | "session" | "token";
+                                    account_id: string | null;
+                                    token_id: string | null;
+                                    name: string;
+                                };
+                                address: string;
+                                /** @description Method and route, or SIGN-IN password|sso */
+                                action: string;
+                                target: {
+                                    kind: string;
+                                    id: string;
+                                } | null;
+                                partner_id: string | null;
+                                business_id: string | null;
+                                /** @description Parameters and fields (secrets replaced), before → after */
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail as JSON lines, oldest first (for a SIEM): the records of a period, the same filters as the search */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An account id, or part of the e-mail the action was made under */
+                    actor?: string;
+                    partner_id?: string;
+                    business_id?: string;
+                    /** @description Part of the action: `disable`, `credentials`, `SIGN-IN` */
+                    action?: string;
+                    since?: string;
+                    until?: string;
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description application/x-ndjson: one record per line */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/bootstrap-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the bootstrap admin token works */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            enabled: boolean;
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Turn the bootstrap admin token off (once an admin account can sign in); `pbs admin-token reset` on the server makes a new one */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below admin */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in to the console with an account’s e-mail, password and TOTP code: an HttpOnly session cookie */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        password: string;
+                        totp_code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/setup/begin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a setup link: the TOTP secret to add to an authenticator app (and its otpauth:// URI) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        setup_token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            email: string;
+                            totp_secret: string;
+                            totp_uri: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/setup/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finish a setup link: the account’s password and a code from the new authenticator; the link is used up */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        setup_token: string;
+                        password: string;
+                        totp_code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            email: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "viewer" | "support" | "partner_manager" | "admin";
+                            /** @enum {string} */
+                            state: "invited" | "active" | "disabled";
+                            sign_in: {
+                                password: boolean;
+                                totp: boolean;
+                                sso: boolean;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            last_sign_in_at: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -172,7 +172,9 @@ export async function authenticateOperator(request: FastifyRequest, auth: Operat
 
 async function bootstrapSession(value: string, sessions: OperatorSessionVerifier | undefined): Promise<Operator | undefined> {
   const ends = sessions ? await sessions.verify(value) : undefined;
-  return ends === undefined ? undefined : { via: 'bootstrap', accountId: null, tokenId: null, name: BOOTSTRAP_NAME, role: 'admin', sessionEnds: ends };
+  return ends === undefined
+    ? undefined
+    : { via: 'bootstrap', accountId: null, tokenId: null, name: BOOTSTRAP_NAME, role: 'admin', sessionEnds: ends };
 }
 
 /** Why the operator may not call a route that needs `need`, or undefined when they may. */

@@ -6,16 +6,9 @@ import type {
   onSendHookHandler,
   preHandlerHookHandler,
 } from 'fastify';
-import {
-  authenticateKnown,
-  authenticateOperator,
-  authenticatePartner,
-  decodeBasic,
-  operatorRoleRefusal,
-  type OperatorAuthentication,
-} from './authenticate.js';
-import { auditDraft, auditDue, runAudited, type AuditDraft } from '../audit/audit-trail.js';
-import type { OperatorRole } from '../auth/operator.js';
+import { authenticateKnown, authenticatePartner, decodeBasic, type OperatorAuthentication } from './authenticate.js';
+import type { AuditDraft } from '../audit/audit-trail.js';
+import { operatorGuards } from './operator-guard.js';
 import { principalOf } from './typed-routes.js';
 import { isRecord, messageOf } from '../values.js';
 import {
@@ -76,8 +69,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The Idempotency-Key this request claimed; a route hands it to its service within `partnerWriteOf(request)`. */
     idempotency?: PendingIdempotency;
-    /** An operator change's audit record, until written (audit-trail.ts). */
-    auditDraft?: AuditDraft;
   }
 }
 
@@ -176,46 +167,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
     return payload;
   };
 
-  const operatorOnRequest =
-    (need: OperatorRole): onRequestHookHandler =>
-    async function operatorGuard(request) {
-      const operator = await throttledAuthentication(options.authFailures, failureKey(request.ip, 'operator'), () =>
-        authenticateOperator(request, options.operators),
-      );
-      request.operator = operator;
-      const refusal = operatorRoleRefusal(operator, need);
-      if (refusal) throw apiError('AUTHORIZATION_ERROR', refusal);
-    };
-
-  /**
-   * A change by an operator gets a draft of its audit record; the request's first transaction
-   * writes it (audit-trail.ts). Callback style, so the handler runs inside the draft's context.
-   */
-  const auditPreHandler: preHandlerHookHandler = function auditDraftOpen(request, _reply, done) {
-    const operator = request.operator;
-    if (!operator) return done();
-    const draft = auditDraft(
-      operator,
-      { ip: request.ip, method: request.method, url: request.url, routeUrl: request.routeOptions.url ?? request.url, params: request.params, body: request.body },
-      options.audit.wallNow(),
-    );
-    if (request.routeOptions.config.revealsSecret) draft.onlyIfRevealed = true;
-    request.auditDraft = draft;
-    runAudited(draft, () => done());
-  };
-
-  /** A change that ran no transaction (a sign-in, the sandbox clock) is recorded as its answer goes out. */
-  const auditOnSend: onSendHookHandler = async function auditRecordAlone(request, reply, payload) {
-    const draft = request.auditDraft;
-    if (!draft || !auditDue(draft) || reply.statusCode >= 400) return payload;
-    draft.written = true;
-    try {
-      await options.audit.writeAlone(draft);
-    } catch (error) {
-      request.log.error({ err: error, action: draft.action }, 'could not write the audit record of a change');
-    }
-    return payload;
-  };
+  const operators = operatorGuards(options);
 
   const publicOnRequest: onRequestHookHandler = function publicLimit(request, _reply, done) {
     const wait = options.publicLimiter.take(request.ip);
@@ -349,10 +301,10 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
         route.onSend = [...toArray(route.onSend), idempotencyOnSend];
       }
     } else if (config?.operator) {
-      route.onRequest = [...toArray(route.onRequest), operatorOnRequest(config.operator)];
+      route.onRequest = [...toArray(route.onRequest), operators.authenticate(config.operator)];
       if (config.revealsSecret || methods.some((m) => m !== 'GET' && m !== 'HEAD')) {
-        route.preHandler = [...toArray(route.preHandler), auditPreHandler];
-        route.onSend = [...toArray(route.onSend), auditOnSend];
+        route.preHandler = [...toArray(route.preHandler), operators.openAuditDraft];
+        route.onSend = [...toArray(route.onSend), operators.recordAuditAlone];
       }
     } else if (config?.portal) {
       if (!options.portal) throw new Error(`Route ${methods.join(',')} ${route.url} is a portal route, and no portal sessions are set up`);

@@ -137,7 +137,12 @@ export function operatorSessionRoutes(sessions: OperatorSessions, publicUrl: str
       '/admin/v1/session',
       {
         config,
-        schema: { tags, security, summary: 'Sign this browser out (ends the session and clears its cookie)', response: { 204: { type: 'null' } } },
+        schema: {
+          tags,
+          security,
+          summary: 'Sign this browser out (ends the session and clears its cookie)',
+          response: { 204: { type: 'null' } },
+        },
       },
       async (request, reply) => {
         const cookie = cookieValue(request.headers.cookie, OPERATOR_COOKIE);

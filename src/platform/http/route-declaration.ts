@@ -18,7 +18,7 @@ export function declarationProblem(
   const partner = config?.partner;
   const operator = config?.operator;
   if (config?.portal) return partner || operator !== undefined ? 'declares a portal guard beside another' : undefined;
-  if (operator !== undefined && !isOperatorRole(operator)) return `names no known operator role (${String(operator)})`;
+  if (operator !== undefined && !isOperatorRole(operator)) return `names no known operator role (${JSON.stringify(operator)})`;
   if (operator !== undefined && !url.startsWith('/admin/')) return 'declares an operator role outside /admin/';
   if (!partner) {
     if (operator !== undefined) return undefined;

@@ -1,3 +1,4 @@
+import type { Operator } from '../auth/operator.js';
 import type { FastifyInstance, FastifyRequest, FastifyTypeProvider } from 'fastify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Principal } from '../auth/principal.js';
@@ -32,6 +33,13 @@ export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal)
     throw new Error(`${request.method} ${request.routeOptions.url ?? request.url} has no partner declaration, so no principal`);
   return request.principal;
+}
+
+/** The operator of a route declaring `config.operator` (the guard has set it by then). */
+export function operatorOf(request: FastifyRequest): Operator {
+  if (!request.operator)
+    throw new Error(`${request.method} ${request.routeOptions.url ?? request.url} has no operator declaration, so no operator`);
+  return request.operator;
 }
 
 /** What a partner write hands its service: the request's id and the Idempotency-Key it claimed (idempotency.ts). */

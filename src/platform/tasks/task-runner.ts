@@ -210,10 +210,10 @@ export class TaskRunner {
         .where('state', '=', 'dead')
         .returningAll()
         .executeTakeFirst();
+      if (row) return row;
       // Read on the transaction: on SQLite a read beside it would wait for it.
-      const exists = row ? true : await trx.selectFrom('tasks').select('id').where('id', '=', id).executeTakeFirst();
-      if (!row) throw exists ? apiError('CONFLICT', 'Only dead tasks can be retried') : apiError('NOT_FOUND', 'Task not found');
-      return row;
+      const exists = await trx.selectFrom('tasks').select('id').where('id', '=', id).executeTakeFirst();
+      throw exists ? apiError('CONFLICT', 'Only dead tasks can be retried') : apiError('NOT_FOUND', 'Task not found');
     });
     this.wake();
     return updated;

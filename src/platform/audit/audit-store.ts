@@ -38,13 +38,14 @@ export const MAX_AUDIT_PAGE = 500;
 /** Reads of the trail (no route changes it). Each search walks an index newest first. */
 export async function searchAudit(db: DbOrTx, filter: AuditFilter): Promise<AuditRecord[]> {
   let query = db.selectFrom('operator_audit').selectAll();
-  if (filter.actor)
+  const { actor, action } = filter;
+  if (actor)
     query = query.where((eb) =>
-      eb.or([eb('actor_account_id', '=', filter.actor!), eb(eb.fn<string>('lower', ['actor_name']), 'like', containing(filter.actor!))]),
+      eb.or([eb('actor_account_id', '=', actor), eb(eb.fn<string>('lower', ['actor_name']), 'like', containing(actor))]),
     );
   if (filter.partnerId) query = query.where('partner_id', '=', filter.partnerId);
   if (filter.businessId) query = query.where('business_id', '=', filter.businessId);
-  if (filter.action) query = query.where((eb) => eb(eb.fn<string>('lower', ['action']), 'like', containing(filter.action!)));
+  if (action) query = query.where((eb) => eb(eb.fn<string>('lower', ['action']), 'like', containing(action)));
   if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
   if (filter.until !== undefined) query = query.where('at', '<', filter.until);
   const columns = { sequence: 'at', id: 'id' };
