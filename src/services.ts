@@ -30,6 +30,7 @@ import { workbenchServices } from './workbench/module.js';
 import { teamServices } from './team/module.js';
 import type { Team } from './team/team-service.js';
 import type { AuditService } from './team/audit-service.js';
+import type { OperatorSso } from './team/sso.js';
 import type { RequestLog } from './workbench/request-log.js';
 import type { Portal } from './workbench/portal.js';
 import type { Faults } from './workbench/faults.js';
@@ -64,6 +65,8 @@ export interface Services {
   team: Team;
   /** The audit trail's reads (the team). */
   audit: AuditService;
+  /** Operators' single sign-on, when configured (the team). */
+  sso?: OperatorSso;
 }
 
 /** The services and the shared parts around them that a running pbs starts, stops and serves from. */

@@ -9,6 +9,8 @@ import { AuditService } from './audit-service.js';
 import { teamMigration } from './team-tables.js';
 import { teamAdminRoutes, type BootstrapSwitch } from './admin-routes.js';
 import { teamSignInRoutes } from './sign-in-routes.js';
+import { ssoRoutes } from './sso-routes.js';
+import { OperatorSso } from './sso.js';
 import { auditCommand, operatorCommand } from '../commands/team.js';
 
 export interface TeamServices {
@@ -16,6 +18,8 @@ export interface TeamServices {
   team: Team;
   /** The audit trail's reads. */
   audit: AuditService;
+  /** Single sign-on, when an OpenID Connect provider is configured. */
+  sso?: OperatorSso;
 }
 
 /** An invitation's setup link lives a week. */
@@ -23,25 +27,26 @@ const SETUP_MS = 7 * 86_400_000;
 
 export function teamServices(
   database: Database,
-  config: Pick<Config, 'publicUrl' | 'operatorSessionMs' | 'auditRetentionDays'>,
+  config: Pick<Config, 'publicUrl' | 'operatorSessionMs' | 'auditRetentionDays' | 'oidc'>,
   keys: SecretKeys,
   wallNow: () => number,
 ): TeamServices {
-  return {
-    team: new Team(database, {
-      publicUrl: config.publicUrl,
-      setupMs: SETUP_MS,
-      sessionMs: config.operatorSessionMs,
-      totpKey: () => keys.key('operator-totp'),
-      wallNow,
-    }),
-    audit: new AuditService(database, config.auditRetentionDays, wallNow),
-  };
+  const team = new Team(database, {
+    publicUrl: config.publicUrl,
+    setupMs: SETUP_MS,
+    sessionMs: config.operatorSessionMs,
+    totpKey: () => keys.key('operator-totp'),
+    wallNow,
+  });
+  const sso = config.oidc
+    ? new OperatorSso(config.oidc, database, team, { publicUrl: config.publicUrl, key: () => keys.key('operator-sso'), wallNow })
+    : undefined;
+  return { team, audit: new AuditService(database, config.auditRetentionDays, wallNow), sso };
 }
 
 /** Operators as a team (docs/security.md "Operators and roles", "Audit trail"). */
 export function teamModule(
-  { team, audit }: TeamServices,
+  { team, audit, sso }: TeamServices,
   options: { publicUrl: string; sessionMs: number; failures: FailureThrottle; bootstrap: BootstrapSwitch },
 ): ApiModule {
   return {
@@ -56,6 +61,7 @@ export function teamModule(
     routes: async (app) => {
       await teamAdminRoutes(team, audit, options.bootstrap)(app);
       await teamSignInRoutes(team, options)(app);
+      await ssoRoutes(sso, options)(app);
     },
     commands: {
       operator: (args, flags) => operatorCommand(team, args, flags),

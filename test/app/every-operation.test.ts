@@ -29,6 +29,7 @@ const PUBLIC = new Set([
   'POST /operator/sign-in',
   'POST /operator/setup/begin',
   'POST /operator/setup/finish',
+  'GET /operator/sign-in-methods',
 ]);
 
 type Scheme = 'bearer' | 'basic' | 'business_user';
