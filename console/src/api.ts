@@ -70,12 +70,11 @@ export async function portalSignIn(apiKey: string): Promise<void> {
   await api('POST', '/portal/sign-in', undefined, undefined, apiKey);
 }
 
-/** Whether this browser has a live console session. */
-export async function signedIn(): Promise<boolean> {
+/** Who this browser's live console session is (undefined: none). */
+export async function sessionOperator<T>(): Promise<T | undefined> {
   try {
-    await api('GET', '/admin/v1/session');
-    return true;
+    return (await api<{ operator: T }>('GET', '/admin/v1/session')).operator;
   } catch {
-    return false;
+    return undefined;
   }
 }

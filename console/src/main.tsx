@@ -1,43 +1,32 @@
 import { FindAnything } from './find';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { onLoggedOut, signedIn as hasSession, signIn } from './api';
+import { onLoggedOut, sessionOperator } from './api';
+import { OperatorContext, roleRank, type SignedInOperator } from './operator';
+import { SignIn, Setup } from './sign-in';
 import { must, pbs } from './client';
 import { useRoute } from './hooks';
 import { pages } from './pages';
 import './styles.css';
 import './editing.css';
-import { SecretSignIn, Shell } from './shell';
-
-function Login(props: { onIn: () => void }) {
-  return (
-    <SecretSignIn
-      title="pbs operator console"
-      name="token"
-      placeholder="pbs_admin_…"
-      submit={async (token) => {
-        if (!(await signIn(token))) return 'That token is not the operator token.';
-        props.onIn();
-        return undefined;
-      }}
-    >
-      Sign in with the operator token (printed by pbs at its first start, or PBS_ADMIN_TOKEN). This browser then stays signed in (12 hours
-      unless PBS_OPERATOR_SESSION_HOURS says otherwise) with an HttpOnly cookie; the token is not kept.
-    </SecretSignIn>
-  );
-}
+import { Shell } from './shell';
 
 function App() {
-  // undefined: asking pbs whether this browser has a session.
-  const [signedIn, setSignedIn] = useState<boolean | undefined>(undefined);
+  // undefined: asking pbs whether this browser has a session; null: it has none.
+  const [operator, setOperator] = useState<SignedInOperator | null | undefined>(undefined);
   const route = useRoute();
+  const refresh = () => void sessionOperator<SignedInOperator>().then((who) => setOperator(who ?? null));
   useEffect(() => {
-    void hasSession().then(setSignedIn);
-    return onLoggedOut(() => setSignedIn(false));
+    refresh();
+    return onLoggedOut(() => setOperator(null));
   }, []);
-  if (signedIn === undefined) return <p class="muted">Loading…</p>;
-  if (!signedIn) return <Login onIn={() => setSignedIn(true)} />;
-  const current = pages.find((p) => p.id === route.page) ?? pages[0];
+  // An invitation's link: #/setup/<token>.
+  if (route.page.startsWith('setup/') && !operator)
+    return <Setup token={decodeURIComponent(route.page.slice('setup/'.length))} onDone={() => (location.hash = '#/overview')} />;
+  if (operator === undefined) return <p class="muted">Loading…</p>;
+  if (operator === null) return <SignIn onIn={refresh} />;
+  const visible = pages.filter((p) => !p.need || roleRank[operator.role] >= roleRank[p.need]);
+  const current = visible.find((p) => p.id === route.page) ?? visible[0];
   const Current = current.component;
   return (
     <Shell
@@ -46,23 +35,28 @@ function App() {
           pbs <small>operator console</small>
         </>
       }
-      pages={pages}
+      pages={visible}
       current={current}
       search={<FindAnything />}
       footer={
         <>
+          <p class="session" data-testid="who">
+            {operator.name} · {operator.role.replace('_', ' ')}
+          </p>
           <p class="session">
             <a href="/docs" target="_blank" rel="noopener">
               API reference
             </a>
           </p>
-          <button class="logout" onClick={() => void must(pbs.DELETE('/admin/v1/session')).finally(() => setSignedIn(false))}>
+          <button class="logout" onClick={() => void must(pbs.DELETE('/admin/v1/session')).finally(() => setOperator(null))}>
             Sign out
           </button>
         </>
       }
     >
-      <Current params={route.params} />
+      <OperatorContext.Provider value={operator}>
+        <Current params={route.params} />
+      </OperatorContext.Provider>
     </Shell>
   );
 }

@@ -14,6 +14,8 @@ import { Tasks } from './pages/tasks';
 import { Clock } from './pages/clock';
 import { Imports } from './pages/imports';
 import { Requests } from './pages/requests';
+import { Team } from './pages/team';
+import { Audit } from './pages/audit';
 
 /** The console's pages, in the order of its navigation (one file per page in pages/). */
 export const pages: PageDef[] = [
@@ -31,5 +33,7 @@ export const pages: PageDef[] = [
   { id: 'requests', title: 'Requests', component: Requests },
   { id: 'tasks', title: 'Tasks', component: Tasks },
   { id: 'clock', title: 'Clock', component: Clock },
-  { id: 'imports', title: 'Imports', component: Imports },
+  { id: 'imports', title: 'Imports', component: Imports, need: 'admin' },
+  { id: 'team', title: 'Team', component: Team },
+  { id: 'audit', title: 'Audit trail', component: Audit },
 ];

@@ -47,8 +47,9 @@ export function Table<T>(props: { rows: T[] | undefined; columns: Column<T>[]; e
   if (!props.rows) return null;
   if (props.rows.length === 0) return <p class="muted">{props.empty ?? 'Nothing here yet.'}</p>;
   return (
-    // Wide tables scroll inside their card (at 390 px), and the card itself clips nothing (a picker's suggestions overlap it).
-    <div class="table-scroll">
+    // Wide tables scroll inside their card (at 390 px), and the card itself clips nothing (a picker's suggestions overlap it);
+    // the scrolling region takes the keyboard's focus, so it can be scrolled without a mouse.
+    <div class="table-scroll" tabIndex={0}>
       <table data-testid={props.testId}>
         <thead>
           <tr>

@@ -53,6 +53,7 @@ describe.each(['sqlite', 'postgres'] as const)('the operator console in a real b
 
   it('signs in with the operator token only', async () => {
     await page.goto(`${server.url}/console`);
+    await page.click('[data-testid=with-token]');
     await page.fill('input[name=token]', 'not-the-token');
     await page.click('button[type=submit]');
     await page.waitForSelector('.login .problem');

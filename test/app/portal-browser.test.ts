@@ -49,6 +49,7 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
 
     // The operator, in the console: the partner's page, "Portal link".
     await page.goto(`${server.url}/console`);
+    await page.click('[data-testid=with-token]');
     await page.fill('input[name=token]', ADMIN_TOKEN);
     await page.click('button[type=submit]');
     await page.waitForSelector('section.page h1');

@@ -108,6 +108,7 @@ describe.each(['sqlite', 'postgres'] as const)('a business user authorizes a par
 
   it('shows the reply in the console’s view of the conversation', async () => {
     await page.goto(`${run.server.url}/console`);
+    await page.click('[data-testid=with-token]');
     await page.fill('input[name=token]', ADMIN_TOKEN);
     await page.click('button[type=submit]');
     await page.waitForSelector('section.page h1');

@@ -108,7 +108,11 @@ describe('operator single sign-on through an OpenID Connect provider', () => {
     expect(who.body.operator).toMatchObject({ name: 'alice@corp.example', role: 'admin', via: 'session' });
     // The console's own page may change things with the session.
     const created = await page.evaluate(async () => {
-      const r = await fetch('/admin/v1/partners', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"By SSO"}' });
+      const r = await fetch('/admin/v1/partners', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":"By SSO"}',
+      });
       return r.status;
     });
     expect(created).toBe(201);
@@ -118,7 +122,9 @@ describe('operator single sign-on through an OpenID Connect provider', () => {
     });
     expect(signedOut).toBe(401);
     await context.close();
-    const account = (await admin(h.url, 'GET', '/admin/v1/operators')).body.operators.find((a: { email: string }) => a.email === 'alice@corp.example');
+    const account = (await admin(h.url, 'GET', '/admin/v1/operators')).body.operators.find(
+      (a: { email: string }) => a.email === 'alice@corp.example',
+    );
     expect(account).toMatchObject({ role: 'admin', state: 'active', sign_in: { sso: true, password: false } });
     // The sign-in and the partner made are in the audit trail under the person's name.
     const trail = (await admin(h.url, 'GET', `/admin/v1/audit?actor=${account.id}`)).body.records.map((r: { action: string }) => r.action);

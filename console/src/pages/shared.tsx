@@ -6,7 +6,8 @@ import { useQuery } from '../hooks';
 /** What the console's pages share: their props, date helpers, names by id and filters (the business picker is business-picker.tsx). */
 
 export type Params = { params: URLSearchParams };
-export type PageDef = { id: string; title: string; component: FunctionComponent<Params> };
+/** A page of the console; `need`: the least role that sees it in the navigation (pbs refuses its changes below it regardless). */
+export type PageDef = { id: string; title: string; component: FunctionComponent<Params>; need?: 'support' | 'partner_manager' | 'admin' };
 
 export const today = () => new Date().toISOString().slice(0, 10);
 export const shortDay = (date: string) => date.slice(5);

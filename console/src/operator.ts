@@ -1,0 +1,23 @@
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Answer } from './client';
+
+/** Who is signed in to the console, and with which role (GET /admin/v1/session). */
+export type SignedInOperator = Answer<'/admin/v1/session', 'get'>['operator'];
+type Role = SignedInOperator['role'];
+
+export const OperatorContext = createContext<SignedInOperator | undefined>(undefined);
+
+/** The signed-in operator (undefined while unknown). */
+export function useOperator(): SignedInOperator | undefined {
+  return useContext(OperatorContext);
+}
+
+/** The roles in order: each holds what the ones before it hold. */
+export const roleRank: Record<Role, number> = { viewer: 0, support: 1, partner_manager: 2, admin: 3 };
+
+/** Whether the signed-in operator's role reaches `need`: the console hides what it does not (pbs refuses it regardless). */
+export function useMayAct(need: Role): boolean {
+  const operator = useOperator();
+  return operator !== undefined && roleRank[operator.role] >= roleRank[need];
+}
