@@ -1,23 +1,10 @@
 import http from 'node:http';
-import net from 'node:net';
 import type { Browser } from 'playwright-core';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, startPbs, type Harness } from '../support/harness.js';
 import { launchChromium } from '../support/browser.js';
-
-/** A port free on loopback now (pbs's redirect URI must be known before pbs starts). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../support/process.js';
 
 /** Each test person's groups at the provider. */
 const GROUPS: Record<string, string[]> = { alice: ['pbs-admins', 'staff'], bob: ['staff'], carol: ['staff'] };
