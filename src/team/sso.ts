@@ -125,7 +125,10 @@ export class OperatorSso {
     return best;
   }
 
-  /** The account of a person the provider vouched for: by subject, else by the e-mail of an invitation, else made when a group maps to a role. */
+  /**
+   * The account of a person the provider vouched for: by subject, else by the e-mail of an
+   * invitation, else made when a group maps to a role.
+   */
   private async accountFor(
     subject: string,
     email: string | undefined,

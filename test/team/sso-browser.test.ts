@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { Browser } from 'playwright-core';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
