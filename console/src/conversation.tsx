@@ -1,3 +1,4 @@
+import type { Need } from './operator';
 import { useState } from 'preact/hooks';
 import type { Answer } from './client';
 import { Action, Badge, Table, when } from './ui';
@@ -10,6 +11,8 @@ export type LeadView = Answer<'/admin/v1/leads/{lead_id}', 'get'>;
  * for the consumer; `say` sends it (an empty text: a realistic one), `done` reloads.
  */
 export function Conversation(props: {
+  /** Who may use its button (the console's role, or the portal's partner). */
+  need: Need;
   view: LeadView;
   say: (text: string | undefined) => Promise<unknown>;
   done: () => void;
@@ -55,6 +58,7 @@ export function Conversation(props: {
           <input name="consumer_text" value={text} maxLength={5000} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
         </label>
         <Action
+          need={props.need}
           label="Send as the consumer"
           testId="consumer-says"
           run={() => props.say(text.trim() === '' ? undefined : text.trim())}

@@ -1,3 +1,4 @@
+import type { Need } from './operator';
 import { useState } from 'preact/hooks';
 import type { Answer } from './client';
 import { Action, Badge, Card, Problem, StatusBadge, Table, when, type Column } from './ui';
@@ -53,6 +54,8 @@ function Attempts(props: { delivery: Delivery; detail: (id: string) => Promise<D
 
 /** The deliveries, newest first; the event opens its attempts; `redeliverPath` replays one. */
 export function DeliveriesTable(props: {
+  /** Who may use its button (the console's role, or the portal's partner). */
+  need: Need;
   rows: Delivery[] | undefined;
   redeliver: (id: string) => Promise<unknown>;
   /** One delivery whole (its payload and URL), read when it is opened. */
@@ -99,7 +102,13 @@ export function DeliveriesTable(props: {
             // A pending message is sent anyway at its next try.
             cell: (d) =>
               d.status === 'pending' ? null : (
-                <Action label="Redeliver" testId={`redeliver-${d.id}`} run={() => props.redeliver(d.id)} done={props.reload} />
+                <Action
+                  need={props.need}
+                  label="Redeliver"
+                  testId={`redeliver-${d.id}`}
+                  run={() => props.redeliver(d.id)}
+                  done={props.reload}
+                />
               ),
           },
         ]}

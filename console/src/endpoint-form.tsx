@@ -1,3 +1,4 @@
+import type { Need } from './operator';
 import { useState } from 'preact/hooks';
 import type { paths } from '../../packages/sdk/src/schema';
 import { Action } from './ui';
@@ -34,6 +35,8 @@ const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES).filter((t): t is EventType => t
  * before using it). `save` sends it where the page's API takes it.
  */
 export function EndpointForm(props: {
+  /** Who may use its button (the console's role, or the portal's partner). */
+  need: Need;
   endpoint?: { url: string; event_types: string[]; client_id: string };
   save: (body: EndpointBody) => Promise<unknown>;
   /** The operator also says the partner's client id at the platform (the portal keeps it). */
@@ -83,6 +86,7 @@ export function EndpointForm(props: {
       </fieldset>
       <div class="actions">
         <Action
+          need={props.need}
           label={current ? 'Save' : 'Register'}
           kind="primary"
           testId="save-endpoint"

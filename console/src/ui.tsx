@@ -1,3 +1,4 @@
+import { useMayAct, type Need } from './operator';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError } from './api';
@@ -72,8 +73,18 @@ export function Table<T>(props: { rows: T[] | undefined; columns: Column<T>[]; e
   );
 }
 
-/** A button running an async action: disabled meanwhile, its error shown beside it. */
+/** What only an operator whose role reaches `need` sees (an editing form's opener, say). */
+export function IfMay(props: { need: Need; children: ComponentChildren }) {
+  return useMayAct(props.need) ? <>{props.children}</> : null;
+}
+
+/**
+ * A button running an async action: disabled meanwhile, its error shown beside it. It shows only
+ * to an operator whose role reaches `need`, the role the action's operation declares (pbs refuses
+ * it below that regardless).
+ */
 export function Action(props: {
+  need: Need;
   label: string;
   run: () => Promise<unknown>;
   done?: () => void;
@@ -84,6 +95,7 @@ export function Action(props: {
 }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
+  if (!useMayAct(props.need)) return null;
   return (
     <span class="action">
       <button

@@ -27,6 +27,8 @@ describe('the team in the console', () => {
   });
 
   it('invites a person, who sets up, signs in as support, and makes a token; the audit trail says so', async () => {
+    const partner: string = (await admin(h.url, 'POST', '/admin/v1/partners', { json: { name: 'Seen by support' } })).body.id;
+    await admin(h.url, 'POST', `/admin/v1/partners/${partner}/credentials`, { json: { kind: 'api_key' } });
     await page.goto(`${h.url}/console/`);
     await page.click('[data-testid=with-token]');
     await page.fill('input[name=token]', 'test-admin-token');
@@ -57,6 +59,16 @@ describe('the team in the console', () => {
     expect(await page.textContent('[data-testid=who]')).toContain('sam@ops.example.com · support');
     // Support sees no Imports page, and no invitation form.
     expect(await page.locator('nav a', { hasText: 'Imports' }).count()).toBe(0);
+    // On a partner's page: a portal link (support's), but no credential, redirect URI or endpoint changes (a partner manager's).
+    await page.goto(`${h.url}/console/#/partners?id=${partner}`);
+    await page.waitForSelector('[data-testid=portal-link]');
+    for (const hidden of [
+      '[data-testid^=roll-]',
+      '[data-testid=save-redirect-uris]',
+      '[data-testid=register-endpoint]',
+      '[data-testid^=limits-]',
+    ])
+      expect(await page.locator(hidden).count(), hidden).toBe(0);
     await page.goto(`${h.url}/console/#/team`);
     await page.waitForSelector('[data-testid=operators]');
     expect(await page.locator('[data-testid=invite]').count()).toBe(0);

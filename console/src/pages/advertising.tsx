@@ -97,6 +97,7 @@ export function Advertising(props: Params) {
       actions={
         settings.data && (
           <Action
+            need="admin"
             label={settings.data.hold_new_jobs ? 'Stop holding new jobs' : 'Hold new jobs'}
             run={() => must(pbs.PUT('/admin/v1/advertising/settings', { body: { hold_new_jobs: !settings.data!.hold_new_jobs } }))}
             done={settings.reload}
@@ -161,6 +162,7 @@ export function Advertising(props: Params) {
                   <span class="actions">
                     {j.held ? (
                       <Action
+                        need="support"
                         label="Release"
                         run={() =>
                           must(pbs.POST('/admin/v1/advertising/jobs/{job_id}/release', { params: { path: { job_id: j.job_id } } }))
@@ -169,12 +171,14 @@ export function Advertising(props: Params) {
                       />
                     ) : (
                       <Action
+                        need="support"
                         label="Hold"
                         run={() => must(pbs.POST('/admin/v1/advertising/jobs/{job_id}/hold', { params: { path: { job_id: j.job_id } } }))}
                         done={jobs.reload}
                       />
                     )}
                     <Action
+                      need="support"
                       label="Complete now"
                       run={() => must(pbs.POST('/admin/v1/advertising/jobs/{job_id}/complete', { params: { path: { job_id: j.job_id } } }))}
                       done={() => (jobs.reload(), programs.reload())}

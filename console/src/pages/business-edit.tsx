@@ -168,7 +168,7 @@ export function BusinessEditForm(props: { business: Business; saved: () => void;
         </label>
       </form>
       <div class="actions">
-        <Action label="Save" kind="primary" testId="save-business" run={save} done={props.saved} />
+        <Action need="partner_manager" label="Save" kind="primary" testId="save-business" run={save} done={props.saved} />
         <button onClick={props.cancel}>Cancel</button>
       </div>
     </Card>

@@ -43,6 +43,7 @@ export function BusinessUsers(props: Params) {
               cell: (u) =>
                 business && u.business_ids.includes(business) ? (
                   <Action
+                    need="partner_manager"
                     label="Stop managing"
                     kind="danger"
                     run={() =>
@@ -74,6 +75,7 @@ export function BusinessUsers(props: Params) {
             <input name="user-email" type="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
           </label>
           <Action
+            need="partner_manager"
             label="Add"
             kind="primary"
             testId="add-business-user"
@@ -113,6 +115,7 @@ function SetPassword(props: { onDone: () => void }) {
           />
         </label>
         <Action
+          need="partner_manager"
           label="Set password"
           testId="set-password"
           run={() =>

@@ -3,7 +3,7 @@ import { ApiError } from '../api';
 import { must, pbs } from '../client';
 import { go, useQuery } from '../hooks';
 import { completeInventory, InventoryForm, STARTING_INVENTORY } from './inventory';
-import { Badge, Card, Id, Page, Pager, Problem, Table } from '../ui';
+import { Badge, Card, Id, Page, Pager, Problem, Table, IfMay } from '../ui';
 import { BusinessEditForm } from './business-edit';
 import { today, type Params } from './shared';
 
@@ -107,9 +107,11 @@ function BusinessDetail(props: { id: string }) {
             <a href={`#/advertising?business=${b.id}`}>Advertising</a>
             {b.is_closed && <Badge value="closed" />}
             {!editing && (
-              <button data-testid="edit-business" onClick={() => setEditing(true)}>
-                Edit
-              </button>
+              <IfMay need="partner_manager">
+                <button data-testid="edit-business" onClick={() => setEditing(true)}>
+                  Edit
+                </button>
+              </IfMay>
             )}
           </div>
         )}

@@ -35,6 +35,7 @@ export function Clock() {
                     />
                   </label>
                   <Action
+                    need="admin"
                     label="Advance"
                     kind="primary"
                     testId="advance"
@@ -42,11 +43,13 @@ export function Clock() {
                     done={clock.reload}
                   />
                   <Action
+                    need="admin"
                     label={c.frozen ? 'Unfreeze' : 'Freeze'}
                     run={() => must(pbs.PUT('/admin/v1/clock', { body: { frozen: !c.frozen } }))}
                     done={clock.reload}
                   />
                   <Action
+                    need="admin"
                     label="Back to real time"
                     run={() => must(pbs.PUT('/admin/v1/clock', { body: { reset: true } }))}
                     done={clock.reload}
@@ -62,7 +65,7 @@ export function Clock() {
                       onInput={(e) => setTime((e.target as HTMLInputElement).value)}
                     />
                   </label>
-                  <Action label="Set" run={() => must(pbs.PUT('/admin/v1/clock', { body: { time } }))} done={clock.reload} />
+                  <Action need="admin" label="Set" run={() => must(pbs.PUT('/admin/v1/clock', { body: { time } }))} done={clock.reload} />
                 </div>
               </>
             )}

@@ -53,6 +53,7 @@ export function Engagement(props: Params) {
               title: '',
               cell: (w) => (
                 <Action
+                  need="admin"
                   label="Score now"
                   run={() => must(pbs.POST('/admin/v1/engagement/weeks/{week}/score', { params: { path: { week: w.week } } }))}
                   done={weeks.reload}

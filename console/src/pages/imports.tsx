@@ -108,7 +108,7 @@ export function Imports() {
               onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0])}
             />
           </label>
-          <Action label="Import" kind="primary" testId="import" run={run} />
+          <Action need="admin" label="Import" kind="primary" testId="import" run={run} />
         </div>
         <p class="muted">
           {IMPORTS[kind].hint}; JSON lines are sent {BATCH} at a time (each batch is checked whole before any of it is stored).

@@ -287,6 +287,7 @@ export function InventoryForm(props: { businessId: string; initial: Settings; sa
         </ul>
       )}
       <Action
+        need="partner_manager"
         label="Save inventory"
         kind="primary"
         testId="save-inventory"

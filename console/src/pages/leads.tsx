@@ -30,6 +30,7 @@ export function Leads(props: Params) {
           <BusinessPicker value={business} onPick={(id) => go('leads', { business: id })} />
           {business && (
             <Action
+              need="support"
               label="Start a lead"
               kind="primary"
               testId="start-lead"
@@ -64,6 +65,7 @@ export function Leads(props: Params) {
           <Problem error={lead.error} />
           {lead.data && (
             <Conversation
+              need="support"
               deliveriesHref={(id) => `#/webhooks?message_id=${encodeURIComponent(id)}`}
               view={lead.data}
               sayLabel="The consumer says"

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { entriesOf, must, pbs, type Answer } from '../client';
-import { Action, Table } from '../ui';
+import { Action, Table, IfMay } from '../ui';
 
 type Interfaces = Answer<'/admin/v1/partners/{partner_id}', 'get'>['interfaces'];
 type Name = keyof Interfaces;
@@ -43,14 +43,17 @@ export function PartnerInterfaces(props: { partnerId: string; interfaces: Interf
             ) : (
               <span class="actions">
                 <Action
+                  need="partner_manager"
                   label={v.enabled ? 'Disable' : 'Enable'}
                   testId={`toggle-${k}`}
                   run={() => put(k, { enabled: !v.enabled })}
                   done={props.changed}
                 />
-                <button data-testid={`limits-${k}`} onClick={() => setEditing(k)}>
-                  Limits
-                </button>
+                <IfMay need="partner_manager">
+                  <button data-testid={`limits-${k}`} onClick={() => setEditing(k)}>
+                    Limits
+                  </button>
+                </IfMay>
               </span>
             ),
         },
@@ -74,6 +77,7 @@ function LimitsForm(props: {
       <LimitInput name="per_second" label="per second" value={perSecond} set={setPerSecond} />
       <LimitInput name="per_day" label="per day" value={perDay} set={setPerDay} />
       <Action
+        need="partner_manager"
         label="Save"
         kind="primary"
         testId={`save-limits-${props.name}`}

@@ -60,7 +60,14 @@ export function PartnerLinks(props: { partnerId: string; changed: () => void }) 
               </button>
             </span>
           ))}{' '}
-          <Action label={`Link ${picked.length}`} kind="primary" testId="link-picked" run={linkPicked} done={reload} />
+          <Action
+            need="partner_manager"
+            label={`Link ${picked.length}`}
+            kind="primary"
+            testId="link-picked"
+            run={linkPicked}
+            done={reload}
+          />
         </p>
       )}
       <div class="form">
@@ -102,6 +109,7 @@ export function PartnerLinks(props: { partnerId: string; changed: () => void }) 
             title: '',
             cell: (b) => (
               <Action
+                need="partner_manager"
                 label="Unlink"
                 kind="danger"
                 testId={`unlink-${b.business_id}`}

@@ -3,7 +3,7 @@ import { ApiError } from '../api';
 import { must, pbs } from '../client';
 import { EndpointForm, type EndpointBody } from '../endpoint-form';
 import { useQuery } from '../hooks';
-import { Action, Badge, Card, Problem, Secret, when } from '../ui';
+import { Action, Badge, Card, Problem, Secret, when, IfMay } from '../ui';
 
 /**
  * A partner's webhook endpoint as the operator manages it: registered, changed (a new URL is
@@ -31,12 +31,16 @@ export function PartnerWebhook(props: { partnerId: string }) {
       {none && !editing && (
         <p class="muted">
           None registered.{' '}
-          <button data-testid="register-endpoint" onClick={() => setEditing(true)}>
-            Register one
-          </button>
+          <IfMay need="partner_manager">
+            <button data-testid="register-endpoint" onClick={() => setEditing(true)}>
+              Register one
+            </button>
+          </IfMay>
         </p>
       )}
-      {editing && <EndpointForm endpoint={e} withClientId save={save} saved={saved} cancel={() => setEditing(false)} />}
+      {editing && (
+        <EndpointForm need="partner_manager" endpoint={e} withClientId save={save} saved={saved} cancel={() => setEditing(false)} />
+      )}
       {e && !editing && (
         <>
           <p data-testid="partner-endpoint">
@@ -49,16 +53,20 @@ export function PartnerWebhook(props: { partnerId: string }) {
             Signing secret: <Secret name="signing secret" value={e.secret} />
           </p>
           <div class="actions">
-            <button data-testid="change-partner-endpoint" onClick={() => setEditing(true)}>
-              Change
-            </button>
+            <IfMay need="partner_manager">
+              <button data-testid="change-partner-endpoint" onClick={() => setEditing(true)}>
+                Change
+              </button>
+            </IfMay>
             <Action
+              need="support"
               label="Verify"
               testId="verify-partner-endpoint"
               run={() => must(pbs.POST('/admin/v1/partners/{partner_id}/webhook/verify', { params: { path } }))}
               done={endpoint.reload}
             />
             <Action
+              need="partner_manager"
               label="Remove"
               kind="danger"
               testId="remove-partner-endpoint"

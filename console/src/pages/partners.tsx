@@ -21,6 +21,7 @@ export function Partners(props: Params) {
             <input name="partner-name" placeholder="name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
           </label>
           <Action
+            need="partner_manager"
             label="Create"
             kind="primary"
             run={async () => go('partners', { id: (await must(pbs.POST('/admin/v1/partners', { body: { name } }))).id })}
@@ -74,6 +75,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
               <Badge value={p.status} />
               {p.status === 'active' ? (
                 <Action
+                  need="partner_manager"
                   label="Disable"
                   kind="danger"
                   run={() => must(pbs.POST('/admin/v1/partners/{partner_id}/disable', { params: { path } }))}
@@ -81,17 +83,20 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
                 />
               ) : (
                 <Action
+                  need="partner_manager"
                   label="Enable"
                   run={() => must(pbs.POST('/admin/v1/partners/{partner_id}/enable', { params: { path } }))}
                   done={reload}
                 />
               )}
               <Action
+                need="support"
                 label="Portal link"
                 testId="portal-link"
                 run={async () => setPortalLink(await must(pbs.POST('/admin/v1/partners/{partner_id}/portal-links', { params: { path } })))}
               />
               <Action
+                need="support"
                 label="End portal sessions"
                 kind="danger"
                 run={() => must(pbs.DELETE('/admin/v1/partners/{partner_id}/portal-sessions', { params: { path } }))}
@@ -111,6 +116,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
         <div class="actions">
           {(['api_key', 'basic', 'oauth_client'] as const).map((kind) => (
             <Action
+              need="partner_manager"
               label={`Issue ${kind}`}
               run={async () =>
                 setSecret(await must(pbs.POST('/admin/v1/partners/{partner_id}/credentials', { params: { path }, body: { kind } })))
@@ -133,6 +139,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
                 c.revoked_at ? null : (
                   <span class="actions">
                     <Action
+                      need="partner_manager"
                       label="Roll (old secret 24 h)"
                       testId={`roll-${c.id}`}
                       run={async () =>
@@ -148,6 +155,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
                       done={credentials.reload}
                     />
                     <Action
+                      need="partner_manager"
                       label="Revoke"
                       kind="danger"
                       run={() => must(pbs.DELETE('/admin/v1/credentials/{credential_id}', { params: { path: { credential_id: c.id } } }))}
@@ -190,6 +198,7 @@ function RedirectUris(props: { partnerId: string }) {
           <textarea name="redirect-uris" rows={3} value={shown} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
         </label>
         <Action
+          need="partner_manager"
           label="Save"
           testId="save-redirect-uris"
           run={() =>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { paths } from '../../../packages/sdk/src/schema';
 import { must, pbs, type Answer } from '../client';
 import { useQuery } from '../hooks';
-import { Action, Badge, Card, Problem, Table } from '../ui';
+import { Action, Badge, Card, Problem, Table, IfMay } from '../ui';
 
 type Promotion = Answer<'/admin/v1/advertising/promotions', 'get'>['promotions'][number];
 type PromotionBody = NonNullable<paths['/admin/v1/advertising/promotions/{code}']['put']['requestBody']>['content']['application/json'];
@@ -47,9 +47,11 @@ export function Promotions() {
     <Card title="Promotion codes" wide>
       <Problem error={list.error} />
       {editing === undefined && (
-        <button data-testid="new-promotion" onClick={() => setEditing('new')}>
-          New promotion
-        </button>
+        <IfMay need="partner_manager">
+          <button data-testid="new-promotion" onClick={() => setEditing('new')}>
+            New promotion
+          </button>
+        </IfMay>
       )}
       {editing !== undefined && (
         <PromotionForm
@@ -79,10 +81,13 @@ export function Promotions() {
             title: '',
             cell: (p) => (
               <span class="actions">
-                <button data-testid={`edit-promotion-${p.code}`} onClick={() => setEditing(p)}>
-                  Edit
-                </button>
+                <IfMay need="partner_manager">
+                  <button data-testid={`edit-promotion-${p.code}`} onClick={() => setEditing(p)}>
+                    Edit
+                  </button>
+                </IfMay>
                 <Action
+                  need="partner_manager"
                   label={p.active ? 'Turn off' : 'Turn on'}
                   testId={`toggle-promotion-${p.code}`}
                   run={() => save(p.code, bodyOf(p, { active: !p.active }))}
@@ -147,6 +152,7 @@ function PromotionForm(props: {
         <input type="checkbox" name="active" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} /> active
       </label>
       <Action
+        need="partner_manager"
         label="Save"
         kind="primary"
         testId="save-promotion"

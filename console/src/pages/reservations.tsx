@@ -56,6 +56,7 @@ export function Reservations(props: Params) {
                   cell: (r) =>
                     r.status === 'active' ? (
                       <Action
+                        need="support"
                         label="Cancel (restaurant)"
                         kind="danger"
                         run={() =>

@@ -36,6 +36,7 @@ export function Reviews(props: Params) {
               title: '',
               cell: (r) => (
                 <Action
+                  need="support"
                   label="Remove"
                   kind="danger"
                   run={() => must(pbs.DELETE('/admin/v1/reviews/{review_id}', { params: { path: { review_id: r.id } } }))}

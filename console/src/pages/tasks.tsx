@@ -44,6 +44,7 @@ export function Tasks(props: Params) {
               cell: (t) =>
                 t.state === 'dead' ? (
                   <Action
+                    need="support"
                     label="Retry"
                     run={() => must(pbs.POST('/admin/v1/tasks/{task_id}/retry', { params: { path: { task_id: t.id } } }))}
                     done={tasks.reload}

@@ -75,6 +75,7 @@ export function Team() {
                   {isAdmin && a.id !== me?.account_id && (
                     <>
                       <Action
+                        need="admin"
                         label={a.state === 'disabled' ? 'Enable' : 'Disable'}
                         kind={a.state === 'disabled' ? undefined : 'danger'}
                         testId={`disable-${a.email}`}
@@ -92,6 +93,7 @@ export function Team() {
                         done={team.reload}
                       />
                       <Action
+                        need="admin"
                         label="New setup link"
                         confirm={`A new setup link for ${a.email}? Their password and second factor stop working until they use it.`}
                         run={async () => {
@@ -213,6 +215,7 @@ function TokenTable(props: { tokens: Token[] | undefined; reload: () => void }) 
               <Badge value="revoked" />
             ) : (
               <Action
+                need="viewer"
                 label="Revoke"
                 kind="danger"
                 confirm={`Revoke the token "${t.name}"? Scripts using it stop working at once.`}

@@ -28,7 +28,7 @@ export function Waitlist(props: Params) {
   );
   const [party, setParty] = useState('2');
   const visitAction = (label: string, move: keyof typeof MOVES, v: Visit) => (
-    <Action label={label} run={() => must(MOVES[move](v.visit_id))} done={queue.reload} />
+    <Action need="support" label={label} run={() => must(MOVES[move](v.visit_id))} done={queue.reload} />
   );
   return (
     <Page title="Waitlist">
@@ -44,11 +44,13 @@ export function Waitlist(props: Params) {
           <div class="form">
             <Badge value={config.data.manual_state} />
             <Action
+              need="support"
               label="Open"
               run={() => must(pbs.POST('/admin/v1/businesses/{business_id}/waitlist/open', { params: { path }, body: {} }))}
               done={config.reload}
             />
             <Action
+              need="support"
               label="Close"
               run={() => must(pbs.POST('/admin/v1/businesses/{business_id}/waitlist/close', { params: { path }, body: {} }))}
               done={config.reload}
@@ -64,6 +66,7 @@ export function Waitlist(props: Params) {
               />
             </label>
             <Action
+              need="support"
               label="Add walk-in"
               kind="primary"
               run={() =>

@@ -34,6 +34,7 @@ export function Webhooks(props: Params) {
       title="Webhook deliveries"
       actions={
         <Action
+          need="support"
           label="Redeliver all failed"
           run={() => must(pbs.POST('/admin/v1/webhook-deliveries/redeliver-failed', { body: EVER }))}
           done={deliveries.reload}
@@ -62,6 +63,7 @@ export function Webhooks(props: Params) {
         </div>
         <Problem error={deliveries.error} />
         <DeliveriesTable
+          need="support"
           rows={deliveries.data?.deliveries}
           empty="No delivery."
           reload={deliveries.reload}

@@ -90,6 +90,7 @@ function NewRule(props: { added: () => void }) {
         ))}
       </form>
       <Action
+        need="partner"
         label="Add rule"
         kind="primary"
         testId="add-fault"
@@ -147,6 +148,7 @@ export function PortalFaults() {
               title: '',
               cell: (r) => (
                 <Action
+                  need="partner"
                   label="Remove"
                   kind="danger"
                   testId={`remove-fault-${r.id}`}

@@ -69,6 +69,7 @@ export function PortalKeys(_props: Params) {
                 c.revoked_at ? null : (
                   <span class="actions">
                     <Action
+                      need="partner"
                       label="Roll"
                       testId={`roll-${c.id}`}
                       run={async () =>
@@ -84,6 +85,7 @@ export function PortalKeys(_props: Params) {
                       done={credentials.reload}
                     />
                     <Action
+                      need="partner"
                       label="Revoke"
                       kind="danger"
                       testId={`revoke-${c.id}`}

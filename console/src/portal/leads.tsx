@@ -26,6 +26,7 @@ export function PortalLeads(props: Params) {
           <YourBusiness value={business} label="business" onPick={(id) => go('leads', { business: id || undefined })} />
           {business && (
             <Action
+              need="partner"
               label="Start a lead (sandbox)"
               kind="primary"
               testId="start-lead"
@@ -57,6 +58,7 @@ export function PortalLeads(props: Params) {
           <Problem error={lead.error} />
           {lead.data && (
             <Conversation
+              need="partner"
               deliveriesHref={(id) => `#/webhooks?message_id=${encodeURIComponent(id)}`}
               view={lead.data}
               sayLabel="The consumer says (sandbox)"

@@ -25,7 +25,13 @@ function EndpointCard(props: { endpoint: Endpoint; reload: () => void }) {
   if (editing)
     return (
       <Card title="Change your endpoint" wide>
-        <EndpointForm endpoint={e} save={saveEndpoint} saved={() => (setEditing(false), props.reload())} cancel={() => setEditing(false)} />
+        <EndpointForm
+          need="partner"
+          endpoint={e}
+          save={saveEndpoint}
+          saved={() => (setEditing(false), props.reload())}
+          cancel={() => setEditing(false)}
+        />
       </Card>
     );
   return (
@@ -47,6 +53,7 @@ function EndpointCard(props: { endpoint: Endpoint; reload: () => void }) {
           Change
         </button>
         <Action
+          need="partner"
           label="Remove"
           kind="danger"
           testId="remove-endpoint"
@@ -55,12 +62,14 @@ function EndpointCard(props: { endpoint: Endpoint; reload: () => void }) {
           done={props.reload}
         />
         <Action
+          need="partner"
           label="Verify again"
           testId="verify"
           run={() => must(pbs.POST('/portal/v1/webhooks/endpoint/verify'))}
           done={props.reload}
         />
         <Action
+          need="partner"
           label="Rotate secret"
           testId="rotate-secret"
           run={() => must(pbs.POST('/portal/v1/webhooks/endpoint/rotate-secret'))}
@@ -105,6 +114,7 @@ function TestEventCard(props: { types: string[]; sent: () => void }) {
         <YourBusiness value={business} onPick={setBusiness} />
       </form>
       <Action
+        need="partner"
         label="Send test event"
         kind="primary"
         testId="send-test-event"
@@ -149,7 +159,7 @@ export function PortalWebhooks(props: Params) {
             No endpoint is registered for you yet. pbs verifies it first (a GET with a <code>verification</code> parameter it must echo) and
             then signs every delivery (Standard Webhooks).
           </p>
-          <EndpointForm save={saveEndpoint} saved={endpoint.reload} />
+          <EndpointForm need="partner" save={saveEndpoint} saved={endpoint.reload} />
         </Card>
       ) : (
         <Problem error={endpoint.error} />
@@ -181,6 +191,7 @@ export function PortalWebhooks(props: Params) {
             </label>
           )}
           <Action
+            need="partner"
             label="Redeliver every failed one"
             testId="redeliver-failed"
             // Every one, whatever the sandbox clock says: messages are dated on pbs's clock, not this browser's.
@@ -196,6 +207,7 @@ export function PortalWebhooks(props: Params) {
         </form>
         <Problem error={deliveries.error} />
         <DeliveriesTable
+          need="partner"
           rows={deliveries.data?.deliveries}
           empty="No delivery to you yet."
           reload={deliveries.reload}
