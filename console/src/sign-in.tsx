@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, signIn } from './api';
+import { ApiError, signIn } from './api';
+import { must, pbs, type Answer } from './client';
 import { SecretSignIn } from './shell';
 
-type Methods = { password: boolean; sso: { name: string; url: string } | null };
+type Methods = Answer<'/operator/sign-in-methods', 'get'>;
+type TotpSecret = Answer<'/operator/setup/begin', 'post'>;
 
 /**
  * The console's sign-in (docs/security.md "Operators and roles"): single sign-on when configured,
@@ -16,7 +18,7 @@ export function SignIn(props: { onIn: () => void }) {
   const [problem, setProblem] = useState('');
   const [withToken, setWithToken] = useState(false);
   useEffect(() => {
-    void api<Methods>('GET', '/operator/sign-in-methods').then(setMethods, () => setMethods({ password: true, sso: null }));
+    void must(pbs.GET('/operator/sign-in-methods')).then(setMethods, () => setMethods({ password: true, sso: null }));
   }, []);
   if (withToken)
     return (
@@ -41,7 +43,7 @@ export function SignIn(props: { onIn: () => void }) {
         event.preventDefault();
         setProblem('');
         try {
-          await api('POST', '/operator/sign-in', { email: email.trim(), password, totp_code: code.trim() });
+          await must(pbs.POST('/operator/sign-in', { body: { email: email.trim(), password, totp_code: code.trim() } }));
           props.onIn();
         } catch (error) {
           setProblem(error instanceof ApiError ? error.message : 'Signing in failed.');
@@ -106,14 +108,13 @@ export function SignIn(props: { onIn: () => void }) {
 
 /** An invitation's setup link: the second factor to add, then a password and a first code. */
 export function Setup(props: { token: string; onDone: () => void }) {
-  const [secret, setSecret] = useState<{ email: string; totp_secret: string; totp_uri: string } | undefined>(undefined);
+  const [secret, setSecret] = useState<TotpSecret | undefined>(undefined);
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [problem, setProblem] = useState('');
   useEffect(() => {
-    api<{ email: string; totp_secret: string; totp_uri: string }>('POST', '/operator/setup/begin', { setup_token: props.token }).then(
-      setSecret,
-      (error: unknown) => setProblem(error instanceof ApiError ? error.message : 'This setup link cannot be used.'),
+    must(pbs.POST('/operator/setup/begin', { body: { setup_token: props.token } })).then(setSecret, (error: unknown) =>
+      setProblem(error instanceof ApiError ? error.message : 'This setup link cannot be used.'),
     );
   }, [props.token]);
   return (
@@ -123,7 +124,7 @@ export function Setup(props: { token: string; onDone: () => void }) {
         event.preventDefault();
         setProblem('');
         try {
-          await api('POST', '/operator/setup/finish', { setup_token: props.token, password, totp_code: code.trim() });
+          await must(pbs.POST('/operator/setup/finish', { body: { setup_token: props.token, password, totp_code: code.trim() } }));
           props.onDone();
         } catch (error) {
           setProblem(error instanceof ApiError ? error.message : 'The setup failed.');
