@@ -1,3 +1,4 @@
+import { noteAudit } from '../platform/audit/audit-trail.js';
 import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { checkClockTime, toIso } from '../platform/clock.js';
@@ -179,6 +180,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
         if (at !== undefined && Number.isNaN(at))
           throw apiError('VALIDATION_ERROR', `time is not a date-time: ${body.time}`, { field: 'time' });
         if (at !== undefined) checkClockTime(at);
+        noteAudit({ before: clockView(ctx) });
         await sync.move((clock) => {
           if (body.reset) clock.reset();
           if (body.frozen === true) clock.freeze();
@@ -214,6 +216,7 @@ export function operationsAdminRoutes(ctx: PlatformContext) {
         const { sync } = requireSandbox();
         const b = request.body ?? {};
         const ms = ((b.seconds ?? 0) + (b.minutes ?? 0) * 60 + (b.hours ?? 0) * 3600) * 1000;
+        noteAudit({ before: clockView(ctx) });
         await sync.move((clock) => clock.advance(ms));
         return clockView(ctx);
       },

@@ -1,3 +1,4 @@
+import { noteAudit } from '../platform/audit/audit-trail.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import { nextCatalogSequence } from '../businesses/catalog-sequence.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -45,7 +46,10 @@ export class ReservationOperator {
   async setSettings(businessIdOrAlias: string, input: unknown): Promise<ReservationSettings> {
     const business = await this.businesses.requireRef(businessIdOrAlias);
     const settings = normalizeSettings(input);
+    // The settings before (when it took reservations already) and after, for the audit trail.
+    const before = (await this.catalog.find(business.id))?.reservation?.settings;
     await this.database.transact(async (trx) => {
+      noteAudit({ businessId: business.id, before: before ?? null, after: settings });
       await new InventoryStore(trx).saveSettings(business.id, settings, () => newId(), this.clock.now(), await nextCatalogSequence(trx));
     });
     this.catalog.invalidate();

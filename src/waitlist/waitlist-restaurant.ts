@@ -1,3 +1,4 @@
+import { noteAudit } from '../platform/audit/audit-trail.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { invalid, walkIn } from './waitlist-input.js';
@@ -35,6 +36,7 @@ export class WaitlistRestaurantSide {
       next.pace.parties_per_interval = paceFromInventory(inventory, next.pace.interval_minutes);
     }
     await lines.database.transact(async (trx) => {
+      noteAudit({ businessId: business.id, before: config, after: next });
       await lines.store(trx).updateRestaurant(business.id, { config: toJson(next), updated_at: now });
       await lines.publish(trx, business.id);
     });

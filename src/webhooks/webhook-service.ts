@@ -9,6 +9,7 @@ import type { Database, DbOrTx, Tx } from '../platform/db/database.js';
 import { recordEvent, type RelayedEvent } from '../platform/events.js';
 import { eventsCausedBy, messageIdOf, readDeliveries, readDelivery, type DeliveryFilter } from './delivery-reads.js';
 import { apiError } from '../platform/errors.js';
+import { noteAudit } from '../platform/audit/audit-trail.js';
 import { newId } from '../platform/ids.js';
 import { checkWebhookUrl, guardedLookup, type AddressPolicy } from './address-guard.js';
 import { newWebhookSecret } from './signing.js';
@@ -135,6 +136,8 @@ export class WebhookService {
       );
     } else {
       const urlChanged = existing.url !== input.url;
+      const was = { url: existing.url, client_id: existing.client_id, event_types: storedStrings(existing.event_types) };
+      noteAudit({ before: was, after: { url: input.url, client_id: input.client_id ?? existing.client_id, event_types: types } });
       await this.database.transact((trx) =>
         this.store(trx).updateEndpoint(partnerId, {
           url: input.url,
