@@ -198,7 +198,13 @@ export function teamAdminRoutes(team: Team, audit: AuditService, bootstrap: Boot
             ...auditQuery,
             properties: { ...auditQuery.properties, limit: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 100_000 } },
           },
-          response: { 200: { type: 'string', description: 'application/x-ndjson: one record per line' }, 400: error },
+          response: {
+            200: {
+              description: 'One record per line (JSON lines), oldest first',
+              content: { 'application/x-ndjson': { schema: auditRecordSchema } },
+            },
+            400: error,
+          },
         },
       },
       async (request, reply) =>

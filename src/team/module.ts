@@ -29,8 +29,10 @@ export function teamServices(
   database: Database,
   config: Pick<Config, 'publicUrl' | 'operatorSessionMs' | 'auditRetentionDays' | 'oidc'>,
   keys: SecretKeys,
-  wallNow: () => number,
+  wallClock: () => number,
 ): TeamServices {
+  // Whole milliseconds: the times are integer columns (a wall clock may answer fractions).
+  const wallNow = () => Math.floor(wallClock());
   const team = new Team(database, {
     publicUrl: config.publicUrl,
     setupMs: SETUP_MS,

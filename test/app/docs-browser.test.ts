@@ -42,6 +42,7 @@ describe('the /docs page in a real browser', () => {
       'businesses',
       'oauth',
       'portal',
+      'operator sign-in',
       'operator',
       'system',
     ]);

@@ -170,9 +170,10 @@ describe.each(dialects)('the SDK against pbs on %s', (dialect) => {
         return fetch(request);
       },
     });
-    await admin(h.url, 'POST', `/admin/v1/businesses/${restaurant.id}/reviews`, {
+    const added = await admin(h.url, 'POST', `/admin/v1/businesses/${restaurant.id}/reviews`, {
       json: { rating: 4, text: 'Fine.', user: { name: 'Sam Lee' } },
     });
+    expect(added.status, added.text).toBe(201);
     for (let i = 0; i < 2; i++) {
       const page = await ok(pbs.GET('/v3/private/businesses/{business_id}/reviews', { params: { path: { business_id: restaurant.id } } }));
       expect(page.total).toBe(1);

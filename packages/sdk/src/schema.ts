@@ -18280,13 +18280,37 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description application/x-ndjson: one record per line */
+                /** @description One record per line (JSON lines), oldest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "application/x-ndjson": {
+                            id: string;
+                            /** Format: date-time */
+                            at: string;
+                            actor: {
+                                /** @enum {string} */
+                                via: "bootstrap" | "session" | "token";
+                                account_id: string | null;
+                                token_id: string | null;
+                                name: string;
+                            };
+                            address: string;
+                            /** @description Method and route, or SIGN-IN password|sso */
+                            action: string;
+                            target: {
+                                kind: string;
+                                id: string;
+                            } | null;
+                            partner_id: string | null;
+                            business_id: string | null;
+                            /** @description Parameters and fields (secrets replaced), before → after */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
                     };
                 };
                 /** @description Default Response */

@@ -75,7 +75,8 @@ export function auditDraft(
     details.fields = json.length <= MAX_DETAILS_CHARS ? fields : { omitted: `${json.length} characters`, names: namesOf(request.body) };
   }
   return {
-    at: wallNow,
+    // Whole milliseconds: the column is an integer (a wall clock may answer fractions).
+    at: Math.floor(wallNow),
     operator,
     address: request.ip,
     action: `${request.method} ${request.routeUrl}`,
