@@ -27,6 +27,11 @@ export interface AuditDraft {
   written: boolean;
   /** A read that may reveal a secret: recorded only when the route says it did (`noteAudit({ revealed })`). */
   onlyIfRevealed?: boolean;
+  /**
+   * The request has answered. A timer armed during it (a background loop woken) carries its
+   * context on; from then on that context is no operator's change.
+   */
+  closed?: boolean;
 }
 
 const current = new AsyncLocalStorage<AuditDraft>();
@@ -104,7 +109,7 @@ export function noteAudit(note: {
   revealed?: string;
 }): void {
   const draft = current.getStore();
-  if (!draft) return;
+  if (!draft || draft.closed) return;
   if (note.target) draft.target = note.target;
   if (note.partnerId) draft.partnerId = note.partnerId;
   if (note.businessId) draft.businessId = note.businessId;
@@ -127,7 +132,7 @@ export function auditDue(draft: AuditDraft): boolean {
 export function auditingTransact(transact: Database['transact']): Database['transact'] {
   return <T>(work: (trx: Tx) => Promise<T>): Promise<T> => {
     const draft = current.getStore();
-    if (!draft) return transact((trx) => current.exit(() => work(trx)));
+    if (!draft || draft.closed) return transact((trx) => current.exit(() => work(trx)));
     if (draft.written) return transact((trx) => current.run(draft, () => work(trx)));
     draft.written = true;
     return transact((trx) =>

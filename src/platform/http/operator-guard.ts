@@ -1,4 +1,4 @@
-import type { onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type { onRequestHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { apiError } from '../errors.js';
 import type { FailureThrottle } from '../rate-limit.js';
 import type { OperatorRole } from '../auth/operator.js';
@@ -61,5 +61,11 @@ export function operatorGuards(options: OperatorGuardOptions) {
     return payload;
   };
 
-  return { authenticate, openAuditDraft, recordAuditAlone };
+  /** The draft is done with once the answer is out (audit-trail.ts `closed`). */
+  const closeAuditDraft: onResponseHookHandler = function auditDraftClose(request, _reply, done) {
+    if (request.auditDraft) request.auditDraft.closed = true;
+    done();
+  };
+
+  return { authenticate, openAuditDraft, recordAuditAlone, closeAuditDraft };
 }
