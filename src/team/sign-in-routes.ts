@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { throttledAuthentication, failureKey } from '../platform/http/auth-throttle.js';
-import { OPERATOR_COOKIE, whoAnswer } from '../platform/http/operator-session.js';
+import { operatorCookie, whoAnswer } from '../platform/http/operator-session.js';
+import { secureCookie } from '../platform/http/same-origin.js';
 import type { FailureThrottle } from '../platform/rate-limit.js';
 import { apiError } from '../platform/errors.js';
 import type { Team } from './team-service.js';
@@ -9,18 +10,12 @@ import { accountSchema, error, setupBody, signInBody } from './schemas.js';
 
 const tags = ['operator sign-in'];
 
-/** The session cookie of an account: what the bootstrap token's sessions use (HttpOnly, SameSite=Strict, Path=/admin). */
-export function accountCookie(value: string, lifetimeMs: number, secure: boolean): string {
-  return `${OPERATOR_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=${Math.floor(lifetimeMs / 1000)}${secure ? '; Secure' : ''}`;
-}
-
 /**
  * Signing an operator account in to the console, and setting an invited account up (docs/security.md
  * "Operators and roles"). Anyone may call these: each is limited per address (the public limit),
  * and wrong passwords or codes per address and e-mail (the failed-authentication throttle).
  */
 export function teamSignInRoutes(team: Team, options: { publicUrl: string; sessionMs: number; failures: FailureThrottle }) {
-  const secure = (request: FastifyRequest) => request.protocol === 'https' || options.publicUrl.startsWith('https:');
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
     app.post(
@@ -38,7 +33,9 @@ export function teamSignInRoutes(team: Team, options: { publicUrl: string; sessi
         const session = await throttledAuthentication(options.failures, failureKey(request.ip, `operator:${email.toLowerCase()}`), () =>
           team.signIn(email, password, code, request.ip),
         );
-        reply.header('set-cookie', accountCookie(session.value, options.sessionMs, secure(request))).header('cache-control', 'no-store');
+        reply
+          .header('set-cookie', operatorCookie(session.value, options.sessionMs, secureCookie(request, options.publicUrl)))
+          .header('cache-control', 'no-store');
         return whoAnswer(session.operator);
       },
     );

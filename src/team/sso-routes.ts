@@ -4,7 +4,8 @@ import { escapeHtml, htmlPage } from '../platform/http/html-page.js';
 import { cookieValue } from '../platform/http/portal-session.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { messageOf } from '../platform/values.js';
-import { accountCookie } from './sign-in-routes.js';
+import { operatorCookie } from '../platform/http/operator-session.js';
+import { secureCookie } from '../platform/http/same-origin.js';
 import { SSO_COOKIE, type OperatorSso } from './sso.js';
 
 const tags = ['operator sign-in'];
@@ -15,7 +16,7 @@ const tags = ['operator sign-in'];
  * person's browser follows them.
  */
 export function ssoRoutes(sso: OperatorSso | undefined, options: { publicUrl: string; sessionMs: number }) {
-  const secure = (request: FastifyRequest) => request.protocol === 'https' || options.publicUrl.startsWith('https:');
+  const secure = (request: FastifyRequest) => secureCookie(request, options.publicUrl);
   // SameSite=Lax: the provider sends the browser back with a top-level GET from its own site.
   const attemptCookie = (value: string, request: FastifyRequest, maxAge = 600) =>
     `${SSO_COOKIE}=${value}; HttpOnly; SameSite=Lax; Path=/operator/sso; Max-Age=${maxAge}${secure(request) ? '; Secure' : ''}`;
@@ -72,7 +73,7 @@ export function ssoRoutes(sso: OperatorSso | undefined, options: { publicUrl: st
         try {
           const session = await sso.finish(query, cookieValue(request.headers.cookie, SSO_COOKIE), request.ip);
           return reply
-            .header('set-cookie', [accountCookie(session.value, options.sessionMs, secure(request)), attemptCookie('', request, 0)])
+            .header('set-cookie', [operatorCookie(session.value, options.sessionMs, secure(request)), attemptCookie('', request, 0)])
             .header('cache-control', 'no-store')
             .redirect('/console/', 303);
         } catch (error) {

@@ -3,7 +3,7 @@ import { apiError } from '../platform/errors.js';
 import { portalOf } from '../platform/http/portal-session.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { CLEARED_COOKIE, type Portal } from './portal.js';
-import { secureCookie } from './portal-sign-in-routes.js';
+import { secureCookie } from '../platform/http/same-origin.js';
 import type { RequestLog } from './request-log.js';
 import { errorGroupsSchema, requestLogEntrySchema, requestLogFilter, requestLogListSchema, requestLogQuery } from './routes.js';
 

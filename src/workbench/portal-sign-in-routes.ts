@@ -1,18 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError, apiError } from '../platform/errors.js';
 import { escapeHtml, htmlPage, PAGE_BODY_LIMIT, wantsPage } from '../platform/http/html-page.js';
-import { cookieChangeRefusal } from '../platform/http/same-origin.js';
+import { cookieChangeRefusal, secureCookie } from '../platform/http/same-origin.js';
 import { typedRoutes } from '../platform/http/typed-routes.js';
 import { isRecord } from '../platform/values.js';
 import type { Portal } from './portal.js';
 
 const tags = ['portal'];
 const LINK_SIGN_IN = '/portal/sign-in/link';
-
-/** Whether the session cookie must be `Secure`: the portal is reached over HTTPS. */
-export function secureCookie(request: FastifyRequest, publicUrl: string): boolean {
-  return request.protocol === 'https' || publicUrl.startsWith('https:');
-}
 
 /** Why a link could not sign in, in words for the person who opened it (fixed texts: nothing they sent is shown). */
 function refusalPage(reply: FastifyReply, refusal: ApiError) {

@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { typedRoutes } from './typed-routes.js';
 import { apiError } from '../errors.js';
 import { operatorRoles, type Operator } from '../auth/operator.js';
 import { cookieValue } from './portal-session.js';
+import { secureCookie } from './same-origin.js';
 
 /** The cookie an operator's console session travels in (HttpOnly, SameSite=Strict, Path=/admin). */
 export const OPERATOR_COOKIE = 'pbs_operator';
@@ -53,8 +54,13 @@ export class OperatorSessions {
   }
 
   cookieFor(value: string, secure: boolean): string {
-    return `${OPERATOR_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=${Math.floor(this.lifetimeMs / 1000)}${secure ? '; Secure' : ''}`;
+    return operatorCookie(value, this.lifetimeMs, secure);
   }
+}
+
+/** A console session's cookie, the bootstrap token's or an account's (HttpOnly, SameSite=Strict, Path=/admin). */
+export function operatorCookie(value: string, lifetimeMs: number, secure: boolean): string {
+  return `${OPERATOR_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/admin; Max-Age=${Math.floor(lifetimeMs / 1000)}${secure ? '; Secure' : ''}`;
 }
 
 /** The cookie's clearing: the browser drops it at once. */
@@ -97,7 +103,6 @@ export function whoAnswer(operator: Operator | undefined) {
  * team family's sign-in routes), which set the same cookie.
  */
 export function operatorSessionRoutes(sessions: OperatorSessions, publicUrl: string, endAccountSession: (value: string) => Promise<void>) {
-  const secure = (request: FastifyRequest) => request.protocol === 'https' || publicUrl.startsWith('https:');
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
     const config = { operator: 'viewer' } as const;
@@ -121,7 +126,7 @@ export function operatorSessionRoutes(sessions: OperatorSessions, publicUrl: str
         if (operator?.via !== 'bootstrap' || operator.sessionEnds !== undefined)
           throw apiError('TOKEN_MISSING', 'Sign in with the bootstrap token (Authorization: Bearer), or with your account at /console.');
         const session = await sessions.issue();
-        reply.header('set-cookie', sessions.cookieFor(session.value, secure(request))).header('cache-control', 'no-store');
+        reply.header('set-cookie', sessions.cookieFor(session.value, secureCookie(request, publicUrl))).header('cache-control', 'no-store');
         return whoAnswer({ ...operator, sessionEnds: session.expiresAt });
       },
     );

@@ -1,5 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 
+/** Whether a session cookie must be `Secure`: the browser reaches pbs over HTTPS (itself, or through PBS_PUBLIC_URL). */
+export function secureCookie(request: FastifyRequest, publicUrl: string): boolean {
+  return request.protocol === 'https' || publicUrl.startsWith('https:');
+}
+
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
