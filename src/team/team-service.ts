@@ -28,8 +28,8 @@ export interface TeamOptions {
   wallNow: () => number;
 }
 
-/** Personal tokens live at most a year; the default is 90 days. */
-export const TOKEN_DAYS = { default: 90, max: 365 };
+/** Personal tokens live at most a year (the default 90 days), and an account holds at most 50 live at once. */
+export const TOKEN_DAYS = { default: 90, max: 365, maxLive: 50 };
 const DAY_MS = 86_400_000;
 /** A last-used time is written at most this often per token (a script may call many times a second). */
 const TOUCH_EVERY_MS = 60_000;
@@ -298,6 +298,8 @@ export class Team implements OperatorVerifier {
       revoked_at: null,
     };
     await this.database.transact(async (trx) => {
+      if ((await teamStore.countLiveTokens(trx, row.account_id, now)) >= TOKEN_DAYS.maxLive)
+        throw apiError('CONFLICT', `An account holds at most ${TOKEN_DAYS.maxLive} live tokens: revoke one it no longer needs.`);
       noteAudit({ target: { kind: 'token', id: row.id }, after: { name: row.name, role, expires_at: iso(row.expires_at) } });
       await teamStore.insertToken(trx, row);
     });

@@ -47,6 +47,17 @@ export const teamStore = {
     if (accountId) query = query.where('account_id', '=', accountId);
     return query.orderBy('created_at', 'desc').limit(1000).execute();
   },
+  /** An account's tokens neither revoked nor expired (their number is capped). */
+  async countLiveTokens(db: DbOrTx, accountId: string, now: number): Promise<number> {
+    const row = await db
+      .selectFrom('operator_tokens')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
   token(db: DbOrTx, id: string): Promise<TokenRow | undefined> {
     return db.selectFrom('operator_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   },

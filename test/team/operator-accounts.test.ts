@@ -117,6 +117,12 @@ describe.each(dialects)('operator accounts on %s', (dialect) => {
     expectCode(await call(h.url, 'DELETE', `/admin/v1/operator-tokens/${other.id}`, { token: eve.token }), 404, 'NOT_FOUND');
     expect((await call(h.url, 'DELETE', `/admin/v1/operator-tokens/${other.id}`, { token: dee.token })).body.revoked_at).not.toBeNull();
     expectCode(await who({ token: other.token }), 401, 'TOKEN_INVALID');
+    // An account holds a bounded number of live tokens.
+    const live = (await call(h.url, 'GET', '/admin/v1/me/tokens', { token: dee.token })).body.tokens.filter(
+      (t: { revoked_at: string | null; expires_at: string }) => t.revoked_at === null && Date.parse(t.expires_at) > h.wall.ms,
+    ).length;
+    for (let i = live; i < 50; i++) expect((await issue({ name: `bulk ${i}` })).status).toBe(201);
+    expectCode(await issue({ name: 'one too many' }), 409, 'CONFLICT');
     // A lowered owner lowers their tokens at once.
     expect((await admin(h.url, 'PATCH', `/admin/v1/operators/${dee.id}`, { json: { role: 'viewer' } })).body.role).toBe('viewer');
     expect((await who({ token: dee.token })).body.operator.role).toBe('viewer');
