@@ -16,6 +16,7 @@ import { searchModule, searchServices } from './search/module.js';
 import { subscriptionsModule } from './subscriptions/module.js';
 import { webhooksModule } from './webhooks/module.js';
 import { workbenchModule } from './workbench/module.js';
+import { readinessModule } from './readiness/module.js';
 import { installRequestRecording } from './platform/http/request-recording.js';
 import { buildServices, findSources, type Services } from './services.js';
 import type { OccupancyIndex } from './reservations/occupancy.js';
@@ -254,6 +255,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     }),
     engagementModule(services.engagement),
     workbenchModule(services, config.publicUrl),
+    readinessModule(services, ctx.wallClock),
     teamModule(services, {
       publicUrl: config.publicUrl,
       sessionMs: config.operatorSessionMs,

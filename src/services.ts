@@ -27,6 +27,9 @@ import { waitlistServices, type WaitlistServices } from './waitlist/module.js';
 import { advertisingServices, type AdvertisingServices } from './advertising/module.js';
 import { webhookServices } from './webhooks/module.js';
 import { workbenchServices } from './workbench/module.js';
+import { readinessServices } from './readiness/module.js';
+import type { Readiness } from './readiness/readiness-service.js';
+import { DELIVERIES_JUDGED } from './readiness/milestones.js';
 import { teamServices } from './team/module.js';
 import type { Team } from './team/team-service.js';
 import type { AuditService } from './team/audit-service.js';
@@ -67,6 +70,8 @@ export interface Services {
   audit: AuditService;
   /** Operators' single sign-on, when configured (the team). */
   sso?: OperatorSso;
+  /** Partners' launch readiness from their own traffic (readiness). */
+  readiness: Readiness;
 }
 
 /** The services and the shared parts around them that a running pbs starts, stops and serves from. */
@@ -241,6 +246,27 @@ export function buildServices(ctx: PlatformContext): Wiring {
       changes,
     ),
     ...teamServices(database, config, keys, ctx.wallClock),
+    ...readinessServices(
+      database,
+      clock,
+      {
+        describe: async (partnerId) => {
+          const partner = await partners.get(partnerId);
+          const enabled = Object.entries(partner.interfaces).filter(([, grant]) => grant.enabled);
+          return { name: partner.name, interfaces: enabled.map(([name]) => name) };
+        },
+        receiver: async (partnerId) => {
+          const endpoint = await webhooks.endpoints.endpointOf(partnerId);
+          const deliveries = endpoint ? await webhooks.endpoints.deliveries({ partnerId, limit: DELIVERIES_JUDGED }) : [];
+          return {
+            endpoint: endpoint && { url: endpoint.url, verified: endpoint.verified_at !== null },
+            deliveries: deliveries.map((d) => ({ id: d.id, status: d.status, attempts: d.attempts_log })),
+          };
+        },
+        flushLog: () => services.requestLog.flush(),
+      },
+      config.requestLog.enabled && config.requestLog.readiness,
+    ),
   };
   return { services, catalog, occupancy, changes, relay, deliverer: webhooks.deliverer, keys };
 }

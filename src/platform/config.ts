@@ -1,5 +1,7 @@
 import { oidcConfig, type OidcConfig } from './oidc-config.js';
 import { ConfigError } from './config-error.js';
+import { bool, int, type Env } from './config-values.js';
+import { requestLogConfig, type RequestLogConfig } from './request-log-config.js';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { isOneOf } from './query.js';
@@ -98,19 +100,7 @@ export interface Config {
    */
   reviewsNested: boolean;
   /** What partners sent and were answered (docs/request-log.md). */
-  requestLog: {
-    enabled: boolean;
-    /** Entries older than this (pbs time) are purged. */
-    retentionHours: number;
-    /** At most this many entries a partner; older ones are purged. */
-    maxRowsPerPartner: number;
-    /** Sandbox only: keep guest names, phones, e-mails and notes instead of masking them. */
-    fullBodies: boolean;
-    /** How often the buffered entries are written, ms. */
-    flushMs: number;
-    /** `thread`: entries are made into rows and written by a worker thread of their own; `inline`: on the main thread. */
-    writer: 'thread' | 'inline';
-  };
+  requestLog: RequestLogConfig;
   /** How long a partner portal session lasts (pbs time), ms. */
   portalSessionMs: number;
   /** How long an operator's console session lasts (wall time), ms. */
@@ -137,39 +127,6 @@ export const ROLES = ['all', 'api', 'worker'] as const;
 
 export { ConfigError } from './config-error.js';
 export type { OidcConfig } from './oidc-config.js';
-
-type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
-  }
-  return value;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be a boolean (1/0/true/false), got "${raw}"`);
-}
-
-/** Guest data in the request log unmasked: a sandbox's choice only (production refuses it). */
-function fullBodies(env: Env, sandbox: boolean): boolean {
-  const full = bool(env, 'PBS_REQUEST_LOG_FULL_BODIES', false);
-  if (full && !sandbox) throw new ConfigError('PBS_REQUEST_LOG_FULL_BODIES is for the sandbox only: production masks guest data');
-  return full;
-}
-
-function requestLogWriter(raw: string | undefined): Config['requestLog']['writer'] {
-  if (raw === undefined || raw === '' || raw === 'thread') return 'thread';
-  if (raw === 'inline') return 'inline';
-  throw new ConfigError(`PBS_REQUEST_LOG_WRITER must be thread or inline, got "${raw}"`);
-}
 
 function schedule(raw: string): number[] {
   const values = raw.split(',').map((v) => Number(v.trim()));
@@ -320,15 +277,7 @@ export function loadConfig(env: Env = process.env, flags: Record<string, string>
     searchRecordsKept: int(merged, 'PBS_SEARCH_RECORDS_KEPT', 50_000, 100),
     adJobDelayMs: int(merged, 'PBS_AD_JOB_DELAY_MS', 2000, 0),
     reviewsNested: bool(merged, 'PBS_REVIEWS_NESTED', false),
-    requestLog: {
-      // On in the sandbox, where partner developers read it; a production server opts in (its cost: docs/request-log.md).
-      enabled: bool(merged, 'PBS_REQUEST_LOG', sandbox),
-      retentionHours: int(merged, 'PBS_REQUEST_LOG_RETENTION_HOURS', 7 * 24, 1),
-      maxRowsPerPartner: int(merged, 'PBS_REQUEST_LOG_MAX_ROWS_PER_PARTNER', 10_000, 1),
-      fullBodies: fullBodies(merged, sandbox),
-      flushMs: int(merged, 'PBS_REQUEST_LOG_FLUSH_MS', 250, 10),
-      writer: requestLogWriter(merged.PBS_REQUEST_LOG_WRITER),
-    },
+    requestLog: requestLogConfig(merged, sandbox),
     portalSessionMs: int(merged, 'PBS_PORTAL_SESSION_HOURS', 7 * 24, 1) * 3_600_000,
     operatorSessionMs: int(merged, 'PBS_OPERATOR_SESSION_HOURS', 12, 1) * 3_600_000,
     // More than a year by default: an audit asks about the last twelve months.

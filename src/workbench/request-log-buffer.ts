@@ -48,6 +48,8 @@ type RecordHead = [
   credentialId: string | null,
   clientAddress: string,
   faultRule: string | null,
+  retryAfter: string | null,
+  realAt: number,
 ];
 
 function headOf(r: RequestRecord): RecordHead {
@@ -66,12 +68,14 @@ function headOf(r: RequestRecord): RecordHead {
     r.credentialId ?? null,
     r.clientAddress,
     r.faultRule ?? null,
+    r.retryAfter ?? null,
+    r.realAt,
   ];
 }
 
 function recordOf(head: RecordHead, requestBody: string | undefined, responseBody: string | undefined): DecodedRecord {
   const [at, routeInterface, operation, method, url, status, durationMs, requestId, ...who] = head;
-  const [idempotencyKey, partnerId, credentialKind, credentialId, clientAddress, faultRule] = who;
+  const [idempotencyKey, partnerId, credentialKind, credentialId, clientAddress, faultRule, retryAfter, realAt] = who;
   return {
     at,
     interface: routeInterface,
@@ -87,6 +91,8 @@ function recordOf(head: RecordHead, requestBody: string | undefined, responseBod
     credentialId: credentialId ?? undefined,
     clientAddress,
     faultRule: faultRule ?? undefined,
+    retryAfter: retryAfter ?? undefined,
+    realAt,
     requestBody,
     responseBody,
   };

@@ -35,10 +35,10 @@ export class RequestLogThread {
   /** `onEnded`: told when the thread ends by itself (a crash); the request log then writes on the main thread. */
   constructor(
     location: DatabaseLocation,
-    fullBodies: boolean,
+    options: { fullBodies: boolean; readiness: boolean },
     private readonly onEnded: (error: Error) => void,
   ) {
-    const workerData: WriterSetup = { location, fullBodies };
+    const workerData: WriterSetup = { location, ...options };
     this.worker = FROM_SOURCES
       ? new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`, {
           eval: true,

@@ -16,11 +16,23 @@ import { REQUEST_LOG_COLUMNS } from './request-log-statements.js';
 import { rowOf, writeRows } from './request-log-rows.js';
 import type { NewRequestLogRow } from './request-log-store.js';
 import { isOutage } from '../platform/db/availability.js';
+import type { ObservedCall } from '../readiness/readiness-judge.js';
+import {
+  loadParameter,
+  partnersOf,
+  progressAfter,
+  READINESS_TABLE_IN_LOG_FILE,
+  storedRows,
+  TRACK_SQL,
+  type StoredProgress,
+} from '../readiness/readiness-tracker.js';
 import { messageOf } from '../platform/values.js';
 
 export interface WriterSetup {
   location: DatabaseLocation;
   fullBodies: boolean;
+  /** Whether each batch also keeps its partners' readiness (readiness-tracker.ts), in its transaction. */
+  readiness: boolean;
 }
 
 /** A batch to write (its records' bytes, request-log-buffer.ts), and the answer once it is committed (or why not). */
@@ -40,8 +52,8 @@ export interface WriterAnswer {
   buffers: ArrayBuffer[];
 }
 
-/** Writes rows, answering how many it could not (see writeRows). */
-type Write = (rows: NewRequestLogRow[]) => Promise<number>;
+/** Writes rows (and, given `calls`, their partners' readiness), answering how many it could not (see writeRows). */
+type Write = (rows: NewRequestLogRow[], calls: readonly ObservedCall[]) => Promise<number>;
 
 /**
  * Rows a statement inserts. Many rows a statement cost each row less than one each (measured on
@@ -73,15 +85,22 @@ function sqliteWriter(logFile: string): Write {
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_BYTES / (sqlite.pragma('page_size', { simple: true }) as number)}`);
   const full = sqlite.prepare(insertText(CHUNK, () => '?'));
   const one = sqlite.prepare(insertText(1, () => '?'));
+  sqlite.exec(READINESS_TABLE_IN_LOG_FILE);
+  const load = sqlite.prepare(TRACK_SQL.sqliteLoad);
+  const save = sqlite.prepare(TRACK_SQL.save);
   // eslint-disable-next-line no-restricted-syntax -- the thread's own connection to the log file: no Database, no commits to group with.
-  const all = sqlite.transaction((rows: NewRequestLogRow[]) => {
+  const all = sqlite.transaction((rows: NewRequestLogRow[], calls: readonly ObservedCall[]) => {
     for (const values of chunks(rows))
       (values.length === CHUNK * WIDTH ? full : sqlite.prepare(insertText(values.length / WIDTH, () => '?'))).run(values);
+    const partners = partnersOf(calls);
+    if (partners.length === 0) return;
+    const stored = storedRows(load.all(loadParameter('sqlite', partners)));
+    for (const parameters of progressAfter(stored, calls)) save.run(parameters);
   });
-  return (rows) =>
+  return (rows, calls) =>
     writeRows(
       rows,
-      async (batch) => all(batch),
+      async (batch) => all(batch, calls),
       async (row) => void one.run(valuesOf(row)),
     );
 }
@@ -106,7 +125,7 @@ function postgresWriter(url: string, schema: string | undefined): Write {
   const one = insertText(1, dollar);
   // Plain statements with flat parameters: building them through Kysely's query builder cost
   // this thread more than the rows.
-  const all = async (rows: NewRequestLogRow[]) => {
+  const all = async (rows: NewRequestLogRow[], calls: readonly ObservedCall[]) => {
     const client = await pool.connect();
     let failure: unknown;
     try {
@@ -120,6 +139,17 @@ function postgresWriter(url: string, schema: string | undefined): Write {
             ? { name: 'pbs_request_log_chunk', text: full, values }
             : { text: insertText(values.length / WIDTH, dollar), values },
         );
+      const partners = partnersOf(calls);
+      if (partners.length > 0) {
+        await client.query({ name: 'pbs_readiness_seed', text: numbered(TRACK_SQL.postgresSeed), values: [partners] });
+        const stored = await client.query<StoredProgress>({
+          name: 'pbs_readiness_load',
+          text: numbered(TRACK_SQL.postgresLoad),
+          values: [partners],
+        });
+        for (const values of progressAfter(stored.rows, calls))
+          await client.query({ name: 'pbs_readiness_save', text: numbered(TRACK_SQL.save), values });
+      }
       await client.query('commit');
     } catch (error) {
       failure = error;
@@ -130,19 +160,29 @@ function postgresWriter(url: string, schema: string | undefined): Write {
       client.release(failure !== undefined);
     }
   };
-  return (rows) =>
-    writeRows(rows, all, async (row) => {
-      const client = await pool.connect();
-      let failure: unknown;
-      try {
-        await client.query({ name: 'pbs_request_log_one', text: one, values: valuesOf(row) });
-      } catch (error) {
-        failure = error;
-        throw error;
-      } finally {
-        client.release(failure !== undefined && isOutage(failure));
-      }
-    });
+  return (rows, calls) =>
+    writeRows(
+      rows,
+      (batch) => all(batch, calls),
+      async (row) => {
+        const client = await pool.connect();
+        let failure: unknown;
+        try {
+          await client.query({ name: 'pbs_request_log_one', text: one, values: valuesOf(row) });
+        } catch (error) {
+          failure = error;
+          throw error;
+        } finally {
+          client.release(failure !== undefined && isOutage(failure));
+        }
+      },
+    );
+}
+
+/** `?` placeholders as PostgreSQL's `$1, $2, …`. */
+function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
 }
 
 function valuesOf(row: NewRequestLogRow): unknown[] {
@@ -177,7 +217,7 @@ const port = parentPort;
 if (port) {
   yieldToRequests();
   // Cast: workerData is what RequestLogThread started this thread with, a WriterSetup.
-  const { location, fullBodies } = workerData as WriterSetup;
+  const { location, fullBodies, readiness } = workerData as WriterSetup;
   const write = location.dialect === 'sqlite' ? sqliteWriter(location.logFile) : postgresWriter(location.url, location.schema);
   // One batch at a time, in the order sent: entries' ids follow the order requests were answered.
   let queue = Promise.resolve();
@@ -188,7 +228,10 @@ if (port) {
       try {
         // Decoded, the records are strings of their own: the chunks go back with the answer.
         const records = decodeRecords(batch.chunks);
-        const dropped = await write(records.map((record) => rowOf(record, fullBodies)));
+        const dropped = await write(
+          records.map((record) => rowOf(record, fullBodies)),
+          readiness ? records : [],
+        );
         answer = { id: batch.id, dropped, buffers };
       } catch (error) {
         answer = { id: batch.id, dropped: batch.chunks.count, error: messageOf(error), outage: isOutage(error), buffers };

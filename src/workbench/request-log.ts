@@ -12,6 +12,7 @@ import { RecordBuffer, decodeRecords, type RecordChunks } from './request-log-bu
 import { rowOf, writeRows } from './request-log-rows.js';
 import { RequestLogStore, type RequestLogFilter, type RequestLogRow } from './request-log-store.js';
 import { RequestLogThread } from './request-log-thread.js';
+import { ensureReadinessTable, trackOn } from '../readiness/readiness-tracker.js';
 
 /** A webhook event a request caused, with its deliveries (docs/request-log.md "Links"). */
 export interface CausedEvent {
@@ -171,27 +172,40 @@ export class RequestLog implements RequestRecorder {
 
   private ready(): Promise<void> {
     if (this.database.dialect !== 'sqlite') return Promise.resolve();
-    this.tableReady ??= ensureLogFileTable(this.database.db).catch((error: unknown) => {
-      this.tableReady = undefined;
-      throw error;
-    });
+    const db = this.database.db;
+    this.tableReady ??= Promise.all([ensureLogFileTable(db), ensureReadinessTable(db)]).then(
+      () => undefined,
+      (error: unknown) => {
+        this.tableReady = undefined;
+        throw error;
+      },
+    );
     return this.tableReady;
   }
 
   private writerThread(): RequestLogThread | undefined {
     const location = this.database.location;
     if (this.options.writer !== 'thread' || !location || this.closing) return undefined;
-    this.thread ??= new RequestLogThread(location, this.options.fullBodies, this.onError);
+    this.thread ??= new RequestLogThread(
+      location,
+      { fullBodies: this.options.fullBodies, readiness: this.options.readiness },
+      this.onError,
+    );
     return this.thread;
   }
 
   private async writeHere(batch: RecordChunks): Promise<void> {
-    const rows = decodeRecords(batch).map((record) => rowOf(record, this.options.fullBodies));
+    const records = decodeRecords(batch);
+    const rows = records.map((record) => rowOf(record, this.options.fullBodies));
     this.waiting.recycle(batch.buffers);
     const { dialect } = this.database;
     this.dropped += await writeRows(
       rows,
-      (all) => this.database.transact((trx) => insertEntries(trx, dialect, all)),
+      (all) =>
+        this.database.transact(async (trx) => {
+          await insertEntries(trx, dialect, all);
+          if (this.options.readiness) await trackOn(trx, dialect, records);
+        }),
       (one) => this.database.transact((trx) => insertEntries(trx, dialect, [one])),
     );
   }

@@ -259,6 +259,9 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
       then: (r) => void (ids.fault_id = at(r, 'id')),
     },
     { op: 'DELETE /admin/v1/faults/{fault_id}' },
+    { op: 'POST /admin/v1/partners/{partner_id}/readiness/reset' },
+    { op: 'PUT /admin/v1/partners/{partner_id}/launch-approval', json: { note: 'walked' } },
+    { op: 'DELETE /admin/v1/partners/{partner_id}/launch-approval' },
     {
       op: 'POST /admin/v1/webhook-deliveries/{delivery_id}/redeliver',
       then: async () => void 0,

@@ -90,6 +90,8 @@ describe.each(dialects.flatMap((dialect) => (['inline', 'thread'] as const).map(
         requestBody: undefined,
         responseBody: '{}',
         faultRule: undefined,
+        retryAfter: undefined,
+        realAt: 1,
       };
       log.record(refused);
       expect(waiting()).toBe(before + 13);

@@ -19,6 +19,8 @@ const base: RequestRecord = {
   requestBody: undefined,
   responseBody: undefined,
   faultRule: undefined,
+  retryAfter: '2',
+  realAt: 1_900_000_000_456.25,
 };
 
 /** The request log's waiting entries as bytes (docs/request-log.md "How it is written"). */

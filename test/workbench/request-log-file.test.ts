@@ -104,6 +104,13 @@ describe.each(dialects)('request log batches and other processes on %s', (dialec
       hold_id: held.body.hold_id,
     });
     expect(whole!.request_body).not.toContain(guest.last_name);
+    // The thread keeps the partner's readiness in the batch's transaction (docs/readiness.md).
+    const readiness = await h.pbs.services.readiness.report(p.partner.id);
+    const reservations = readiness.interfaces.find((i) => i.interface === 'reservations')!;
+    expect(reservations.milestones.find((m) => m.id === 'reservations.hold_then_reserve')).toMatchObject({
+      status: 'green',
+      evidence: [booked.headers.get('x-request-id')],
+    });
   });
 
   // Last in this block: the writer thread does not come back for the rest of the server's life.

@@ -17514,6 +17514,524 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/partners/{partner_id}/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The partner’s launch readiness: milestones per interface from its own traffic (JSON, or Markdown with format=markdown) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `markdown`: the report as text/markdown */
+                    format?: "json" | "markdown";
+                };
+                header?: never;
+                path: {
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            name: string;
+                            generated_at: string;
+                            /** @description Calls since then are judged (a fresh start); null: since the first */
+                            since: string | null;
+                            /** @description Share of green milestones, percent */
+                            score: number;
+                            /** @description Every milestone is green */
+                            ready: boolean;
+                            approval: {
+                                approved_by: string;
+                                approved_at: string;
+                                note: string;
+                            } | null;
+                            interfaces: {
+                                interface: string;
+                                score: number;
+                                green: number;
+                                total: number;
+                                milestones: {
+                                    id: string;
+                                    title: string;
+                                    /** @enum {string} */
+                                    status: "green" | "red";
+                                    /** @description Red because your traffic did something wrong, not only because it has not shown it yet */
+                                    refuted: boolean;
+                                    /** @description The contract rule it checks */
+                                    rule: string;
+                                    /** @description While red: what is missing, or what your traffic did wrong */
+                                    problem: string | null;
+                                    /** @description While red: how to turn it green */
+                                    hint: string | null;
+                                    /** @description X-Request-Ids of the calls that showed it, newest first */
+                                    evidence: string[];
+                                    at: string | null;
+                                    /** @description Webhook milestones: the deliveries behind them */
+                                    deliveries?: string[];
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/partners/{partner_id}/readiness/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start the partner’s readiness over: only calls from now on are judged */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            name: string;
+                            generated_at: string;
+                            /** @description Calls since then are judged (a fresh start); null: since the first */
+                            since: string | null;
+                            /** @description Share of green milestones, percent */
+                            score: number;
+                            /** @description Every milestone is green */
+                            ready: boolean;
+                            approval: {
+                                approved_by: string;
+                                approved_at: string;
+                                note: string;
+                            } | null;
+                            interfaces: {
+                                interface: string;
+                                score: number;
+                                green: number;
+                                total: number;
+                                milestones: {
+                                    id: string;
+                                    title: string;
+                                    /** @enum {string} */
+                                    status: "green" | "red";
+                                    /** @description Red because your traffic did something wrong, not only because it has not shown it yet */
+                                    refuted: boolean;
+                                    /** @description The contract rule it checks */
+                                    rule: string;
+                                    /** @description While red: what is missing, or what your traffic did wrong */
+                                    problem: string | null;
+                                    /** @description While red: how to turn it green */
+                                    hint: string | null;
+                                    /** @description X-Request-Ids of the calls that showed it, newest first */
+                                    evidence: string[];
+                                    at: string | null;
+                                    /** @description Webhook milestones: the deliveries behind them */
+                                    deliveries?: string[];
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/partners/{partner_id}/launch-approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Approve the partner for launch (who and when are kept); production credentials then need no override */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @default  */
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            approved_by: string;
+                            approved_at: string;
+                            note: string;
+                        } | null;
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Withdraw the partner’s approval for launch */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your launch readiness: milestones per interface from your own traffic (JSON, or Markdown with format=markdown) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `markdown`: the report as text/markdown */
+                    format?: "json" | "markdown";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            name: string;
+                            generated_at: string;
+                            /** @description Calls since then are judged (a fresh start); null: since the first */
+                            since: string | null;
+                            /** @description Share of green milestones, percent */
+                            score: number;
+                            /** @description Every milestone is green */
+                            ready: boolean;
+                            approval: {
+                                approved_by: string;
+                                approved_at: string;
+                                note: string;
+                            } | null;
+                            interfaces: {
+                                interface: string;
+                                score: number;
+                                green: number;
+                                total: number;
+                                milestones: {
+                                    id: string;
+                                    title: string;
+                                    /** @enum {string} */
+                                    status: "green" | "red";
+                                    /** @description Red because your traffic did something wrong, not only because it has not shown it yet */
+                                    refuted: boolean;
+                                    /** @description The contract rule it checks */
+                                    rule: string;
+                                    /** @description While red: what is missing, or what your traffic did wrong */
+                                    problem: string | null;
+                                    /** @description While red: how to turn it green */
+                                    hint: string | null;
+                                    /** @description X-Request-Ids of the calls that showed it, newest first */
+                                    evidence: string[];
+                                    at: string | null;
+                                    /** @description Webhook milestones: the deliveries behind them */
+                                    deliveries?: string[];
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/readiness/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start over: only calls from now on are judged */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partner_id: string;
+                            name: string;
+                            generated_at: string;
+                            /** @description Calls since then are judged (a fresh start); null: since the first */
+                            since: string | null;
+                            /** @description Share of green milestones, percent */
+                            score: number;
+                            /** @description Every milestone is green */
+                            ready: boolean;
+                            approval: {
+                                approved_by: string;
+                                approved_at: string;
+                                note: string;
+                            } | null;
+                            interfaces: {
+                                interface: string;
+                                score: number;
+                                green: number;
+                                total: number;
+                                milestones: {
+                                    id: string;
+                                    title: string;
+                                    /** @enum {string} */
+                                    status: "green" | "red";
+                                    /** @description Red because your traffic did something wrong, not only because it has not shown it yet */
+                                    refuted: boolean;
+                                    /** @description The contract rule it checks */
+                                    rule: string;
+                                    /** @description While red: what is missing, or what your traffic did wrong */
+                                    problem: string | null;
+                                    /** @description While red: how to turn it green */
+                                    hint: string | null;
+                                    /** @description X-Request-Ids of the calls that showed it, newest first */
+                                    evidence: string[];
+                                    at: string | null;
+                                    /** @description Webhook milestones: the deliveries behind them */
+                                    deliveries?: string[];
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/operators": {
         parameters: {
             query?: never;

@@ -9,6 +9,12 @@ import { operationsOf } from './operation-names.js';
 export interface RequestRecord {
   /** pbs time (ms) when the answer went out. */
   at: number;
+  /**
+   * Real time (ms) when the answer went out: how long a client waited between calls (a retry
+   * after Retry-After) is judged on it, since a client waits in real time while the sandbox clock
+   * may stand still or jump (docs/readiness.md).
+   */
+  realAt: number;
   /** The interface the route belongs to (its first, for routes shared by several). */
   interface: string;
   /** `METHOD /route/{param}`: the operation as the OpenAPI document names its path. */
@@ -27,6 +33,8 @@ export interface RequestRecord {
   requestBody: unknown;
   /** The answer's bytes as sent. */
   responseBody: string | Buffer | undefined;
+  /** The answer's Retry-After header (an error's), for the readiness judge (docs/readiness.md). */
+  retryAfter: string | undefined;
   /** The fault rule that answered the request, or only delayed one the API answered without error (docs/faults.md). */
   faultRule: string | undefined;
 }
@@ -62,6 +70,7 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
       const key = request.headers['idempotency-key'];
       recorder.record({
         at: now(),
+        realAt: performance.timeOrigin + performance.now(),
         interface: routeInterface,
         operation: operationOf(request),
         method: request.method,
@@ -77,6 +86,7 @@ export function installRequestRecording(app: FastifyInstance, recorder: RequestR
         clientAddress: request.ip ?? '',
         requestBody: request.body,
         responseBody: answer,
+        retryAfter: status >= 400 ? headerText(reply.getHeader('retry-after')) : undefined,
         // A rule that only delayed the request is named unless the API's own answer was an
         // error: an entry naming a rule and holding an error always means the rule answered it.
         faultRule: request.faultAnswered || status < 400 ? request.faultRule : undefined,
@@ -101,6 +111,10 @@ export function recordUnanswered(request: FastifyRequest, reply: FastifyReply): 
   const record: unknown = Reflect.get(request.routeOptions.config, RECORD_UNANSWERED);
   // Cast: only installRequestRecording sets this key, and always to an Unanswered.
   if (typeof record === 'function') (record as Unanswered)(request, reply);
+}
+
+function headerText(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
 }
 
 function toArray<T>(value: T | T[] | undefined): T[] {

@@ -1,0 +1,110 @@
+import type { Clock } from '../platform/clock.js';
+import type { Database } from '../platform/db/database.js';
+import { ensureReadinessTable } from './readiness-tables.js';
+import { newProgress } from './readiness-judge.js';
+import { parseProgress } from './readiness-tracker.js';
+import { buildReport, reportMarkdown, type ReadinessReport, type ReceiverHealth } from './readiness-report.js';
+import { ReadinessStore } from './readiness-store.js';
+import { noteAudit } from '../platform/audit/audit-trail.js';
+
+/** What readiness needs of other families, supplied where services are built. */
+export interface ReadinessSources {
+  /** The partner's name and enabled interfaces; throws the partners family's 404 for an unknown one. */
+  describe(partnerId: string): Promise<{ name: string; interfaces: string[] }>;
+  /** The partner's webhook endpoint and latest deliveries (the webhooks family). */
+  receiver(partnerId: string): Promise<ReceiverHealth>;
+  /** Writes the request log's waiting entries, so a report includes the calls just answered. */
+  flushLog(): Promise<void>;
+}
+
+/**
+ * Launch readiness (docs/readiness.md): the report of a partner's milestones from the progress the
+ * request log keeps (readiness-tracker.ts), a fresh start, and the operator's approval for launch.
+ */
+export class Readiness {
+  private tableReady: Promise<void> | undefined;
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly sources: ReadinessSources,
+    /** Whether the request log keeps readiness (PBS_REQUEST_LOG and PBS_READINESS). */
+    readonly tracking: boolean,
+  ) {}
+
+  private store() {
+    return new ReadinessStore(this.database.db);
+  }
+
+  async report(partnerId: string): Promise<ReadinessReport> {
+    const partner = await this.sources.describe(partnerId);
+    if (this.tracking) await this.sources.flushLog();
+    await this.ready();
+    const store = this.store();
+    const [progress, receiver, approval] = await Promise.all([
+      store.progressOf(partnerId),
+      this.sources.receiver(partnerId),
+      store.approvalOf(partnerId),
+    ]);
+    return buildReport({
+      partnerId,
+      name: partner.name,
+      granted: partner.interfaces,
+      progress: parseProgress(progress),
+      receiver,
+      approval,
+      now: this.clock.now(),
+      realNow: performance.timeOrigin + performance.now(),
+    });
+  }
+
+  async markdown(partnerId: string): Promise<string> {
+    return reportMarkdown(await this.report(partnerId));
+  }
+
+  /** Starts over: calls from now on are judged, nothing before. */
+  async reset(partnerId: string): Promise<ReadinessReport> {
+    await this.sources.describe(partnerId);
+    if (this.tracking) await this.sources.flushLog();
+    await this.ready();
+    const now = Math.floor(this.clock.now());
+    await this.database.transact(async (trx) => {
+      noteAudit({ target: { kind: 'partner', id: partnerId }, partnerId });
+      await new ReadinessStore(trx).saveProgress(this.database.dialect, partnerId, JSON.stringify(newProgress(now)), now);
+    });
+    return this.report(partnerId);
+  }
+
+  /** The operator approves the partner for launch (who and when kept; docs/readiness.md "Approval"). */
+  async approve(partnerId: string, by: string, note: string, wallNow: number) {
+    await this.sources.describe(partnerId);
+    await this.database.transact(async (trx) => {
+      const store = new ReadinessStore(trx);
+      const before = await store.approvalOf(partnerId);
+      noteAudit({ target: { kind: 'partner', id: partnerId }, partnerId, before: before ?? null, after: { note } });
+      await store.approve({ partner_id: partnerId, approved_by: by, approved_at: Math.floor(wallNow), note });
+    });
+    return (await this.report(partnerId)).approval;
+  }
+
+  async withdraw(partnerId: string): Promise<void> {
+    await this.sources.describe(partnerId);
+    await this.database.transact(async (trx) => {
+      noteAudit({ target: { kind: 'partner', id: partnerId }, partnerId });
+      await new ReadinessStore(trx).withdraw(partnerId);
+    });
+  }
+
+  async isApproved(partnerId: string): Promise<boolean> {
+    return (await this.store().approvalOf(partnerId)) !== undefined;
+  }
+
+  private ready(): Promise<void> {
+    if (this.database.dialect !== 'sqlite') return Promise.resolve();
+    this.tableReady ??= ensureReadinessTable(this.database.db).catch((error: unknown) => {
+      this.tableReady = undefined;
+      throw error;
+    });
+    return this.tableReady;
+  }
+}

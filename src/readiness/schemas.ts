@@ -1,0 +1,70 @@
+/** The JSON schemas of readiness's routes (docs/readiness.md). */
+
+const milestone = {
+  type: 'object',
+  required: ['id', 'title', 'status', 'refuted', 'rule', 'problem', 'hint', 'evidence', 'at'],
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'string', enum: ['green', 'red'] },
+    refuted: { type: 'boolean', description: 'Red because your traffic did something wrong, not only because it has not shown it yet' },
+    rule: { type: 'string', description: 'The contract rule it checks' },
+    problem: { type: ['string', 'null'], description: 'While red: what is missing, or what your traffic did wrong' },
+    hint: { type: ['string', 'null'], description: 'While red: how to turn it green' },
+    evidence: { type: 'array', items: { type: 'string' }, description: 'X-Request-Ids of the calls that showed it, newest first' },
+    at: { type: ['string', 'null'] },
+    deliveries: { type: 'array', items: { type: 'string' }, description: 'Webhook milestones: the deliveries behind them' },
+  },
+} as const;
+
+export const readinessReportSchema = {
+  type: 'object',
+  required: ['partner_id', 'name', 'generated_at', 'since', 'score', 'ready', 'approval', 'interfaces'],
+  properties: {
+    partner_id: { type: 'string' },
+    name: { type: 'string' },
+    generated_at: { type: 'string' },
+    since: { type: ['string', 'null'], description: 'Calls since then are judged (a fresh start); null: since the first' },
+    score: { type: 'integer', description: 'Share of green milestones, percent' },
+    ready: { type: 'boolean', description: 'Every milestone is green' },
+    approval: {
+      type: ['object', 'null'],
+      required: ['approved_by', 'approved_at', 'note'],
+      properties: { approved_by: { type: 'string' }, approved_at: { type: 'string' }, note: { type: 'string' } },
+    },
+    interfaces: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['interface', 'score', 'green', 'total', 'milestones'],
+        properties: {
+          interface: { type: 'string' },
+          score: { type: 'integer' },
+          green: { type: 'integer' },
+          total: { type: 'integer' },
+          milestones: { type: 'array', items: milestone },
+        },
+      },
+    },
+  },
+} as const;
+
+export const reportQuery = {
+  type: 'object',
+  properties: {
+    format: { type: 'string', enum: ['json', 'markdown'], default: 'json', description: '`markdown`: the report as text/markdown' },
+  },
+  additionalProperties: false,
+} as const;
+
+export const approvalBody = {
+  type: 'object',
+  properties: { note: { type: 'string', maxLength: 2000, default: '' } },
+  additionalProperties: false,
+} as const;
+
+export const partnerParams = {
+  type: 'object',
+  required: ['partner_id'],
+  properties: { partner_id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;

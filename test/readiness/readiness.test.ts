@@ -1,0 +1,256 @@
+import { createPbsClient, formBody, ok, PbsError, type PbsClient } from '@pbs/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  admin,
+  call,
+  createPartner,
+  dialects,
+  expectCode,
+  portalSession,
+  startPbs,
+  type Harness,
+  type TestPartner,
+} from '../support/harness.js';
+import { createRestaurant, guest, hold, reserve } from '../support/restaurant.js';
+import { eventually } from '../support/wait.js';
+
+const DAY = '2031-05-07';
+/** Another day, so the bad clients' holds do not take the good client's times. */
+const OTHER_DAY = '2031-05-06';
+/** The restaurant asks a credit card for every party on this day (test/support/restaurant.ts). */
+const CARD_DAY = '2031-05-10';
+const HOLDS = 'POST /v3/bookings/{business_id}/holds';
+const RESERVATIONS = 'POST /v3/bookings/{business_id}/reservations';
+const STATUS = 'GET /v3/bookings/reservation/{reservation_id}/status';
+
+interface MilestoneView {
+  id: string;
+  status: 'green' | 'red';
+  refuted: boolean;
+  problem: string | null;
+  hint: string | null;
+  evidence: string[];
+}
+interface Report {
+  score: number;
+  ready: boolean;
+  since: string | null;
+  approval: { approved_by: string; approved_at: string; note: string } | null;
+  interfaces: Array<{ interface: string; score: number; green: number; total: number; milestones: MilestoneView[] }>;
+}
+
+/** Issue 45: milestones turned green by a client that follows the contract, and red, each alone, by one that does not. */
+describe.each(dialects)('launch readiness on %s', (dialect) => {
+  let h: Harness;
+  let restaurant: string;
+
+  beforeAll(async () => {
+    h = await startPbs(dialect);
+    restaurant = (await createRestaurant(h.url)).id;
+  });
+  afterAll(() => h.close());
+
+  const report = async (partner: TestPartner): Promise<Report> => {
+    const r = await admin(h.url, 'GET', `/admin/v1/partners/${partner.partner.id}/readiness`);
+    expect(r.status, r.text).toBe(200);
+    return r.body as Report;
+  };
+  const milestones = (r: Report) => new Map(r.interfaces.flatMap((i) => i.milestones.map((m) => [m.id, m] as const)));
+  /** The milestones a partner's traffic refuted (not only not shown yet). */
+  const refuted = (r: Report) => [...milestones(r).values()].filter((m) => m.refuted);
+  const addFault = async (partner: TestPartner, rule: Record<string, unknown>) => {
+    const r = await admin(h.url, 'POST', `/admin/v1/partners/${partner.partner.id}/faults`, { json: rule });
+    expect(r.status, r.text).toBe(201);
+  };
+  const sdk = (partner: TestPartner): PbsClient => createPbsClient({ baseUrl: h.url, auth: { apiKey: partner.apiKey.api_key } });
+
+  it('turns every reservations and resilience milestone green for a client that follows the contract (the SDK)', async () => {
+    const good = await createPartner(h.url, ['reservations'], 'Good Client');
+    const pbs = sdk(good);
+    const path = { business_id: restaurant };
+    await ok(
+      pbs.GET('/v3/businesses/search', {
+        params: { query: { location: 'San Francisco', reservation_date: DAY, reservation_time: '19:00', reservation_covers: 2 } },
+      }),
+    );
+    // A day whose times need a credit card: the guest goes to the url; nothing is held.
+    const card = await ok(
+      pbs.GET('/v3/bookings/{business_id}/openings', { params: { path, query: { date: CARD_DAY, time: '19:00', covers: 2 } } }),
+    );
+    expect(card.reservation_times.some((d) => d.times.some((t) => t.credit_card_required))).toBe(true);
+    await ok(pbs.GET('/v3/bookings/{business_id}/openings', { params: { path, query: { date: DAY, time: '19:00', covers: 2 } } }));
+
+    // pbs fails the first hold with a 503 asking for a second: the SDK waits it, and retries with the same key.
+    await addFault(good, { operation: HOLDS, status: 503, retry_after_seconds: 1, count: 1 });
+    const form = { date: DAY, time: '19:00', covers: 2, unique_id: 'good-guest' };
+    const held = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path }, ...formBody(form) }));
+    const reservation = await ok(
+      pbs.POST('/v3/bookings/{business_id}/reservations', { params: { path }, ...formBody({ ...form, ...guest, hold_id: held.hold_id! }) }),
+    );
+    // Over the rate limit once: the SDK waits Retry-After before asking again.
+    await addFault(good, { operation: STATUS, status: 429, error_code: 'TOO_MANY_REQUESTS_PER_SECOND', retry_after_seconds: 1, count: 1 });
+    const id = { reservation_id: reservation.reservation_id };
+    await ok(pbs.GET('/v3/bookings/reservation/{reservation_id}/status', { params: { path: id } }));
+    await ok(pbs.POST('/v3/bookings/reservation/{reservation_id}/cancel', { params: { path: id } }));
+
+    // A hold that expires under the client: it holds again rather than retrying the reservation.
+    const late = { ...form, time: '20:00' };
+    const stale = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path }, ...formBody(late) }));
+    h.clock.advance(6 * 60_000);
+    const expired = await ok(
+      pbs.POST('/v3/bookings/{business_id}/reservations', {
+        params: { path },
+        ...formBody({ ...late, ...guest, hold_id: stale.hold_id! }),
+      }),
+    ).catch((error: unknown) => error);
+    expect(expired instanceof PbsError && expired.code).toBe('HOLD_NOT_FOUND');
+    const again = await ok(pbs.POST('/v3/bookings/{business_id}/holds', { params: { path }, ...formBody(late) }));
+    await ok(
+      pbs.POST('/v3/bookings/{business_id}/reservations', {
+        params: { path },
+        ...formBody({ ...late, ...guest, hold_id: again.hold_id! }),
+      }),
+    );
+
+    // The storm watch after the last error closes after a few quiet seconds.
+    const final = await eventually(
+      () => report(good),
+      (r) => milestones(r).get('resilience.no_storm')?.status === 'green',
+      'the storm watch closed',
+    );
+    const byInterface = new Map(final.interfaces.map((i) => [i.interface, i]));
+    for (const name of ['reservations', 'resilience']) {
+      const reds = byInterface.get(name)!.milestones.filter((m) => m.status !== 'green');
+      expect(reds, `${name}: ${JSON.stringify(reds)}`).toEqual([]);
+      expect(byInterface.get(name)!.score).toBe(100);
+    }
+    // Webhooks are red until an endpoint is registered: the report says so, with the hint.
+    expect(milestones(final).get('webhooks.verified')).toMatchObject({ status: 'red', problem: 'No webhook endpoint registered.' });
+    expect(final.ready).toBe(false);
+    // The evidence is the request log's: each id names a request of this partner.
+    const proof = milestones(final).get('reservations.hold_then_reserve')!.evidence;
+    expect(proof.length).toBeGreaterThan(0);
+    const logged = await admin(h.url, 'GET', `/admin/v1/request-log?request_id=${proof[0]}`);
+    expect(logged.body.entries).toMatchObject([{ partner_id: good.partner.id, operation: RESERVATIONS, status: 200 }]);
+  });
+
+  describe('a client that breaks one rule turns that milestone red, with what went wrong and the hint', () => {
+    const slot = (time: string) => ({ date: OTHER_DAY, time, covers: '2', unique_id: `bad-${time}` });
+
+    it('a reservation without a hold', async () => {
+      const bad = await createPartner(h.url, ['reservations']);
+      const r = await reserve(h.url, bad.apiKey.api_key, restaurant, { ...slot('17:30'), hold_id: 'made-up' });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      const reds = refuted(await report(bad));
+      expect(reds.map((m) => m.id)).toEqual(['reservations.hold_first']);
+      expect(reds[0].problem).toBe('a reservation with a hold_id holds never answered you');
+      expect(reds[0].hint).toContain('Reserve only with a hold_id');
+    });
+
+    it('an immediate retry after a 503 with Retry-After, and without an Idempotency-Key', async () => {
+      const bad = await createPartner(h.url, ['reservations']);
+      await addFault(bad, { operation: HOLDS, status: 503, retry_after_seconds: 30, count: 1 });
+      expectCode(await hold(h.url, bad.apiKey.api_key, restaurant, slot('17:45')), 503, 'SERVICE_UNAVAILABLE');
+      expect((await hold(h.url, bad.apiKey.api_key, restaurant, slot('17:45'))).status).toBe(200);
+      const reds = refuted(await report(bad));
+      expect(reds.map((m) => m.id).sort()).toEqual(['resilience.idempotency_key', 'resilience.retry_after']);
+      expect(reds.find((m) => m.id === 'resilience.retry_after')!.problem).toMatch(
+        /^retried \d+ ms after a 503 whose Retry-After asked for 30000 ms$/,
+      );
+      expect(reds.find((m) => m.id === 'resilience.idempotency_key')!.problem).toBe(
+        'a POST retried after a failure, with no Idempotency-Key on either try',
+      );
+    });
+
+    it('a retry with another Idempotency-Key', async () => {
+      const bad = await createPartner(h.url, ['reservations']);
+      await addFault(bad, { operation: HOLDS, status: 500, error_code: 'INTERNAL_ERROR', count: 1 });
+      const withKey = (key: string) =>
+        call(h.url, 'POST', `/v3/bookings/${restaurant}/holds`, {
+          token: bad.apiKey.api_key,
+          form: slot('18:00'),
+          headers: { 'idempotency-key': key },
+        });
+      expect((await withKey('first')).status).toBe(500);
+      expect((await withKey('second')).status).toBe(200);
+      const reds = refuted(await report(bad));
+      expect(reds.map((m) => [m.id, m.problem])).toEqual([
+        ['resilience.idempotency_key', 'a POST retried after a failure with another Idempotency-Key'],
+      ]);
+    });
+
+    it('a retry storm', async () => {
+      const bad = await createPartner(h.url, ['reservations']);
+      await addFault(bad, { operation: STATUS, status: 503, count: 30 });
+      // Immediately, in a loop: the rule counts calls within one second of real time, so a slow
+      // machine may spread them; the loop goes on until the milestone is refuted or 30 calls.
+      for (let i = 0; i < 30; i++) {
+        await call(h.url, 'GET', '/v3/bookings/reservation/none/status', { token: bad.apiKey.api_key });
+        if (refuted(await report(bad)).length > 0) break;
+      }
+      expect(refuted(await report(bad)).map((m) => m.id)).toEqual(['resilience.no_storm']);
+    });
+
+    it('a reservation retried with an expired hold, and a held time that needed a credit card', async () => {
+      const bad = await createPartner(h.url, ['reservations']);
+      const late = { ...slot('18:15'), date: '2031-05-09' };
+      const held = await hold(h.url, bad.apiKey.api_key, restaurant, late);
+      expect(held.status).toBe(200);
+      h.clock.advance(6 * 60_000);
+      for (let i = 0; i < 2; i++)
+        expectCode(await reserve(h.url, bad.apiKey.api_key, restaurant, { ...late, hold_id: held.body.hold_id }), 404, 'HOLD_NOT_FOUND');
+      expect(refuted(await report(bad)).map((m) => [m.id, m.problem])).toEqual([
+        ['reservations.expired_hold', 'retried the reservation with a hold that had expired, instead of holding again'],
+      ]);
+      const bad2 = await createPartner(h.url, ['reservations']);
+      const openings = await call(h.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${CARD_DAY}&time=19:00&covers=2`, {
+        token: bad2.apiKey.api_key,
+      });
+      const time = openings.body.reservation_times.find((d: { date: string }) => d.date === CARD_DAY).times[0].time;
+      await hold(h.url, bad2.apiKey.api_key, restaurant, { date: CARD_DAY, time, covers: '2', unique_id: 'card' });
+      const reds = refuted(await report(bad2));
+      expect(reds.map((m) => m.id)).toEqual(['reservations.credit_card']);
+      expect(reds[0].hint).toContain('send the guest to the time’s url');
+    });
+  });
+
+  it('answers Markdown, the same in the portal, starts over on request, and keeps who approved a partner', async () => {
+    const partner = await createPartner(h.url, ['reservations', 'waitlist'], 'Approved Partner');
+    await reserve(h.url, partner.apiKey.api_key, restaurant, {
+      ...{ date: DAY, time: '19:30', covers: '2', unique_id: 'x' },
+      hold_id: 'none',
+    });
+    const before = await report(partner);
+    expect(before.interfaces.map((i) => i.interface)).toEqual(['reservations', 'resilience', 'webhooks', 'waitlist']);
+    const markdown = await call(h.url, 'GET', `/admin/v1/partners/${partner.partner.id}/readiness?format=markdown`, {
+      headers: { authorization: 'Bearer test-admin-token' },
+    });
+    expect(markdown.headers.get('content-type')).toContain('text/markdown');
+    expect(markdown.text).toContain('# Launch readiness: Approved Partner');
+    expect(markdown.text).toContain('| ❌ | Never reserves without a hold | a reservation with a hold_id holds never answered you');
+
+    const session = await portalSession(h, partner.partner.id);
+    const own = await call(h.url, 'GET', '/portal/v1/readiness', { headers: { cookie: session.cookie } });
+    expect(own.status).toBe(200);
+    expect(own.body.interfaces).toEqual(before.interfaces);
+
+    const reset = await call(h.url, 'POST', '/portal/v1/readiness/reset', { headers: { cookie: session.cookie, origin: session.origin } });
+    expect(reset.status, reset.text).toBe(200);
+    expect(refuted(reset.body)).toEqual([]);
+    expect(reset.body.since).not.toBeNull();
+
+    const approved = await admin(h.url, 'PUT', `/admin/v1/partners/${partner.partner.id}/launch-approval`, {
+      json: { note: 'Reviewed the drills' },
+    });
+    expect(approved.status, approved.text).toBe(200);
+    expect(approved.body).toMatchObject({ approved_by: 'bootstrap token', note: 'Reviewed the drills' });
+    expect((await report(partner)).approval).toMatchObject({ note: 'Reviewed the drills' });
+    const audit = await admin(h.url, 'GET', `/admin/v1/audit?partner_id=${partner.partner.id}`);
+    expect(audit.body.records.map((r: { action: string }) => r.action)).toContain('PUT /admin/v1/partners/:partner_id/launch-approval');
+    expect((await admin(h.url, 'DELETE', `/admin/v1/partners/${partner.partner.id}/launch-approval`)).status).toBe(204);
+    expect((await report(partner)).approval).toBeNull();
+
+    expectCode(await admin(h.url, 'GET', '/admin/v1/partners/no-such-partner/readiness'), 404, 'NOT_FOUND');
+    expectCode(await admin(h.url, 'GET', `/admin/v1/partners/${partner.partner.id}/readiness?format=pdf`), 400, 'VALIDATION_ERROR');
+  });
+});
