@@ -29,6 +29,7 @@ import { webhookServices } from './webhooks/module.js';
 import { workbenchServices } from './workbench/module.js';
 import { readinessServices } from './readiness/module.js';
 import type { Readiness } from './readiness/readiness-service.js';
+import type { Drills } from './readiness/drill-service.js';
 import { DELIVERIES_JUDGED } from './readiness/milestones.js';
 import { teamServices } from './team/module.js';
 import type { Team } from './team/team-service.js';
@@ -72,6 +73,8 @@ export interface Services {
   sso?: OperatorSso;
   /** Partners' launch readiness from their own traffic (readiness). */
   readiness: Readiness;
+  /** Drills against a partner's client, sandbox (readiness). */
+  drills: Drills;
 }
 
 /** The services and the shared parts around them that a running pbs starts, stops and serves from. */
@@ -264,6 +267,28 @@ export function buildServices(ctx: PlatformContext): Wiring {
           };
         },
         flushLog: () => services.requestLog.flush(),
+        sandbox: config.sandbox,
+        // Drills choose their operation from their own list (drill-judge.ts).
+        addFault: (partnerId, rule) => services.faults.add(partnerId, rule, () => true),
+        removeFault: (id, partnerId) => services.faults.remove(id, partnerId).catch(() => {}),
+        endpoint: async (partnerId) => {
+          const endpoint = await webhooks.endpoints.endpointOf(partnerId);
+          return (
+            endpoint && {
+              verified: endpoint.verified_at !== null,
+              duplicates: endpoint.duplicate_and_reorder,
+              eventTypes: endpoint.event_types,
+            }
+          );
+        },
+        setDuplicates: async (partnerId, on) => void (await webhooks.endpoints.setDuplicateAndReorder(partnerId, on)),
+        sendTestEvent: (partnerId, type) => webhooks.endpoints.sendTestEvent(partnerId, type, undefined),
+        deliveriesOf: async (partnerId, messageIds) =>
+          (await webhooks.endpoints.deliveries({ partnerId, messageIds, limit: 500 })).map((d) => ({
+            id: d.id,
+            message_id: d.message_id,
+            attempts: d.attempts_log,
+          })),
       },
       config.requestLog.enabled && config.requestLog.readiness,
     ),

@@ -1,7 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { operatorOf, typedRoutes } from '../platform/http/typed-routes.js';
 import type { Readiness } from './readiness-service.js';
-import { approvalBody, partnerParams, readinessReportSchema, reportQuery } from './schemas.js';
+import type { Drills } from './drill-service.js';
+import {
+  approvalBody,
+  drillBody,
+  drillListSchema,
+  drillParams,
+  drillSchema,
+  partnerParams,
+  readinessReportSchema,
+  reportQuery,
+} from './schemas.js';
 
 const tags = ['operator'];
 const security = [{ adminToken: [] }];
@@ -9,7 +19,7 @@ const error = { $ref: 'ErrorResponse#' } as const;
 const approvalSchema = readinessReportSchema.properties.approval;
 
 /** The operator's side of launch readiness (docs/readiness.md): a partner's report, a fresh start, the approval for launch. */
-export function readinessAdminRoutes(readiness: Readiness, wallClock: () => number) {
+export function readinessAdminRoutes(readiness: Readiness, drills: Drills, wallClock: () => number) {
   return async (fastify: FastifyInstance) => {
     const app = typedRoutes(fastify);
     app.get(
@@ -75,6 +85,64 @@ export function readinessAdminRoutes(readiness: Readiness, wallClock: () => numb
         await readiness.withdraw(request.params.partner_id);
         return reply.code(204).send();
       },
+    );
+    app.post(
+      '/admin/v1/partners/:partner_id/readiness/drills',
+      {
+        config: { operator: 'partner_manager' },
+        schema: {
+          tags,
+          security,
+          summary: 'Sandbox: start a drill against the partner’s client (its failures act on that partner only)',
+          params: partnerParams,
+          body: drillBody,
+          response: { 201: drillSchema, 403: error, 404: error, 409: error },
+        },
+      },
+      async (request, reply) => {
+        const partnerId = request.params.partner_id;
+        await readiness.describe(partnerId);
+        return reply.code(201).send(await drills.start(partnerId, request.body, operatorOf(request).name));
+      },
+    );
+    app.get(
+      '/admin/v1/partners/:partner_id/readiness/drills',
+      {
+        config: { operator: 'viewer' },
+        schema: {
+          tags,
+          security,
+          summary: 'The partner’s drills, newest first, each graded',
+          params: partnerParams,
+          response: { 200: drillListSchema, 404: error },
+        },
+      },
+      async (request) => {
+        await readiness.describe(request.params.partner_id);
+        return drills.list(request.params.partner_id);
+      },
+    );
+    app.get(
+      '/admin/v1/readiness/drills/:drill_id',
+      {
+        config: { operator: 'viewer' },
+        schema: { tags, security, summary: 'One drill, graded now', params: drillParams, response: { 200: drillSchema, 404: error } },
+      },
+      async (request) => drills.get(request.params.drill_id),
+    );
+    app.post(
+      '/admin/v1/readiness/drills/:drill_id/stop',
+      {
+        config: { operator: 'partner_manager' },
+        schema: {
+          tags,
+          security,
+          summary: 'End a running drill now, graded as it stands',
+          params: drillParams,
+          response: { 200: drillSchema, 404: error },
+        },
+      },
+      async (request) => drills.stop(request.params.drill_id),
     );
   };
 }

@@ -14,7 +14,9 @@ export type Proof =
   /** By a rule of its own (readiness-judge.ts), over a sequence of calls. */
   | { kind: 'judged' }
   /** From the webhook delivery log when a report is made (readiness-service.ts). */
-  | { kind: 'deliveries' };
+  | { kind: 'deliveries' }
+  /** By the partner's latest drill of this kind (drill-judge.ts). */
+  | { kind: 'drill'; drill: string };
 
 export interface Milestone {
   id: string;
@@ -186,6 +188,14 @@ export const MILESTONES: readonly Milestone[] = [
     rule: `Each of the last ${DELIVERIES_JUDGED} deliveries answered 2xx within the ${DELIVERY_TIMEOUT_MS / 1000} s timeout.`,
     hint: 'Answer 2xx at once and do the work after answering.',
     proof: { kind: 'deliveries' },
+  }),
+  milestone({
+    id: 'webhooks.duplicates',
+    interface: 'webhooks',
+    title: 'Duplicated and reordered deliveries acknowledged',
+    rule: 'A message may arrive twice and out of order: answer every copy 2xx and act on each webhook-id once.',
+    hint: 'Run the webhook_duplicates drill: every copy answered 2xx within 10 s.',
+    proof: { kind: 'drill', drill: 'webhook_duplicates' },
   }),
   // Advertising
   milestone({

@@ -1,7 +1,8 @@
 import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
-import { readinessMigration } from './readiness-tables.js';
+import { readinessDrillsMigration, readinessMigration } from './readiness-tables.js';
+import { Drills, type DrillSources } from './drill-service.js';
 import { Readiness, type ReadinessSources } from './readiness-service.js';
 import { readinessAdminRoutes } from './admin-routes.js';
 import { readinessPortalRoutes } from './portal-routes.js';
@@ -9,20 +10,31 @@ import { readinessPortalRoutes } from './portal-routes.js';
 export interface ReadinessServices {
   /** Partners' launch readiness from their own traffic, and the operator's approval. */
   readiness: Readiness;
+  /** Drills run against a partner's client (sandbox). */
+  drills: Drills;
 }
 
-export function readinessServices(database: Database, clock: Clock, sources: ReadinessSources, tracking: boolean): ReadinessServices {
-  return { readiness: new Readiness(database, clock, sources, tracking) };
+export function readinessServices(
+  database: Database,
+  clock: Clock,
+  sources: ReadinessSources & Omit<DrillSources, 'flushLog'>,
+  tracking: boolean,
+): ReadinessServices {
+  return { readiness: new Readiness(database, clock, sources, tracking), drills: new Drills(database, clock, sources) };
 }
 
 /** Launch readiness (docs/readiness.md). Its progress is kept by the request log's writer (readiness-tracker.ts). */
-export function readinessModule({ readiness }: ReadinessServices, wallClock: () => number): ApiModule {
+export function readinessModule({ readiness, drills }: ReadinessServices, wallClock: () => number): ApiModule {
   return {
     name: 'readiness',
-    migrations: [readinessMigration],
+    migrations: [readinessMigration, readinessDrillsMigration],
+    registerTasks: (tasks) => {
+      // A drill whose time is up gives back what it set up, read or not.
+      tasks.schedule({ name: 'readiness.drills.close', everyMs: 60_000, run: async () => void (await drills.closeEnded()) });
+    },
     routes: async (app) => {
-      await readinessAdminRoutes(readiness, wallClock)(app);
-      await readinessPortalRoutes(readiness)(app);
+      await readinessAdminRoutes(readiness, drills, wallClock)(app);
+      await readinessPortalRoutes(readiness, drills)(app);
     },
   };
 }

@@ -35,6 +35,8 @@ export interface MilestoneView {
   at: string | null;
   /** Webhook milestones: the deliveries behind them. */
   deliveries?: string[];
+  /** Drill milestones: the drill behind them. */
+  drill?: string;
 }
 
 export interface InterfaceReadiness {
@@ -71,6 +73,8 @@ export function buildReport(input: {
   progress: Progress | undefined;
   receiver: ReceiverHealth;
   approval: Approval | undefined;
+  /** The partner's latest finished drill of each kind. */
+  drills: ReadonlyArray<{ id: string; kind: string; state: string }>;
   now: number;
   /** Real time, for the windows the judge measures in it. */
   realNow: number;
@@ -79,7 +83,11 @@ export function buildReport(input: {
   if (progress) settle(progress, input.now, input.realNow);
   const interfaces = interfacesJudged(input.granted).map((name) => {
     const milestones = MILESTONES.filter((m) => m.interface === name).map((m) =>
-      m.proof.kind === 'deliveries' ? receiverView(m, input.receiver) : progressView(m, progress),
+      m.proof.kind === 'deliveries'
+        ? receiverView(m, input.receiver)
+        : m.proof.kind === 'drill'
+          ? drillView(m, m.proof.drill, input.drills)
+          : progressView(m, progress),
     );
     const green = milestones.filter((m) => m.status === 'green').length;
     return { interface: name, score: percent(green, milestones.length), green, total: milestones.length, milestones };
@@ -147,6 +155,15 @@ function receiverView(m: Milestone, receiver: ReceiverHealth): MilestoneView {
       late.map((d) => d.id).slice(0, 5),
     );
   return green(attempted[0].attempts[0]?.at ?? null, attempted.map((d) => d.id).slice(0, 5));
+}
+
+function drillView(m: Milestone, kind: string, drills: ReadonlyArray<{ id: string; kind: string; state: string }>): MilestoneView {
+  const latest = drills.find((d) => d.kind === kind);
+  const base = { id: m.id, title: m.title, rule: m.rule, evidence: [], at: null };
+  if (latest?.state === 'passed') return { ...base, status: 'green', refuted: false, problem: null, hint: null, drill: latest.id };
+  if (latest?.state === 'failed')
+    return { ...base, status: 'red', refuted: true, problem: `The ${kind} drill failed.`, hint: m.hint, drill: latest.id };
+  return { ...base, status: 'red', refuted: false, problem: NOT_SHOWN, hint: m.hint };
 }
 
 const percent = (part: number, whole: number) => (whole === 0 ? 100 : Math.round((100 * part) / whole));

@@ -36,15 +36,21 @@ export class Readiness {
     return new ReadinessStore(this.database.db);
   }
 
+  /** The partner's name and interfaces; the partners family's 404 for an unknown one. */
+  describe(partnerId: string) {
+    return this.sources.describe(partnerId);
+  }
+
   async report(partnerId: string): Promise<ReadinessReport> {
     const partner = await this.sources.describe(partnerId);
     if (this.tracking) await this.sources.flushLog();
     await this.ready();
     const store = this.store();
-    const [progress, receiver, approval] = await Promise.all([
+    const [progress, receiver, approval, drills] = await Promise.all([
       store.progressOf(partnerId),
       this.sources.receiver(partnerId),
       store.approvalOf(partnerId),
+      store.drillsOf(partnerId, 50),
     ]);
     return buildReport({
       partnerId,
@@ -53,6 +59,7 @@ export class Readiness {
       progress: parseProgress(progress),
       receiver,
       approval,
+      drills: drills.filter((d) => d.state !== 'running'),
       now: this.clock.now(),
       realNow: performance.timeOrigin + performance.now(),
     });

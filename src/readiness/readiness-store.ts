@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import type { DbOrTx, Dialect } from '../platform/db/database.js';
+import type { ReadinessDrillsTable } from './readiness-tables.js';
 import { RawStatement } from '../platform/db/raw.js';
 import { TRACK_SQL } from './readiness-tracker.js';
 
@@ -43,6 +45,58 @@ export class ReadinessStore {
       .values(row)
       .onConflict((c) => c.column('partner_id').doUpdateSet({ approved_by: row.approved_by, approved_at: row.approved_at, note: row.note }))
       .execute();
+  }
+
+  async insertDrill(row: Insertable<ReadinessDrillsTable>): Promise<void> {
+    await this.db.insertInto('readiness_drills').values(row).execute();
+  }
+
+  async drill(id: string) {
+    return this.db.selectFrom('readiness_drills').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** A partner's drills, newest first, at most `limit`. */
+  async drillsOf(partnerId: string, limit: number) {
+    return this.db
+      .selectFrom('readiness_drills')
+      .selectAll()
+      .where('partner_id', '=', partnerId)
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  async runningDrill(partnerId: string, kind: string) {
+    return this.db
+      .selectFrom('readiness_drills')
+      .select('id')
+      .where('partner_id', '=', partnerId)
+      .where('kind', '=', kind)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+  }
+
+  /** Running drills whose time box ended before `realNow` (to be closed), at most `limit`. */
+  async endedDrills(realNow: number, limit: number) {
+    return this.db
+      .selectFrom('readiness_drills')
+      .selectAll()
+      .where('state', '=', 'running')
+      .where('ends_at', '<=', realNow)
+      .limit(limit)
+      .execute();
+  }
+
+  /** Closes a running drill; false when another closed it first. */
+  async closeDrill(id: string, state: string, result: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('readiness_drills')
+      .set({ state, result })
+      .where('id', '=', id)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   async withdraw(partnerId: string): Promise<number> {

@@ -22,10 +22,36 @@ export interface LaunchApprovalsTable {
   note: string;
 }
 
+/** A drill (docs/readiness.md "Drills"): what it set up, its time box, and its grade once over. */
+export interface ReadinessDrillsTable {
+  id: string;
+  partner_id: string;
+  kind: string;
+  operation: string | null;
+  /** Who started it: `partner` (its portal) or the operator's name. */
+  started_by: string;
+  /** pbs time. */
+  started_at: number;
+  /** Real time (ms) when its time box ends. */
+  ends_at: number;
+  state: string;
+  /** The marks of its milestones when it started (drill-judge.ts DrillSnapshot), JSON. */
+  snapshot: string;
+  /** Its grade once over (DrillGrade), JSON. */
+  result: string | null;
+  /** The fault rules it added, JSON array of ids. */
+  fault_ids: string;
+  /** The webhook drill's message ids, JSON array. */
+  message_ids: string;
+  /** The webhook drill: the endpoint's duplicate-and-reorder setting before it (0/1). */
+  restore_duplicates: number | null;
+}
+
 declare module '../platform/db/database.js' {
   interface Tables {
     readiness_progress: ReadinessProgressTable;
     launch_approvals: LaunchApprovalsTable;
+    readiness_drills: ReadinessDrillsTable;
   }
 }
 
@@ -42,6 +68,30 @@ export const readinessMigration: PbsMigration = {
       .addColumn('approved_at', 'bigint', (c) => c.notNull())
       .addColumn('note', 'text', (c) => c.notNull())
       .execute();
+  },
+};
+
+export const readinessDrillsMigration: PbsMigration = {
+  name: '1302_readiness_drills',
+  async up(db) {
+    await db.schema
+      .createTable('readiness_drills')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('partner_id', 'text', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('operation', 'text')
+      .addColumn('started_by', 'text', (c) => c.notNull())
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('ends_at', 'bigint', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('snapshot', 'text', (c) => c.notNull())
+      .addColumn('result', 'text')
+      .addColumn('fault_ids', 'text', (c) => c.notNull())
+      .addColumn('message_ids', 'text', (c) => c.notNull())
+      .addColumn('restore_duplicates', 'integer')
+      .execute();
+    await db.schema.createIndex('readiness_drills_partner').on('readiness_drills').columns(['partner_id', 'started_at']).execute();
+    await db.schema.createIndex('readiness_drills_running').on('readiness_drills').columns(['state', 'ends_at']).execute();
   },
 };
 

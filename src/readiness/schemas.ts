@@ -1,3 +1,5 @@
+import { DRILL_KINDS, DRILL_SECONDS, DRILL_STATES } from './drill-judge.js';
+
 /** The JSON schemas of readiness's routes (docs/readiness.md). */
 
 const milestone = {
@@ -14,6 +16,7 @@ const milestone = {
     evidence: { type: 'array', items: { type: 'string' }, description: 'X-Request-Ids of the calls that showed it, newest first' },
     at: { type: ['string', 'null'] },
     deliveries: { type: 'array', items: { type: 'string' }, description: 'Webhook milestones: the deliveries behind them' },
+    drill: { type: 'string', description: 'Drill milestones: the drill behind them' },
   },
 } as const;
 
@@ -67,4 +70,77 @@ export const partnerParams = {
   type: 'object',
   required: ['partner_id'],
   properties: { partner_id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
+
+export const drillSchema = {
+  type: 'object',
+  required: [
+    'id',
+    'partner_id',
+    'kind',
+    'title',
+    'description',
+    'interface',
+    'operation',
+    'started_by',
+    'started_at',
+    'ends_at',
+    'state',
+    'milestones',
+  ],
+  properties: {
+    id: { type: 'string' },
+    partner_id: { type: 'string' },
+    kind: { type: 'string' },
+    title: { type: 'string' },
+    description: { type: 'string', description: 'What pbs does, and what a client that follows the contract does about it' },
+    interface: { type: 'string' },
+    operation: { type: ['string', 'null'] },
+    started_by: { type: 'string' },
+    started_at: { type: 'string' },
+    ends_at: { type: 'string', description: 'When its time box ends (real time)' },
+    state: { type: 'string', enum: DRILL_STATES },
+    milestones: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'outcome', 'problem', 'evidence'],
+        properties: {
+          id: { type: 'string' },
+          outcome: { type: 'string', enum: ['shown', 'refuted', 'not shown'] },
+          problem: { type: ['string', 'null'] },
+          evidence: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+} as const;
+
+export const drillListSchema = {
+  type: 'object',
+  required: ['drills'],
+  properties: { drills: { type: 'array', items: drillSchema } },
+} as const;
+
+export const drillBody = {
+  type: 'object',
+  required: ['kind'],
+  properties: {
+    kind: { type: 'string', enum: DRILL_KINDS },
+    operation: { type: 'string', maxLength: 200, description: 'The operation its failures act on (the drill’s default when absent)' },
+    duration_seconds: {
+      type: 'integer',
+      minimum: DRILL_SECONDS.min,
+      maximum: DRILL_SECONDS.max,
+      default: DRILL_SECONDS.default,
+      description: 'Its time box, seconds',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const drillParams = {
+  type: 'object',
+  required: ['drill_id'],
+  properties: { drill_id: { type: 'string', minLength: 1, maxLength: 64 } },
 } as const;

@@ -13,6 +13,7 @@ import {
 } from '../support/harness.js';
 import { createRestaurant, guest, hold, reserve } from '../support/restaurant.js';
 import { eventually } from '../support/wait.js';
+import { Receiver } from '../support/receiver.js';
 
 const DAY = '2031-05-07';
 /** Another day, so the bad clients' holds do not take the good client's times. */
@@ -44,11 +45,16 @@ describe.each(dialects)('launch readiness on %s', (dialect) => {
   let h: Harness;
   let restaurant: string;
 
+  const receivers: Receiver[] = [];
+
   beforeAll(async () => {
-    h = await startPbs(dialect);
+    h = await startPbs(dialect, { env: { PBS_WEBHOOK_TIMEOUT_MS: '2000', PBS_WEBHOOK_POLL_MS: '50', PBS_WEBHOOK_RETRY_SCHEDULE: '3600' } });
     restaurant = (await createRestaurant(h.url)).id;
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    for (const r of receivers) await r.stop();
+    await h.close();
+  });
 
   const report = async (partner: TestPartner): Promise<Report> => {
     const r = await admin(h.url, 'GET', `/admin/v1/partners/${partner.partner.id}/readiness`);
@@ -252,5 +258,156 @@ describe.each(dialects)('launch readiness on %s', (dialect) => {
 
     expectCode(await admin(h.url, 'GET', '/admin/v1/partners/no-such-partner/readiness'), 404, 'NOT_FOUND');
     expectCode(await admin(h.url, 'GET', `/admin/v1/partners/${partner.partner.id}/readiness?format=pdf`), 400, 'VALIDATION_ERROR');
+  });
+
+  describe('drills', () => {
+    interface Drill {
+      id: string;
+      state: string;
+      milestones: Array<{ id: string; outcome: string; problem: string | null }>;
+    }
+    const startDrill = async (partner: TestPartner, body: Record<string, unknown>) => {
+      const r = await admin(h.url, 'POST', `/admin/v1/partners/${partner.partner.id}/readiness/drills`, { json: body });
+      expect(r.status, r.text).toBe(201);
+      return r.body as Drill;
+    };
+    const drillNow = async (id: string) => (await admin(h.url, 'GET', `/admin/v1/readiness/drills/${id}`)).body as Drill;
+
+    it('passes a client that waits Retry-After and retries with the same key; fails one that does not; then gives back its rules', async () => {
+      const good = await createPartner(h.url, ['reservations']);
+      const drill = await startDrill(good, { kind: 'retry_after', operation: HOLDS });
+      expect(drill.state).toBe('running');
+      // The SDK meets two 503s with Retry-After: 2 and waits each out.
+      const path = { business_id: restaurant };
+      await ok(
+        sdk(good).POST('/v3/bookings/{business_id}/holds', {
+          params: { path },
+          ...formBody({ date: '2031-05-11', time: '19:00', covers: 2, unique_id: 'drill' }),
+        }),
+      );
+      const passed = await drillNow(drill.id);
+      expect(passed.state).toBe('passed');
+      expect(passed.milestones.find((m) => m.id === 'resilience.retry_after')!.outcome).toBe('shown');
+      // Closed: its fault rule is gone, so nothing of the drill is left acting on the partner.
+      expect((await admin(h.url, 'GET', `/admin/v1/faults?partner_id=${good.partner.id}`)).body.faults).toEqual([]);
+
+      const bad = await createPartner(h.url, ['reservations']);
+      const failing = await startDrill(bad, { kind: 'retry_after', operation: HOLDS });
+      const form = { date: '2031-05-11', time: '20:00', covers: '2', unique_id: 'drill-bad' };
+      for (let i = 0; i < 3; i++) await hold(h.url, bad.apiKey.api_key, restaurant, form);
+      const failed = await drillNow(failing.id);
+      expect(failed.state).toBe('failed');
+      expect(failed.milestones.find((m) => m.id === 'resilience.retry_after')).toMatchObject({ outcome: 'refuted' });
+      // A second drill of the same kind while one runs is refused; another partner's calls are untouched.
+      const again = await startDrill(bad, { kind: 'rate_limit' });
+      expectCode(
+        await admin(h.url, 'POST', `/admin/v1/partners/${bad.partner.id}/readiness/drills`, { json: { kind: 'rate_limit' } }),
+        409,
+        'CONFLICT',
+      );
+      const bystander = await createPartner(h.url, ['reservations']);
+      expect(
+        (
+          await call(h.url, 'GET', `/v3/bookings/${restaurant}/openings?date=${DAY}&time=19:00&covers=2`, {
+            token: bystander.apiKey.api_key,
+          })
+        ).status,
+      ).toBe(200);
+      const stopped = await admin(h.url, 'POST', `/admin/v1/readiness/drills/${again.id}/stop`);
+      expect(stopped.body.state).toBe('incomplete');
+    });
+
+    it('a hold expiring under the client: passed by holding again', async () => {
+      const partner = await createPartner(h.url, ['reservations']);
+      const form = { date: '2031-05-12', time: '19:00', covers: '2', unique_id: 'expiry' };
+      const first = await hold(h.url, partner.apiKey.api_key, restaurant, form);
+      const drill = await startDrill(partner, { kind: 'hold_expiry' });
+      expectCode(await reserve(h.url, partner.apiKey.api_key, restaurant, { ...form, hold_id: first.body.hold_id }), 404, 'HOLD_NOT_FOUND');
+      const second = await hold(h.url, partner.apiKey.api_key, restaurant, form);
+      expect(second.status, second.text).toBe(200);
+      expect((await drillNow(drill.id)).state).toBe('passed');
+    });
+
+    it('webhook duplicates: passed by a receiver that answers every copy, failed by one too slow to answer in time', async () => {
+      const hooked = async (behaviour: Receiver['behaviour']) => {
+        const partner = await createPartner(h.url, ['reservations', 'webhooks']);
+        const receiver = new Receiver();
+        receiver.behaviour = behaviour;
+        receivers.push(receiver);
+        const put = await admin(h.url, 'PUT', `/admin/v1/partners/${partner.partner.id}/webhook`, {
+          json: { url: await receiver.start(), client_id: partner.partner.id },
+        });
+        expect(put.status, put.text).toBe(200);
+        expect((await admin(h.url, 'POST', `/admin/v1/partners/${partner.partner.id}/webhook/verify`)).status).toBe(200);
+        return partner;
+      };
+      const good = await hooked(Receiver.echoing(200));
+      const drill = await startDrill(good, { kind: 'webhook_duplicates' });
+      // The events become deliveries, whose copies go out after random delays of up to 2 s of pbs time.
+      await h.pbs.deliverWebhooks();
+      h.clock.advance(3000);
+      const passed = await eventually(
+        async () => (await h.pbs.deliverWebhooks(), drillNow(drill.id)),
+        (d) => d.state !== 'running',
+        'the drill graded',
+      );
+      expect(passed.state).toBe('passed');
+      const report = (await admin(h.url, 'GET', `/admin/v1/partners/${good.partner.id}/readiness`)).body as Report;
+      expect(milestones(report).get('webhooks.duplicates')).toMatchObject({ status: 'green' });
+      // The drill gave the endpoint back as it was: deliveries single again.
+      expect((await admin(h.url, 'GET', `/admin/v1/partners/${good.partner.id}/webhook`)).body.duplicate_and_reorder).toBe(false);
+
+      const verify = Receiver.echoing(200);
+      const slow = await hooked((req, res) => (req.method === 'GET' ? verify(req, res) : setTimeout(() => verify(req, res), 3000)));
+      const slowDrill = await startDrill(slow, { kind: 'webhook_duplicates' });
+      await h.pbs.deliverWebhooks();
+      h.clock.advance(3000);
+      const failed = await eventually(
+        async () => (await h.pbs.deliverWebhooks(), drillNow(slowDrill.id)),
+        (d) => d.state !== 'running',
+        'the drill graded',
+      );
+      expect(failed.state).toBe('failed');
+      expect(failed.milestones[0].problem).toContain('not answered 2xx within 10 s');
+    });
+
+    it('is refused in production, and validates what it is given', async () => {
+      const partner = await createPartner(h.url, ['reservations']);
+      expectCode(
+        await admin(h.url, 'POST', `/admin/v1/partners/${partner.partner.id}/readiness/drills`, { json: { kind: 'earthquake' } }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      expectCode(
+        await admin(h.url, 'POST', `/admin/v1/partners/${partner.partner.id}/readiness/drills`, {
+          json: { kind: 'hold_expiry', operation: STATUS },
+        }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      expectCode(
+        await admin(h.url, 'POST', `/admin/v1/partners/${partner.partner.id}/readiness/drills`, { json: { kind: 'webhook_duplicates' } }),
+        409,
+        'CONFLICT',
+      );
+      expectCode(await admin(h.url, 'GET', '/admin/v1/readiness/drills/nope'), 404, 'NOT_FOUND');
+      const token = 'a'.repeat(32);
+      const production = await startPbs(dialect, { env: { PBS_SANDBOX: '0', PBS_ADMIN_TOKEN: token, PBS_SECRET_KEY: 'b'.repeat(64) } });
+      try {
+        const asOperator = { authorization: `Bearer ${token}` };
+        const created = await call(production.url, 'POST', '/admin/v1/partners', {
+          headers: asOperator,
+          json: { name: 'Live', interfaces: ['reservations'] },
+        });
+        expect(created.status, created.text).toBe(201);
+        const refused = await call(production.url, 'POST', `/admin/v1/partners/${created.body.id}/readiness/drills`, {
+          headers: asOperator,
+          json: { kind: 'retry_after' },
+        });
+        expectCode(refused, 403, 'AUTHORIZATION_ERROR');
+      } finally {
+        await production.close();
+      }
+    });
   });
 });

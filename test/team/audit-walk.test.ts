@@ -263,6 +263,12 @@ describe.each(dialects)('an audit record for every operator change on %s', (dial
     { op: 'PUT /admin/v1/partners/{partner_id}/launch-approval', json: { note: 'walked' } },
     { op: 'DELETE /admin/v1/partners/{partner_id}/launch-approval' },
     {
+      op: 'POST /admin/v1/partners/{partner_id}/readiness/drills',
+      json: { kind: 'rate_limit' },
+      then: (r) => void (ids.drill_id = at(r, 'id')),
+    },
+    { op: 'POST /admin/v1/readiness/drills/{drill_id}/stop' },
+    {
       op: 'POST /admin/v1/webhook-deliveries/{delivery_id}/redeliver',
       then: async () => void 0,
     },

@@ -17580,6 +17580,8 @@ export interface paths {
                                     at: string | null;
                                     /** @description Webhook milestones: the deliveries behind them */
                                     deliveries?: string[];
+                                    /** @description Drill milestones: the drill behind them */
+                                    drill?: string;
                                 }[];
                             }[];
                         };
@@ -17687,6 +17689,8 @@ export interface paths {
                                     at: string | null;
                                     /** @description Webhook milestones: the deliveries behind them */
                                     deliveries?: string[];
+                                    /** @description Drill milestones: the drill behind them */
+                                    drill?: string;
                                 }[];
                             }[];
                         };
@@ -17850,6 +17854,363 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/partners/{partner_id}/readiness/drills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The partner’s drills, newest first, each graded */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            drills: {
+                                id: string;
+                                partner_id: string;
+                                kind: string;
+                                title: string;
+                                /** @description What pbs does, and what a client that follows the contract does about it */
+                                description: string;
+                                interface: string;
+                                operation: string | null;
+                                started_by: string;
+                                started_at: string;
+                                /** @description When its time box ends (real time) */
+                                ends_at: string;
+                                /** @enum {string} */
+                                state: "running" | "passed" | "failed" | "incomplete";
+                                milestones: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    outcome: "shown" | "refuted" | "not shown";
+                                    problem: string | null;
+                                    evidence: string[];
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Sandbox: start a drill against the partner’s client (its failures act on that partner only) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partner_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "retry_after" | "rate_limit" | "hold_expiry" | "slow_answer" | "webhook_duplicates";
+                        /** @description The operation its failures act on (the drill’s default when absent) */
+                        operation?: string;
+                        /**
+                         * @description Its time box, seconds
+                         * @default 300
+                         */
+                        duration_seconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            kind: string;
+                            title: string;
+                            /** @description What pbs does, and what a client that follows the contract does about it */
+                            description: string;
+                            interface: string;
+                            operation: string | null;
+                            started_by: string;
+                            started_at: string;
+                            /** @description When its time box ends (real time) */
+                            ends_at: string;
+                            /** @enum {string} */
+                            state: "running" | "passed" | "failed" | "incomplete";
+                            milestones: {
+                                id: string;
+                                /** @enum {string} */
+                                outcome: "shown" | "refuted" | "not shown";
+                                problem: string | null;
+                                evidence: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/readiness/drills/{drill_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One drill, graded now */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    drill_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            kind: string;
+                            title: string;
+                            /** @description What pbs does, and what a client that follows the contract does about it */
+                            description: string;
+                            interface: string;
+                            operation: string | null;
+                            started_by: string;
+                            started_at: string;
+                            /** @description When its time box ends (real time) */
+                            ends_at: string;
+                            /** @enum {string} */
+                            state: "running" | "passed" | "failed" | "incomplete";
+                            milestones: {
+                                id: string;
+                                /** @enum {string} */
+                                outcome: "shown" | "refuted" | "not shown";
+                                problem: string | null;
+                                evidence: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/readiness/drills/{drill_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End a running drill now, graded as it stands */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    drill_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            kind: string;
+                            title: string;
+                            /** @description What pbs does, and what a client that follows the contract does about it */
+                            description: string;
+                            interface: string;
+                            operation: string | null;
+                            started_by: string;
+                            started_at: string;
+                            /** @description When its time box ends (real time) */
+                            ends_at: string;
+                            /** @enum {string} */
+                            state: "running" | "passed" | "failed" | "incomplete";
+                            milestones: {
+                                id: string;
+                                /** @enum {string} */
+                                outcome: "shown" | "refuted" | "not shown";
+                                problem: string | null;
+                                evidence: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below partner_manager */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/portal/v1/readiness": {
         parameters: {
             query?: never;
@@ -17914,6 +18275,8 @@ export interface paths {
                                     at: string | null;
                                     /** @description Webhook milestones: the deliveries behind them */
                                     deliveries?: string[];
+                                    /** @description Drill milestones: the drill behind them */
+                                    drill?: string;
                                 }[];
                             }[];
                         };
@@ -18001,6 +18364,8 @@ export interface paths {
                                     at: string | null;
                                     /** @description Webhook milestones: the deliveries behind them */
                                     deliveries?: string[];
+                                    /** @description Drill milestones: the drill behind them */
+                                    drill?: string;
                                 }[];
                             }[];
                         };
@@ -18017,6 +18382,323 @@ export interface paths {
                 };
                 /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/readiness/drills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your drills, newest first, each graded */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            drills: {
+                                id: string;
+                                partner_id: string;
+                                kind: string;
+                                title: string;
+                                /** @description What pbs does, and what a client that follows the contract does about it */
+                                description: string;
+                                interface: string;
+                                operation: string | null;
+                                started_by: string;
+                                started_at: string;
+                                /** @description When its time box ends (real time) */
+                                ends_at: string;
+                                /** @enum {string} */
+                                state: "running" | "passed" | "failed" | "incomplete";
+                                milestones: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    outcome: "shown" | "refuted" | "not shown";
+                                    problem: string | null;
+                                    evidence: string[];
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Sandbox: start a drill against your client (its failures act on your calls only) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "retry_after" | "rate_limit" | "hold_expiry" | "slow_answer" | "webhook_duplicates";
+                        /** @description The operation its failures act on (the drill’s default when absent) */
+                        operation?: string;
+                        /**
+                         * @description Its time box, seconds
+                         * @default 300
+                         */
+                        duration_seconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            kind: string;
+                            title: string;
+                            /** @description What pbs does, and what a client that follows the contract does about it */
+                            description: string;
+                            interface: string;
+                            operation: string | null;
+                            started_by: string;
+                            started_at: string;
+                            /** @description When its time box ends (real time) */
+                            ends_at: string;
+                            /** @enum {string} */
+                            state: "running" | "passed" | "failed" | "incomplete";
+                            milestones: {
+                                id: string;
+                                /** @enum {string} */
+                                outcome: "shown" | "refuted" | "not shown";
+                                problem: string | null;
+                                evidence: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/readiness/drills/{drill_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your drills, graded now */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    drill_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            kind: string;
+                            title: string;
+                            /** @description What pbs does, and what a client that follows the contract does about it */
+                            description: string;
+                            interface: string;
+                            operation: string | null;
+                            started_by: string;
+                            started_at: string;
+                            /** @description When its time box ends (real time) */
+                            ends_at: string;
+                            /** @enum {string} */
+                            state: "running" | "passed" | "failed" | "incomplete";
+                            milestones: {
+                                id: string;
+                                /** @enum {string} */
+                                outcome: "shown" | "refuted" | "not shown";
+                                problem: string | null;
+                                evidence: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/portal/v1/readiness/drills/{drill_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End one of your running drills now */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    drill_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            partner_id: string;
+                            kind: string;
+                            title: string;
+                            /** @description What pbs does, and what a client that follows the contract does about it */
+                            description: string;
+                            interface: string;
+                            operation: string | null;
+                            started_by: string;
+                            started_at: string;
+                            /** @description When its time box ends (real time) */
+                            ends_at: string;
+                            /** @enum {string} */
+                            state: "running" | "passed" | "failed" | "incomplete";
+                            milestones: {
+                                id: string;
+                                /** @enum {string} */
+                                outcome: "shown" | "refuted" | "not shown";
+                                problem: string | null;
+                                evidence: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: no portal session, or one that has ended */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the change came from another origin than the portal */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
