@@ -16,7 +16,7 @@ import { searchModule, searchServices } from './search/module.js';
 import { subscriptionsModule } from './subscriptions/module.js';
 import { webhooksModule } from './webhooks/module.js';
 import { workbenchModule } from './workbench/module.js';
-import { readinessModule } from './readiness/module.js';
+import { readinessAccess, readinessModule } from './readiness/module.js';
 import { installRequestRecording } from './platform/http/request-recording.js';
 import { buildServices, findSources, type Services } from './services.js';
 import type { OccupancyIndex } from './reservations/occupancy.js';
@@ -230,7 +230,7 @@ export async function createPbs(config: Config, options: PbsOptions = {}): Promi
     systemModule(ctx, { ready: () => ready }),
     operationsModule(ctx, findSources(services)),
     businessesModule(database, clock, services.businesses, services.reservations.operator),
-    partnersModule(services.partners, services.credentials, authFailures, services.portal, {
+    partnersModule(services.partners, services.credentials, authFailures, services.portal, readinessAccess(services, ctx.wallClock), {
       clients: services.oauthClients,
       grants: {
         // Both token endpoint versions redeem a code alike; they differ on refresh.

@@ -16,7 +16,7 @@ import { leadCommands } from './commands/lead.js';
 import { logsCommands } from './commands/logs.js';
 import { auditCommands, operatorCommands } from './commands/team.js';
 import { auditDraft, runAudited } from './platform/audit/audit-trail.js';
-import type { Operator } from './platform/auth/operator.js';
+import { CLI_OPERATOR } from './platform/auth/operator.js';
 import { oauthCommands, ownerCommands } from './commands/owner.js';
 import { partnerCommands } from './commands/partner.js';
 import { reviewCommands } from './commands/review.js';
@@ -62,8 +62,6 @@ const GROUPS: readonly CommandGroupSpec[] = [
   operatorCommands,
   auditCommands,
 ];
-
-const CLI_OPERATOR: Operator = { via: 'cli', accountId: null, tokenId: null, name: 'pbs CLI', role: 'admin' };
 
 async function withPbs<T>(config: Config, run: (pbs: Pbs) => Promise<T>): Promise<T> {
   const pbs = await createPbs({ ...config, logLevel: 'warn' }, { issueAdminToken: false, http: false });

@@ -99,7 +99,14 @@ export interface Wiring {
 export function buildServices(ctx: PlatformContext): Wiring {
   const { config, database, clock, tasks, metrics, log } = ctx;
   const keys = new SecretKeys(database.db, config.secretKey);
-  const credentials = new CredentialService(database, clock, config.authCacheMs, keys);
+  // Production credentials wait for the operator's approval for launch (docs/readiness.md).
+  const credentials = new CredentialService(
+    database,
+    clock,
+    config.authCacheMs,
+    keys,
+    config.sandbox ? undefined : (partnerId) => services.readiness.isApproved(partnerId),
+  );
   const changes = new ChangeFeed(database);
   // The catalogue's data comes from its owners (called when it loads, after all is built).
   const catalog = new Catalog(

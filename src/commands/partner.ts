@@ -14,9 +14,17 @@ export interface PortalAccess {
   keepSession(session: PortalSession): Promise<void>;
 }
 
-/** `pbs partner …`: partners, their credentials and business links, and portal links. */
+/** What the partner commands need of launch readiness (the readiness family's). */
+export interface ReadinessAccess {
+  report(partnerId: string): Promise<unknown>;
+  markdown(partnerId: string): Promise<string>;
+  approve(partnerId: string, note: string): Promise<unknown>;
+  drill(partnerId: string, input: { kind: string; operation?: string; duration_seconds?: number }): Promise<unknown>;
+}
+
+/** `pbs partner …`: partners, their credentials and business links, portal links, and launch readiness. */
 export async function partnerCommand(
-  services: { partners: PartnerService; credentials: CredentialService; portal: PortalAccess },
+  services: { partners: PartnerService; credentials: CredentialService; portal: PortalAccess; readiness: ReadinessAccess },
   args: string[],
   flags: Record<string, string>,
 ): Promise<unknown> {
@@ -55,7 +63,12 @@ export async function partnerCommand(
           const kind = need(flags.kind, '--kind');
           if (kind !== 'api_key' && kind !== 'basic' && kind !== 'oauth_client')
             throw new UsageError('--kind must be api_key, basic or oauth_client');
-          return credentials.issue(need(b, 'partner id'), { kind, label: flags.label, username: flags.username });
+          return credentials.issue(need(b, 'partner id'), {
+            kind,
+            label: flags.label,
+            username: flags.username,
+            override_readiness: flags['override-readiness'] !== undefined,
+          });
         }
         case 'list':
           return credentials.list(need(b, 'partner id'));
@@ -84,6 +97,20 @@ export async function partnerCommand(
         fs.readFileSync(need(b, 'CSV file'), 'utf8'),
         lineProgress('linked', 'businesses'),
       );
+    case 'readiness': {
+      const partnerId = need(a, 'partner id');
+      if (flags.markdown === undefined) return services.readiness.report(partnerId);
+      process.stdout.write(await services.readiness.markdown(partnerId));
+      return undefined;
+    }
+    case 'approve':
+      return services.readiness.approve(need(a, 'partner id'), flags.note ?? '');
+    case 'drill':
+      return services.readiness.drill(need(a, 'partner id'), {
+        kind: need(b, 'drill kind'),
+        operation: flags.operation,
+        duration_seconds: optionalInt(flags.duration, '--duration'),
+      });
     default:
       throw new UsageError(`unknown partner command ${sub ?? ''}`);
   }
@@ -121,6 +148,7 @@ export const partnerCommands: CommandGroupSpec = {
         ['--kind <kind>', 'api_key, basic or oauth_client (required)'],
         ['--label <label>', 'a name to tell it by'],
         ['--username <username>', 'basic: the user name (default: generated)'],
+        ['--override-readiness', 'production: issue although the partner is not approved for launch'],
       ],
     },
     { use: 'credential list <partner-id>', summary: 'its credentials, without secrets' },
@@ -138,6 +166,20 @@ export const partnerCommands: CommandGroupSpec = {
     { use: 'unlink <partner-id> <business-id>', summary: 'end a business link' },
     { use: 'links <partner-id>', summary: 'its linked businesses (1000 at a time)', options: PAGE_OPTIONS },
     { use: 'import-links <partner-id> <file.csv>', summary: 'link from an onboarding CSV: business id, optional comment' },
+    {
+      use: 'readiness <partner-id>',
+      summary: 'launch readiness: milestones per interface from its own traffic (docs/readiness.md)',
+      options: [['--markdown', 'the report as Markdown']],
+    },
+    { use: 'approve <partner-id>', summary: 'approve it for launch (recorded with who and when)', options: [['--note <text>', 'why']] },
+    {
+      use: 'drill <partner-id> <kind>',
+      summary: 'sandbox: start a drill (retry_after, rate_limit, hold_expiry, slow_answer, webhook_duplicates)',
+      options: [
+        ['--operation <operation>', 'the operation its failures act on, e.g. "POST /v3/bookings/{business_id}/holds"'],
+        ['--duration <seconds>', 'its time box (default 300)'],
+      ],
+    },
     { use: 'portal-link <partner-id>', summary: 'a single-use portal sign-in link (15 minutes)' },
     { use: 'portal-revoke <partner-id>', summary: 'end its portal sessions and unused links' },
   ],

@@ -1,3 +1,4 @@
+import { CLI_OPERATOR } from '../platform/auth/operator.js';
 import { isOperatorRole, operatorRoles, type OperatorRole } from '../platform/auth/operator.js';
 import type { AuditRecord } from '../platform/audit/audit-store.js';
 import type { Team } from '../team/team-service.js';
@@ -22,8 +23,6 @@ export async function operatorCommand(team: Team, args: string[], flags: Record<
     if (!found) throw new UsageError(`no operator account ${emailOrId}`);
     return found;
   };
-  // The shell is trusted as the bootstrap token is (its changes are recorded as the CLI's).
-  const cli = { via: 'cli', accountId: null, tokenId: null, name: 'pbs CLI', role: 'admin' } as const;
   switch (sub) {
     case 'list':
       return { operators: await team.list() };
@@ -33,7 +32,7 @@ export async function operatorCommand(team: Team, args: string[], flags: Record<
       const account = await accountOf(need(a, 'e-mail or account id'));
       if (flags.disable !== undefined && flags.enable !== undefined) throw new UsageError('--disable or --enable, not both');
       const disabled = flags.disable !== undefined ? true : flags.enable !== undefined ? false : undefined;
-      return team.change(account.id, { name: flags.name, role: roleFlag(flags.role), disabled }, cli);
+      return team.change(account.id, { name: flags.name, role: roleFlag(flags.role), disabled }, CLI_OPERATOR);
     }
     case 'setup-link':
       return team.resetSetup((await accountOf(need(a, 'e-mail or account id'))).id);

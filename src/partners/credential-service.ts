@@ -70,6 +70,8 @@ export class CredentialService implements CredentialVerifier {
     private readonly clock: Clock,
     private readonly cacheMs: number,
     private readonly keys: SecretKeys,
+    /** Production: whether a partner is approved for launch (docs/readiness.md "Approval"); absent in the sandbox. */
+    private readonly launchApproved?: (partnerId: string) => Promise<boolean>,
   ) {}
 
   private get db() {
@@ -87,9 +89,21 @@ export class CredentialService implements CredentialVerifier {
     this.generation++;
   }
 
-  async issue(partnerId: string, input: { kind: CredentialKind; label?: string | null; username?: string }): Promise<IssuedCredential> {
+  async issue(
+    partnerId: string,
+    input: { kind: CredentialKind; label?: string | null; username?: string; override_readiness?: boolean },
+  ): Promise<IssuedCredential> {
     const partner = await this.store().findPartner(partnerId);
     if (!partner) throw apiError('NOT_FOUND', `Partner not found: ${partnerId}`);
+    // A production credential for a partner nobody approved for launch is an explicit choice, recorded.
+    const overridden = this.launchApproved !== undefined && !(await this.launchApproved(partnerId));
+    if (overridden) {
+      if (input.override_readiness !== true)
+        throw apiError(
+          'CONFLICT',
+          `Partner ${partnerId} is not approved for launch (docs/readiness.md): approve it first, or issue with override_readiness: true.`,
+        );
+    }
     const now = this.clock.now();
     const { publicId, secret, secretFields } = this.newSecret(input.kind, input.kind === 'basic' ? input.username : undefined);
     const row: CredentialRow = {
@@ -107,7 +121,11 @@ export class CredentialService implements CredentialVerifier {
     };
     try {
       await this.database.transact(async (trx) => {
-        noteAudit({ target: { kind: 'credential', id: row.id }, partnerId, after: { kind: input.kind, public_id: publicId } });
+        noteAudit({
+          target: { kind: 'credential', id: row.id },
+          partnerId,
+          after: { kind: input.kind, public_id: publicId, ...(overridden ? { override_readiness: true } : {}) },
+        });
         await this.store(trx).insertCredential(row);
       });
     } catch (error) {

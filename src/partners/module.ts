@@ -1,6 +1,6 @@
 import type { ApiModule } from '../platform/module.js';
 import type { FailureThrottle } from '../platform/rate-limit.js';
-import { partnerCommand, type PortalAccess } from '../commands/partner.js';
+import { partnerCommand, type PortalAccess, type ReadinessAccess } from '../commands/partner.js';
 import type { CredentialService } from './credential-service.js';
 import { PartnerService } from './partner-service.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
@@ -38,6 +38,7 @@ export function partnersModule(
   credentials: CredentialService,
   authFailures: FailureThrottle,
   portal: PortalAccess,
+  readiness: ReadinessAccess,
   oauth: {
     clients: OauthClientService;
     grants: DelegatedGrants;
@@ -58,6 +59,6 @@ export function partnersModule(
       await oauthRoutes(oauth.clients, authFailures, oauth.grants, oauth.revoke)(app);
       await partnerPortalRoutes(partners, credentials, portal)(app);
     },
-    commands: { partner: (args, flags) => partnerCommand({ partners, credentials, portal }, args, flags) },
+    commands: { partner: (args, flags) => partnerCommand({ partners, credentials, portal, readiness }, args, flags) },
   };
 }

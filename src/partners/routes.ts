@@ -141,6 +141,10 @@ export function partnerAdminRoutes(partners: PartnerService, credentials: Creden
               kind: { type: 'string', enum: ['api_key', 'basic', 'oauth_client'] },
               label: { type: 'string', maxLength: 200 },
               username: { type: 'string', minLength: 3, maxLength: 100, description: 'basic only; generated when absent' },
+              override_readiness: {
+                type: 'boolean',
+                description: 'Production: issue although the partner is not approved for launch (recorded in the audit trail)',
+              },
             },
           },
         },

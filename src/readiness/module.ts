@@ -1,6 +1,8 @@
+import { CLI_OPERATOR } from '../platform/auth/operator.js';
 import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
+import type { ReadinessAccess } from '../commands/partner.js';
 import { readinessDrillsMigration, readinessMigration } from './readiness-tables.js';
 import { Drills, type DrillSources } from './drill-service.js';
 import { Readiness, type ReadinessSources } from './readiness-service.js';
@@ -35,6 +37,19 @@ export function readinessModule({ readiness, drills }: ReadinessServices, wallCl
     routes: async (app) => {
       await readinessAdminRoutes(readiness, drills, wallClock)(app);
       await readinessPortalRoutes(readiness, drills)(app);
+    },
+  };
+}
+
+/** What `pbs partner readiness|approve|drill` use (commands/partner.ts), as the CLI's operator. */
+export function readinessAccess({ readiness, drills }: ReadinessServices, wallClock: () => number): ReadinessAccess {
+  return {
+    report: (partnerId) => readiness.report(partnerId),
+    markdown: (partnerId) => readiness.markdown(partnerId),
+    approve: (partnerId, note) => readiness.approve(partnerId, CLI_OPERATOR.name, note, wallClock()),
+    drill: async (partnerId, input) => {
+      await readiness.describe(partnerId);
+      return drills.start(partnerId, input, CLI_OPERATOR.name);
     },
   };
 }

@@ -405,6 +405,22 @@ describe.each(dialects)('launch readiness on %s', (dialect) => {
           json: { kind: 'retry_after' },
         });
         expectCode(refused, 403, 'AUTHORIZATION_ERROR');
+        // Production credentials wait for the approval for launch, unless overridden (and recorded).
+        const issue = (body: Record<string, unknown>) =>
+          call(production.url, 'POST', `/admin/v1/partners/${created.body.id}/credentials`, { headers: asOperator, json: body });
+        expectCode(await issue({ kind: 'api_key' }), 409, 'CONFLICT');
+        expect((await issue({ kind: 'api_key', override_readiness: true })).status).toBe(201);
+        const trail = await call(production.url, 'GET', `/admin/v1/audit?partner_id=${created.body.id}`, { headers: asOperator });
+        expect(trail.body.records[0]).toMatchObject({
+          action: 'POST /admin/v1/partners/:partner_id/credentials',
+          details: { after: { override_readiness: true } },
+        });
+        const approval = await call(production.url, 'PUT', `/admin/v1/partners/${created.body.id}/launch-approval`, {
+          headers: asOperator,
+          json: {},
+        });
+        expect(approval.status, approval.text).toBe(200);
+        expect((await issue({ kind: 'api_key' })).status).toBe(201);
       } finally {
         await production.close();
       }

@@ -2545,6 +2545,8 @@ export interface paths {
                         label?: string;
                         /** @description basic only; generated when absent */
                         username?: string;
+                        /** @description Production: issue although the partner is not approved for launch (recorded in the audit trail) */
+                        override_readiness?: boolean;
                     };
                 };
             };

@@ -53,3 +53,6 @@ export interface OperatorVerifier {
 
 /** Personal operator tokens begin with this, so the guard knows where to look. */
 export const OPERATOR_TOKEN_PREFIX = 'pbs_op_';
+
+/** A shell on the server running `pbs`: trusted as the bootstrap token is, its changes recorded as the CLI's. */
+export const CLI_OPERATOR: Operator = { via: 'cli', accountId: null, tokenId: null, name: 'pbs CLI', role: 'admin' };
