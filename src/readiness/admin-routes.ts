@@ -11,6 +11,8 @@ import {
   partnerParams,
   readinessReportSchema,
   reportQuery,
+  summariesQuery,
+  summariesSchema,
 } from './schemas.js';
 
 const tags = ['operator'];
@@ -39,6 +41,20 @@ export function readinessAdminRoutes(readiness: Readiness, drills: Drills, wallC
         request.query.format === 'markdown'
           ? reply.type('text/markdown; charset=utf-8').send(await readiness.markdown(request.params.partner_id))
           : readiness.report(request.params.partner_id),
+    );
+    app.get(
+      '/admin/v1/readiness',
+      {
+        config: { operator: 'viewer' },
+        schema: {
+          tags,
+          security,
+          summary: 'Partners’ readiness scores and approvals at once (the console’s partner list)',
+          querystring: summariesQuery,
+          response: { 200: summariesSchema, 404: error },
+        },
+      },
+      async (request) => readiness.summaries(request.query.partner_ids.split(',').filter(Boolean)),
     );
     app.post(
       '/admin/v1/partners/:partner_id/readiness/reset',

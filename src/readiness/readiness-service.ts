@@ -7,6 +7,9 @@ import { buildReport, reportMarkdown, type ReadinessReport, type ReceiverHealth 
 import { ReadinessStore } from './readiness-store.js';
 import { noteAudit } from '../platform/audit/audit-trail.js';
 
+/** Partners summarised at once (a page of the console's partner list). */
+export const MAX_SUMMARIES = 100;
+
 /** What readiness needs of other families, supplied where services are built. */
 export interface ReadinessSources {
   /** The partner's name and enabled interfaces; throws the partners family's 404 for an unknown one. */
@@ -63,6 +66,21 @@ export class Readiness {
       now: this.clock.now(),
       realNow: performance.timeOrigin + performance.now(),
     });
+  }
+
+  /** Each partner's score, readiness and approval (the console's partner list), at most MAX_SUMMARIES. */
+  async summaries(partnerIds: readonly string[]) {
+    const reports = await Promise.all([...new Set(partnerIds)].slice(0, MAX_SUMMARIES).map((id) => this.report(id)));
+    return {
+      partners: reports.map((r) => ({
+        partner_id: r.partner_id,
+        name: r.name,
+        score: r.score,
+        ready: r.ready,
+        approved: r.approval !== null,
+        interfaces: r.interfaces.map((i) => ({ interface: i.interface, score: i.score })),
+      })),
+    };
   }
 
   async markdown(partnerId: string): Promise<string> {

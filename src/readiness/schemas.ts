@@ -1,4 +1,5 @@
 import { DRILL_KINDS, DRILL_SECONDS, DRILL_STATES } from './drill-judge.js';
+import { MAX_SUMMARIES } from './readiness-service.js';
 
 /** The JSON schemas of readiness's routes (docs/readiness.md). */
 
@@ -143,4 +144,42 @@ export const drillParams = {
   type: 'object',
   required: ['drill_id'],
   properties: { drill_id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
+
+export const summariesQuery = {
+  type: 'object',
+  required: ['partner_ids'],
+  properties: {
+    partner_ids: { type: 'string', minLength: 1, maxLength: MAX_SUMMARIES * 65, description: `Comma-separated, at most ${MAX_SUMMARIES}` },
+  },
+  additionalProperties: false,
+} as const;
+
+export const summariesSchema = {
+  type: 'object',
+  required: ['partners'],
+  properties: {
+    partners: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['partner_id', 'name', 'score', 'ready', 'approved', 'interfaces'],
+        properties: {
+          partner_id: { type: 'string' },
+          name: { type: 'string' },
+          score: { type: 'integer' },
+          ready: { type: 'boolean' },
+          approved: { type: 'boolean' },
+          interfaces: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['interface', 'score'],
+              properties: { interface: { type: 'string' }, score: { type: 'integer' } },
+            },
+          },
+        },
+      },
+    },
+  },
 } as const;

@@ -6,10 +6,20 @@ import type { Params } from './shared';
 import { PartnerInterfaces } from './partner-interfaces';
 import { PartnerLinks } from './partner-links';
 import { PartnerWebhook } from './partner-webhook';
+import { PartnerReadiness } from './partner-readiness';
 
 export function Partners(props: Params) {
   const [offset, setOffset] = useState(0);
   const list = useQuery(`partners:${offset}`, () => must(pbs.GET('/admin/v1/partners', { params: { query: { limit: 50, offset } } })));
+  const ids = list.data?.partners.map((p) => p.id).join(',');
+  const readiness = useQuery(ids ? `readiness:${ids}` : undefined, () =>
+    must(pbs.GET('/admin/v1/readiness', { params: { query: { partner_ids: ids ?? '' } } })),
+  );
+  const scoreOf = (id: string) => readiness.data?.partners.find((r) => r.partner_id === id);
+  const [byReadiness, setByReadiness] = useState(false);
+  const rows = byReadiness
+    ? [...(list.data?.partners ?? [])].sort((a, b) => (scoreOf(b.id)?.score ?? -1) - (scoreOf(a.id)?.score ?? -1))
+    : list.data?.partners;
   const selected = props.params.get('id') ?? undefined;
   const [name, setName] = useState('');
   return (
@@ -31,7 +41,7 @@ export function Partners(props: Params) {
         <Problem error={list.error} />
         <Table
           testId="partners"
-          rows={list.data?.partners}
+          rows={rows}
           columns={[
             { title: 'Name', cell: (p) => <a href={`#/partners?id=${p.id}`}>{p.name}</a> },
             { title: 'Status', cell: (p) => <Badge value={p.status} /> },
@@ -43,9 +53,19 @@ export function Partners(props: Params) {
                   .map(([k]) => k)
                   .join(', ') || '—',
             },
+            {
+              title: 'Readiness',
+              cell: (p) => {
+                const r = scoreOf(p.id);
+                return r ? `${r.score} %${r.approved ? ' · approved' : ''}` : '—';
+              },
+            },
             { title: 'Created', cell: (p) => when(p.created_at) },
           ]}
         />
+        <label>
+          <input type="checkbox" name="by-readiness" checked={byReadiness} onChange={() => setByReadiness(!byReadiness)} /> Most ready first
+        </label>
         <Pager offset={offset} limit={50} total={list.data?.total} onChange={setOffset} />
       </Card>
       {selected && <PartnerDetail id={selected} onChange={list.reload} />}
@@ -170,6 +190,7 @@ function PartnerDetail(props: { id: string; onChange: () => void }) {
       <PartnerLinks partnerId={partner_id} changed={props.onChange} />
       <RedirectUris partnerId={partner_id} />
       <PartnerWebhook partnerId={partner_id} />
+      <PartnerReadiness partnerId={partner_id} />
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { PortalFaults } from './faults';
 import { PortalBusinesses } from './businesses';
 import { PortalLeads } from './leads';
 import { PortalKeys } from './keys';
+import { PortalReadiness } from './readiness';
 
 /** The partner portal's pages, in the order of its navigation (one file per page). */
 export const portalPages: PageDef[] = [
@@ -14,6 +15,7 @@ export const portalPages: PageDef[] = [
   { id: 'webhooks', title: 'Webhooks', component: PortalWebhooks },
   { id: 'keys', title: 'Keys', component: PortalKeys },
   { id: 'faults', title: 'Faults', component: PortalFaults },
+  { id: 'readiness', title: 'Readiness', component: PortalReadiness },
   { id: 'businesses', title: 'Businesses', component: PortalBusinesses },
   { id: 'leads', title: 'Leads', component: PortalLeads },
 ];

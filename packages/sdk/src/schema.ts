@@ -17626,6 +17626,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Partners’ readiness scores and approvals at once (the console’s partner list) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Comma-separated, at most 100 */
+                    partner_ids: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partners: {
+                                partner_id: string;
+                                name: string;
+                                score: number;
+                                ready: boolean;
+                                approved: boolean;
+                                interfaces: {
+                                    interface: string;
+                                    score: number;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/partners/{partner_id}/readiness/reset": {
         parameters: {
             query?: never;
