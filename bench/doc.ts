@@ -14,6 +14,7 @@ import { ROOT } from './harness.js';
 const TITLES = {
   reads: 'Read paths: server CPU per request beside raw node:http answering the same bytes',
   requestlog: 'The request log: main-thread CPU per request, on vs off',
+  readiness: 'Launch readiness tracking: main-thread CPU per request, on vs off (request log on)',
   catalogue: 'The catalogue as it grows, up to a country',
   writes: 'Writes: hold → reserve and waitlist joins',
   advertising: 'Advertising jobs',

@@ -9,7 +9,7 @@
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
  * BENCH_PG_URL=off skips them), BENCH_PAIRS (raw/scenario pairs for the ratio scenarios, default 3),
  * BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of openings, search, holds,
- * hostile, advertising, waitlist, reviews, engagement, requestlog, scoring, catalogue, scaleout,
+ * hostile, advertising, waitlist, reviews, engagement, requestlog, readiness, scoring, catalogue, scaleout,
  * webhooks, or `reads` for every read path: only those run, after /healthz). BENCH_SCORING_SIZES:
  * businesses of the scoring runs (default 10000,100000,1000000). BENCH_CATALOGUE_SIZES:
  * businesses of the catalogue-scale runs (default 1000,10000,100000; 1000000 is a country;
@@ -77,7 +77,8 @@ const wanted = (
     | 'catalogue'
     | 'scoring'
     | 'hostile'
-    | 'requestlog',
+    | 'requestlog'
+    | 'readiness',
 ) => !ONLY || ONLY.has(group) || (ONLY.has('reads') && READ_GROUPS.includes(group));
 
 async function main() {
@@ -96,6 +97,7 @@ async function main() {
   const scoring: ScoringFigures[] = [];
   let catalogue: CatalogueRun[] = [];
   const requestLog: RequestLogFigures[] = [];
+  const readiness: RequestLogFigures[] = [];
   const adSettings = { PBS_AD_JOB_DELAY_MS: '0', PBS_TASKS_POLL_MS: '20' };
   setRawUrl(`${raw.url}/`, `${framework.url}/`);
   try {
@@ -217,6 +219,25 @@ async function main() {
         }),
       );
     }
+    if (wanted('readiness')) {
+      readiness.push(await requestLogScenario(dataDir, dates, 'SQLite', undefined, 'readiness'));
+      await withPostgres((onUrl) =>
+        withPostgres(async (offUrl) => {
+          readiness.push(
+            await requestLogScenario(
+              dataDir,
+              dates,
+              'PostgreSQL',
+              {
+                on: { DATABASE_URL: onUrl, PBS_DATA_DIR: path.join(dataDir, 'readiness-on-pg') },
+                off: { DATABASE_URL: offUrl, PBS_DATA_DIR: path.join(dataDir, 'readiness-off-pg') },
+              },
+              'readiness',
+            ),
+          );
+        }),
+      );
+    }
     if (wanted('scoring')) {
       for (const businesses of SCORING_SIZES) {
         scoring.push(await scoringRun('sqlite', businesses));
@@ -250,6 +271,13 @@ async function main() {
       about:
         "Openings of 1,000 restaurants on two servers alike but for PBS_REQUEST_LOG, in alternating turns. The writer is a thread of its own at the idle scheduling class (ADR 0010); what it may cost the event loop is the main thread's CPU per request. Target: at most +10 %. The control is the log-off server beside a busy loop at the idle class that does nothing of pbs's: what any thread on the other vCPU costs the event loop on this machine.",
       lines: requestLogLines(requestLog),
+    });
+  if (readiness.length > 0)
+    sections.push({
+      id: 'readiness',
+      about:
+        "Openings of 1,000 restaurants on two servers alike, both with the request log, but for PBS_READINESS (docs/readiness.md): the milestone tracking the log's writer does in each batch's transaction, in alternating turns. Its cost to the event loop is the main thread's CPU per request (target: at most +10 %); the writer thread's own is in the whole process's.",
+      lines: requestLogLines(readiness),
     });
   if (catalogue.length > 0)
     sections.push({

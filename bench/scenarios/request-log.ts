@@ -43,9 +43,18 @@ export async function requestLogScenario(
   dates: string[],
   database: string,
   env: { on: Record<string, string>; off: Record<string, string> } = { on: {}, off: {} },
+  /** What is switched: the request log itself, or (the log on in both) the readiness it keeps (docs/readiness.md). */
+  switched: 'log' | 'readiness' = 'log',
 ): Promise<RequestLogFigures> {
-  const on = await startPbs(path.join(dataDir, `log-on-${database}`), { ...env.on, PBS_REQUEST_LOG: '1' });
-  const off = await startPbs(path.join(dataDir, `log-off-${database}`), { ...env.off, PBS_REQUEST_LOG: '0' });
+  const [onSwitch, offSwitch] =
+    switched === 'log'
+      ? [{ PBS_REQUEST_LOG: '1' }, { PBS_REQUEST_LOG: '0' }]
+      : [
+          { PBS_REQUEST_LOG: '1', PBS_READINESS: '1' },
+          { PBS_REQUEST_LOG: '1', PBS_READINESS: '0' },
+        ];
+  const on = await startPbs(path.join(dataDir, `${switched}-on-${database}`), { ...env.on, ...onSwitch });
+  const off = await startPbs(path.join(dataDir, `${switched}-off-${database}`), { ...env.off, ...offSwitch });
   try {
     const [metroOn, metroOff] = [await loadMetro(on.url, 1_000), await loadMetro(off.url, 1_000)];
     const turns: Array<{ on: Figure; off: Figure; control?: Figure }> = [];
@@ -64,9 +73,9 @@ export async function requestLogScenario(
     for (let i = 0; i < PAIRS; i++) {
       // Alternating which goes first, so a drift of the machine's speed favours neither.
       const measureOn = () =>
-        besideRaw(() => measure(`openings, request log on (${database})`, openingsOptions(on.url, metroOn.key, metroOn.ids, dates)));
+        besideRaw(() => measure(`openings, ${switched} on (${database})`, openingsOptions(on.url, metroOn.key, metroOn.ids, dates)));
       const measureOff = () =>
-        besideRaw(() => measure(`openings, request log off (${database})`, openingsOptions(off.url, metroOff.key, metroOff.ids, dates)));
+        besideRaw(() => measure(`openings, ${switched} off (${database})`, openingsOptions(off.url, metroOff.key, metroOff.ids, dates)));
       if (i % 2 === 0) {
         const a = await measureOn();
         turns.push({ on: a, off: await measureOff(), control: await control() });

@@ -1,9 +1,8 @@
 import { JOB_MAKERS, MILESTONES, MIN_POLL_INTERVAL_MS, OPERATIONS, RESYNC_MS, type Milestone } from './milestones.js';
 import { resilience } from './resilience-judge.js';
 import {
+  digestOf,
   errorCodeOf,
-  isObject,
-  MAX_CARD_SLOTS,
   MAX_EXPIRED,
   MAX_HOLDS,
   MAX_JOBS,
@@ -76,27 +75,19 @@ export function settle(p: Progress, now: number, realNow: number): void {
   }
 }
 
+/**
+ * Openings that offered a time needing a credit card: the partner has met the case. Whether it
+ * then held such a time shows in the hold's own answer (no hold_id, credit_card_hold), so the
+ * openings answer is only searched, never parsed (it is on every partner's busiest path).
+ */
 function openings(p: Progress, call: ObservedCall): void {
-  const body = call.responseBody;
-  if (!body || !body.includes('"credit_card_required":true')) return;
-  const answer = parse(body);
-  const days = answer && Array.isArray(answer.reservation_times) ? answer.reservation_times : [];
-  const path = pathOf(call.url);
-  for (const day of days) {
-    if (!isObject(day) || !Array.isArray(day.times)) continue;
-    for (const time of day.times)
-      if (isObject(time) && time.credit_card_required === true)
-        remember(p.cardSlots, `${path}|${text(day.date)}|${text(time.time)}`, MAX_CARD_SLOTS);
-  }
-  prove(p, 'reservations.credit_card', call);
+  if (call.responseBody?.includes('"credit_card_required":true')) prove(p, 'reservations.credit_card', call);
 }
 
 function hold(p: Progress, call: ObservedCall, ok: boolean): void {
   const form = parse(call.requestBody);
   const path = pathOf(call.url).replace(/\/holds$/, '');
   const slot = form ? { date: text(form.date), time: text(form.time), covers: text(form.covers) } : undefined;
-  if (slot && p.cardSlots.includes(`${path}/openings|${slot.date}|${slot.time}`))
-    refute(p, 'reservations.credit_card', call, 'held a time whose opening required a credit card');
   const answer = ok ? parse(call.responseBody) : undefined;
   if (answer?.credit_card_hold === true || (ok && answer?.hold_id === null))
     refute(p, 'reservations.credit_card', call, 'held a slot that requires a credit card (the hold had no hold_id)');
@@ -147,9 +138,11 @@ function jobMade(p: Progress, call: ObservedCall): void {
   const jobId = answer && typeof answer.job_id === 'string' ? answer.job_id : undefined;
   if (!jobId) return;
   // The same request as one a rejected job came from: sent again unchanged.
-  const again = Object.values(p.jobs).some((j) => j.rejected && j.operation === call.operation && j.body === call.requestBody);
+  const again = Object.values(p.jobs).some(
+    (j) => j.rejected && j.operation === call.operation && j.bodyDigest === digestOf(call.requestBody),
+  );
   if (again) refute(p, 'advertising.rejected_read', call, 'sent again unchanged a request whose job was rejected');
-  p.jobs[jobId] = { polled: 0, operation: call.operation, body: call.requestBody };
+  p.jobs[jobId] = { polled: 0, operation: call.operation, bodyDigest: digestOf(call.requestBody) };
   const ids = Object.keys(p.jobs);
   if (ids.length > MAX_JOBS) delete p.jobs[ids[0]];
 }

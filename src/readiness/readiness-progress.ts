@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * A partner's readiness progress (docs/readiness.md): what the judge keeps of its calls, and the
  * marks it sets. Pure data and the small helpers every rule of the judge shares.
@@ -46,7 +47,8 @@ export interface Failure {
   requestId: string;
   key: string | undefined;
   path: string;
-  body: string | undefined;
+  /** A digest of the request body (bodies may hold guest data, which readiness never keeps). */
+  bodyDigest: string | undefined;
 }
 
 export interface Progress {
@@ -56,8 +58,6 @@ export interface Progress {
   refuted: Record<string, Mark>;
   /** Memory of past calls, bounded. */
   holds: HeldSlot[];
-  /** `path|date|time` of openings answered with credit_card_required. */
-  cardSlots: string[];
   /** Hold ids a reservation was answered HOLD_NOT_FOUND for, and where. */
   expired: Array<{ id: string; path: string; at: number; requestId: string }>;
   /** The last failed call per operation, while it may be retried. */
@@ -65,14 +65,13 @@ export interface Progress {
   /** The storm watch after an error (real time): calls of the failed operation counted in the current second. */
   storm: { operation: string; until: number; second: number; calls: number; requestId: string; at: number } | undefined;
   /** Advertising jobs: last poll (real time), and the body of the request that made each. */
-  jobs: Record<string, { polled: number; operation?: string; body?: string; rejected?: boolean }>;
+  jobs: Record<string, { polled: number; operation?: string; bodyDigest?: string; rejected?: boolean }>;
   /** The last time each listing of subscriptions was read. */
   synced: number | undefined;
 }
 
 export const MAX_EVIDENCE = 5;
 export const MAX_HOLDS = 200;
-export const MAX_CARD_SLOTS = 200;
 export const MAX_EXPIRED = 50;
 export const MAX_JOBS = 200;
 /** A failure older than this is no longer being retried. */
@@ -85,7 +84,6 @@ export function newProgress(since: number): Progress {
     proven: {},
     refuted: {},
     holds: [],
-    cardSlots: [],
     expired: [],
     failures: {},
     storm: undefined,
@@ -124,7 +122,7 @@ export function pathOf(url: string): string {
 export const text = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
 
 export type Json = Record<string, unknown>;
-export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function parse(text: string | undefined): Json | undefined {
   if (!text) return undefined;
@@ -134,6 +132,11 @@ export function parse(text: string | undefined): Json | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What tells two request bodies apart without keeping either. */
+export function digestOf(body: string | undefined): string | undefined {
+  return body === undefined ? undefined : createHash('sha256').update(body).digest('base64url').slice(0, 22);
 }
 
 export function errorCodeOf(body: string | undefined): string | undefined {

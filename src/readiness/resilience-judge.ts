@@ -1,5 +1,15 @@
 import { STORM_CALLS_PER_SECOND, STORM_WINDOW_MS } from './milestones.js';
-import { pathOf, prove, refute, RETRY_WINDOW_MS, TRANSIENT, type Failure, type ObservedCall, type Progress } from './readiness-progress.js';
+import {
+  digestOf,
+  pathOf,
+  prove,
+  refute,
+  RETRY_WINDOW_MS,
+  TRANSIENT,
+  type Failure,
+  type ObservedCall,
+  type Progress,
+} from './readiness-progress.js';
 
 /**
  * The resilience rules (docs/readiness.md "Resilience"): a failed call's retry waits Retry-After,
@@ -29,7 +39,7 @@ export function resilience(p: Progress, call: ObservedCall): void {
           );
       }
       // The same request again (same path and body) is a retry: it must carry the first try's key.
-      if (call.operation.startsWith('POST ') && failure.body === call.requestBody) {
+      if (call.operation.startsWith('POST ') && failure.bodyDigest === digestOf(call.requestBody)) {
         if (failure.key !== undefined && call.idempotencyKey === failure.key) prove(p, 'resilience.idempotency_key', call);
         else
           refute(
@@ -71,7 +81,7 @@ export function resilience(p: Progress, call: ObservedCall): void {
       requestId: call.requestId,
       key: call.idempotencyKey,
       path,
-      body: call.requestBody,
+      bodyDigest: digestOf(call.requestBody),
     };
     p.failures[call.operation] = failed;
     if (p.storm && call.realAt > p.storm.until) prove(p, 'resilience.no_storm', { at: p.storm.at, requestId: p.storm.requestId });

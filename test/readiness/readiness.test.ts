@@ -136,6 +136,13 @@ describe.each(dialects)('launch readiness on %s', (dialect) => {
     // The evidence is the request log's: each id names a request of this partner.
     const proof = milestones(final).get('reservations.hold_then_reserve')!.evidence;
     expect(proof.length).toBeGreaterThan(0);
+    // What readiness keeps of the calls holds no guest data (bodies are only compared, by digest).
+    const kept = await h.database.db
+      .selectFrom('readiness_progress')
+      .select('progress')
+      .where('partner_id', '=', good.partner.id)
+      .executeTakeFirstOrThrow();
+    for (const personal of [guest.last_name, guest.phone, guest.email]) expect(kept.progress).not.toContain(personal);
     const logged = await admin(h.url, 'GET', `/admin/v1/request-log?request_id=${proof[0]}`);
     expect(logged.body.entries).toMatchObject([{ partner_id: good.partner.id, operation: RESERVATIONS, status: 200 }]);
   });
