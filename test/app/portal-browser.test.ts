@@ -5,6 +5,7 @@ import { ADMIN_TOKEN, admin, call } from '../support/harness.js';
 import { eventually, type ServerProcess } from '../support/process.js';
 import { Receiver } from '../support/receiver.js';
 import { startBrowserRun, type BrowserRun } from '../support/browser-run.js';
+import { signInToConsole } from '../support/browser.js';
 
 const OPENINGS = 'GET /v3/bookings/{business_id}/openings';
 
@@ -48,11 +49,7 @@ describe.each(['sqlite', 'postgres'] as const)('the partner portal in a real bro
     await shot('sign-in');
 
     // The operator, in the console: the partner's page, "Portal link".
-    await page.goto(`${server.url}/console`);
-    await page.click('[data-testid=with-token]');
-    await page.fill('input[name=token]', ADMIN_TOKEN);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('section.page h1');
+    await signInToConsole(page, server.url, ADMIN_TOKEN);
     await page.goto(`${server.url}/console/#/partners?id=${credentials.partner_id}`);
     await page.click('[data-testid=portal-link]');
     const link = (await page.textContent('[data-testid=portal-url]'))!;

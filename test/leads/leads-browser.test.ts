@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, call } from '../support/harness.js';
 import { startBrowserRun, type BrowserRun } from '../support/browser-run.js';
+import { signInToConsole } from '../support/browser.js';
 
 /**
  * A partner's app as a real one is written: `/start` sends the business user's browser to pbs's
@@ -107,11 +108,7 @@ describe.each(['sqlite', 'postgres'] as const)('a business user authorizes a par
   });
 
   it('shows the reply in the console’s view of the conversation', async () => {
-    await page.goto(`${run.server.url}/console`);
-    await page.click('[data-testid=with-token]');
-    await page.fill('input[name=token]', ADMIN_TOKEN);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('section.page h1');
+    await signInToConsole(page, run.server.url, ADMIN_TOKEN);
     const business = (await call(run.server.url, 'GET', '/admin/v1/leads/demo-lead-catering', { token: ADMIN_TOKEN })).body.lead
       .business_id;
     await page.goto(`${run.server.url}/console/#/leads?business=${business}&lead=demo-lead-catering`);

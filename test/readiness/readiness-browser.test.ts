@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN } from '../support/harness.js';
 import type { ServerProcess } from '../support/process.js';
 import { startBrowserRun, type BrowserRun } from '../support/browser-run.js';
+import { signInToConsole } from '../support/browser.js';
 
 /**
  * Issue 45 in Debian's chromium against a real pbs process with the demo dataset: the partner's
@@ -59,11 +60,7 @@ describe('launch readiness in a real browser (sqlite)', () => {
   });
 
   it('lets the operator read it and approve the partner for launch in the console', async () => {
-    await page.goto(`${server.url}/console`);
-    await page.click('[data-testid=with-token]');
-    await page.fill('input[name=token]', ADMIN_TOKEN);
-    await page.click('button[type=submit]');
-    await page.waitForSelector('section.page h1');
+    await signInToConsole(page, server.url, ADMIN_TOKEN);
     await page.goto(`${server.url}/console/#/partners?id=${credentials.partner_id}`);
     await page.waitForSelector('[data-testid=readiness-reservations]');
     await page.fill('input[name=approval-note]', 'Drills passed');

@@ -46,3 +46,12 @@ export async function accessibilityViolations(page: Page, impacts: string[] = ['
   });
   return violations.filter((v) => impacts.includes(v.impact)).map((v) => `${v.id}: ${v.help} (${v.nodes}, first ${v.first})`);
 }
+
+/** Signs in to the operator console at `base` with the bootstrap token, as an operator's browser does. */
+export async function signInToConsole(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/console`);
+  await page.click('[data-testid=with-token]');
+  await page.fill('input[name=token]', token);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('section.page h1');
+}
