@@ -30,6 +30,8 @@ describe.each(dialects)('business user sign-in in production on %s', (dialect) =
       env: { PBS_SANDBOX: '0', PBS_SECRET_KEY: 'k'.repeat(40), PBS_ADMIN_TOKEN: OPERATOR_TOKEN, PBS_AUTH_FAILURES_PER_MINUTE: '3' },
     });
     const partner = (await admin(h.url, 'POST', '/admin/v1/partners', { json: { name: 'Production App', interfaces: ['leads'] } })).body;
+    // A production partner is approved for launch before its credentials are issued (docs/readiness.md).
+    await admin(h.url, 'PUT', `/admin/v1/partners/${partner.id}/launch-approval`, { json: { note: 'reviewed' } });
     const oauth = (await admin(h.url, 'POST', `/admin/v1/partners/${partner.id}/credentials`, { json: { kind: 'oauth_client' } })).body;
     p = { partner, oauth };
     const business = (await admin(h.url, 'POST', '/admin/v1/businesses', { json: sampleBusiness({ name: 'Prod Plumbing' }) })).body.id;
