@@ -96,14 +96,12 @@ export class CredentialService implements CredentialVerifier {
     const partner = await this.store().findPartner(partnerId);
     if (!partner) throw apiError('NOT_FOUND', `Partner not found: ${partnerId}`);
     // A production credential for a partner nobody approved for launch is an explicit choice, recorded.
-    const overridden = this.launchApproved !== undefined && !(await this.launchApproved(partnerId));
-    if (overridden) {
-      if (input.override_readiness !== true)
-        throw apiError(
-          'CONFLICT',
-          `Partner ${partnerId} is not approved for launch (docs/readiness.md): approve it first, or issue with override_readiness: true.`,
-        );
-    }
+    const unapproved = this.launchApproved !== undefined && !(await this.launchApproved(partnerId));
+    if (unapproved && input.override_readiness !== true)
+      throw apiError(
+        'CONFLICT',
+        `Partner ${partnerId} is not approved for launch (docs/readiness.md): approve it first, or issue with override_readiness: true.`,
+      );
     const now = this.clock.now();
     const { publicId, secret, secretFields } = this.newSecret(input.kind, input.kind === 'basic' ? input.username : undefined);
     const row: CredentialRow = {
@@ -124,7 +122,7 @@ export class CredentialService implements CredentialVerifier {
         noteAudit({
           target: { kind: 'credential', id: row.id },
           partnerId,
-          after: { kind: input.kind, public_id: publicId, ...(overridden ? { override_readiness: true } : {}) },
+          after: { kind: input.kind, public_id: publicId, ...(unapproved ? { override_readiness: true } : {}) },
         });
         await this.store(trx).insertCredential(row);
       });

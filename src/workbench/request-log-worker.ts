@@ -16,6 +16,7 @@ import { REQUEST_LOG_COLUMNS } from './request-log-statements.js';
 import { rowOf, writeRows } from './request-log-rows.js';
 import type { NewRequestLogRow } from './request-log-store.js';
 import { isOutage } from '../platform/db/availability.js';
+import { postgresPlaceholders } from '../platform/db/raw.js';
 import type { ObservedCall } from '../readiness/readiness-judge.js';
 import {
   loadParameter,
@@ -141,14 +142,14 @@ function postgresWriter(url: string, schema: string | undefined): Write {
         );
       const partners = partnersOf(calls);
       if (partners.length > 0) {
-        await client.query({ name: 'pbs_readiness_seed', text: numbered(TRACK_SQL.postgresSeed), values: [partners] });
+        await client.query({ name: 'pbs_readiness_seed', text: postgresPlaceholders(TRACK_SQL.postgresSeed), values: [partners] });
         const stored = await client.query<StoredProgress>({
           name: 'pbs_readiness_load',
-          text: numbered(TRACK_SQL.postgresLoad),
+          text: postgresPlaceholders(TRACK_SQL.postgresLoad),
           values: [partners],
         });
         for (const values of progressAfter(stored.rows, calls))
-          await client.query({ name: 'pbs_readiness_save', text: numbered(TRACK_SQL.save), values });
+          await client.query({ name: 'pbs_readiness_save', text: postgresPlaceholders(TRACK_SQL.save), values });
       }
       await client.query('commit');
     } catch (error) {
@@ -177,12 +178,6 @@ function postgresWriter(url: string, schema: string | undefined): Write {
         }
       },
     );
-}
-
-/** `?` placeholders as PostgreSQL's `$1, $2, …`. */
-function numbered(text: string): string {
-  let n = 0;
-  return text.replace(/\?/g, () => `$${++n}`);
 }
 
 function valuesOf(row: NewRequestLogRow): unknown[] {

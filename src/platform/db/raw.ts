@@ -8,6 +8,12 @@ import { directRunner } from './group-commit.js';
  */
 export const preparedOnPostgres = new Map<string, string>();
 
+/** `?` placeholders as PostgreSQL's `$1, $2, …` (a statement both databases share). */
+export function postgresPlaceholders(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
+
 /**
  * A hot-path statement written once in SQL with `?` placeholders and run without Kysely's
  * builder and compiler (which cost more than the query itself on small lookups). The same text
@@ -17,8 +23,7 @@ export class RawStatement<Row = Record<string, unknown>> {
   private readonly postgresText: string;
 
   constructor(private readonly sqliteText: string) {
-    let n = 0;
-    this.postgresText = sqliteText.replace(/\?/g, () => `$${++n}`);
+    this.postgresText = postgresPlaceholders(sqliteText);
     preparedOnPostgres.set(this.postgresText, `pbs_${preparedOnPostgres.size + 1}`);
   }
 
