@@ -40,6 +40,7 @@ export interface DrillSources {
 type DrillAttempt = { status_code: number | null; latency_ms: number };
 
 const { default: DEFAULT_SECONDS, min: MIN_SECONDS, max: MAX_SECONDS } = DRILL_SECONDS;
+/** A partner's drills listed, and kept: older finished ones are forgotten as new ones start. */
 const LISTED = 50;
 
 type DrillRow = ReadinessDrillsTable;
@@ -115,7 +116,7 @@ export class Drills {
     }
     row.fault_ids = JSON.stringify(faultIds);
     row.message_ids = JSON.stringify(messageIds);
-    await this.database.transact((trx) => new ReadinessStore(trx).insertDrill(row));
+    await this.database.transact((trx) => new ReadinessStore(trx).insertDrill(row, LISTED));
     return this.view(row);
   }
 

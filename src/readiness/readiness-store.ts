@@ -47,8 +47,22 @@ export class ReadinessStore {
       .execute();
   }
 
-  async insertDrill(row: Insertable<ReadinessDrillsTable>): Promise<void> {
+  /** Records a drill, and forgets the partner's finished ones past the newest `keep`: one partner's drills stay bounded. */
+  async insertDrill(row: Insertable<ReadinessDrillsTable>, keep: number): Promise<void> {
     await this.db.insertInto('readiness_drills').values(row).execute();
+    const newest = this.db
+      .selectFrom('readiness_drills')
+      .select('id')
+      .where('partner_id', '=', row.partner_id)
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(keep);
+    await this.db
+      .deleteFrom('readiness_drills')
+      .where('partner_id', '=', row.partner_id)
+      .where('state', '<>', 'running')
+      .where('id', 'not in', newest)
+      .execute();
   }
 
   async drill(id: string) {

@@ -122,6 +122,11 @@ function postgresWriter(url: string, schema: string | undefined): Write {
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const dollar = (i: number) => `$${i + 1}`;
+  const readinessSql = {
+    seed: postgresPlaceholders(TRACK_SQL.postgresSeed),
+    load: postgresPlaceholders(TRACK_SQL.postgresLoad),
+    save: postgresPlaceholders(TRACK_SQL.save),
+  };
   const full = insertText(CHUNK, dollar);
   const one = insertText(1, dollar);
   // Plain statements with flat parameters: building them through Kysely's query builder cost
@@ -142,14 +147,14 @@ function postgresWriter(url: string, schema: string | undefined): Write {
         );
       const partners = partnersOf(calls);
       if (partners.length > 0) {
-        await client.query({ name: 'pbs_readiness_seed', text: postgresPlaceholders(TRACK_SQL.postgresSeed), values: [partners] });
+        await client.query({ name: 'pbs_readiness_seed', text: readinessSql.seed, values: [partners] });
         const stored = await client.query<StoredProgress>({
           name: 'pbs_readiness_load',
-          text: postgresPlaceholders(TRACK_SQL.postgresLoad),
+          text: readinessSql.load,
           values: [partners],
         });
         for (const values of progressAfter(stored.rows, calls))
-          await client.query({ name: 'pbs_readiness_save', text: postgresPlaceholders(TRACK_SQL.save), values });
+          await client.query({ name: 'pbs_readiness_save', text: readinessSql.save, values });
       }
       await client.query('commit');
     } catch (error) {

@@ -378,6 +378,17 @@ describe.each(dialects)('launch readiness on %s', (dialect) => {
       expect(failed.milestones[0].problem).toContain('not answered 2xx within 10 s');
     });
 
+    it('keeps a partner’s drills bounded: finished ones past the newest 50 are forgotten', async () => {
+      const partner = await createPartner(h.url, ['reservations']);
+      for (let i = 0; i < 55; i++) {
+        const drill = await startDrill(partner, { kind: 'rate_limit' });
+        expect((await admin(h.url, 'POST', `/admin/v1/readiness/drills/${drill.id}/stop`)).status).toBe(200);
+      }
+      const kept = await h.database.db.selectFrom('readiness_drills').select('id').where('partner_id', '=', partner.partner.id).execute();
+      expect(kept.length).toBe(50);
+      expect((await admin(h.url, 'GET', `/admin/v1/partners/${partner.partner.id}/readiness/drills`)).body.drills).toHaveLength(50);
+    });
+
     it('is refused in production, and validates what it is given', async () => {
       const partner = await createPartner(h.url, ['reservations']);
       expectCode(
