@@ -294,7 +294,7 @@ export function buildServices(ctx: PlatformContext): Wiring {
           (await webhooks.endpoints.deliveries({ partnerId, messageIds, limit: 500 })).map((d) => ({
             id: d.id,
             message_id: d.message_id,
-            attempts: d.attempts_log,
+            attempts: d.attempts_log.map((a) => ({ status_code: a.status_code, latency_ms: a.latency_ms, at: Date.parse(a.at) })),
           })),
       },
       config.requestLog.enabled && config.requestLog.readiness,

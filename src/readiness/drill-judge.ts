@@ -91,7 +91,7 @@ export const DRILLS: Record<DrillKind, DrillKindSpec> = {
   webhook_duplicates: {
     interface: 'webhooks',
     title: 'Duplicated and reordered deliveries',
-    description: `${WEBHOOK_DRILL_EVENTS} test events, each delivered twice in random order. Answer every copy 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s and act on each message once (de-duplicate by webhook-id).`,
+    description: `${WEBHOOK_DRILL_EVENTS} test events, each delivered twice in random order. Answer every copy 2xx within ${DELIVERY_TIMEOUT_MS / 1000} s and act on each message once (de-duplicate by webhook-id): pbs watches your calls naming each event's subject.`,
     needs: ['webhooks.duplicates'],
     watch: [],
   },
@@ -113,11 +113,21 @@ export function snapshotOf(spec: DrillKindSpec, progress: Progress | undefined):
 
 /** The webhook drill's messages as delivered: each message's copies and their attempts. */
 export interface DrillDeliveries {
+  /** pbs time now. */
+  now: number;
   messages: Array<{
     messageId: string;
-    copies: Array<{ id: string; attempts: Array<{ status_code: number | null; latency_ms: number }> }>;
+    /** Each copy's attempts; `at` is pbs time. */
+    copies: Array<{ id: string; attempts: Array<{ status_code: number | null; latency_ms: number; at: number }> }>;
   }>;
 }
+
+/**
+ * How long after the last copy was answered the webhook drill waits for the receiver's calls
+ * (pbs time), so that acting twice on a message, which a receiver does after answering, is seen
+ * before the drill passes. A drill whose time box ends first is graded then.
+ */
+export const ACT_WINDOW_MS = 5_000;
 
 export const DRILL_STATES = ['running', 'passed', 'failed', 'incomplete'] as const;
 export type DrillState = (typeof DRILL_STATES)[number];
@@ -142,10 +152,10 @@ export function gradeDrill(
   const same = (a: Mark | null | undefined, b: Mark | null | undefined) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   const ids = [...new Set([...spec.needs, ...spec.watch])];
   const milestones = ids.map((id) => {
-    if (id === 'webhooks.duplicates') return webhookOutcome(deliveries);
     const refuted = progress?.refuted[id];
     if (refuted && !same(refuted, snapshot.refuted[id]))
       return { id, outcome: 'refuted' as const, problem: refuted.note ?? null, evidence: refuted.requestIds };
+    if (id === 'webhooks.duplicates') return webhookOutcome(deliveries, ended);
     const proven = progress?.proven[id];
     if (proven && !same(proven, snapshot.proven[id])) return { id, outcome: 'shown' as const, problem: null, evidence: proven.requestIds };
     return { id, outcome: 'not shown' as const, problem: null, evidence: [] };
@@ -163,7 +173,8 @@ export function gradeDrill(
   return { state, milestones };
 }
 
-function webhookOutcome(deliveries: DrillDeliveries | undefined) {
+/** Every copy answered 2xx in time, and the receiver given ACT_WINDOW_MS since to act (the judge refutes acting twice). */
+function webhookOutcome(deliveries: DrillDeliveries | undefined, ended: boolean) {
   const id = 'webhooks.duplicates';
   const messages = deliveries?.messages ?? [];
   const bad = messages.flatMap((m) =>
@@ -179,7 +190,8 @@ function webhookOutcome(deliveries: DrillDeliveries | undefined) {
       evidence: bad.map((c) => c.id).slice(0, 5),
     };
   const answered = messages.length > 0 && messages.every((m) => m.copies.length >= 2 && m.copies.every((c) => c.attempts.length > 0));
-  return answered
+  const lastAnswer = Math.max(0, ...messages.flatMap((m) => m.copies.flatMap((c) => c.attempts.map((a) => a.at + a.latency_ms))));
+  return answered && (ended || (deliveries !== undefined && deliveries.now - lastAnswer >= ACT_WINDOW_MS))
     ? { id, outcome: 'shown' as const, problem: null, evidence: messages.map((m) => m.messageId).slice(0, 5) }
     : { id, outcome: 'not shown' as const, problem: null, evidence: [] };
 }

@@ -37,7 +37,8 @@ export interface DrillSources {
   /** Writes the request log's waiting entries, so a grade sees the calls just answered. */
   flushLog(): Promise<void>;
 }
-type DrillAttempt = { status_code: number | null; latency_ms: number };
+/** One attempt at a copy; `at` is pbs time. */
+type DrillAttempt = { status_code: number | null; latency_ms: number; at: number };
 
 const { default: DEFAULT_SECONDS, min: MIN_SECONDS, max: MAX_SECONDS } = DRILL_SECONDS;
 /** A partner's drills listed, and kept: older finished ones are forgotten as new ones start. */
@@ -111,8 +112,11 @@ export class Drills {
     const messageIds: string[] = [];
     if (endpoint) {
       await this.sources.setDuplicates(partnerId, true);
-      for (let i = 0; i < WEBHOOK_DRILL_EVENTS; i++)
-        messageIds.push((await this.sources.sendTestEvent(partnerId, endpoint.eventTypes[0])).message_id);
+      // Each of the endpoint's event types in turn: every handler of the receiver meets a duplicate.
+      for (let i = 0; i < WEBHOOK_DRILL_EVENTS; i++) {
+        const type = endpoint.eventTypes[i % endpoint.eventTypes.length];
+        messageIds.push((await this.sources.sendTestEvent(partnerId, type)).message_id);
+      }
     }
     row.fault_ids = JSON.stringify(faultIds);
     row.message_ids = JSON.stringify(messageIds);
@@ -177,6 +181,7 @@ export class Drills {
     if (messageIds.length > 0) {
       const copies = await this.sources.deliveriesOf(row.partner_id, messageIds);
       deliveries = {
+        now: this.clock.now(),
         messages: messageIds.map((messageId) => ({ messageId, copies: copies.filter((c) => c.message_id === messageId) })),
       };
     }

@@ -194,7 +194,7 @@ export const MILESTONES: readonly Milestone[] = [
     interface: 'webhooks',
     title: 'Duplicated and reordered deliveries acknowledged',
     rule: 'A message may arrive twice and out of order: answer every copy 2xx and act on each webhook-id once.',
-    hint: 'Run the webhook_duplicates drill: every copy answered 2xx within 10 s.',
+    hint: 'Run the webhook_duplicates drill: answer every copy 2xx within 10 s, and act on each webhook-id once (pbs sees a call about the event repeated).',
     proof: { kind: 'drill', drill: 'webhook_duplicates' },
   }),
   // Advertising
@@ -256,6 +256,12 @@ export const MILESTONES: readonly Milestone[] = [
     hint: 'Cancel the visit you made.',
     proof: { kind: 'answered', operation: 'POST /v3/visits/{visit_id}/cancel' },
   }),
+  met(
+    'waitlist',
+    'POST /v3/businesses/{business_id}/waitlist/visits',
+    'ALREADY_IN_LINE',
+    'Join again with a phone number already in the line, and show the guest the visit they have.',
+  ),
   // Private reviews
   milestone({
     id: 'private_reviews.read',
@@ -280,7 +286,12 @@ export const MILESTONES: readonly Milestone[] = [
     hint: 'Read the engagement of businesses linked to you.',
     proof: { kind: 'answered', operation: 'GET /v3/businesses/engagement' },
   }),
-  met('engagement', 'GET /v3/businesses/engagement', 'VALIDATION_ERROR', 'Ask for more than 20 business ids, or a malformed date.'),
+  met(
+    'engagement',
+    'GET /v3/businesses/engagement',
+    'INVALID_REQUEST',
+    'Ask for more than 20 business ids at once, and split the ids into requests of 20.',
+  ),
   // Leads
   milestone({
     id: 'leads.read',
@@ -306,6 +317,12 @@ export const MILESTONES: readonly Milestone[] = [
     hint: 'Post a reply event to a lead.',
     proof: { kind: 'answered', operation: 'POST /v3/leads/{lead_id}/events' },
   }),
+  met(
+    'leads',
+    'POST /v3/leads/{lead_id}/events',
+    'SAME_SUCCESSIVE_MESSAGE',
+    'Send the same reply twice with no consumer message between, and tell the user it was not sent again.',
+  ),
 ];
 
 export const MILESTONE_BY_ID = new Map(MILESTONES.map((m) => [m.id, m]));

@@ -1,5 +1,6 @@
 import { JOB_MAKERS, MILESTONES, MIN_POLL_INTERVAL_MS, OPERATIONS, RESYNC_MS, type Milestone } from './milestones.js';
 import { resilience } from './resilience-judge.js';
+import { actedOn } from './webhook-judge.js';
 import {
   digestOf,
   errorCodeOf,
@@ -38,6 +39,8 @@ export function observe(p: Progress, call: ObservedCall): void {
   const ok = call.status >= 200 && call.status < 300;
   const code = call.status >= 400 ? errorCodeOf(call.responseBody) : undefined;
   resilience(p, call);
+  // Only a test event's subject can be named so: the rest of the traffic costs one search.
+  if (call.url.includes('test-')) actedOn(p, call);
   for (const m of ANSWERED.get(call.operation) ?? [])
     if (ok && (m.proof.kind !== 'answered' || !m.proof.query || call.url.includes(m.proof.query))) prove(p, m.id, call);
   for (const m of MET.get(call.operation) ?? []) if (m.proof.kind === 'met' && code === m.proof.code) prove(p, m.id, call);
@@ -137,12 +140,12 @@ function jobMade(p: Progress, call: ObservedCall): void {
   const answer = parse(call.responseBody);
   const jobId = answer && typeof answer.job_id === 'string' ? answer.job_id : undefined;
   if (!jobId) return;
-  // The same request as one a rejected job came from: sent again unchanged.
-  const again = Object.values(p.jobs).some(
-    (j) => j.rejected && j.operation === call.operation && j.bodyDigest === digestOf(call.requestBody),
-  );
+  // The same request as one a rejected job came from: sent again unchanged. Its parameters may be
+  // in the query string as well as the body, so both are compared.
+  const request = digestOf(`${call.url}\n${call.requestBody ?? ''}`);
+  const again = Object.values(p.jobs).some((j) => j.rejected && j.operation === call.operation && j.bodyDigest === request);
   if (again) refute(p, 'advertising.rejected_read', call, 'sent again unchanged a request whose job was rejected');
-  p.jobs[jobId] = { polled: 0, operation: call.operation, bodyDigest: digestOf(call.requestBody) };
+  p.jobs[jobId] = { polled: 0, operation: call.operation, bodyDigest: request };
   const ids = Object.keys(p.jobs);
   if (ids.length > MAX_JOBS) delete p.jobs[ids[0]];
 }

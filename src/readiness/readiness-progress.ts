@@ -64,10 +64,12 @@ export interface Progress {
   failures: Record<string, Failure>;
   /** The storm watch after an error (real time): calls of the failed operation counted in the current second. */
   storm: { operation: string; until: number; second: number; calls: number; requestId: string; at: number } | undefined;
-  /** Advertising jobs: last poll (real time), and the body of the request that made each. */
+  /** Advertising jobs: last poll (real time), and the request (url and body, by digest) that made each. */
   jobs: Record<string, { polled: number; operation?: string; bodyDigest?: string; rejected?: boolean }>;
   /** The last time each listing of subscriptions was read. */
   synced: number | undefined;
+  /** Test events' subjects the partner's calls named: the X-Request-Id of the first call of each operation (webhook-judge.ts). */
+  acted?: Record<string, Record<string, string>>;
 }
 
 export const MAX_EVIDENCE = 5;

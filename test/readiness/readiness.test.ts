@@ -350,11 +350,12 @@ describe.each(dialects)('launch readiness on %s', (dialect) => {
       };
       const good = await hooked(Receiver.echoing(200));
       const drill = await startDrill(good, { kind: 'webhook_duplicates' });
-      // The events become deliveries, whose copies go out after random delays of up to 2 s of pbs time.
+      // The events become deliveries, whose copies go out after random delays of up to 2 s of pbs
+      // time; once all are answered, the drill gives the receiver 5 s (pbs) to act on them.
       await h.pbs.deliverWebhooks();
       h.clock.advance(3000);
       const passed = await eventually(
-        async () => (await h.pbs.deliverWebhooks(), drillNow(drill.id)),
+        async () => (await h.pbs.deliverWebhooks(), h.clock.advance(1000), drillNow(drill.id)),
         (d) => d.state !== 'running',
         'the drill graded',
       );
