@@ -274,6 +274,7 @@ export function buildServices(ctx: PlatformContext): Wiring {
           };
         },
         flushLog: () => services.requestLog.flush(),
+        partnerIds: async (limit, offset) => (await partners.list(limit, offset)).partners.map((p) => p.id),
         sandbox: config.sandbox,
         // Drills choose their operation from their own list (drill-judge.ts).
         addFault: (partnerId, rule) => services.faults.add(partnerId, rule, () => true),

@@ -9,6 +9,8 @@ import {
   drillParams,
   drillSchema,
   partnerParams,
+  rankingQuery,
+  rankingSchema,
   readinessReportSchema,
   reportQuery,
   summariesQuery,
@@ -55,6 +57,20 @@ export function readinessAdminRoutes(readiness: Readiness, drills: Drills, wallC
         },
       },
       async (request) => readiness.summaries(request.query.partner_ids.split(',').filter(Boolean)),
+    );
+    app.get(
+      '/admin/v1/readiness/ranking',
+      {
+        config: { operator: 'viewer' },
+        schema: {
+          tags,
+          security,
+          summary: 'Every partner, most ready first (the console’s “most ready first”): a page of summaries',
+          querystring: rankingQuery,
+          response: { 200: rankingSchema },
+        },
+      },
+      async (request) => readiness.ranking(request.query.limit, request.query.offset),
     );
     app.post(
       '/admin/v1/partners/:partner_id/readiness/reset',

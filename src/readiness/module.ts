@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Database } from '../platform/db/database.js';
 import type { ApiModule } from '../platform/module.js';
 import type { ReadinessAccess } from '../commands/partner.js';
-import { readinessDrillsMigration, readinessMigration } from './readiness-tables.js';
+import { readinessDrillsMigration, readinessMigration, readinessScoresMigration } from './readiness-tables.js';
 import { Drills, type DrillSources } from './drill-service.js';
 import { Readiness, type ReadinessSources } from './readiness-service.js';
 import { readinessAdminRoutes } from './admin-routes.js';
@@ -29,10 +29,12 @@ export function readinessServices(
 export function readinessModule({ readiness, drills }: ReadinessServices, wallClock: () => number): ApiModule {
   return {
     name: 'readiness',
-    migrations: [readinessMigration, readinessDrillsMigration],
+    migrations: [readinessMigration, readinessDrillsMigration, readinessScoresMigration],
     registerTasks: (tasks) => {
       // A drill whose time is up gives back what it set up, read or not.
       tasks.schedule({ name: 'readiness.drills.close', everyMs: 60_000, run: async () => void (await drills.closeEnded()) });
+      // Keeps every partner's place in the ranking, the next SCORED_PER_RUN partners a minute.
+      tasks.schedule({ name: 'readiness.scores', everyMs: 60_000, run: async () => void (await readiness.scoreNext()) });
     },
     routes: async (app) => {
       await readinessAdminRoutes(readiness, drills, wallClock)(app);

@@ -6,6 +6,7 @@ import { parseProgress } from './readiness-tracker.js';
 import { buildReport, reportMarkdown, type ReadinessReport, type ReceiverHealth } from './readiness-report.js';
 import { ReadinessStore } from './readiness-store.js';
 import { noteAudit } from '../platform/audit/audit-trail.js';
+import { ApiError } from '../platform/errors.js';
 
 /** Partners summarised at once (a page of the console's partner list). */
 export const MAX_SUMMARIES = 100;
@@ -18,7 +19,12 @@ export interface ReadinessSources {
   receiver(partnerId: string): Promise<ReceiverHealth>;
   /** Writes the request log's waiting entries, so a report includes the calls just answered. */
   flushLog(): Promise<void>;
+  /** A page of every partner's id, in a stable order (the partners family's listing). */
+  partnerIds(limit: number, offset: number): Promise<string[]>;
 }
+
+/** Partners the scoring task reports on each run (docs/readiness.md "Partners by readiness"). */
+export const SCORED_PER_RUN = 100;
 
 /**
  * Launch readiness (docs/readiness.md): the report of a partner's milestones from the progress the
@@ -26,6 +32,8 @@ export interface ReadinessSources {
  */
 export class Readiness {
   private tableReady: Promise<void> | undefined;
+  /** Where the scoring task's walk over the partners goes on from. */
+  private walked = 0;
 
   constructor(
     private readonly database: Database,
@@ -55,7 +63,7 @@ export class Readiness {
       store.approvalOf(partnerId),
       store.drillsOf(partnerId, 50),
     ]);
-    return buildReport({
+    const report = buildReport({
       partnerId,
       name: partner.name,
       granted: partner.interfaces,
@@ -66,6 +74,40 @@ export class Readiness {
       now: this.clock.now(),
       realNow: performance.timeOrigin + performance.now(),
     });
+    // Every report keeps the partner's place in the ranking current.
+    await store.saveScore({
+      partner_id: partnerId,
+      score: report.score,
+      ready: report.ready ? 1 : 0,
+      scored_at: Math.floor(this.clock.now()),
+    });
+    return report;
+  }
+
+  /**
+   * Partners most ready first, from the scores kept (an index, not every report), each page's
+   * summaries built fresh. A partner is scored by its first report or by the scoring task.
+   */
+  async ranking(limit: number, offset: number) {
+    const { rows, total } = await this.store().ranking(limit, offset);
+    const { partners } = await this.summaries(rows.map((r) => r.partner_id));
+    return { total, limit, offset, partners };
+  }
+
+  /**
+   * The scoring task: reports on the next SCORED_PER_RUN partners, going round all of them, so
+   * a score is at most (partners / SCORED_PER_RUN) runs old where nobody looked. A partner gone
+   * since is forgotten.
+   */
+  async scoreNext(): Promise<number> {
+    const ids = await this.sources.partnerIds(SCORED_PER_RUN, this.walked);
+    this.walked = ids.length < SCORED_PER_RUN ? 0 : this.walked + ids.length;
+    for (const id of ids)
+      await this.report(id).catch(async (error: unknown) => {
+        if (!(error instanceof ApiError && error.code === 'NOT_FOUND')) throw error;
+        await this.store().forgetScore(id);
+      });
+    return ids.length;
   }
 
   /** Each partner's score, readiness and approval (the console's partner list), at most MAX_SUMMARIES. */

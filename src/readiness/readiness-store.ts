@@ -113,6 +113,38 @@ export class ReadinessStore {
     return Number(r.numUpdatedRows) > 0;
   }
 
+  async saveScore(row: { partner_id: string; score: number; ready: number; scored_at: number }): Promise<void> {
+    await this.db
+      .insertInto('readiness_scores')
+      .values(row)
+      .onConflict((c) => c.column('partner_id').doUpdateSet({ score: row.score, ready: row.ready, scored_at: row.scored_at }))
+      .execute();
+  }
+
+  async forgetScore(partnerId: string): Promise<void> {
+    await this.db.deleteFrom('readiness_scores').where('partner_id', '=', partnerId).execute();
+  }
+
+  /** A page of partners, most ready first, and how many are scored. */
+  async ranking(limit: number, offset: number) {
+    const [rows, count] = await Promise.all([
+      this.db
+        .selectFrom('readiness_scores')
+        .select(['partner_id', 'scored_at'])
+        // Both descending: the (score, partner_id) index read backwards.
+        .orderBy('score', 'desc')
+        .orderBy('partner_id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+      this.db
+        .selectFrom('readiness_scores')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  }
+
   async withdraw(partnerId: string): Promise<number> {
     const result = await this.db.deleteFrom('launch_approvals').where('partner_id', '=', partnerId).executeTakeFirst();
     return Number(result.numDeletedRows);

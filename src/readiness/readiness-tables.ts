@@ -47,11 +47,26 @@ export interface ReadinessDrillsTable {
   restore_duplicates: number | null;
 }
 
+/**
+ * Each partner's latest score (docs/readiness.md "Partners by readiness"): written by every
+ * report and by a task that walks the partners, so the console lists every partner by readiness
+ * from an index, never by building every report.
+ */
+export interface ReadinessScoresTable {
+  partner_id: string;
+  score: number;
+  /** 1 when every milestone is green. */
+  ready: number;
+  /** pbs time. */
+  scored_at: number;
+}
+
 declare module '../platform/db/database.js' {
   interface Tables {
     readiness_progress: ReadinessProgressTable;
     launch_approvals: LaunchApprovalsTable;
     readiness_drills: ReadinessDrillsTable;
+    readiness_scores: ReadinessScoresTable;
   }
 }
 
@@ -92,6 +107,20 @@ export const readinessDrillsMigration: PbsMigration = {
       .execute();
     await db.schema.createIndex('readiness_drills_partner').on('readiness_drills').columns(['partner_id', 'started_at']).execute();
     await db.schema.createIndex('readiness_drills_running').on('readiness_drills').columns(['state', 'ends_at']).execute();
+  },
+};
+
+export const readinessScoresMigration: PbsMigration = {
+  name: '1303_readiness_scores',
+  async up(db) {
+    await db.schema
+      .createTable('readiness_scores')
+      .addColumn('partner_id', 'text', (c) => c.primaryKey())
+      .addColumn('score', 'integer', (c) => c.notNull())
+      .addColumn('ready', 'integer', (c) => c.notNull())
+      .addColumn('scored_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('readiness_scores_rank').on('readiness_scores').columns(['score', 'partner_id']).execute();
   },
 };
 

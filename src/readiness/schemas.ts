@@ -1,3 +1,4 @@
+import { pagingQuerySchema } from '../platform/paging.js';
 import { DRILL_KINDS, DRILL_SECONDS, DRILL_STATES } from './drill-judge.js';
 import { MAX_SUMMARIES } from './readiness-service.js';
 
@@ -181,5 +182,19 @@ export const summariesSchema = {
         },
       },
     },
+  },
+} as const;
+
+/** A page of the ranking: at most MAX_SUMMARIES partners, each summarised fresh. */
+export const rankingQuery = pagingQuerySchema({ defaultLimit: 50, maxLimit: MAX_SUMMARIES });
+
+export const rankingSchema = {
+  type: 'object',
+  required: ['total', 'limit', 'offset', 'partners'],
+  properties: {
+    total: { type: 'integer', description: 'Partners scored (each partner is, by its first report or within minutes by the scoring task)' },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+    partners: summariesSchema.properties.partners,
   },
 } as const;

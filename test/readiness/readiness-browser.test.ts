@@ -70,6 +70,14 @@ describe('launch readiness in a real browser (sqlite)', () => {
     await page.reload();
     await page.waitForSelector('[data-testid=partners] >> text=· approved');
     await run.shot('console-readiness');
+    // Every partner, most ready first: the server's ranking, this partner among them.
+    await page.check('input[name=by-readiness]');
+    const ranked = page.locator('[data-testid=partners-by-readiness] tr', {
+      has: page.locator(`a[href="#/partners?id=${credentials.partner_id}"]`),
+    });
+    await ranked.locator('.badge:text("approved")').waitFor();
+    expect(await ranked.textContent()).toMatch(/reservations \d+ %/);
+    await run.shot('console-readiness-ranking');
     expect(run.errors).toEqual([]);
   });
 });

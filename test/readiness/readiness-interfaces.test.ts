@@ -172,6 +172,36 @@ describe.each(dialects)('launch readiness of every interface on %s', (dialect) =
     });
   });
 
+  it('lists every partner most ready first, placed by the scoring task before anyone looked', async () => {
+    const idle = await createPartner(h.url, ['reservations'], 'Idle Partner');
+    const busy = await createPartner(h.url, ['reservations'], 'Busy Partner');
+    const search = await call(
+      h.url,
+      'GET',
+      '/v3/businesses/search?location=San%20Francisco&reservation_date=2031-05-07&reservation_time=19:00&reservation_covers=2',
+      { token: busy.apiKey.api_key },
+    );
+    expect(search.status, search.text).toBe(200);
+    const ranking = async () => {
+      const r = await admin(h.url, 'GET', '/admin/v1/readiness/ranking?limit=100');
+      expect(r.status, r.text).toBe(200);
+      return r.body as { total: number; partners: Array<{ partner_id: string; score: number }> };
+    };
+    // Neither has had a report: not ranked until the task's walk reaches them.
+    expect((await ranking()).partners.map((p) => p.partner_id)).not.toContain(idle.partner.id);
+    h.clock.advance(60_000);
+    await h.pbs.ctx.tasks.runDue();
+    const ranked = await ranking();
+    const order = ranked.partners.map((p) => p.partner_id);
+    expect(order).toContain(idle.partner.id);
+    expect(order.indexOf(busy.partner.id)).toBeLessThan(order.indexOf(idle.partner.id));
+    const scoreOf = (id: string) => ranked.partners.find((p) => p.partner_id === id)?.score ?? -1;
+    expect(scoreOf(busy.partner.id)).toBeGreaterThan(scoreOf(idle.partner.id));
+    // Every partner is in it.
+    expect(ranked.total).toBe((await admin(h.url, 'GET', '/admin/v1/partners?limit=1')).body.total);
+    expectCode(await admin(h.url, 'GET', '/admin/v1/readiness/ranking?limit=101'), 400, 'VALIDATION_ERROR');
+  });
+
   describe('the webhook drill watches what the receiver does with each copy', () => {
     /** A partner whose verified endpoint gets reservation events, its receiver acting on each as `act` says. */
     const hooked = async (act: (partner: TestPartner, delivery: Received) => Promise<void>) => {

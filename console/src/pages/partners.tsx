@@ -17,9 +17,6 @@ export function Partners(props: Params) {
   );
   const scoreOf = (id: string) => readiness.data?.partners.find((r) => r.partner_id === id);
   const [byReadiness, setByReadiness] = useState(false);
-  const rows = byReadiness
-    ? [...(list.data?.partners ?? [])].sort((a, b) => (scoreOf(b.id)?.score ?? -1) - (scoreOf(a.id)?.score ?? -1))
-    : list.data?.partners;
   const selected = props.params.get('id') ?? undefined;
   const [name, setName] = useState('');
   return (
@@ -38,38 +35,71 @@ export function Partners(props: Params) {
             done={() => (setName(''), list.reload())}
           />
         </div>
-        <Problem error={list.error} />
-        <Table
-          testId="partners"
-          rows={rows}
-          columns={[
-            { title: 'Name', cell: (p) => <a href={`#/partners?id=${p.id}`}>{p.name}</a> },
-            { title: 'Status', cell: (p) => <Badge value={p.status} /> },
-            {
-              title: 'Interfaces',
-              cell: (p) =>
-                Object.entries(p.interfaces)
-                  .filter(([, v]) => v.enabled)
-                  .map(([k]) => k)
-                  .join(', ') || '—',
-            },
-            {
-              title: 'Readiness',
-              cell: (p) => {
-                const r = scoreOf(p.id);
-                return r ? `${r.score} %${r.approved ? ' · approved' : ''}` : '—';
-              },
-            },
-            { title: 'Created', cell: (p) => when(p.created_at) },
-          ]}
-        />
         <label>
           <input type="checkbox" name="by-readiness" checked={byReadiness} onChange={() => setByReadiness(!byReadiness)} /> Most ready first
         </label>
-        <Pager offset={offset} limit={50} total={list.data?.total} onChange={setOffset} />
+        {byReadiness ? (
+          <Ranking />
+        ) : (
+          <>
+            <Problem error={list.error} />
+            <Table
+              testId="partners"
+              rows={list.data?.partners}
+              columns={[
+                { title: 'Name', cell: (p) => <a href={`#/partners?id=${p.id}`}>{p.name}</a> },
+                { title: 'Status', cell: (p) => <Badge value={p.status} /> },
+                {
+                  title: 'Interfaces',
+                  cell: (p) =>
+                    Object.entries(p.interfaces)
+                      .filter(([, v]) => v.enabled)
+                      .map(([k]) => k)
+                      .join(', ') || '—',
+                },
+                {
+                  title: 'Readiness',
+                  cell: (p) => {
+                    const r = scoreOf(p.id);
+                    return r ? `${r.score} %${r.approved ? ' · approved' : ''}` : '—';
+                  },
+                },
+                { title: 'Created', cell: (p) => when(p.created_at) },
+              ]}
+            />
+            <Pager offset={offset} limit={50} total={list.data?.total} onChange={setOffset} />
+          </>
+        )}
       </Card>
       {selected && <PartnerDetail id={selected} onChange={list.reload} />}
     </Page>
+  );
+}
+
+/**
+ * Every partner, most ready first (docs/readiness.md "Partners by readiness"): the server orders
+ * all partners by their kept scores and summarises a page at a time.
+ */
+function Ranking() {
+  const [offset, setOffset] = useState(0);
+  const ranking = useQuery(`ranking:${offset}`, () =>
+    must(pbs.GET('/admin/v1/readiness/ranking', { params: { query: { limit: 50, offset } } })),
+  );
+  return (
+    <>
+      <Problem error={ranking.error} />
+      <Table
+        testId="partners-by-readiness"
+        rows={ranking.data?.partners}
+        columns={[
+          { title: 'Name', cell: (r) => <a href={`#/partners?id=${r.partner_id}`}>{r.name}</a> },
+          { title: 'Readiness', cell: (r) => `${r.score} %${r.ready ? ' · ready' : ''}` },
+          { title: 'By interface', cell: (r) => r.interfaces.map((i) => `${i.interface} ${i.score} %`).join(', ') },
+          { title: 'Approved', cell: (r) => (r.approved ? <Badge value="approved" /> : '—') },
+        ]}
+      />
+      <Pager offset={offset} limit={50} total={ranking.data?.total} onChange={setOffset} />
+    </>
   );
 }
 

@@ -17704,6 +17704,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/readiness/ranking": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every partner, most ready first (the console’s “most ready first”): a page of summaries */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Partners scored (each partner is, by its first report or within minutes by the scoring task) */
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            partners: {
+                                partner_id: string;
+                                name: string;
+                                score: number;
+                                ready: boolean;
+                                approved: boolean;
+                                interfaces: {
+                                    interface: string;
+                                    score: number;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description TOKEN_MISSING or TOKEN_INVALID: the operator token is missing or wrong */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description AUTHORIZATION_ERROR: the operator's role is below viewer */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorResponse"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/partners/{partner_id}/readiness/reset": {
         parameters: {
             query?: never;
