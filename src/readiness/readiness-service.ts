@@ -91,7 +91,8 @@ export class Readiness {
   async ranking(limit: number, offset: number) {
     const { rows, total } = await this.store().ranking(limit, offset);
     const { partners } = await this.summaries(rows.map((r) => r.partner_id));
-    return { total, limit, offset, partners };
+    // Fresh scores may have moved since they were kept: the page reads in their order (stable).
+    return { total, limit, offset, partners: partners.sort((a, b) => b.score - a.score) };
   }
 
   /**

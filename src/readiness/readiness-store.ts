@@ -130,7 +130,7 @@ export class ReadinessStore {
     const [rows, count] = await Promise.all([
       this.db
         .selectFrom('readiness_scores')
-        .select(['partner_id', 'scored_at'])
+        .select('partner_id')
         // Both descending: the (score, partner_id) index read backwards.
         .orderBy('score', 'desc')
         .orderBy('partner_id', 'desc')

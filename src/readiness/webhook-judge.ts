@@ -1,17 +1,18 @@
 import { refute, TRANSIENT, type ObservedCall, type Progress } from './readiness-progress.js';
 
 /**
- * Whether a partner acts on each webhook message once (docs/readiness.md "Webhooks"). A message
- * may arrive twice; a receiver that does not de-duplicate by webhook-id does again what the first
- * copy made it do. pbs sees that only where a delivery leads to API calls, so it watches the
- * calls that name a test event's subject: test events (and the webhook drill's) carry made-up
- * ids that only a delivery tells (`test-reservation-…`, `test-lead-…`), so every call naming one
- * was caused by a delivery, and each message has its own. The same operation on the same subject
- * twice, the first answered (a transient failure may be retried), is the action repeated. Pure.
+ * Whether a partner acts on each webhook message once (docs/readiness.md "Acting twice on one
+ * message"). A message may arrive twice; a receiver that does not de-duplicate by webhook-id
+ * does again what the first copy made it do. pbs sees that only where a delivery leads to API
+ * calls, so it watches the calls that name a test event's subject: test events (and the webhook
+ * drill's) carry made-up ids that only a delivery tells (`test-reservation-…`, `test-lead-…`),
+ * so every call naming one was caused by a delivery, and each message has its own. The same
+ * operation on the same subject twice, the first answered (a transient failure may be retried),
+ * is the action repeated. Pure.
  */
 
-/** The subjects of test events (webhooks' test-events.ts): `test-<kind>-<id>`. */
-const TEST_SUBJECT = /test-(?:reservation|lead|visit|job|program|review)-[0-9A-Za-z]+/;
+/** Test events' subjects (webhooks' test-events.ts): `test-<kind>-<id>`, the id 22 base62 characters, so no alias matches. */
+const TEST_SUBJECT = /test-(?:reservation|lead|visit|job|program|review)-[0-9A-Za-z]{22}(?![0-9A-Za-z])/;
 /** Subjects remembered at once; the oldest is forgotten first. */
 export const MAX_ACTED = 100;
 
