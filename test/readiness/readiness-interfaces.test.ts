@@ -16,21 +16,7 @@ import {
 } from '../support/harness.js';
 import { Receiver, type Received } from '../support/receiver.js';
 import { eventually } from '../support/wait.js';
-
-interface MilestoneView {
-  id: string;
-  status: 'green' | 'red';
-  refuted: boolean;
-  problem: string | null;
-}
-interface Report {
-  interfaces: Array<{ interface: string; score: number; milestones: MilestoneView[] }>;
-}
-interface Drill {
-  id: string;
-  state: string;
-  milestones: Array<{ id: string; outcome: string; problem: string | null; evidence: string[] }>;
-}
+import { milestonesOf, refutedOf, reportOf, type Drill } from './reports.js';
 
 const ALL_DAY = [
   { hours_type: 'REGULAR', open: Array.from({ length: 7 }, (_, day) => ({ day, start: '0000', end: '2359', is_overnight: false })) },
@@ -57,13 +43,9 @@ describe.each(dialects)('launch readiness of every interface on %s', (dialect) =
     await h.close();
   });
 
-  const report = async (partner: TestPartner): Promise<Report> => {
-    const r = await admin(h.url, 'GET', `/admin/v1/partners/${partner.partner.id}/readiness`);
-    expect(r.status, r.text).toBe(200);
-    return r.body as Report;
-  };
-  const milestones = (r: Report) => new Map(r.interfaces.flatMap((i) => i.milestones.map((m) => [m.id, m] as const)));
-  const refuted = (r: Report) => [...milestones(r).values()].filter((m) => m.refuted);
+  const report = (partner: TestPartner) => reportOf(h.url, partner);
+  const milestones = milestonesOf;
+  const refuted = refutedOf;
   /** The SDK's job poll, its sleeps also letting the job's processing time pass on pbs's clock. */
   const poll = (pbs: PbsClient, jobId: string) =>
     pollJob(pbs, jobId, {

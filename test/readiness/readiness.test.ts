@@ -14,6 +14,7 @@ import {
 import { createRestaurant, guest, hold, reserve } from '../support/restaurant.js';
 import { eventually } from '../support/wait.js';
 import { Receiver } from '../support/receiver.js';
+import { milestonesOf, refutedOf, reportOf, type Drill, type Report } from './reports.js';
 
 const DAY = '2031-05-07';
 /** Another day, so the bad clients' holds do not take the good client's times. */
@@ -23,22 +24,6 @@ const CARD_DAY = '2031-05-10';
 const HOLDS = 'POST /v3/bookings/{business_id}/holds';
 const RESERVATIONS = 'POST /v3/bookings/{business_id}/reservations';
 const STATUS = 'GET /v3/bookings/reservation/{reservation_id}/status';
-
-interface MilestoneView {
-  id: string;
-  status: 'green' | 'red';
-  refuted: boolean;
-  problem: string | null;
-  hint: string | null;
-  evidence: string[];
-}
-interface Report {
-  score: number;
-  ready: boolean;
-  since: string | null;
-  approval: { approved_by: string; approved_at: string; note: string } | null;
-  interfaces: Array<{ interface: string; score: number; green: number; total: number; milestones: MilestoneView[] }>;
-}
 
 /** Issue 45: milestones turned green by a client that follows the contract, and red, each alone, by one that does not. */
 describe.each(dialects)('launch readiness on %s', (dialect) => {
@@ -56,14 +41,9 @@ describe.each(dialects)('launch readiness on %s', (dialect) => {
     await h.close();
   });
 
-  const report = async (partner: TestPartner): Promise<Report> => {
-    const r = await admin(h.url, 'GET', `/admin/v1/partners/${partner.partner.id}/readiness`);
-    expect(r.status, r.text).toBe(200);
-    return r.body as Report;
-  };
-  const milestones = (r: Report) => new Map(r.interfaces.flatMap((i) => i.milestones.map((m) => [m.id, m] as const)));
-  /** The milestones a partner's traffic refuted (not only not shown yet). */
-  const refuted = (r: Report) => [...milestones(r).values()].filter((m) => m.refuted);
+  const report = (partner: TestPartner) => reportOf(h.url, partner);
+  const milestones = milestonesOf;
+  const refuted = refutedOf;
   const addFault = async (partner: TestPartner, rule: Record<string, unknown>) => {
     const r = await admin(h.url, 'POST', `/admin/v1/partners/${partner.partner.id}/faults`, { json: rule });
     expect(r.status, r.text).toBe(201);
@@ -268,11 +248,6 @@ describe.each(dialects)('launch readiness on %s', (dialect) => {
   });
 
   describe('drills', () => {
-    interface Drill {
-      id: string;
-      state: string;
-      milestones: Array<{ id: string; outcome: string; problem: string | null }>;
-    }
     const startDrill = async (partner: TestPartner, body: Record<string, unknown>) => {
       const r = await admin(h.url, 'POST', `/admin/v1/partners/${partner.partner.id}/readiness/drills`, { json: body });
       expect(r.status, r.text).toBe(201);
