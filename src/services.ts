@@ -138,6 +138,12 @@ export function buildServices(ctx: PlatformContext): Wiring {
   });
   const partners = partnerServices(database, clock, businesses, () => credentials.invalidate(), config.authCacheMs, changes);
   const subscriptions = subscriptionServices(database, clock, tasks, partners, businesses);
+  /** A partner's name and enabled interfaces (the partners family's 404 for an unknown one): the workbench's and readiness's. */
+  const describePartner = async (partnerId: string) => {
+    const partner = await partners.get(partnerId);
+    const enabled = Object.entries(partner.interfaces).filter(([, grant]) => grant.enabled);
+    return { name: partner.name, interfaces: enabled.map(([name]) => name) };
+  };
   partners.onUnlink((trx, partnerId, businessId) => subscriptions.forget(trx, partnerId, businessId));
   const reservations = reservationServices(database, clock, catalog, occupancy, changes, businesses, {
     publicUrl: config.publicUrl,
@@ -234,11 +240,7 @@ export function buildServices(ctx: PlatformContext): Wiring {
       ctx.wallClock,
       config,
       {
-        describe: async (partnerId) => {
-          const partner = await partners.get(partnerId);
-          const enabled = Object.entries(partner.interfaces).filter(([, grant]) => grant.enabled);
-          return { name: partner.name, interfaces: enabled.map(([name]) => name) };
-        },
+        describe: describePartner,
         standing: async (partnerId) => {
           const status = await partners.statusOf(partnerId);
           return status && { active: status === 'active', credentialsStamp: await credentials.stampOf(partnerId) };
@@ -260,11 +262,7 @@ export function buildServices(ctx: PlatformContext): Wiring {
       database,
       clock,
       {
-        describe: async (partnerId) => {
-          const partner = await partners.get(partnerId);
-          const enabled = Object.entries(partner.interfaces).filter(([, grant]) => grant.enabled);
-          return { name: partner.name, interfaces: enabled.map(([name]) => name) };
-        },
+        describe: describePartner,
         receiver: async (partnerId) => {
           const endpoint = await webhooks.endpoints.endpointOf(partnerId);
           const deliveries = endpoint ? await webhooks.endpoints.deliveries({ partnerId, limit: DELIVERIES_JUDGED }) : [];
