@@ -15,7 +15,7 @@ import { faultCommands } from './commands/fault.js';
 import { leadCommands } from './commands/lead.js';
 import { logsCommands } from './commands/logs.js';
 import { auditCommands, operatorCommands } from './commands/team.js';
-import { auditDraft, runAudited } from './platform/audit/audit-trail.js';
+import { auditDraft, closeAudited, runAudited } from './platform/audit/audit-trail.js';
 import { CLI_OPERATOR } from './platform/auth/operator.js';
 import { oauthCommands, ownerCommands } from './commands/owner.js';
 import { partnerCommands } from './commands/partner.js';
@@ -181,7 +181,11 @@ export function commandLine(finish: (code: number) => void): Command {
           { ip: 'local shell', method: 'CLI', url: '', routeUrl: `pbs ${name} ${args.join(' ')}`.trim(), params: {}, body: flags },
           Date.now(),
         );
-        printAnswer(await runAudited(draft, () => run(args, flags)), { json: flags.json !== undefined });
+        try {
+          printAnswer(await runAudited(draft, () => run(args, flags)), { json: flags.json !== undefined });
+        } finally {
+          closeAudited(draft);
+        }
       });
       finish(0);
     });

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { auditDraft, auditingTransact, noteAudit, runAudited, type AuditDraft } from '../../src/platform/audit/audit-trail.js';
+import {
+  auditDraft,
+  auditingTransact,
+  auditScopesOpen,
+  closeAudited,
+  noteAudit,
+  runAudited,
+  type AuditDraft,
+} from '../../src/platform/audit/audit-trail.js';
 import { auditTrailMigration } from '../../src/platform/audit/audit-tables.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import type { Database } from '../../src/platform/db/database.js';
@@ -32,10 +40,18 @@ describe.each(dialects)('the audit record in the change’s transaction on %s', 
     (await raw.db.selectFrom('operator_audit').selectAll().where('action', '=', `POST ${action}`).execute()).map((r) =>
       JSON.parse(r.details),
     );
+  /** A scope as an operator request has it: open while it runs, closed once it has answered. */
+  const audited = async (draft: AuditDraft, work: () => Promise<unknown>) => {
+    try {
+      await runAudited(draft, work);
+    } finally {
+      closeAudited(draft);
+    }
+  };
   const change = () => database.transact((trx) => sql`insert into changes (id) values (1)`.execute(trx));
 
   it('writes one record with the first transaction, with what the service noted, and no secret', async () => {
-    await runAudited(draftFor('/one'), async () => {
+    await audited(draftFor('/one'), async () => {
       await database.transact(async (trx) => {
         noteAudit({ before: { limit: 1 }, after: { limit: 2, token: 'x' } });
         await sql`insert into changes (id) values (1)`.execute(trx);
@@ -54,7 +70,7 @@ describe.each(dialects)('the audit record in the change’s transaction on %s', 
   });
 
   it('writes none when the change rolls back, and writes it with the retry that commits', async () => {
-    await runAudited(draftFor('/failed'), async () => {
+    await audited(draftFor('/failed'), async () => {
       await expect(
         database.transact(async (trx) => {
           await sql`insert into changes (id) values (2)`.execute(trx);
@@ -76,12 +92,42 @@ describe.each(dialects)('the audit record in the change’s transaction on %s', 
       // A background loop woken during the request keeps its context after the answer.
       later = new Promise((resolve) => setTimeout(resolve, 0)).then(change);
     });
-    draft.closed = true;
+    closeAudited(draft);
     await later;
     expect(await records('/answered')).toHaveLength(1);
     const fresh = draftFor('/closed-before-any-change');
-    fresh.closed = true;
-    await runAudited(fresh, change);
+    await runAudited(fresh, async () => {
+      closeAudited(fresh);
+      await change();
+    });
     expect(await records('/closed-before-any-change')).toEqual([]);
+  });
+
+  it('turns the context off when the last scope closes, and on again for the next', async () => {
+    const first = draftFor('/first');
+    const second = draftFor('/second');
+    let stale: Promise<unknown> | undefined;
+    await runAudited(first, async () => {
+      await runAudited(second, async () => {
+        await change();
+        stale = new Promise((resolve) => setTimeout(resolve, 0)).then(() => noteAudit({ after: { late: true } }));
+      });
+      closeAudited(second);
+      expect(auditScopesOpen()).toBe(1);
+      await change();
+    });
+    closeAudited(first);
+    expect(auditScopesOpen()).toBe(0);
+    await stale;
+    const third = draftFor('/third');
+    await audited(third, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      noteAudit({ after: { limit: 3 } });
+      await change();
+    });
+    expect(auditScopesOpen()).toBe(0);
+    expect((await records('/second'))[0]).not.toHaveProperty('after');
+    expect(await records('/first')).toHaveLength(1);
+    expect((await records('/third'))[0]).toMatchObject({ after: { limit: 3 } });
   });
 });

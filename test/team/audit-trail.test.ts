@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, call, createPartner, dialects, expectCode, startPbs, type Harness } from '../support/harness.js';
 import { createRestaurant } from '../support/restaurant.js';
 import { addOperator } from '../support/team.js';
+import { eventuallyPasses } from '../support/wait.js';
+import { auditScopesOpen } from '../../src/platform/audit/audit-trail.js';
 
 /** Issue 44 "audit trail": what a record holds, the search, the export, and what nothing may do to it. */
 describe.each(dialects)('the audit trail on %s', (dialect) => {
@@ -39,6 +41,8 @@ describe.each(dialects)('the audit trail on %s', (dialect) => {
     const record = (await trail(`partner_id=${p.partner.id}&action=credentials`)).records[0];
     expect(record.target).toEqual({ kind: 'credential', id: issued.id });
     expect(JSON.stringify(record)).not.toContain(issued.api_key);
+    // Answered: no operator change is in flight, so the audit context's hook on every promise is off.
+    await eventuallyPasses(() => expect(auditScopesOpen()).toBe(0));
   });
 
   it('records nothing for a change refused, and nothing for a read', async () => {

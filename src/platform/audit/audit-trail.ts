@@ -36,6 +36,16 @@ export interface AuditDraft {
 
 const current = new AsyncLocalStorage<AuditDraft>();
 
+/**
+ * The drafts of audited scopes open now (operator requests not yet answered, a CLI command). On
+ * Node 20 an enabled AsyncLocalStorage hooks every promise and tick of the process, a partner's
+ * requests included (a few µs each, docs/benchmarks.md), so the storage is enabled only while an
+ * operator change is in flight: closing the last scope disables it, and the next `runAudited`
+ * enables it again. A context that outlives its scope (a timer armed during the request) holds a
+ * closed draft, which nothing writes to, so what it sees once the storage is enabled again is harmless.
+ */
+const openScopes = new Set<AuditDraft>();
+
 /** Route parameters that name what an operation acts on, in the order a target is chosen from. */
 const TARGET_PARAMS = [
   'credential_id',
@@ -93,9 +103,21 @@ export function auditDraft(
   };
 }
 
-/** Runs the rest of an operator request (or a CLI command) with its draft. */
+/** Runs the rest of an operator request (or a CLI command) with its draft, until `closeAudited`. */
 export function runAudited<T>(draft: AuditDraft, next: () => T): T {
+  openScopes.add(draft);
   return current.run(draft, next);
+}
+
+/** The draft's request has answered (or its connection is gone): nothing more it does is recorded. */
+export function closeAudited(draft: AuditDraft): void {
+  draft.closed = true;
+  if (openScopes.delete(draft) && openScopes.size === 0) current.disable();
+}
+
+/** How many audited scopes are open: while any is, the storage's hooks are on (tests). */
+export function auditScopesOpen(): number {
+  return openScopes.size;
 }
 
 /** What a service knows of the operator action it carries out: its target, before → after. */

@@ -2,7 +2,7 @@ import type { onRequestHookHandler, onResponseHookHandler, onSendHookHandler, pr
 import { apiError } from '../errors.js';
 import type { FailureThrottle } from '../rate-limit.js';
 import type { OperatorRole } from '../auth/operator.js';
-import { auditDraft, auditDue, runAudited, type AuditDraft } from '../audit/audit-trail.js';
+import { auditDraft, auditDue, closeAudited, runAudited, type AuditDraft } from '../audit/audit-trail.js';
 import { authenticateOperator, operatorRoleRefusal, type OperatorAuthentication } from './authenticate.js';
 import { failureKey, throttledAuthentication } from './auth-throttle.js';
 
@@ -37,7 +37,7 @@ export function operatorGuards(options: OperatorGuardOptions) {
     };
 
   /** Callback style, so the handler runs inside the draft's context; the request's first transaction writes it. */
-  const openAuditDraft: preHandlerHookHandler = function auditDraftOpen(request, _reply, done) {
+  const openAuditDraft: preHandlerHookHandler = function auditDraftOpen(request, reply, done) {
     const operator = request.operator;
     if (!operator) return done();
     const routeUrl = request.routeOptions.url ?? request.url;
@@ -45,6 +45,8 @@ export function operatorGuards(options: OperatorGuardOptions) {
     const draft = auditDraft(operator, { ip, method, url, routeUrl, params, body }, options.audit.wallNow());
     if (request.routeOptions.config.revealsSecret) draft.onlyIfRevealed = true;
     request.auditDraft = draft;
+    // 'close' comes after the answer is out and also when the client went away before it.
+    reply.raw.once('close', () => closeAudited(draft));
     runAudited(draft, () => done());
   };
 
@@ -61,9 +63,9 @@ export function operatorGuards(options: OperatorGuardOptions) {
     return payload;
   };
 
-  /** The draft is done with once the answer is out (audit-trail.ts `closed`). */
+  /** The draft is done with once the answer is out (audit-trail.ts `closed`); the response's 'close' may come later. */
   const closeAuditDraft: onResponseHookHandler = function auditDraftClose(request, _reply, done) {
-    if (request.auditDraft) request.auditDraft.closed = true;
+    if (request.auditDraft) closeAudited(request.auditDraft);
     done();
   };
 

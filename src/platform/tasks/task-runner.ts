@@ -251,15 +251,37 @@ export class TaskRunner {
    * whose next run is further ahead than its period (the sandbox clock was moved back) is due too.
    */
   private async runSchedules(): Promise<void> {
+    if (this.schedules.length === 0) return;
     const db = this.database.db;
+    // One read says which schedules may be due; only those are claimed (the claim checks again).
+    // Two statements per schedule on every poll were most of an idle server's work.
+    const rows = new Map(
+      (await db.selectFrom('task_schedules').select(['name', 'next_run_at', 'locked_until']).execute()).map((row) => [row.name, row]),
+    );
+    const missing = this.schedules.filter((schedule) => !rows.has(schedule.name));
+    if (missing.length > 0) {
+      const now = this.clock.now();
+      await db
+        .insertInto('task_schedules')
+        .values(
+          missing.map((s) => ({
+            name: s.name,
+            next_run_at: now,
+            locked_by: null,
+            locked_until: null,
+            last_run_at: null,
+            last_error: null,
+          })),
+        )
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute();
+    }
     for (const schedule of this.schedules) {
       const now = this.clock.now();
       const wall = Date.now();
-      await db
-        .insertInto('task_schedules')
-        .values({ name: schedule.name, next_run_at: now, locked_by: null, locked_until: null, last_run_at: null, last_error: null })
-        .onConflict((oc) => oc.column('name').doNothing())
-        .execute();
+      const row = rows.get(schedule.name);
+      const due = !row || row.next_run_at <= now || row.next_run_at > now + schedule.everyMs;
+      if (!due || (row && row.locked_until !== null && row.locked_until >= wall)) continue;
       const claimed = await db
         .updateTable('task_schedules')
         .set({ locked_by: this.workerId, locked_until: wall + this.options.leaseMs })
