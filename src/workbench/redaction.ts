@@ -1,4 +1,4 @@
-import { BUSINESS_PUBLIC, isPersonalKey, isSecretKey, MAY_NAME_A_FIELD, normalisedKey, redactPairs } from '../platform/secret-fields.js';
+import { BUSINESS_PUBLIC, isPersonalKey, isSecretKey, mayNameAField, normalisedKey, redactPairs } from '../platform/secret-fields.js';
 
 /**
  * What the request log keeps of a body (docs/request-log.md "What is kept"): secrets never, guest
@@ -43,7 +43,7 @@ export function redactValue(value: unknown, full: boolean, depth = 0): unknown {
 /** A string value that is itself JSON naming a field to hide, redacted inside; any other string as it is. */
 function redactNestedJson(text: string, full: boolean, depth: number): string {
   const first = text.trimStart()[0];
-  if ((first !== '{' && first !== '[') || text.length > MAX_BODY_BYTES * 4 || !MAY_NAME_A_FIELD.test(text)) return text;
+  if ((first !== '{' && first !== '[') || text.length > MAX_BODY_BYTES * 4 || !mayNameAField(text)) return text;
   try {
     return JSON.stringify(redactValue(JSON.parse(text), full, depth + 1));
   } catch {
@@ -79,7 +79,7 @@ export function errorCodeOf(payload: string | Buffer | undefined): string | null
 }
 
 function keptText(text: string, full: boolean): string {
-  if (!MAY_NAME_A_FIELD.test(text)) return text;
+  if (!mayNameAField(text)) return text;
   try {
     return JSON.stringify(redactValue(JSON.parse(text), full));
   } catch {

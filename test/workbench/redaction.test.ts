@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { errorCatalogue } from '../../src/platform/errors.js';
 import { errorHints } from '../../src/workbench/error-hints.js';
+import { mayNameAField } from '../../src/platform/secret-fields.js';
 import {
   errorCodeOf,
   keptQuery,
@@ -25,6 +26,18 @@ describe('request log redaction', () => {
     });
     // Full bodies show the guest, never the secret.
     expect(JSON.parse(keptRequestBody(form, true).text!)).toMatchObject({ client_secret: REDACTED, first_name: 'Ada' });
+  });
+
+  it('looks into a body only when it may name a field to hide, however the name is spelled', () => {
+    for (const text of ['{"API_KEY":"k"}', '{"Client-Secret":"s"}', '{"guestPhone":"1"}', 'PASS=1', '{"a":"\\u0070"}', 'a=%41', 'a+b'])
+      expect(mayNameAField(text), text).toBe(true);
+    for (const text of ['{"reservation_times":[{"date":"2031-05-05","times":["18:00"]}]}', 'covers=2&date=2031-05-05'])
+      expect(mayNameAField(text), text).toBe(false);
+    // Upper case in a body is read as names are (lower-cased): no secret slips through on its case.
+    expect(JSON.parse(keptResponseBody('{"Access_TOKEN":"t","Guest":{"E-Mail":"a@b.c"}}', false).text!)).toEqual({
+      Access_TOKEN: REDACTED,
+      Guest: { 'E-Mail': MASKED },
+    });
   });
 
   it('masks nested guest data in answers, but not a business record’s own name and phone', () => {
