@@ -59,6 +59,16 @@ on, with nothing of pbs) answers the same bytes in the same pair. It splits a ra
 floor the stack sets before pbs does anything, and what pbs adds above it (authentication, the
 rate limit and its headers, the business-link check, the request id, the database or cache
 read, and writing the answer).
+
+**The control: raw node:http doing twice its work.** The kernel's cost of an answer is not the
+same for a fast server and a slow one here: when the server is the slower side, the load
+generator sleeps between answers and each answer must wake it (perf, 2026-11-29, both at 8,000 requests a second: the wake-up in
+\`sock_def_readable\` cost raw node:http 1.3 µs a request and pbs 5 µs). So in each pair raw
+node:http also answers the same bytes after spinning, as pure CPU, as long as its own CPU a request
+(\`GET /bytes/N?spin=U\`): a server doing exactly twice raw's work. It measures above 2× (raw plus
+a 20 µs spin took 42 µs a request, not 37; plus 40 µs, 66, not 57). A read path over 2× but not
+over this control is marked so: it does no more than twice raw's work as far as this machine can
+show; one over the control is over.
 `;
 
 const TAIL = `## How the hot paths are built

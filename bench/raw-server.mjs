@@ -1,12 +1,19 @@
 // The baseline: the least a Node.js JSON endpoint can do (node:http, one JSON.stringify). GET
 // /bytes/N answers a JSON body of N bytes instead (prepared once), the ceiling for an answer
-// that size: the search scenarios measure against it too.
+// that size: the search scenarios measure against it too. GET /bytes/N?spin=U first spins U µs
+// of pure CPU: given raw's own CPU a request, a server doing exactly twice raw's work.
 import http from 'node:http';
 
 const port = Number(process.env.PORT ?? 0);
 const sized = new Map();
 const server = http.createServer((req, res) => {
-  const match = /^\/bytes\/(\d{1,8})$/.exec(req.url ?? '');
+  // `?spin=µs`: that much pure CPU work before answering (the "twice raw's work" control).
+  const spin = /[?&]spin=(\d{1,6}(?:\.\d+)?)$/.exec(req.url ?? '');
+  if (spin) {
+    const until = performance.now() + Number(spin[1]) / 1000;
+    while (performance.now() < until);
+  }
+  const match = /^\/bytes\/(\d{1,8})(?:\?|$)/.exec(req.url ?? '');
   let body;
   if (match) {
     const size = Number(match[1]);

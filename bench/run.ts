@@ -262,7 +262,7 @@ async function main() {
     sections.push({
       id: 'reads',
       about:
-        'Each read path under 50 connections (search: 10) cycling through random requests, beside raw node:http answering a body of the mean size of its answers, in alternating pairs; the pair with the median CPU ratio is shown. Fastify alone (bench/fastify-floor.mjs: the framework with nothing of pbs) answers the same bytes in each pair: the floor of the stack itself, and what pbs adds above it.',
+        'Each read path under 50 connections (search: 10) cycling through random requests, beside raw node:http answering a body of the mean size of its answers, in alternating pairs; the pair with the median CPU ratio is shown. Fastify alone (bench/fastify-floor.mjs: the framework with nothing of pbs) answers the same bytes in each pair: the floor of the stack itself, and what pbs adds above it. The control is raw node:http answering the same bytes after spinning as long as its own CPU a request: twice its work, as this machine measures it.',
       lines: readPathLines(reads),
     });
   if (requestLog.length > 0)
