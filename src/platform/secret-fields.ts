@@ -70,7 +70,7 @@ export function isPersonalKey(key: string): boolean {
 /** Letters of a word, each optionally followed by a separator: `pass-word`, `pass_word`, `passWord`. */
 const spaced = (word: string) => [...word].join('[^a-z0-9"&=]?');
 
-/** The words of MAY_NAME_A_FIELD, each letter maybe followed by a separator; matched against lower-cased text. */
+/** The words of `mayNameAField`, each letter maybe followed by a separator; matched against lower-cased text. */
 const NAMES_A_FIELD = new RegExp(
   [...SECRET_PARTS, ...SECRET_NAMES, ...PERSONAL_PARTS, ...PERSONAL_NAMES].map(spaced).join('|') + '|\\\\u|%|\\+',
 );

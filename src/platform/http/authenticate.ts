@@ -83,27 +83,21 @@ export function authenticateKnown(request: FastifyRequest, route: PartnerRouteCo
     const match = verifier.knownBearer ? BEARER.exec(header) : null;
     principal = match ? verifier.knownBearer!(match[1]) : undefined;
   } else if (verifier.knownBasic) {
-    const credentials = knownCredentials(header);
+    const known = decodedBasic.get(header);
+    const credentials = known ?? decodeBasic(header);
     principal = credentials ? verifier.knownBasic(credentials.username, credentials.password) : undefined;
+    if (principal && !known && credentials) decodedBasic.set(header, credentials);
   }
   return principal ? admitted(request, principal, route) : undefined;
 }
 
 /**
- * Basic headers decoded lately, as they were sent: a partner sends the same one on every call, and
- * decoding it (base64, three patterns) was a measurable share of a fast read (docs/benchmarks.md).
- * Whether the credentials are good is still the verifier's to say on every request.
+ * Basic headers of credentials the verifier knew, as they were sent: a partner sends the same one
+ * on every call, and decoding it (base64, three patterns) was a measurable share of a fast read
+ * (docs/benchmarks.md). Only headers that named known credentials are kept, so strangers cannot
+ * fill it; whether the credentials are still good is the verifier's to say on every request.
  */
 const decodedBasic = new BoundedMap<string, { username: string; password: string }>(1024);
-
-function knownCredentials(header: string): { username: string; password: string } | undefined {
-  let credentials = decodedBasic.get(header);
-  if (credentials === undefined) {
-    credentials = decodeBasic(header);
-    if (credentials) decodedBasic.set(header, credentials);
-  }
-  return credentials;
-}
 
 function admitted(request: FastifyRequest, principal: Principal, route: PartnerRouteConfig): Principal {
   // Known even when refused below: the request log names the partner of a refused call.
