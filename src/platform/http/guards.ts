@@ -305,7 +305,6 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       if (config.revealsSecret || methods.some((m) => m !== 'GET' && m !== 'HEAD')) {
         route.preHandler = [...toArray(route.preHandler), operators.openAuditDraft];
         route.onSend = [...toArray(route.onSend), operators.recordAuditAlone];
-        route.onResponse = [...toArray(route.onResponse), operators.closeAuditDraft];
       }
     } else if (config?.portal) {
       if (!options.portal) throw new Error(`Route ${methods.join(',')} ${route.url} is a portal route, and no portal sessions are set up`);

@@ -1,4 +1,4 @@
-import type { onRequestHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type { onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { apiError } from '../errors.js';
 import type { FailureThrottle } from '../rate-limit.js';
 import type { OperatorRole } from '../auth/operator.js';
@@ -45,7 +45,8 @@ export function operatorGuards(options: OperatorGuardOptions) {
     const draft = auditDraft(operator, { ip, method, url, routeUrl, params, body }, options.audit.wallNow());
     if (request.routeOptions.config.revealsSecret) draft.onlyIfRevealed = true;
     request.auditDraft = draft;
-    // 'close' comes after the answer is out and also when the client went away before it.
+    // The draft is done with once the answer is out (audit-trail.ts `closed`): 'close' comes then,
+    // and also when the client went away before it.
     reply.raw.once('close', () => closeAudited(draft));
     runAudited(draft, () => done());
   };
@@ -63,11 +64,5 @@ export function operatorGuards(options: OperatorGuardOptions) {
     return payload;
   };
 
-  /** The draft is done with once the answer is out (audit-trail.ts `closed`); the response's 'close' may come later. */
-  const closeAuditDraft: onResponseHookHandler = function auditDraftClose(request, _reply, done) {
-    if (request.auditDraft) closeAudited(request.auditDraft);
-    done();
-  };
-
-  return { authenticate, openAuditDraft, recordAuditAlone, closeAuditDraft };
+  return { authenticate, openAuditDraft, recordAuditAlone };
 }
