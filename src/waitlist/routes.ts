@@ -3,6 +3,7 @@ import type { PartnerService } from '../partners/partner-service.js';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import { partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import { pagingQuerySchema } from '../platform/paging.js';
+import { sendJson } from '../platform/http/send-json.js';
 import { bodyObject } from '../platform/query.js';
 import { businessParams, estimateSchema, joinBody, onMyWayBody, visitParams, visitSchema } from './schemas.js';
 import type { WaitlistPartnerSide } from './waitlist-partner.js';
@@ -53,7 +54,8 @@ export function waitlistRoutes(partners: PartnerService, service: WaitlistPartne
           },
         },
       },
-      async (request) => service.status(request.business!.id),
+      // Serialized already (kept per snapshot); not async: a kept snapshot answers with no promise.
+      (request, reply) => sendJson(reply, service.status(request.business!.id)),
     );
     app.get(
       '/v3/businesses/:business_id/waitlist/info',

@@ -3,10 +3,18 @@ import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { answerWithinChange, type PartnerWrite } from '../platform/idempotency.js';
 import { arrivalRange, joinFields, party, refuseTooLarge, seconds } from './waitlist-input.js';
-import type { WaitlistLines } from './waitlist-lines.js';
-import { bucketOf, estimate, MAX_ACTIVE_ON_MY_WAY, waitlistState } from './waitlist-rules.js';
+import type { LineSnapshot, WaitlistLines } from './waitlist-lines.js';
+import { bucketOf, estimate, MAX_ACTIVE_ON_MY_WAY, waitlistHours, waitlistState, type Estimate } from './waitlist-rules.js';
 import type { Visit, WaitlistStore } from './waitlist-store.js';
 import { BUCKETS } from './waitlist-tables.js';
+
+/** A snapshot's status answers: what they share, and their bytes by state (or closed reason). */
+interface StatusParts {
+  hours: Int32Array;
+  total: number;
+  estimates: Record<string, Estimate>;
+  answers: Map<string, Buffer>;
+}
 
 /** The key of a restaurant's snapshot in its group (the group is the business). */
 const SNAPSHOT = 'status';
@@ -18,22 +26,51 @@ const SNAPSHOT = 'status';
 export class WaitlistPartnerSide {
   constructor(private readonly lines: WaitlistLines) {}
 
-  /** `GET /v3/businesses/{business_id}/waitlist/status` (docs/contract/waitlist.md §4.3), from the restaurant's snapshot. */
-  async status(businessId: string) {
+  /**
+   * What each snapshot's status answers share, worked out with its first read: the hours and the
+   * estimates depend on the snapshot alone; only the state turns with the clock.
+   */
+  private readonly statusParts = new WeakMap<LineSnapshot, StatusParts>();
+
+  /**
+   * `GET /v3/businesses/{business_id}/waitlist/status` (docs/contract/waitlist.md §4.3), from the
+   * restaurant's snapshot: the JSON bytes, kept per snapshot and state, so a read of a kept
+   * snapshot costs the state's check (is it open this minute?) and no promise.
+   */
+  status(businessId: string): Buffer | Promise<Buffer> {
     const { snapshots } = this.lines;
-    const { business, row, config, waiting } =
-      snapshots.peek(businessId, SNAPSHOT) ??
-      (await snapshots.get(businessId, SNAPSHOT, async () => {
+    const kept = snapshots.peek(businessId, SNAPSHOT);
+    if (kept) return this.statusOf(kept);
+    return snapshots
+      .get(businessId, SNAPSHOT, async () => {
         const { business, row, config, waiting } = await this.lines.situation(businessId);
         return { business, row, config, waiting };
-      }));
-    const total = BUCKETS.reduce((n, b) => n + waiting[b], 0);
-    const state = waitlistState(business, config, { state: row.manual_state, reason: row.closed_reason }, total, this.lines.clock.now());
-    return {
-      business_id: business.id,
-      ...state,
-      wait_estimates: Object.fromEntries(BUCKETS.map((b) => [b, estimate(config.pace, b, waiting[b], total > 0)])),
-    };
+      })
+      .then((snapshot) => this.statusOf(snapshot));
+  }
+
+  private statusOf(snapshot: LineSnapshot): Buffer {
+    const { business, row, config, waiting } = snapshot;
+    let parts = this.statusParts.get(snapshot);
+    if (!parts) {
+      const total = BUCKETS.reduce((n, b) => n + waiting[b], 0);
+      parts = {
+        hours: waitlistHours(business, config),
+        total,
+        estimates: Object.fromEntries(BUCKETS.map((b) => [b, estimate(config.pace, b, waiting[b], total > 0)])),
+        answers: new Map(),
+      };
+      this.statusParts.set(snapshot, parts);
+    }
+    const manual = { state: row.manual_state, reason: row.closed_reason };
+    const state = waitlistState(business, config, manual, parts.total, this.lines.clock.now(), parts.hours);
+    const key = 'closed_reason' in state ? state.closed_reason : state.state;
+    let answer = parts.answers.get(key);
+    if (!answer) {
+      answer = Buffer.from(JSON.stringify({ business_id: business.id, ...state, wait_estimates: parts.estimates }));
+      parts.answers.set(key, answer);
+    }
+    return answer;
   }
 
   /** `GET /v3/businesses/{business_id}/waitlist/info` (docs/contract/waitlist.md §4.3). */

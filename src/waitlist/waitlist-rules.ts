@@ -1,5 +1,5 @@
 import type { Business, BusinessHours } from '../businesses/business-record.js';
-import { isOpenAt } from '../businesses/hours.js';
+import { isOpenDuring, weeklyIntervals } from '../businesses/hours.js';
 import { apiError } from '../platform/errors.js';
 import { schemaValidator } from '../platform/validation.js';
 import { BUCKETS, type Bucket } from './waitlist-tables.js';
@@ -180,10 +180,16 @@ const validateConfig = schemaValidator(waitlistConfigSchema, 'waitlist');
 
 export type WaitlistState = { state: 'OPEN' | 'ON_MY_WAY' } | { state: 'CLOSED'; closed_reason: string };
 
+/** The hours a waitlist keeps, as weekly intervals: its own, else the restaurant's. */
+export function waitlistHours(business: Business, config: WaitlistConfig): Int32Array {
+  return weeklyIntervals(config.hours ?? business.hours);
+}
+
 /**
  * The state of a waitlist (docs/contract/waitlist.md §4.3): CLOSED with a reason when the restaurant side closed it,
  * outside its hours, or without remote entry; else OPEN when parties are waiting; else ON_MY_WAY
- * when it takes on-my-way visits, or CLOSED `no_current_wait`.
+ * when it takes on-my-way visits, or CLOSED `no_current_wait`. `hours` may be given worked out
+ * already (`waitlistHours`, kept with a snapshot).
  */
 export function waitlistState(
   business: Business,
@@ -191,9 +197,10 @@ export function waitlistState(
   manual: { state: 'OPEN' | 'CLOSED'; reason: string | null },
   waiting: number,
   now: number,
+  hours: Int32Array = waitlistHours(business, config),
 ): WaitlistState {
   if (manual.state === 'CLOSED') return { state: 'CLOSED', closed_reason: manual.reason ?? 'waitlist_closed' };
-  if (!isOpenAt({ ...business, hours: config.hours ?? business.hours }, now)) return { state: 'CLOSED', closed_reason: 'resto_closed' };
+  if (!isOpenDuring(hours, business.timezone, now)) return { state: 'CLOSED', closed_reason: 'resto_closed' };
   if (!config.remote_entry) return { state: 'CLOSED', closed_reason: 'remote_entry_disabled' };
   if (waiting > 0) return { state: 'OPEN' };
   return config.on_my_way ? { state: 'ON_MY_WAY' } : { state: 'CLOSED', closed_reason: 'no_current_wait' };

@@ -115,6 +115,21 @@ describe.each(dialects)('waitlist on %s', (dialect) => {
     expect(busy.wait_estimates['7+']).toEqual({ est_wait: 15, min_wait: 10, wait_range: '10+' });
   });
 
+  it('turns its state with the clock while the line stays as it is (the answer kept per snapshot never freezes it)', async () => {
+    // Monday 08:00–10:00 in Los Angeles; the harness clock starts at 09:00 there.
+    const id = await restaurant({
+      hours: [{ hours_type: 'REGULAR', open: [{ day: 0, start: '0800', end: '1000', is_overnight: false }] }],
+    });
+    expect((await walkIn(id)).status).toBe(201);
+    const open = (await status(id)).body;
+    expect(open.state).toBe('OPEN');
+    h.clock.advance(2 * 3600_000);
+    const after = (await status(id)).body;
+    expect(after).toEqual({ ...open, state: 'CLOSED', closed_reason: 'resto_closed' });
+    h.clock.set(T0);
+    expect((await status(id)).body).toEqual(open);
+  });
+
   it('takes its pace from the reservation tables and turn times when asked', async () => {
     // Tables: two (1–2), four (2–4), eight (5–8); turns 90 min (≤ 2), 120 (≤ 6), 150 (7+).
     const inventory = await createRestaurant(h.url, {}, `Inventory ${++n}`);
