@@ -45,8 +45,8 @@ export interface ReviewServiceOptions {
  * removed reviews are events for the partners subscribed to the business (docs/contract/webhooks.md §6.3).
  */
 export class ReviewService {
-  /** Partner pages (JSON text) by business, kept until a review of that business changes (or 30 s). */
-  private readonly pages: ReadCache<string>;
+  /** Partner pages (JSON bytes) by business, kept until a review of that business changes (or 30 s). */
+  private readonly pages: ReadCache<Buffer>;
 
   constructor(
     private readonly database: Database,
@@ -67,20 +67,20 @@ export class ReviewService {
   /**
    * `GET /v3/private/businesses/{business_id}/reviews`: the business's reviews written in the
    * request's language (as the public reviews endpoint, a review shows in the languages it was
-   * written or translated in), newest first, paged, with the total. Answers the JSON text: pages
-   * are kept serialized, so a hot page costs a lookup.
+   * written or translated in), newest first, paged, with the total. Answers the JSON bytes: pages
+   * are kept serialized, so a hot page costs a lookup (and no promise).
    */
-  async partnerPage(
+  partnerPage(
     businessId: string,
     query: Record<string, unknown>,
     acceptLanguage: string | undefined,
-  ): Promise<{ locale: string; json: string }> {
+  ): { locale: string; json: Buffer | Promise<Buffer> } {
     const locale = requestLocale(single(query.locale), acceptLanguage);
     const page = parsePage(query, REVIEW_PAGE);
     const nested = nestedFlag(query.nested, this.options.nestedByDefault);
     const language = languageOf(locale);
-    const json = await this.pages.get(businessId, `${language}|${page.limit}|${page.offset}|${nested}`, async () =>
-      JSON.stringify(await this.loadPage(businessId, language, page, nested)),
+    const json = this.pages.read(businessId, `${language}|${page.limit}|${page.offset}|${nested}`, async () =>
+      Buffer.from(JSON.stringify(await this.loadPage(businessId, language, page, nested))),
     );
     return { locale, json };
   }

@@ -36,9 +36,9 @@ export function reviewRoutes(service: ReviewService) {
           },
         },
       },
-      async (request, reply) => {
-        const { locale, json } = await service.partnerPage(request.business!.id, request.query, request.headers['accept-language']);
-        // Serialized already (kept so); a string with a JSON type is sent as it is.
+      // Serialized already (kept as bytes). Not async: a kept page answers at once, with no promise.
+      (request, reply) => {
+        const { locale, json } = service.partnerPage(request.business!.id, request.query, request.headers['accept-language']);
         return sendJson(reply.header('content-language', locale), json);
       },
     );

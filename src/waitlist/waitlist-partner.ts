@@ -38,15 +38,11 @@ export class WaitlistPartnerSide {
    * snapshot costs the state's check (is it open this minute?) and no promise.
    */
   status(businessId: string): Buffer | Promise<Buffer> {
-    const { snapshots } = this.lines;
-    const kept = snapshots.peek(businessId, SNAPSHOT);
-    if (kept) return this.statusOf(kept);
-    return snapshots
-      .get(businessId, SNAPSHOT, async () => {
-        const { business, row, config, waiting } = await this.lines.situation(businessId);
-        return { business, row, config, waiting };
-      })
-      .then((snapshot) => this.statusOf(snapshot));
+    const snapshot = this.lines.snapshots.read(businessId, SNAPSHOT, async () => {
+      const { business, row, config, waiting } = await this.lines.situation(businessId);
+      return { business, row, config, waiting };
+    });
+    return snapshot instanceof Promise ? snapshot.then((kept) => this.statusOf(kept)) : this.statusOf(snapshot);
   }
 
   private statusOf(snapshot: LineSnapshot): Buffer {
