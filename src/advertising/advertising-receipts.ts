@@ -140,6 +140,12 @@ export function receipt(job: AdJob) {
   };
 }
 
+/** A job's receipt as the status endpoint answers it: 202 while PROCESSING, 200 once COMPLETED, and its JSON bytes. */
+export interface JobReceipt {
+  statusCode: 200 | 202;
+  body: Buffer;
+}
+
 /** Receipts (of each kind) the status endpoint keeps in memory, about 1 KB each (emptied when full, refilled by polls). */
 const RECEIPTS_KEPT = 20_000;
 /** How long a job read as PROCESSING is answered so without asking the database again. */
@@ -153,18 +159,19 @@ const PROCESSING_VERDICT_MS = 200;
  * verdict is reused for PROCESSING_VERDICT_MS.
  */
 export class JobStatus {
-  /** Receipts of completed jobs as JSON text (immutable, so any process may keep them). */
-  private readonly completed = new BoundedMap<string, { partnerId: string; body: string }>(RECEIPTS_KEPT);
+  /** Receipts of completed jobs as JSON bytes (immutable, so any process may keep them). */
+  private readonly completed = new BoundedMap<string, { partnerId: string; body: Buffer }>(RECEIPTS_KEPT);
   /**
-   * Receipts of jobs seen PROCESSING, as JSON text, with how long (wall clock) that verdict
+   * Receipts of jobs seen PROCESSING, as JSON bytes, with how long (wall clock) that verdict
    * stands: a job applied by this process is forgotten at once; one applied by another process
    * shows as COMPLETED at most PROCESSING_VERDICT_MS later (clients are told Retry-After: 1).
    */
-  private readonly processing = new BoundedMap<string, { partnerId: string; body: string; until: number }>(RECEIPTS_KEPT);
+  private readonly processing = new BoundedMap<string, { partnerId: string; body: Buffer; until: number }>(RECEIPTS_KEPT);
 
   constructor(private readonly store: () => AdvertisingStore) {}
 
-  async read(partnerId: string, jobId: string): Promise<{ statusCode: 200 | 202; body: string }> {
+  /** The receipt: at once (no promise) when it is kept, as a poll's nearly always is; else after one read. */
+  read(partnerId: string, jobId: string): JobReceipt | Promise<JobReceipt> {
     const known = this.completed.get(jobId);
     if (known) {
       if (known.partnerId !== partnerId) throw apiError('NOT_FOUND', 'Not Found: no such job');
@@ -175,15 +182,21 @@ export class JobStatus {
       if (processing.partnerId !== partnerId) throw apiError('NOT_FOUND', 'Not Found: no such job');
       return { statusCode: 202, body: processing.body };
     }
+    return this.load(partnerId, jobId, processing?.body);
+  }
+
+  private async load(partnerId: string, jobId: string, processingBody: Buffer | undefined): Promise<JobReceipt> {
     const job = await this.store().findJob(jobId);
     if (!job || job.partner_id !== partnerId) throw apiError('NOT_FOUND', 'Not Found: no such job');
     if (job.status !== 'COMPLETED' || job.results === null) {
-      const body = processing?.body ?? JSON.stringify(receipt(job));
+      const body = processingBody ?? Buffer.from(JSON.stringify(receipt(job)));
       this.processing.set(jobId, { partnerId: job.partner_id, body, until: Date.now() + PROCESSING_VERDICT_MS });
       return { statusCode: 202, body };
     }
     this.processing.delete(jobId);
-    const body = `{"status":"COMPLETED","created_at":"${toIsoOffset(job.created_at)}","completed_at":"${toIsoOffset(job.completed_at!)}","business_results":${job.results}}`;
+    const body = Buffer.from(
+      `{"status":"COMPLETED","created_at":"${toIsoOffset(job.created_at)}","completed_at":"${toIsoOffset(job.completed_at!)}","business_results":${job.results}}`,
+    );
     this.completed.set(jobId, { partnerId: job.partner_id, body });
     return { statusCode: 200, body };
   }

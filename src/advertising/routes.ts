@@ -1,10 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
 import { apiError } from '../platform/errors.js';
 import { sendJson } from '../platform/http/send-json.js';
 import { partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
 import { list } from '../platform/query.js';
 import { isRecord } from '../platform/values.js';
+import type { JobReceipt } from './advertising-receipts.js';
 import type { AdvertisingServices } from './module.js';
 import { createQueryDocs, editQueryDocs, jobId, programParams, programView, receipt } from './schemas.js';
 
@@ -261,12 +262,17 @@ export function advertisingRoutes({ jobs, status, listings }: Pick<AdvertisingSe
           response: { 200: receipt, 202: receipt, 404: { $ref: 'ErrorResponse#' } },
         },
       },
-      async (request, reply) => {
-        const { statusCode, body } = await status.read(principalOf(request).partnerId, request.params.job_id);
-        if (statusCode === 202) reply.header('retry-after', '1');
-        // Text already JSON: sent as is (the schema documents it).
-        return sendJson(reply.code(statusCode), body);
+      // Not async: a kept receipt (a poll's nearly always is) answers at once, with no promise.
+      (request, reply) => {
+        const receipt = status.read(principalOf(request).partnerId, request.params.job_id);
+        return receipt instanceof Promise ? receipt.then((r) => answerReceipt(reply, r)) : answerReceipt(reply, receipt);
       },
     );
   };
+}
+
+/** Sends a receipt (JSON bytes already: sent as they are; the schema documents them), with Retry-After while PROCESSING. */
+function answerReceipt(reply: FastifyReply, { statusCode, body }: JobReceipt) {
+  if (statusCode === 202) reply.header('retry-after', '1');
+  return sendJson(reply.code(statusCode), body);
 }

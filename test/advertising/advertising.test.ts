@@ -456,7 +456,13 @@ describe.each(dialects)('advertising on %s', (dialect) => {
     expect(theirs.status).toBe(404);
     expect(theirs.body.error.code).toBe('NOT_FOUND');
     expect((await status('AAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    // Kept once its owner polled it (answered without the database): still 404 to the other partner.
+    expect((await status(job)).status).toBe(202);
+    expect((await status(job, other)).body.error.code).toBe('NOT_FOUND');
     await process();
+    expect((await status(job)).status).toBe(200);
+    const completed = await status(job, other);
+    expect([completed.status, completed.body.error.code]).toEqual([404, 'NOT_FOUND']);
     const programId = (await status(job)).body.business_results[0].update_results.program_added.program_id.requested_value;
     expect((await call(h.url, 'POST', `/v1/reseller/program/${programId}/end`, as(other))).status).toBe(404);
     // A business not linked to the caller: 403 before any job exists.
