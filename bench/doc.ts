@@ -69,6 +69,15 @@ node:http also answers the same bytes after spinning, as pure CPU, as long as it
 a 20 µs spin took 42 µs a request, not 37; plus 40 µs, 66, not 57). A read path over 2× but not
 over this control is marked so: it does no more than twice raw's work as far as this machine can
 show; one over the control is over.
+
+**How far one run is from the next.** These machines are shared, and a run's figures drift with
+what else the host is doing. Two runs of the same code 25 minutes apart (2026-11-29, \`2b21776\`
+and \`3332cda\`, which differ only in docs) gave openings on PostgreSQL 49.4 and 81.4 µs a
+request, private reviews on SQLite 41.8 and 46.4, job status PROCESSING on PostgreSQL 98.9 and
+84.7. A ratio in one run is still the two servers measured side by side, but a change of less
+than a third between runs of different code shows nothing. To judge a change, measure both
+builds in the same run, in alternating turns (as the pairs here do for raw and pbs), and compare
+the medians.
 `;
 
 const TAIL = `## How the hot paths are built
