@@ -168,6 +168,14 @@ export class JobStatus {
    */
   private readonly processing = new BoundedMap<string, { partnerId: string; body: Buffer; until: number }>(RECEIPTS_KEPT);
 
+  /**
+   * Reads of a job under way, by job: polls that find no verdict meanwhile join the read, so a
+   * job costs one query at a time however many poll it (ADR 0007, coalesced misses).
+   */
+  private readonly reading = new Map<string, Promise<AdJob | undefined>>();
+  /** Moves on every `forget`: a read begun before it must not keep its PROCESSING verdict. */
+  private forgets = 0;
+
   constructor(private readonly store: () => AdvertisingStore) {}
 
   /** The receipt: at once (no promise) when it is kept, as a poll's nearly always is; else after one read. */
@@ -186,11 +194,13 @@ export class JobStatus {
   }
 
   private async load(partnerId: string, jobId: string, processingBody: Buffer | undefined): Promise<JobReceipt> {
-    const job = await this.store().findJob(jobId);
+    const forgets = this.forgets;
+    const job = await this.findJob(jobId);
     if (!job || job.partner_id !== partnerId) throw apiError('NOT_FOUND', 'Not Found: no such job');
     if (job.status !== 'COMPLETED' || job.results === null) {
       const body = processingBody ?? Buffer.from(JSON.stringify(receipt(job)));
-      this.processing.set(jobId, { partnerId: job.partner_id, body, until: Date.now() + PROCESSING_VERDICT_MS });
+      if (forgets === this.forgets)
+        this.processing.set(jobId, { partnerId: job.partner_id, body, until: Date.now() + PROCESSING_VERDICT_MS });
       return { statusCode: 202, body };
     }
     this.processing.delete(jobId);
@@ -201,8 +211,25 @@ export class JobStatus {
     return { statusCode: 200, body };
   }
 
+  /** One read of a job at a time: a read under way is joined. */
+  private findJob(jobId: string): Promise<AdJob | undefined> {
+    let pending = this.reading.get(jobId);
+    if (!pending) {
+      const started = this.store()
+        .findJob(jobId)
+        .finally(() => {
+          if (this.reading.get(jobId) === started) this.reading.delete(jobId);
+        });
+      this.reading.set(jobId, (pending = started));
+    }
+    return pending;
+  }
+
   /** Called after a job's receipt is committed by this process: a poll must not see PROCESSING again. */
   forget(jobId: string): void {
+    this.forgets++;
     this.processing.delete(jobId);
+    // A read begun before the commit may still answer PROCESSING: later polls must not join it.
+    this.reading.delete(jobId);
   }
 }
