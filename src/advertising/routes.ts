@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PartnerRouteConfig } from '../platform/auth/principal.js';
+import { afterwards } from '../platform/at-once.js';
 import { apiError } from '../platform/errors.js';
 import { sendJson } from '../platform/http/send-json.js';
 import { partnerWriteOf, principalOf, typedRoutes } from '../platform/http/typed-routes.js';
@@ -265,7 +266,7 @@ export function advertisingRoutes({ jobs, status, listings }: Pick<AdvertisingSe
       // Not async: a kept receipt (a poll's nearly always is) answers at once, with no promise.
       (request, reply) => {
         const receipt = status.read(principalOf(request).partnerId, request.params.job_id);
-        return receipt instanceof Promise ? receipt.then((r) => answerReceipt(reply, r)) : answerReceipt(reply, receipt);
+        return afterwards(receipt, (r) => answerReceipt(reply, r));
       },
     );
   };

@@ -3,6 +3,7 @@ import type { ChangeFeed } from '../platform/change-feed.js';
 import type { Clock } from '../platform/clock.js';
 import { toIsoOffset } from '../platform/clock.js';
 import type { Database, DbOrTx } from '../platform/db/database.js';
+import { afterwards } from '../platform/at-once.js';
 import { apiError } from '../platform/errors.js';
 import { jsonLines } from '../platform/json-lines.js';
 import { daysBetween, mondayOf, parseDate } from '../platform/local-time.js';
@@ -100,7 +101,7 @@ export class EngagementService {
   /** The answer from each business's part for `range` (parts are grouped by range: a request looks them up in one map). */
   private metricsIn(businessIds: string[], range: WeekRange | undefined): Buffer | Promise<Buffer> {
     const parts = this.parts.getMany(range?.key ?? 'none', businessIds, (ids) => this.loadParts(ids, range));
-    return Array.isArray(parts) ? answer(parts) : parts.then(answer);
+    return afterwards(parts, answer);
   }
 
   /** Each business's part of an answer for `range`: its weeks in the range, as JSON bytes. */

@@ -1,3 +1,4 @@
+import type { AtOnceOrLater } from './at-once.js';
 import { BatchLoader } from './batch-loader.js';
 import type { ChangeFeed } from './change-feed.js';
 
@@ -43,7 +44,7 @@ export class ReadCache<V> {
    * As `get`, but a kept answer comes back as it is, not in a promise: for hot paths that answer
    * at once when they can (a promise a request is a measurable share of a cached read).
    */
-  read(group: string, key: string, load: () => Promise<V>): V | Promise<V> {
+  read(group: string, key: string, load: () => Promise<V>): AtOnceOrLater<V> {
     this.changes.check();
     const hit = this.groups.get(group)?.get(key);
     const now = this.now();

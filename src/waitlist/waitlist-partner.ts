@@ -1,4 +1,5 @@
 import type { Principal } from '../platform/auth/principal.js';
+import { afterwards } from '../platform/at-once.js';
 import { apiError } from '../platform/errors.js';
 import { recordEvent } from '../platform/events.js';
 import { answerWithinChange, type PartnerWrite } from '../platform/idempotency.js';
@@ -42,7 +43,7 @@ export class WaitlistPartnerSide {
       const { business, row, config, waiting } = await this.lines.situation(businessId);
       return { business, row, config, waiting };
     });
-    return snapshot instanceof Promise ? snapshot.then((kept) => this.statusOf(kept)) : this.statusOf(snapshot);
+    return afterwards(snapshot, (kept) => this.statusOf(kept));
   }
 
   private statusOf(snapshot: LineSnapshot): Buffer {
