@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
+import { profileOnCpu, PROFILED_NODE_OPTIONS } from './on-cpu-profile.js';
 import { demoReservationSettings, generateDemoBusinesses, seededRandom, type City } from '../src/demo/demo-dataset.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -35,17 +36,25 @@ export interface Started {
 
 /** The process behind each server the bench started, by origin: its CPU time per request is measured. */
 const serverPids = new Map<string, number>();
+/** Which of them are pbs (BENCH_PERF profiles those, not raw node:http or Fastify alone). */
+const pbsPids = new Set<number>();
 
 /**
  * CPU time (user + system) a process has used, in µs: all its threads, or with `mainThread` its
  * main thread's only (the event loop that answers requests); undefined where /proc is not.
  */
 export function processCpuMicros(pid: number, mainThread = false): number | undefined {
+  const times = processCpuTimes(pid, mainThread);
+  return times && times.user + times.system;
+}
+
+/** As `processCpuMicros`, split into user space (the code: ours, Node's, V8's) and the kernel's (system). */
+export function processCpuTimes(pid: number, mainThread = false): { user: number; system: number } | undefined {
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
     const stat = fs.readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+    return { user: (Number(fields[11]) * 1e6) / CLOCK_TICKS, system: (Number(fields[12]) * 1e6) / CLOCK_TICKS };
   } catch {
     return undefined;
   }
@@ -90,8 +99,8 @@ export const SERVER_NODE_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(
 /** BENCH_CPU_PROFILE=DIR: each server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools). */
 const PROFILE_FLAGS = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
 
-export function startPbs(dataDir: string, extra: Record<string, string> = {}) {
-  return start([...SERVER_NODE_FLAGS, ...PROFILE_FLAGS, path.join(ROOT, 'dist/main.js'), 'serve'], {
+export async function startPbs(dataDir: string, extra: Record<string, string> = {}): Promise<Started> {
+  const started = await start([...SERVER_NODE_FLAGS, ...PROFILE_FLAGS, path.join(ROOT, 'dist/main.js'), 'serve'], {
     PORT: '0',
     HOST: '127.0.0.1',
     PBS_DATA_DIR: dataDir,
@@ -103,8 +112,11 @@ export function startPbs(dataDir: string, extra: Record<string, string> = {}) {
     PBS_RATE_LIMIT_PER_DAY: '1000000000',
     // Off as on a production server; the requestlog scenario measures what it costs.
     PBS_REQUEST_LOG: '0',
+    ...PROFILED_NODE_OPTIONS,
     ...extra,
   });
+  if (started.child.pid !== undefined) pbsPids.add(started.child.pid);
+  return started;
 }
 
 export async function api(base: string, method: string, route: string, token: string, body?: string, type = 'application/json') {
@@ -170,6 +182,11 @@ export interface Figure {
   cpuMicrosPerRequest?: number;
   /** Of that, the main thread's (the event loop); the rest is other threads' (the request log's writer, libuv's pool, GC). */
   mainThreadCpuMicrosPerRequest?: number;
+  /**
+   * Of `cpuMicrosPerRequest`, user space's (the rest is the kernel's: mostly sending the answer
+   * and waking the load generator, which a slower server pays more of per request on these VMs).
+   */
+  userMicrosPerRequest?: number;
   /** The raw node:http figure measured just before this one. */
   raw?: number;
   /** Raw node:http's CPU time per request in that measurement. */
@@ -180,7 +197,7 @@ export interface Figure {
    * path's own CPU per request is judged against (the kernel's and the load generator's cost of
    * the bytes is in both).
    */
-  rawSameSize?: { reqPerSec: number; bytes: number; cpuMicrosPerRequest?: number };
+  rawSameSize?: { reqPerSec: number; bytes: number; cpuMicrosPerRequest?: number; userMicrosPerRequest?: number };
   /**
    * Fastify alone (bench/fastify-floor.mjs, nothing of pbs) answering the same bytes in the same
    * pair: the stack's own floor, so a read path's ratio can be split into the framework's share
@@ -222,14 +239,19 @@ export async function withSteal<T>(work: () => Promise<T>): Promise<[T, number]>
 export async function measure(name: string, options: Parameters<typeof autocannon>[0], connections = CONNECTIONS): Promise<Figure> {
   await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
   const pid = typeof options.url === 'string' ? serverPids.get(new URL(options.url).origin) : undefined;
-  const cpuBefore = pid === undefined ? undefined : processCpuMicros(pid);
+  const cpuBefore = pid === undefined ? undefined : processCpuTimes(pid);
   const mainBefore = pid === undefined ? undefined : processCpuMicros(pid, true);
+  const profile = pid !== undefined && pbsPids.has(pid) ? profileOnCpu(pid, name, DURATION) : undefined;
   const [r, stealPercent] = await withSteal(() => autocannon({ ...options, connections, duration: DURATION }));
-  const cpuAfter = pid === undefined ? undefined : processCpuMicros(pid);
+  const cpuAfter = pid === undefined ? undefined : processCpuTimes(pid);
   const mainAfter = pid === undefined ? undefined : processCpuMicros(pid, true);
+  await profile;
   const figure = figureOf(name, r, connections, stealPercent);
   const answered = r.requests.total ?? 0;
-  if (cpuBefore !== undefined && cpuAfter !== undefined && answered > 0) figure.cpuMicrosPerRequest = (cpuAfter - cpuBefore) / answered;
+  if (cpuBefore !== undefined && cpuAfter !== undefined && answered > 0) {
+    figure.cpuMicrosPerRequest = (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / answered;
+    figure.userMicrosPerRequest = (cpuAfter.user - cpuBefore.user) / answered;
+  }
   if (mainBefore !== undefined && mainAfter !== undefined && answered > 0)
     figure.mainThreadCpuMicrosPerRequest = (mainAfter - mainBefore) / answered;
   return figure;
@@ -287,7 +309,12 @@ export async function besideRawAndSameSize(bytes: number, scenario: () => Promis
     ...(await scenario()),
     raw: raw.reqPerSec,
     rawCpuMicrosPerRequest: raw.cpuMicrosPerRequest,
-    rawSameSize: { reqPerSec: same.reqPerSec, bytes, cpuMicrosPerRequest: same.cpuMicrosPerRequest },
+    rawSameSize: {
+      reqPerSec: same.reqPerSec,
+      bytes,
+      cpuMicrosPerRequest: same.cpuMicrosPerRequest,
+      userMicrosPerRequest: same.userMicrosPerRequest,
+    },
     ...(framework ? { frameworkSameSize: { reqPerSec: framework.reqPerSec, cpuMicrosPerRequest: framework.cpuMicrosPerRequest } } : {}),
     ...(twice ? { rawTwiceWork: { reqPerSec: twice.reqPerSec, cpuMicrosPerRequest: twice.cpuMicrosPerRequest } } : {}),
   };
@@ -385,8 +412,8 @@ export function twiceWorkTimesRaw(f: Figure): number | undefined {
 export function readPathLines(figures: Figure[]): string[] {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   return [
-    '| read path | answer bytes | server CPU µs a request | raw node:http, same bytes | × raw (target ≤ 2) | control: raw doing twice its work, µs (× raw) | Fastify alone, same bytes: µs (× raw) | pbs above Fastify alone, µs | req/s | share of raw node:http (15 bytes / same bytes) | p99 ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| read path | answer bytes | server CPU µs a request | raw node:http, same bytes | × raw (target ≤ 2) | user space of it: pbs µs, raw µs (× raw) | control: raw doing twice its work, µs (× raw) | Fastify alone, same bytes: µs (× raw) | pbs above Fastify alone, µs | req/s | share of raw node:http (15 bytes / same bytes) | p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...figures.map((f) => {
       const times = cpuTimesRaw(f);
       const same = f.rawSameSize;
@@ -395,8 +422,13 @@ export function readPathLines(figures: Figure[]): string[] {
       const above = framework === undefined || f.cpuMicrosPerRequest === undefined ? '–' : (f.cpuMicrosPerRequest - framework).toFixed(1);
       const twice = f.rawTwiceWork?.cpuMicrosPerRequest;
       const control = twice === undefined ? '–' : `${twice.toFixed(1)} (${twiceWorkTimesRaw(f)?.toFixed(2) ?? '–'}×)`;
+      const rawUser = same?.userMicrosPerRequest;
+      const user =
+        f.userMicrosPerRequest === undefined || !rawUser
+          ? '–'
+          : `${f.userMicrosPerRequest.toFixed(1)}, ${rawUser.toFixed(1)} (${(f.userMicrosPerRequest / rawUser).toFixed(2)}×)`;
       const shares = [f.raw, same?.reqPerSec].map((raw) => (raw ? `${((f.reqPerSec / raw) * 100).toFixed(1)} %` : '–')).join(' / ');
-      return `| ${f.name} | ${same ? n(same.bytes) : '–'} | ${f.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${same?.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${times === undefined ? '–' : `**${times.toFixed(2)}**${verdict(f, times)}`} | ${control} | ${floor} | ${above} | ${n(f.reqPerSec)} | ${shares} | ${f.p99} |`;
+      return `| ${f.name} | ${same ? n(same.bytes) : '–'} | ${f.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${same?.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${times === undefined ? '–' : `**${times.toFixed(2)}**${verdict(f, times)}`} | ${user} | ${control} | ${floor} | ${above} | ${n(f.reqPerSec)} | ${shares} | ${f.p99} |`;
     }),
   ];
 }

@@ -1,0 +1,44 @@
+/**
+ * BENCH_PERF=DIR: an on-CPU profile of pbs during each measurement, recorded by Linux `perf`
+ * (`perf record -e cpu-clock -g`) into DIR/<scenario>.data, with the JavaScript frames named
+ * (`--perf-basic-prof` writes /tmp/perf-<pid>.map). Read one with
+ * `perf report -i DIR/<scenario>.data --children --sort sym`.
+ *
+ * Why not only BENCH_CPU_PROFILE's V8 profile: V8 samples on a wall clock, so a sample taken while
+ * the server waits inside a system call (its `writev` woke the load generator, which then ran on
+ * the core) counts as that call's time. On these 2-core machines that made `writev` look like
+ * 44–64 % of a busy read path, where perf, which samples only while the process runs, puts it at
+ * 18–26 % (docs/benchmarks.md "Where a read path's CPU goes").
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const DIR = process.env.BENCH_PERF ? path.resolve(process.env.BENCH_PERF) : undefined;
+
+/** What pbs servers are started with when profiling: JIT frames named for perf. */
+export const PROFILED_NODE_OPTIONS: Record<string, string> = DIR
+  ? { NODE_OPTIONS: [process.env.NODE_OPTIONS, '--perf-basic-prof'].filter(Boolean).join(' ') }
+  : {};
+
+let warned = false;
+
+/**
+ * Records `pid` on-CPU for `seconds` (the measurement's length) when BENCH_PERF is set; resolves
+ * when the recording is written. Without perf on the machine it says so once and records nothing.
+ */
+export function profileOnCpu(pid: number, scenario: string, seconds: number): Promise<void> | undefined {
+  if (!DIR) return undefined;
+  fs.mkdirSync(DIR, { recursive: true });
+  const file = path.join(DIR, `${scenario.replace(/[^\w]+/g, '-').replace(/^-|-$/g, '')}.data`);
+  const args = ['record', '-e', 'cpu-clock', '-F', '2000', '-g', '-p', String(pid), '-o', file, '--', 'sleep', String(seconds)];
+  return new Promise((resolve) => {
+    const perf = spawn('perf', args, { stdio: 'ignore' });
+    perf.on('error', () => {
+      if (!warned) process.stderr.write('BENCH_PERF: perf is not installed (apt-get install linux-perf); no on-CPU profiles\n');
+      warned = true;
+      resolve();
+    });
+    perf.on('exit', () => resolve());
+  });
+}
