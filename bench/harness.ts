@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
-import { profileOnCpu, PROFILED_NODE_OPTIONS } from './on-cpu-profile.js';
+import { profileOnCpu, PROFILED_CWD, PROFILED_NODE_FLAGS } from './on-cpu-profile.js';
 import { demoReservationSettings, generateDemoBusinesses, seededRandom, type City } from '../src/demo/demo-dataset.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
@@ -62,8 +62,8 @@ export function processCpuTimes(pid: number, mainThread = false): { user: number
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat's times (100 on every Linux in practice). */
 const CLOCK_TICKS = 100;
 
-export function start(args: string[], env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function start(args: string[], env: Record<string, string>, cwd = ROOT): Promise<Started> {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -100,21 +100,24 @@ export const SERVER_NODE_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(
 const PROFILE_FLAGS = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`] : [];
 
 export async function startPbs(dataDir: string, extra: Record<string, string> = {}): Promise<Started> {
-  const started = await start([...SERVER_NODE_FLAGS, ...PROFILE_FLAGS, path.join(ROOT, 'dist/main.js'), 'serve'], {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PBS_DATA_DIR: dataDir,
-    PBS_LOG_LEVEL: 'warn',
-    PBS_LOG_REQUESTS: '0',
-    PBS_SEED_DEMO: '0',
-    PBS_ADMIN_TOKEN: ADMIN,
-    PBS_RATE_LIMIT_PER_SECOND: '1000000000',
-    PBS_RATE_LIMIT_PER_DAY: '1000000000',
-    // Off as on a production server; the requestlog scenario measures what it costs.
-    PBS_REQUEST_LOG: '0',
-    ...PROFILED_NODE_OPTIONS,
-    ...extra,
-  });
+  const started = await start(
+    [...SERVER_NODE_FLAGS, ...PROFILE_FLAGS, ...PROFILED_NODE_FLAGS, path.join(ROOT, 'dist/main.js'), 'serve'],
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PBS_DATA_DIR: dataDir,
+      PBS_LOG_LEVEL: 'warn',
+      PBS_LOG_REQUESTS: '0',
+      PBS_SEED_DEMO: '0',
+      PBS_ADMIN_TOKEN: ADMIN,
+      PBS_RATE_LIMIT_PER_SECOND: '1000000000',
+      PBS_RATE_LIMIT_PER_DAY: '1000000000',
+      // Off as on a production server; the requestlog scenario measures what it costs.
+      PBS_REQUEST_LOG: '0',
+      ...extra,
+    },
+    PROFILED_CWD,
+  );
   if (started.child.pid !== undefined) pbsPids.add(started.child.pid);
   return started;
 }
