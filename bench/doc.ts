@@ -78,6 +78,29 @@ request, private reviews on SQLite 41.8 and 46.4, job status PROCESSING on Postg
 than a third between runs of different code shows nothing. To judge a change, measure both
 builds in the same run, in alternating turns (as the pairs here do for raw and pbs), and compare
 the medians.
+
+**User space and the kernel.** Each read path's CPU is also split: the user-space part (pbs's
+code, Fastify's, Node.js's, V8's) beside raw node:http's. The rest is the kernel's, mostly
+sending the answer on loopback and waking the load generator; it is the part that depends most
+on the machine and on the server's pace.
+
+**Where a read path's CPU goes.** \`BENCH_PERF=DIR\` records an on-CPU profile of pbs during each
+measurement (Linux perf, JavaScript frames named from V8's jitdump), and
+\`npx tsx bench/on-cpu-summary.ts DIR/<scenario>.data\` says whose code the CPU was in. Openings
+on SQLite (2026-11-29, 88 µs a request beside raw node:http's 23 µs for the same bytes) spent
+24 % in the kernel, 41 % in Node.js (its http layer, streams and timers in JavaScript, 28 %; its
+native http parser, 9 %; libuv and other C++, 4 %), 9 % in Fastify, 9 % in pbs's request
+pipeline (authentication, the rate limit and its headers, the input guard, faults on demand, the
+request id, metrics: \`platform/http\`) and 12 % in the openings themselves. Raw node:http
+answering the same bytes, profiled the same way, spent 37 % in the kernel and 54 % in Node.js.
+So Node.js's layer and the kernel alone took about 2.5 times raw's whole request (65 % of the
+3.8× of that run): a server slower than raw pays more of them a request (fewer requests share
+each wake-up of the event loop and of the load generator), and a request carrying a key and
+answered with pbs's headers has more to parse and write. pbs's own code is a fifth of it. This is why the paths that do real work per
+request (search, openings, engagement) stay over 2× raw, and why the V8 profile of
+BENCH_CPU_PROFILE misleads here: it samples on a wall clock, so time the server waited inside
+\`writev\` while the woken load generator had the core counted as \`writev\`'s (44–64 % of a busy
+read path there, 18–26 % in perf's on-CPU profile).
 `;
 
 const TAIL = `## How the hot paths are built
@@ -94,9 +117,11 @@ Options of \`npm run bench\`: BENCH_DURATION (seconds per measurement, default 1
 (raw/scenario pairs, default 3), BENCH_CONNECTIONS (default 50), BENCH_ONLY (groups: ${ORDER.join(', ')}),
 BENCH_CATALOGUE_SIZES (default 1000,10000,100000; 1000000 is a country: 100,000 reservable
 restaurants among a million businesses), BENCH_SCORING_SIZES, BENCH_PG_URL (\`off\` skips
-PostgreSQL), BENCH_CPU_PROFILE=DIR (a V8 CPU profile of every server). A CPU profile of one path:
-\`BENCH_ONLY=reads BENCH_CPU_PROFILE=/tmp/prof npm run bench\`, then open the .cpuprofile files in
-Chrome's DevTools.
+PostgreSQL), BENCH_CPU_PROFILE=DIR (a V8 CPU profile of every server, sampled on a wall clock),
+BENCH_PERF=DIR (an on-CPU profile of pbs during each measurement, by Linux perf: \`apt-get install
+linux-perf\`). A profile of the read paths: \`BENCH_ONLY=reads BENCH_PERF=/tmp/perf npm run bench\`,
+then \`npx tsx bench/on-cpu-summary.ts /tmp/perf/*.data\`, or \`perf report -i FILE --children\`
+for every frame; or \`BENCH_CPU_PROFILE=/tmp/prof\` and the .cpuprofile files in Chrome's DevTools.
 `;
 
 const marker = (id: string) => [`<!-- bench:${id} -->`, `<!-- /bench:${id} -->`] as const;

@@ -14,7 +14,8 @@
  * businesses of the scoring runs (default 10000,100000,1000000). BENCH_CATALOGUE_SIZES:
  * businesses of the catalogue-scale runs (default 1000,10000,100000; 1000000 is a country;
  * bench/catalogue.ts). BENCH_CPU_PROFILE=DIR: every pbs server writes a V8 CPU profile
- * (.cpuprofile) into DIR when it stops.
+ * (.cpuprofile) into DIR when it stops. BENCH_PERF=DIR: an on-CPU profile (Linux perf) of pbs
+ * during each measurement, DIR/<scenario>.data (bench/on-cpu-profile.ts, bench/on-cpu-summary.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
