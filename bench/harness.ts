@@ -80,6 +80,12 @@ export function start(args: string[], env: Record<string, string>, cwd = ROOT): 
       }
     });
     child.on('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+    // A process that cannot start (no such working directory or program) is a failed start the
+    // caller's cleanup sees, not an uncaught 'error' that ends the bench before it stops the others.
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
   });
 }
 
