@@ -87,20 +87,21 @@ on the machine and on the server's pace.
 **Where a read path's CPU goes.** \`BENCH_PERF=DIR\` records an on-CPU profile of pbs during each
 measurement (Linux perf, JavaScript frames named from V8's jitdump), and
 \`npx tsx bench/on-cpu-summary.ts DIR/<scenario>.data\` says whose code the CPU was in. Openings
-on SQLite (2026-11-29, 88 µs a request beside raw node:http's 23 µs for the same bytes) spent
-24 % in the kernel, 41 % in Node.js (its http layer, streams and timers in JavaScript, 28 %; its
-native http parser, 9 %; libuv and other C++, 4 %), 9 % in Fastify, 9 % in pbs's request
-pipeline (authentication, the rate limit and its headers, the input guard, faults on demand, the
-request id, metrics: \`platform/http\`) and 12 % in the openings themselves. Raw node:http
-answering the same bytes, profiled the same way, spent 37 % in the kernel and 54 % in Node.js.
-So Node.js's layer and the kernel alone took about 2.5 times raw's whole request (65 % of the
-3.8× of that run): a server slower than raw pays more of them a request (fewer requests share
-each wake-up of the event loop and of the load generator), and a request carrying a key and
-answered with pbs's headers has more to parse and write. pbs's own code is a fifth of it. This is why the paths that do real work per
-request (search, openings, engagement) stay over 2× raw, and why the V8 profile of
-BENCH_CPU_PROFILE misleads here: it samples on a wall clock, so time the server waited inside
-\`writev\` while the woken load generator had the core counted as \`writev\`'s (44–64 % of a busy
-read path there, 18–26 % in perf's on-CPU profile).
+on SQLite (2026-11-29: 88 µs a request while profiled, 3.8× raw node:http's 23 µs for the same
+bytes) spent 24 % in the kernel, 41 % in Node.js (its http layer, streams and timers in
+JavaScript, 28 %; its native http parser, 9 %; libuv and other C++, 4 %), 9 % in Fastify, 9 %
+in pbs's request pipeline (authentication, the rate limit and its headers, the input guard,
+faults on demand, the request id, metrics: \`platform/http\`) and 12 % in the openings
+themselves. Raw node:http answering the same bytes, profiled the same way by hand, spent 37 % in
+the kernel and 54 % in Node.js. So Node.js's layer and the kernel alone took about 2.5 times raw's
+whole request (65 % of 3.8×): a server slower than raw pays more of them a request (fewer
+requests share each wake-up of the event loop and of the load generator), and a request that
+carries a key and is answered with pbs's headers has more to parse and write. pbs's own code is
+a fifth of it. This is why the paths that do real work per request (search, openings,
+engagement) stay over 2× raw. It is also why the V8 profile of BENCH_CPU_PROFILE misleads here:
+it samples on a wall clock, so time the server waited inside \`writev\` while the woken load
+generator had the core counted as \`writev\`'s (44–64 % of a busy read path there, 18–26 % in
+perf's on-CPU profile).
 `;
 
 const TAIL = `## How the hot paths are built

@@ -1,8 +1,8 @@
 /**
  * BENCH_PERF=DIR: an on-CPU profile of pbs during each measurement, recorded by Linux `perf`
  * (`perf record -e cpu-clock -g`) into DIR/<scenario>.data, with the JavaScript frames named
- * (`--perf-basic-prof` writes /tmp/perf-<pid>.map). Read one with
- * `perf report -i DIR/<scenario>.data --children --sort sym`.
+ * (see PROFILED_NODE_FLAGS). Read one with bench/on-cpu-summary.ts, or with
+ * `perf report -i DIR/<scenario>.data --children --sort sym` for every frame.
  *
  * Why not only BENCH_CPU_PROFILE's V8 profile: V8 samples on a wall clock, so a sample taken while
  * the server waits inside a system call (its `writev` woke the load generator, which then ran on
