@@ -7,6 +7,7 @@ import { EDITABLE, type CreateRequest, type EditRequest } from './advertising-in
 import type { KeyErrors, Rejection } from './advertising-judge.js';
 import { fromJson } from '../platform/values.js';
 import { BoundedMap } from '../platform/bounded-map.js';
+import { BatchLoader } from '../platform/batch-loader.js';
 
 /**
  * Job receipts (spec, Advertising; docs/contract/advertising.md §8.4): what a job was asked, and each key's status
@@ -172,7 +173,7 @@ export class JobStatus {
    * Reads of a job under way, by job: polls that find no verdict meanwhile join the read, so a
    * job costs one query at a time however many poll it (ADR 0007, coalesced misses).
    */
-  private readonly reading = new Map<string, Promise<AdJob | undefined>>();
+  private readonly reading = new BatchLoader<AdJob | undefined>();
   /** Moves on every `forget`: a read begun before it must not keep its PROCESSING verdict. */
   private forgets = 0;
 
@@ -195,7 +196,7 @@ export class JobStatus {
 
   private async load(partnerId: string, jobId: string, processingBody: Buffer | undefined): Promise<JobReceipt> {
     const forgets = this.forgets;
-    const job = await this.findJob(jobId);
+    const job = await this.reading.loadOne(jobId, (id) => this.store().findJob(id));
     if (!job || job.partner_id !== partnerId) throw apiError('NOT_FOUND', 'Not Found: no such job');
     if (job.status !== 'COMPLETED' || job.results === null) {
       const body = processingBody ?? Buffer.from(JSON.stringify(receipt(job)));
@@ -211,25 +212,11 @@ export class JobStatus {
     return { statusCode: 200, body };
   }
 
-  /** One read of a job at a time: a read under way is joined. */
-  private findJob(jobId: string): Promise<AdJob | undefined> {
-    let pending = this.reading.get(jobId);
-    if (!pending) {
-      const started = this.store()
-        .findJob(jobId)
-        .finally(() => {
-          if (this.reading.get(jobId) === started) this.reading.delete(jobId);
-        });
-      this.reading.set(jobId, (pending = started));
-    }
-    return pending;
-  }
-
   /** Called after a job's receipt is committed by this process: a poll must not see PROCESSING again. */
   forget(jobId: string): void {
     this.forgets++;
     this.processing.delete(jobId);
     // A read begun before the commit may still answer PROCESSING: later polls must not join it.
-    this.reading.delete(jobId);
+    this.reading.forget(jobId);
   }
 }

@@ -35,9 +35,30 @@ export class BatchLoader<V> {
       void batch
         .catch(() => {})
         .finally(() => {
-          for (const key of freshKeys) this.inFlight.delete(key);
+          // Only this batch's own loads: a key forgotten meanwhile may be loading again.
+          freshKeys.forEach((key, j) => {
+            if (this.inFlight.get(key) === pending[positions[j]]) this.inFlight.delete(key);
+          });
         });
     }
     return Promise.all(pending);
+  }
+
+  /** The value of one key, joining its load when one is under way. */
+  async loadOne(key: string, loadKey: (key: string) => Promise<V>): Promise<V> {
+    const [value] = await this.load(
+      [key],
+      (k) => k,
+      async ([k]) => [await loadKey(k)],
+    );
+    return value;
+  }
+
+  /**
+   * Lets later loads of `key` start afresh rather than join the one under way (whose answer may
+   * predate a change just committed); those already waiting on it still get its answer.
+   */
+  forget(key: string): void {
+    this.inFlight.delete(key);
   }
 }

@@ -59,6 +59,31 @@ describe('batch loader', () => {
     fail = false;
     expect(await load()).toEqual([1]);
   });
+
+  it('starts a forgotten key afresh, and the earlier load ending does not drop the new one', async () => {
+    const loader = new BatchLoader<string>();
+    const gates: Array<() => void> = [];
+    let loads = 0;
+    const load = () =>
+      loader.loadOne('job', async () => {
+        const n = ++loads;
+        await new Promise<void>((r) => gates.push(r));
+        return `read ${n}`;
+      });
+    const before = load();
+    const joined = load();
+    loader.forget('job');
+    const after = load();
+    gates[0]();
+    expect(await before).toBe('read 1');
+    expect(await joined).toBe('read 1');
+    // The first load has ended; a caller now still joins the second, under way.
+    const late = load();
+    expect(loads).toBe(2);
+    gates[1]();
+    expect(await after).toBe('read 2');
+    expect(await late).toBe('read 2');
+  });
 });
 
 describe.each(dialects)('link and engagement caches on %s', (dialect) => {
