@@ -174,17 +174,23 @@ export class Catalog {
 
   /** Brings the catalogue up to date when it may be stale; cheap when it is not. */
   async current(force = false): Promise<void> {
+    await (force ? this.refreshOnce() : this.ready());
+  }
+
+  /**
+   * As `current`, for a hot path: undefined when the catalogue is fresh enough to use at once (a
+   * search then answers without a promise), else the refresh to wait for.
+   */
+  ready(): Promise<void> | undefined {
     const age = this.now() - this.checkedAt;
-    if (force || this.seq < 0 || age >= this.maxStaleMs) await this.refreshOnce();
-    else if (age >= this.maxStaleMs / 2) this.refreshAhead();
+    if (this.seq < 0 || age >= this.maxStaleMs) return this.refreshOnce();
+    if (age >= this.maxStaleMs / 2) this.refreshAhead();
+    return undefined;
   }
 
   /** A business by id or alias without waiting, when the catalogue is fresh; undefined when `find` must be awaited. */
   findFresh(idOrAlias: string): CatalogBusiness | undefined {
-    const age = this.now() - this.checkedAt;
-    if (this.seq < 0 || age >= this.maxStaleMs) return undefined;
-    if (age >= this.maxStaleMs / 2) this.refreshAhead();
-    return this.byIdOrAlias.get(idOrAlias);
+    return this.ready() ? undefined : this.byIdOrAlias.get(idOrAlias);
   }
 
   /** A business by id or alias; a miss looks in the database again before answering undefined. */

@@ -35,8 +35,11 @@ export class SearchRecords {
     private readonly max = 50_000,
   ) {}
 
-  /** The parts of each business, in order (undefined where its record is gone); reads the missing ones in one query. */
-  async get(businesses: readonly CatalogBusiness[]): Promise<Array<RecordParts | undefined>> {
+  /**
+   * The parts of each business, in order (undefined where its record is gone): at once when all
+   * are kept (nearly always), else a promise, the missing ones read in one query.
+   */
+  get(businesses: readonly CatalogBusiness[]): Array<RecordParts | undefined> | Promise<Array<RecordParts | undefined>> {
     const found: Array<RecordParts | undefined> = [];
     let missing: number[] | undefined;
     for (let i = 0; i < businesses.length; i++) {
@@ -47,15 +50,17 @@ export class SearchRecords {
         (missing ??= []).push(i);
       }
     }
-    if (missing) {
-      const records = await this.load(missing.map((i) => businesses[i].id));
-      for (const i of missing) {
-        const b = businesses[i];
-        const record = records.get(b.id);
-        if (!record) continue;
-        if (this.kept.size >= this.max) this.kept.delete(this.kept.keys().next().value!);
-        this.kept.set(b.id, (found[i] = partsOf(record, b.revision)));
-      }
+    return missing ? this.read(businesses, found, missing) : found;
+  }
+
+  private async read(businesses: readonly CatalogBusiness[], found: Array<RecordParts | undefined>, missing: number[]) {
+    const records = await this.load(missing.map((i) => businesses[i].id));
+    for (const i of missing) {
+      const b = businesses[i];
+      const record = records.get(b.id);
+      if (!record) continue;
+      if (this.kept.size >= this.max) this.kept.delete(this.kept.keys().next().value!);
+      this.kept.set(b.id, (found[i] = partsOf(record, b.revision)));
     }
     return found;
   }

@@ -9,7 +9,7 @@ import { bookableMinutes, dayContext, type DayContext } from '../reservations/av
 import type { OccupancyIndex } from '../reservations/occupancy.js';
 import { ColumnBudget } from './area-columns.js';
 import { AreaIndex } from './area-index.js';
-import type { SearchRecords } from './records.js';
+import type { RecordParts, SearchRecords } from './records.js';
 import { searchAnswer, type AnswerEntry } from './search-answer.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
 import { BoundedMap } from '../platform/bounded-map.js';
@@ -54,11 +54,24 @@ export class SearchService {
     private readonly records: SearchRecords,
   ) {}
 
-  /** The answer as JSON bytes. */
-  async search(query: Record<string, unknown>): Promise<Buffer> {
+  /**
+   * The answer as JSON bytes: at once when the catalogue (and, for a reservation search, the
+   * occupancy index) is current and the page's records are kept, as openings answers (nearly
+   * always); as a promise only when one of them must be brought up to date or read first.
+   */
+  search(query: Record<string, unknown>): Buffer | Promise<Buffer> {
     const params = parseSearchParams(query);
-    await this.catalog.current();
-    if (params.reservation) await this.occupancy.sync();
+    const catalogue = this.catalog.ready();
+    const occupancy = params.reservation !== undefined && !this.occupancy.synced();
+    if (!catalogue && !occupancy) return this.answer(params);
+    return (async () => {
+      await catalogue;
+      if (params.reservation) await this.occupancy.sync();
+      return this.answer(params);
+    })();
+  }
+
+  private answer(params: SearchParams): Buffer | Promise<Buffer> {
     let center: { latitude: number; longitude: number };
     let area: Area | undefined;
     if (params.latitude !== undefined && params.longitude !== undefined) {
@@ -280,9 +293,22 @@ export class SearchService {
   }
 
   /** The answer's bytes: the page's kept record parts with this request's values (search-answer.ts). */
-  private async render(request: Request, page: Hit[], total: number, openings?: (hit: Hit) => number[]): Promise<Buffer> {
+  private render(request: Request, page: Hit[], total: number, openings?: (hit: Hit) => number[]): Buffer | Promise<Buffer> {
     const businesses = page.map((h) => this.catalog.businesses[h.ordinal]);
-    const parts = await this.records.get(businesses);
+    const parts = this.records.get(businesses);
+    return Array.isArray(parts)
+      ? this.write(request, page, businesses, parts, total, openings)
+      : parts.then((read) => this.write(request, page, businesses, read, total, openings));
+  }
+
+  private write(
+    request: Request,
+    page: Hit[],
+    businesses: CatalogBusiness[],
+    parts: Array<RecordParts | undefined>,
+    total: number,
+    openings?: (hit: Hit) => number[],
+  ): Buffer {
     const c = this.catalog.columns;
     const entries: AnswerEntry[] = [];
     // A page's businesses mostly share one time zone: its minute of the week is worked out once.
