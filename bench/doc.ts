@@ -52,10 +52,12 @@ requests answered) beside **raw node:http answering as many bytes in the same ru
 (\`bench/raw-server.mjs\`, \`GET /bytes/N\`): the kernel's cost of sending the answer is in both,
 so what is left is what pbs adds. Target: at most 2× raw's CPU for the same bytes. req/s, the
 share of raw node:http's 15-byte answer and p99 stay beside it. Servers are separate processes
-on loopback started as \`npm start\` starts them; every ratio is a median of raw/scenario pairs.
+on loopback started as \`npm start\` starts them. A read path's ratio is the median of
+interleaved rounds, raw node:http answering the same bytes measured just before or after it in
+each (the range of the rounds' ratios beside it); the other ratios are medians of raw/scenario pairs.
 
 Beside each read path, **Fastify alone** (\`bench/fastify-floor.mjs\`: the framework pbs is built
-on, with nothing of pbs) answers the same bytes in the same pair. It splits a ratio in two: the
+on, with nothing of pbs) answers the same bytes in the same round. It splits a ratio in two: the
 floor the stack sets before pbs does anything, and what pbs adds above it (authentication, the
 rate limit and its headers, the business-link check, the request id, the database or cache
 read, and writing the answer).
@@ -63,7 +65,7 @@ read, and writing the answer).
 **The control: raw node:http doing twice its work.** The kernel's cost of an answer is not the
 same for a fast server and a slow one here: when the server is the slower side, the load
 generator sleeps between answers and each answer must wake it (perf, 2026-11-29, both at 8,000 requests a second: the wake-up in
-\`sock_def_readable\` cost raw node:http 1.3 µs a request and pbs 5 µs). So in each pair raw
+\`sock_def_readable\` cost raw node:http 1.3 µs a request and pbs 5 µs). So in each round raw
 node:http also answers the same bytes after spinning, as pure CPU, as long as its own CPU a request
 (\`GET /bytes/N?spin=U\`): a server doing exactly twice raw's work. It measures above 2× (raw plus
 a 20 µs spin took 42 µs a request, not 37; plus 40 µs, 66, not 57). A read path over 2× but not
@@ -76,7 +78,7 @@ and \`3332cda\`, which differ only in docs) gave openings on PostgreSQL 49.4 and
 request, private reviews on SQLite 41.8 and 46.4, job status PROCESSING on PostgreSQL 98.9 and
 84.7. A ratio in one run is still the two servers measured side by side, but a change of less
 than a third between runs of different code shows nothing. To judge a change, measure both
-builds in the same run, in alternating turns (as the pairs here do for raw and pbs), and compare
+builds in the same run, in alternating turns (as the rounds here do for raw and pbs), and compare
 the medians.
 
 **User space and the kernel.** Each read path's CPU is also split: the user-space part (pbs's
@@ -115,7 +117,7 @@ read from memory), [ADR 0006](adr/0006-webhook-delivery.md) (webhook delivery fr
 [ADR 0010](adr/0010-request-log-writer.md) (the request log's writer thread).
 
 Options of \`npm run bench\`: BENCH_DURATION (seconds per measurement, default 10), BENCH_PAIRS
-(raw/scenario pairs, default 3), BENCH_CONNECTIONS (default 50), BENCH_ONLY (groups: ${ORDER.join(', ')}),
+(raw/scenario pairs, default 3), BENCH_ROUNDS (a read path's interleaved rounds, default 4), BENCH_CONNECTIONS (default 50), BENCH_ONLY (groups: ${ORDER.join(', ')}),
 BENCH_CATALOGUE_SIZES (default 1000,10000,100000; 1000000 is a country: 100,000 reservable
 restaurants among a million businesses), BENCH_SCORING_SIZES, BENCH_PG_URL (\`off\` skips
 PostgreSQL), BENCH_CPU_PROFILE=DIR (a V8 CPU profile of every server, sampled on a wall clock),

@@ -221,6 +221,8 @@ export interface Figure {
    * raw's work" measures here.
    */
   rawTwiceWork?: { reqPerSec: number; cpuMicrosPerRequest?: number };
+  /** A read path's CPU ratio to raw's (same bytes) in each of its interleaved rounds, in the order measured. */
+  roundRatios?: number[];
   /** Judged as a read path: CPU per request beside raw answering the same bytes (readPath). */
   readPath?: boolean;
   extra?: string;
@@ -245,8 +247,17 @@ export async function withSteal<T>(work: () => Promise<T>): Promise<[T, number]>
   return [result, total > 0 ? ((after.steal - before.steal) / total) * 100 : 0];
 }
 
-export async function measure(name: string, options: Parameters<typeof autocannon>[0], connections = CONNECTIONS): Promise<Figure> {
-  await autocannon({ ...options, connections, duration: 2 }); // warm-up: JIT, caches, connections
+/**
+ * One measurement of `options` for DURATION seconds, after `warmUpSeconds` of the same load (JIT,
+ * caches, connections; 0 when the server was just warmed by the same requests).
+ */
+export async function measure(
+  name: string,
+  options: Parameters<typeof autocannon>[0],
+  connections = CONNECTIONS,
+  warmUpSeconds = 2,
+): Promise<Figure> {
+  if (warmUpSeconds > 0) await autocannon({ ...options, connections, duration: warmUpSeconds });
   const pid = typeof options.url === 'string' ? serverPids.get(new URL(options.url).origin) : undefined;
   const cpuBefore = pid === undefined ? undefined : processCpuTimes(pid);
   const mainBefore = pid === undefined ? undefined : processCpuMicros(pid, true);
@@ -301,32 +312,73 @@ export async function besideRaw(scenario: () => Promise<Figure>): Promise<Figure
   return { ...(await scenario()), raw: raw.reqPerSec, rawCpuMicrosPerRequest: raw.cpuMicrosPerRequest };
 }
 
+/** BENCH_ROUNDS: the interleaved rounds a read path is measured in (default 4). */
+export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 4));
 /**
- * As `besideRaw`, and also beside raw node:http answering a body of `bytes` (the scenario's
- * answers are that large): a large answer costs the kernel and the load generator more per
- * request than raw node:http's 15 bytes, whatever the server does, so this is its ceiling.
+ * A read path's warm-up, longer than the others': V8 was still optimizing pbs 1–7 % of the
+ * measured time after 2 s (perf), where raw node:http, a few functions, is done at once.
  */
-export async function besideRawAndSameSize(bytes: number, scenario: () => Promise<Figure>): Promise<Figure> {
-  const raw = await measure('raw node:http JSON', { url: rawUrl });
-  const same = await measure(`raw node:http, ${bytes} bytes`, { url: `${rawUrl}bytes/${bytes}` });
-  const framework = frameworkUrl ? await measure(`Fastify alone, ${bytes} bytes`, { url: `${frameworkUrl}bytes/${bytes}` }) : undefined;
-  const spin = same.cpuMicrosPerRequest;
-  const twice = spin
-    ? await measure(`raw node:http, ${bytes} bytes, twice its work`, { url: `${rawUrl}bytes/${bytes}?spin=${spin.toFixed(1)}` })
-    : undefined;
-  return {
-    ...(await scenario()),
-    raw: raw.reqPerSec,
-    rawCpuMicrosPerRequest: raw.cpuMicrosPerRequest,
-    rawSameSize: {
-      reqPerSec: same.reqPerSec,
-      bytes,
-      cpuMicrosPerRequest: same.cpuMicrosPerRequest,
-      userMicrosPerRequest: same.userMicrosPerRequest,
-    },
-    ...(framework ? { frameworkSameSize: { reqPerSec: framework.reqPerSec, cpuMicrosPerRequest: framework.cpuMicrosPerRequest } } : {}),
-    ...(twice ? { rawTwiceWork: { reqPerSec: twice.reqPerSec, cpuMicrosPerRequest: twice.cpuMicrosPerRequest } } : {}),
-  };
+const READ_PATH_WARM_UP_SECONDS = 4;
+
+/**
+ * A read path beside raw node:http answering a body of `bytes` (its answers are that large), in
+ * `ROUNDS` interleaved rounds. Each server is warmed once; then every round measures raw
+ * node:http's 15-byte answer, Fastify alone and the twice-raw's-work control (all answering
+ * `bytes`), raw node:http answering `bytes`, and the read path, the last two back to back, and
+ * the next round the same in reverse order. On a shared machine whose speed drifts within
+ * minutes, the ratio then compares two measurements seconds apart, not the ends of a pair that
+ * took a minute and a half. The round with the median CPU ratio is reported, every round's ratio
+ * beside it (the spread says how far one measurement of this machine is from the next).
+ */
+async function interleavedWithRaw(name: string, options: Options, connections: number, bytes: number): Promise<Figure> {
+  const same: Options = { url: `${rawUrl}bytes/${bytes}` };
+  const sameName = `raw node:http, ${bytes} bytes`;
+  // The control spins as long as raw's own CPU a request, as last measured (first: this warm-up).
+  let spin = (await measure(sameName, same)).cpuMicrosPerRequest;
+  const twice = (): Options => ({ url: `${rawUrl}bytes/${bytes}?spin=${spin?.toFixed(1) ?? 0}` });
+  const twiceName = `${sameName}, twice its work`;
+  const frameworkName = `Fastify alone, ${bytes} bytes`;
+  const framework: Options | undefined = frameworkUrl ? { url: `${frameworkUrl}bytes/${bytes}` } : undefined;
+  await autocannon({ url: rawUrl, connections: CONNECTIONS, duration: 2 });
+  if (framework) await autocannon({ ...framework, connections: CONNECTIONS, duration: 2 });
+  if (spin) await autocannon({ ...twice(), connections: CONNECTIONS, duration: 2 });
+  await autocannon({ ...options, connections, duration: READ_PATH_WARM_UP_SECONDS });
+
+  const rounds: Figure[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const got: Partial<Record<'raw' | 'framework' | 'twice' | 'same' | 'path', Figure>> = {};
+    const steps: Array<() => Promise<void>> = [
+      async () => void (got.raw = await measure('raw node:http JSON', { url: rawUrl }, CONNECTIONS, 0)),
+      async () => void (got.framework = framework && (await measure(frameworkName, framework, CONNECTIONS, 0))),
+      async () => void (got.twice = spin ? await measure(twiceName, twice(), CONNECTIONS, 0) : undefined),
+      async () => {
+        got.same = await measure(sameName, same, CONNECTIONS, 0);
+        spin = got.same.cpuMicrosPerRequest ?? spin;
+      },
+      async () => void (got.path = await measure(name, options, connections, 0)),
+    ];
+    for (const step of round % 2 === 0 ? steps : steps.reverse()) await step();
+    const { raw, framework: fastify, twice: control, same: sized, path } = got;
+    if (!raw || !sized || !path) throw new Error(`${name}: a round measured nothing`);
+    rounds.push({
+      ...path,
+      raw: raw.reqPerSec,
+      rawCpuMicrosPerRequest: raw.cpuMicrosPerRequest,
+      rawSameSize: {
+        reqPerSec: sized.reqPerSec,
+        bytes,
+        cpuMicrosPerRequest: sized.cpuMicrosPerRequest,
+        userMicrosPerRequest: sized.userMicrosPerRequest,
+      },
+      ...(fastify ? { frameworkSameSize: { reqPerSec: fastify.reqPerSec, cpuMicrosPerRequest: fastify.cpuMicrosPerRequest } } : {}),
+      ...(control ? { rawTwiceWork: { reqPerSec: control.reqPerSec, cpuMicrosPerRequest: control.cpuMicrosPerRequest } } : {}),
+    });
+  }
+  const measured = rounds.every((f) => cpuTimesRaw(f) !== undefined);
+  const median = measured ? medianBy(rounds, (f) => cpuTimesRaw(f)!) : rounds[0];
+  if (!measured || rounds.length === 1) return median;
+  const each = rounds.map((f) => `${cpuTimesRaw(f)!.toFixed(2)}×`).join(', ');
+  return { ...median, roundRatios: rounds.map((f) => cpuTimesRaw(f)!), extra: `median of ${rounds.length} rounds: ${each}` };
 }
 
 export const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 3));
@@ -340,23 +392,16 @@ export function medianBy<T>(items: T[], value: (item: T) => number): T {
  * `PAIRS` alternating raw/scenario pairs, reported as the pair with the median ratio, every
  * pair's figures listed beside it. One pair's req/s ratio moved by up to twenty points between
  * identical runs (the machine's speed drifts); the median of several is what a target can be held
- * to. With `answerBytes`, each pair also measures raw node:http answering that many bytes, and the
- * pairs are ranked by CPU per request beside it (the read paths' headline, steadier than req/s).
+ * to. Read paths are measured in interleaved rounds instead (readPath).
  */
-export async function pairedWithRaw(scenario: () => Promise<Figure>, answerBytes?: number): Promise<Figure> {
+export async function pairedWithRaw(scenario: () => Promise<Figure>): Promise<Figure> {
   const pairs: Figure[] = [];
-  for (let i = 0; i < PAIRS; i++)
-    pairs.push(await (answerBytes === undefined ? besideRaw(scenario) : besideRawAndSameSize(answerBytes, scenario)));
+  for (let i = 0; i < PAIRS; i++) pairs.push(await besideRaw(scenario));
   const share = (f: Figure) => f.reqPerSec / f.raw!;
-  const byCpu = answerBytes !== undefined && pairs.every((f) => cpuTimesRaw(f) !== undefined);
-  const median = byCpu ? medianBy(pairs, (f) => cpuTimesRaw(f)!) : medianBy(pairs, share);
+  const median = medianBy(pairs, share);
   if (pairs.length === 1) return median;
   const each = pairs
-    .map((f) =>
-      byCpu
-        ? `${cpuTimesRaw(f)!.toFixed(2)}× raw's CPU (${(share(f) * 100).toFixed(1)} % of raw req/s, p99 ${f.p99})`
-        : `${(share(f) * 100).toFixed(1)} % (p99 ${f.p99}${f.cpuMicrosPerRequest ? `, ${cpuText(f)}` : ''})`,
-    )
+    .map((f) => `${(share(f) * 100).toFixed(1)} % (p99 ${f.p99}${f.cpuMicrosPerRequest ? `, ${cpuText(f)}` : ''})`)
     .join(', ');
   return { ...median, extra: `median of ${pairs.length} pairs: ${each}` };
 }
@@ -388,13 +433,13 @@ export function samplePaths(options: Options): string[] {
 /**
  * A read path, judged as issue 41 asks: its server CPU per request beside raw node:http
  * answering as many bytes in the same run (target: at most twice raw's), with req/s and the share
- * of raw node:http kept beside it. `pairs` raw/scenario pairs (PAIRS unless said).
+ * of raw node:http kept beside it; measured in ROUNDS interleaved rounds (interleavedWithRaw).
  */
 export async function readPath(name: string, options: Options, connections = CONNECTIONS): Promise<Figure> {
   const headers = (options.headers ?? {}) as Record<string, string>;
   const base = new URL(String(options.url)).origin;
   const bytes = await meanAnswerBytes(base, headers, samplePaths(options));
-  return { ...(await pairedWithRaw(() => measure(name, options, connections), bytes)), readPath: true };
+  return { ...(await interleavedWithRaw(name, options, connections, bytes)), readPath: true };
 }
 
 /** How many times raw node:http's CPU per request (answering the same bytes) a read path took. */
@@ -421,7 +466,7 @@ export function twiceWorkTimesRaw(f: Figure): number | undefined {
 export function readPathLines(figures: Figure[]): string[] {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   return [
-    '| read path | answer bytes | server CPU µs a request | raw node:http, same bytes | × raw (target ≤ 2) | user space of it: pbs µs, raw µs (× raw) | control: raw doing twice its work, µs (× raw) | Fastify alone, same bytes: µs (× raw) | pbs above Fastify alone, µs | req/s | share of raw node:http (15 bytes / same bytes) | p99 ms |',
+    '| read path | answer bytes | server CPU µs a request | raw node:http, same bytes | × raw (target ≤ 2; every round’s range) | user space of it: pbs µs, raw µs (× raw) | control: raw doing twice its work, µs (× raw) | Fastify alone, same bytes: µs (× raw) | pbs above Fastify alone, µs | req/s | share of raw node:http (15 bytes / same bytes) | p99 ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...figures.map((f) => {
       const times = cpuTimesRaw(f);
@@ -437,9 +482,16 @@ export function readPathLines(figures: Figure[]): string[] {
           ? '–'
           : `${f.userMicrosPerRequest.toFixed(1)}, ${rawUser.toFixed(1)} (${(f.userMicrosPerRequest / rawUser).toFixed(2)}×)`;
       const shares = [f.raw, same?.reqPerSec].map((raw) => (raw ? `${((f.reqPerSec / raw) * 100).toFixed(1)} %` : '–')).join(' / ');
-      return `| ${f.name} | ${same ? n(same.bytes) : '–'} | ${f.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${same?.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${times === undefined ? '–' : `**${times.toFixed(2)}**${verdict(f, times)}`} | ${user} | ${control} | ${floor} | ${above} | ${n(f.reqPerSec)} | ${shares} | ${f.p99} |`;
+      return `| ${f.name} | ${same ? n(same.bytes) : '–'} | ${f.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${same?.cpuMicrosPerRequest?.toFixed(1) ?? '–'} | ${times === undefined ? '–' : `**${times.toFixed(2)}**${verdict(f, times)}${spread(f)}`} | ${user} | ${control} | ${floor} | ${above} | ${n(f.reqPerSec)} | ${shares} | ${f.p99} |`;
     }),
   ];
+}
+
+/** The lowest and highest of a read path's round ratios, as `; rounds 2.41–2.93`. */
+function spread(f: Figure): string {
+  const ratios = f.roundRatios;
+  if (!ratios || ratios.length < 2) return '';
+  return `; rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
 }
 
 /**

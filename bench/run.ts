@@ -8,6 +8,7 @@
  * Options: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
  * BENCH_PG_URL=off skips them), BENCH_PAIRS (raw/scenario pairs for the ratio scenarios, default 3),
+ * BENCH_ROUNDS (a read path's interleaved rounds, default 4),
  * BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of openings, search, holds,
  * hostile, advertising, waitlist, reviews, engagement, requestlog, readiness, scoring, catalogue, scaleout,
  * webhooks, or `reads` for every read path: only those run, after /healthz). BENCH_SCORING_SIZES:
@@ -263,7 +264,7 @@ async function main() {
     sections.push({
       id: 'reads',
       about:
-        'Each read path under 50 connections (search: 10) cycling through random requests, beside raw node:http answering a body of the mean size of its answers, in alternating pairs; the pair with the median CPU ratio is shown. Fastify alone (bench/fastify-floor.mjs: the framework with nothing of pbs) answers the same bytes in each pair: the floor of the stack itself, and what pbs adds above it. The control is raw node:http answering the same bytes after spinning as long as its own CPU a request: twice its work, as this machine measures it.',
+        'Each read path under 50 connections (search: 10) cycling through random requests, beside raw node:http answering a body of the mean size of its answers, in interleaved rounds (each server warmed once, the read path 4 s; then per round raw node:http’s 15 bytes, Fastify alone, the control, raw node:http answering the same bytes and the read path, the last two back to back, the next round in reverse order); the round with the median CPU ratio is shown, with every round’s range. Fastify alone (bench/fastify-floor.mjs: the framework with nothing of pbs) answers the same bytes in each round: the floor of the stack itself, and what pbs adds above it. The control is raw node:http answering the same bytes after spinning as long as its own CPU a request: twice its work, as this machine measures it.',
       lines: readPathLines(reads),
     });
   if (requestLog.length > 0)
