@@ -96,10 +96,14 @@ in pbs's request pipeline (authentication, the rate limit and its headers, the i
 faults on demand, the request id, metrics: \`platform/http\`) and 12 % in the openings
 themselves. Raw node:http answering the same bytes, profiled the same way by hand, spent 37 % in
 the kernel and 54 % in Node.js. So Node.js's layer and the kernel alone took about 2.5 times raw's
-whole request (65 % of 3.8×): a server slower than raw pays more of them a request (fewer
-requests share each wake-up of the event loop and of the load generator), and a request that
-carries a key and is answered with pbs's headers has more to parse and write. pbs's own code is
-a fifth of it. This is why the paths that do real work per request (search, openings,
+whole request (65 % of 3.8×). Pace is not all of that: driven at a fixed 2,000 or 4,000
+requests a second (autocannon's \`overallRate\`; raw node:http could answer several times as many), openings on SQLite
+measured 2.4–3.9× raw's CPU for the same bytes and reservation search 2.6–4.1×, as at full load in
+the same runs (2.7× and 3.0–3.8×). A pbs request does more in Node.js's own layer as well: beside
+Fastify alone answering the same bytes (perf, openings), writing and checking its headers
+(\`processHeader\`) cost 6 times as much, \`nextTick\` 5 times, the socket's timeout and the
+answer's finish 5–9 times, and its sends took the kernel twice as long, most of the difference in
+waking the load generator (\`sock_def_readable\`). pbs's own code is a fifth of the request. This is why the paths that do real work per request (search, openings,
 engagement) stay over 2× raw. It is also why the V8 profile of BENCH_CPU_PROFILE misleads here:
 it samples on a wall clock, so time the server waited inside \`writev\` while the woken load
 generator had the core counted as \`writev\`'s (44–64 % of a busy read path there, 18–26 % in
@@ -117,7 +121,7 @@ read from memory), [ADR 0006](adr/0006-webhook-delivery.md) (webhook delivery fr
 [ADR 0010](adr/0010-request-log-writer.md) (the request log's writer thread).
 
 Options of \`npm run bench\`: BENCH_DURATION (seconds per measurement, default 10), BENCH_PAIRS
-(raw/scenario pairs, default 3), BENCH_ROUNDS (a read path's interleaved rounds, default 4), BENCH_CONNECTIONS (default 50), BENCH_ONLY (groups: ${ORDER.join(', ')}),
+(raw/scenario pairs, default 3), BENCH_ROUNDS (a read path's interleaved rounds, default 5), BENCH_CONNECTIONS (default 50), BENCH_ONLY (groups: ${ORDER.join(', ')}),
 BENCH_CATALOGUE_SIZES (default 1000,10000,100000; 1000000 is a country: 100,000 reservable
 restaurants among a million businesses), BENCH_SCORING_SIZES, BENCH_PG_URL (\`off\` skips
 PostgreSQL), BENCH_CPU_PROFILE=DIR (a V8 CPU profile of every server, sampled on a wall clock),

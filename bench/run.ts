@@ -8,7 +8,7 @@
  * Options: BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
  * BENCH_PG_URL (PostgreSQL for the PostgreSQL scenarios; default the local test database,
  * BENCH_PG_URL=off skips them), BENCH_PAIRS (raw/scenario pairs for the ratio scenarios, default 3),
- * BENCH_ROUNDS (a read path's interleaved rounds, default 4),
+ * BENCH_ROUNDS (a read path's interleaved rounds, default 5),
  * BENCH_WEBHOOK_MESSAGES (default 5000), BENCH_ONLY (a comma list of openings, search, holds,
  * hostile, advertising, waitlist, reviews, engagement, requestlog, readiness, scoring, catalogue, scaleout,
  * webhooks, or `reads` for every read path: only those run, after /healthz). BENCH_SCORING_SIZES:
