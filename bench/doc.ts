@@ -86,28 +86,29 @@ code, Fastify's, Node.js's, V8's) beside raw node:http's. The rest is the kernel
 sending the answer on loopback and waking the load generator; it is the part that depends most
 on the machine and on the server's pace.
 
-**Where a read path's CPU goes.** \`BENCH_PERF=DIR\` records an on-CPU profile of pbs during each
-measurement (Linux perf, JavaScript frames named from V8's jitdump), and
-\`npx tsx bench/on-cpu-summary.ts DIR/<scenario>.data\` says whose code the CPU was in. Openings
-on SQLite (2026-11-29: 88 µs a request while profiled, 3.8× raw node:http's 23 µs for the same
-bytes) spent 24 % in the kernel, 41 % in Node.js (its http layer, streams and timers in
-JavaScript, 28 %; its native http parser, 9 %; libuv and other C++, 4 %), 9 % in Fastify, 9 %
-in pbs's request pipeline (authentication, the rate limit and its headers, the input guard,
-faults on demand, the request id, metrics: \`platform/http\`) and 12 % in the openings
-themselves. Raw node:http answering the same bytes, profiled the same way by hand, spent 37 % in
-the kernel and 54 % in Node.js. So Node.js's layer and the kernel alone took about 2.5 times raw's
-whole request (65 % of 3.8×). Pace is not all of that: driven at a fixed 2,000 or 4,000
-requests a second (autocannon's \`overallRate\`; raw node:http could answer several times as many), openings on SQLite
-measured 2.4–3.9× raw's CPU for the same bytes and reservation search 2.6–4.1×, as at full load in
-the same runs (2.7× and 3.0–3.8×). A pbs request does more in Node.js's own layer as well: beside
-Fastify alone answering the same bytes (perf, openings), writing and checking its headers
-(\`processHeader\`) cost 6 times as much, \`nextTick\` 5 times, the socket's timeout and the
-answer's finish 5–9 times, and its sends took the kernel twice as long, most of the difference in
-waking the load generator (\`sock_def_readable\`). pbs's own code is a fifth of the request. This is why the paths that do real work per request (search, openings,
-engagement) stay over 2× raw. It is also why the V8 profile of BENCH_CPU_PROFILE misleads here:
-it samples on a wall clock, so time the server waited inside \`writev\` while the woken load
-generator had the core counted as \`writev\`'s (44–64 % of a busy read path there, 18–26 % in
-perf's on-CPU profile).
+**Where a read path's CPU goes.** \`BENCH_PERF=DIR\` records an on-CPU profile of pbs during
+each measurement (Linux perf, JavaScript frames named from V8's jitdump), and \`npx tsx
+bench/on-cpu-summary.ts DIR/<scenario>.data\` says whose code the CPU was in. Openings on SQLite
+(2026-11-29: 88 µs a request while profiled, 3.8× raw node:http's 23 µs for the same bytes)
+spent 24 % in the kernel, 41 % in Node.js (its http layer, streams and timers in JavaScript, 28
+%; its native http parser, 9 %; libuv and other C++, 4 %), 9 % in Fastify, 9 % in pbs's request
+pipeline (authentication, the rate limit and its headers, the input guard, faults on demand, the
+request id, metrics: \`platform/http\`) and 12 % in the openings themselves. Raw node:http
+answering the same bytes, profiled the same way by hand, spent 37 % in the kernel and 54 % in
+Node.js. So Node.js's layer and the kernel alone took about 2.5 times raw's whole request (65 %
+of 3.8×). Pace is not all of that: driven at a fixed 2,000 or 4,000 requests a second
+(autocannon's \`overallRate\`; raw node:http could answer several times as many), openings on
+SQLite measured 2.4–3.9× raw's CPU for the same bytes and reservation search 2.6–4.1×, as at
+full load in the same runs (2.7× and 3.0–3.8×). A pbs request does more in Node.js's own layer
+as well: beside Fastify alone answering the same bytes (perf, openings), writing and checking
+its headers (\`processHeader\`) cost 6 times as much, \`nextTick\` 5 times, the socket's timeout
+and the answer's finish 5–9 times, and its sends took the kernel twice as long, most of the
+difference in waking the load generator (\`sock_def_readable\`). pbs's own code is a fifth of
+the request. This is why the paths that do real work per request (search, openings, engagement)
+stay over 2× raw. It is also why the V8 profile of BENCH_CPU_PROFILE misleads here: it samples
+on a wall clock, so time the server waited inside \`writev\` while the woken load generator had
+the core counted as \`writev\`'s (44–64 % of a busy read path there, 18–26 % in perf's on-CPU
+profile).
 `;
 
 const TAIL = `## How the hot paths are built
