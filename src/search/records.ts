@@ -1,5 +1,6 @@
 import { publicFields, type Business } from '../businesses/business-record.js';
 import type { CatalogBusiness } from '../catalog/catalog.js';
+import type { AtOnceOrLater } from '../platform/at-once.js';
 
 /**
  * A business's public search record as UTF-8 JSON, in the parts that do not change between
@@ -39,7 +40,7 @@ export class SearchRecords {
    * The parts of each business, in order (undefined where its record is gone): at once when all
    * are kept (nearly always), else a promise, the missing ones read in one query.
    */
-  get(businesses: readonly CatalogBusiness[]): Array<RecordParts | undefined> | Promise<Array<RecordParts | undefined>> {
+  get(businesses: readonly CatalogBusiness[]): AtOnceOrLater<Array<RecordParts | undefined>> {
     const found: Array<RecordParts | undefined> = [];
     let missing: number[] | undefined;
     for (let i = 0; i < businesses.length; i++) {

@@ -12,6 +12,7 @@ import { AreaIndex } from './area-index.js';
 import type { RecordParts, SearchRecords } from './records.js';
 import { searchAnswer, type AnswerEntry } from './search-answer.js';
 import { parseSearchParams, type SearchParams } from './search-params.js';
+import { afterwards, type AtOnceOrLater } from '../platform/at-once.js';
 import { BoundedMap } from '../platform/bounded-map.js';
 import { comparators, distanceMeters, type Hit, TopK } from './ranking.js';
 
@@ -59,7 +60,7 @@ export class SearchService {
    * occupancy index) is current and the page's records are kept, as openings answers (nearly
    * always); as a promise only when one of them must be brought up to date or read first.
    */
-  search(query: Record<string, unknown>): Buffer | Promise<Buffer> {
+  search(query: Record<string, unknown>): AtOnceOrLater<Buffer> {
     const params = parseSearchParams(query);
     const catalogue = this.catalog.ready();
     const occupancy = params.reservation !== undefined && !this.occupancy.synced();
@@ -71,7 +72,7 @@ export class SearchService {
     })();
   }
 
-  private answer(params: SearchParams): Buffer | Promise<Buffer> {
+  private answer(params: SearchParams): AtOnceOrLater<Buffer> {
     let center: { latitude: number; longitude: number };
     let area: Area | undefined;
     if (params.latitude !== undefined && params.longitude !== undefined) {
@@ -293,12 +294,9 @@ export class SearchService {
   }
 
   /** The answer's bytes: the page's kept record parts with this request's values (search-answer.ts). */
-  private render(request: Request, page: Hit[], total: number, openings?: (hit: Hit) => number[]): Buffer | Promise<Buffer> {
+  private render(request: Request, page: Hit[], total: number, openings?: (hit: Hit) => number[]): AtOnceOrLater<Buffer> {
     const businesses = page.map((h) => this.catalog.businesses[h.ordinal]);
-    const parts = this.records.get(businesses);
-    return Array.isArray(parts)
-      ? this.write(request, page, businesses, parts, total, openings)
-      : parts.then((read) => this.write(request, page, businesses, read, total, openings));
+    return afterwards(this.records.get(businesses), (parts) => this.write(request, page, businesses, parts, total, openings));
   }
 
   private write(
