@@ -25,6 +25,9 @@ export const MAX_RANGE_WEEKS = 260;
 /** Largest count a field takes (a business's actions in a week). */
 const MAX_COUNT = 1e12;
 const TOPIC = 'engagement';
+/** Whole answers kept (`answers`), and the longest range kept so: 2,000 answers of 20 businesses × 5 weeks, ≈ 22 MB at most. */
+const MAX_KEPT_ANSWERS = 2000;
+const MAX_KEPT_ANSWER_WEEKS = 5;
 /** The group (and key) of the latest scored week among the kept parts. */
 const LATEST = '\u0000latest';
 
@@ -55,6 +58,12 @@ export class EngagementService {
    * or in another process (or 30 s).
    */
   private readonly parts: ReadCache<Buffer>;
+  /**
+   * Whole answers of ranges of a few weeks, by range and the list of business ids: a partner
+   * polling its businesses asks for the same lists again, and then one lookup stands for twenty.
+   * Forgotten with the parts.
+   */
+  private readonly answers: ReadCache<Buffer>;
   /** The latest scored week ('' when none), forgotten with the parts. */
   private readonly latestWeek: ReadCache<string>;
 
@@ -66,6 +75,7 @@ export class EngagementService {
     private readonly changes: ChangeFeed,
   ) {
     this.parts = new ReadCache(changes, TOPIC, { ttlMs: 30_000, maxEntries: 100_000 });
+    this.answers = new ReadCache(changes, TOPIC, { ttlMs: 30_000, maxEntries: MAX_KEPT_ANSWERS });
     this.latestWeek = new ReadCache(changes, TOPIC, { ttlMs: 30_000, maxEntries: 1 });
   }
 
@@ -87,7 +97,7 @@ export class EngagementService {
    * bytes, put together from each business's part, kept serialized per range: at once (no
    * promise) when the latest week and every part are kept, as they nearly always are.
    */
-  metrics(businessIds: string[], query: Record<string, unknown>): Buffer | Promise<Buffer> {
+  metrics(businessIds: readonly string[], query: Record<string, unknown>): Buffer | Promise<Buffer> {
     const start = single(query.date_range_start);
     const end = single(query.date_range_end);
     const latest = this.latestWeek.peek(LATEST, LATEST);
@@ -98,10 +108,20 @@ export class EngagementService {
       .then((week) => this.metricsIn(businessIds, this.rangeOf(start, end, week || undefined)));
   }
 
-  /** The answer from each business's part for `range` (parts are grouped by range: a request looks them up in one map). */
-  private metricsIn(businessIds: string[], range: WeekRange | undefined): Buffer | Promise<Buffer> {
-    const parts = this.parts.getMany(range?.key ?? 'none', businessIds, (ids) => this.loadParts(ids, range));
-    return afterwards(parts, answer);
+  /**
+   * The answer: kept whole for a range of a few weeks (the size of a kept answer stays small),
+   * else put together from each business's part for `range` (parts are grouped by range: a
+   * request looks them up in one map).
+   */
+  private metricsIn(businessIds: readonly string[], range: WeekRange | undefined): Buffer | Promise<Buffer> {
+    const group = range?.key ?? 'none';
+    const fromParts = () =>
+      afterwards(
+        this.parts.getMany(group, businessIds, (ids) => this.loadParts(ids, range)),
+        answer,
+      );
+    if (range !== undefined && range.weeks > MAX_KEPT_ANSWER_WEEKS) return fromParts();
+    return this.answers.read(group, businessIds.join(','), async () => fromParts());
   }
 
   /** Each business's part of an answer for `range`: its weeks in the range, as JSON bytes. */
@@ -145,7 +165,7 @@ export class EngagementService {
       const last = to ?? (from !== undefined && latest !== undefined && latest < from ? from : (latest ?? from!));
       const first = from ?? (latest !== undefined && latest < last ? latest : last);
       if (daysBetween(first, last) / 7 >= MAX_RANGE_WEEKS) throw invalid('date_range_end', `At most ${MAX_RANGE_WEEKS} weeks per request`);
-      range = { from: first, to: last, key: `${first}|${last}` };
+      range = { from: first, to: last, key: `${first}|${last}`, weeks: daysBetween(first, last) / 7 + 1 };
     }
     this.ranges.set(key, range ?? null);
     return range;
@@ -216,9 +236,15 @@ export class EngagementService {
       await this.changes.publish(trx, TOPIC, '');
       return { week, businesses_scored: scored, scored: true };
     });
-    this.parts.forget();
-    this.latestWeek.forget();
+    this.forgetKept();
     return summary;
+  }
+
+  /** Everything kept for reads: scoring a week may change any answer. */
+  private forgetKept(): void {
+    this.parts.forget();
+    this.answers.forget();
+    this.latestWeek.forget();
   }
 
   /** The operator's "score now" for the week holding `date`. */
@@ -274,6 +300,7 @@ interface WeekRange {
   from: string;
   to: string;
   key: string;
+  weeks: number;
 }
 
 const jsonBytes = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');

@@ -1,6 +1,6 @@
 import { IMPORT_PROGRESS_EVERY } from '../platform/json-lines.js';
 import { BatchLoader } from '../platform/batch-loader.js';
-import { ConfirmedLinks } from './confirmed-links.js';
+import { ConfirmedLinks, type KeptList } from './confirmed-links.js';
 import type { ChangeFeed } from '../platform/change-feed.js';
 import type { BusinessDirectory } from '../businesses/business-service.js';
 import {
@@ -208,10 +208,17 @@ export class PartnerService implements BusinessLinks {
   }
 
   /** BusinessLinks: the business ids at once, from links confirmed lately (the kept copies). */
-  knownBusinessIds(partnerId: string, idsOrAliases: readonly string[]): string[] | undefined {
+  knownBusinessIds(partnerId: string, idsOrAliases: readonly string[], listText?: string): string[] | undefined {
     if (idsOrAliases.length > 20 || this.linkCacheMs <= 0) return undefined;
     this.changes?.check();
-    return this.confirmed.businessIdsOf(partnerId, idsOrAliases, Date.now());
+    return this.confirmed.businessIdsOf(partnerId, idsOrAliases, Date.now(), listText);
+  }
+
+  /** BusinessLinks: a list sent as this text before, while all its links hold. */
+  knownBusinessList(partnerId: string, listText: string): KeptList | undefined {
+    if (this.linkCacheMs <= 0) return undefined;
+    this.changes?.check();
+    return this.confirmed.businessIdsOfList(partnerId, listText, Date.now());
   }
 
   /**

@@ -302,4 +302,21 @@ describe.each(dialects)('engagement reads from confirmed links on %s', (dialect)
     const refused = await call(h.url, 'GET', `/v3/businesses/engagement?business_ids=${a.id},${unlinked.id}`, { token: p.apiKey.api_key });
     expectCode(refused, 403, 'AUTHORIZATION_ERROR');
   });
+
+  it('keeps a list by its text for the partner that sent it, until one of its links changes', async () => {
+    const p = await createPartner(h.url, ['engagement']);
+    const other = await createPartner(h.url, ['engagement']);
+    const [a, b] = [await linkedBusiness(h.url, [p.partner.id]), await linkedBusiness(h.url, [p.partner.id])];
+    const path = `/v3/businesses/engagement?business_ids=${a.id},${b.alias},${a.id}`;
+    for (let i = 0; i < 3; i++) {
+      const read = await call(h.url, 'GET', path, { token: p.apiKey.api_key });
+      expect(read.status, read.text).toBe(200);
+      expect(read.body.data.map((d: { business_id: string }) => d.business_id)).toEqual([a.id, b.id]);
+    }
+    // The same words from another partner are that partner's list: its own links count.
+    expectCode(await call(h.url, 'GET', path, { token: other.apiKey.api_key }), 403, 'AUTHORIZATION_ERROR');
+    // Unlinking one of its businesses forgets the list at once.
+    expect((await admin(h.url, 'DELETE', `/admin/v1/partners/${p.partner.id}/businesses/${b.id}`)).status).toBe(204);
+    expectCode(await call(h.url, 'GET', path, { token: p.apiKey.api_key }), 403, 'AUTHORIZATION_ERROR');
+  });
 });

@@ -125,8 +125,14 @@ export interface BusinessLinks {
   /**
    * Without waiting, when every one of `idsOrAliases` was confirmed linked lately: their business
    * ids, in the order given (an id given twice, twice). Undefined when `check` must be awaited.
+   * With `listText`, the comma list they were parsed from: its distinct ids are kept under it.
    */
-  knownBusinessIds?(partnerId: string, idsOrAliases: readonly string[]): string[] | undefined;
+  knownBusinessIds?(partnerId: string, idsOrAliases: readonly string[], listText?: string): string[] | undefined;
+  /**
+   * Without parsing: a list sent as `listText` lately and kept so, while all its links hold: its
+   * distinct business ids, and how many ids or aliases the text named (a route's limit applies).
+   */
+  knownBusinessList?(partnerId: string, listText: string): { businessIds: readonly string[]; given: number } | undefined;
 }
 
 declare module 'fastify' {
@@ -151,6 +157,6 @@ declare module 'fastify' {
     /** The business of a route scoped by `{ param }`, once its link is checked. */
     business?: { id: string };
     /** The businesses of a route scoped by `{ queryList }`, resolved, in the order given, once each. */
-    businessIds?: string[];
+    businessIds?: readonly string[];
   }
 }
