@@ -48,6 +48,20 @@ export function processCpuMicros(pid: number, mainThread = false): number | unde
   return times && times.user + times.system;
 }
 
+/**
+ * What a server spends with no traffic at all (its timers, its polls of the database), in ms of
+ * CPU a second over `seconds`, whole process and main thread; part of every CPU-per-request
+ * figure at low rates. Undefined where /proc is not.
+ */
+export async function idleCpu(pid: number, seconds = 10): Promise<{ process: number; main: number } | undefined> {
+  const before = [processCpuMicros(pid), processCpuMicros(pid, true)];
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const after = [processCpuMicros(pid), processCpuMicros(pid, true)];
+  if (before.includes(undefined) || after.includes(undefined)) return undefined;
+  const perSecond = (i: number) => (after[i]! - before[i]!) / 1000 / seconds;
+  return { process: perSecond(0), main: perSecond(1) };
+}
+
 /** As `processCpuMicros`, split into user space (the code: ours, Node's, V8's) and the kernel's (system). */
 export function processCpuTimes(pid: number, mainThread = false): { user: number; system: number } | undefined {
   try {
