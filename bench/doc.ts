@@ -81,6 +81,26 @@ than a third between runs of different code shows nothing. To judge a change, me
 builds in the same run, in alternating turns (as the rounds here do for raw and pbs), and compare
 the medians.
 
+**Search's own work against the 2× budget.** Reservation search at 10,000 answers 32 kB, which
+raw node:http sends for 50–75 µs of CPU here, and Fastify alone for about as much (0.9–1.4× raw).
+Twice raw leaves pbs 50–75 µs above Fastify alone for everything it does. Its cheapest read,
+advertising job status answered from memory, already takes 30–90 µs above Fastify alone
+(authentication, the rate limit and its headers, the request id, the guards). V8's profile of
+the search path (2026-11-29; it over-counts what ran when the server was preempted) puts search's
+own functions at about 85 µs a request: choosing the page from the area's bitsets, each hit's
+openings, and writing 32 kB from the kept records (about 10 µs of it measured alone). Even at
+half that, search done for each request cannot come in under 2× raw's CPU for the same bytes on
+this stack. Keeping whole answers per exact request would meet the target on this bench, which
+asks the same search again and again, but not for searches that differ; pbs does not do it.
+Engagement does keep whole answers, by list of businesses and range, because a partner polls
+the same lists of its businesses (docs/engagement.md).
+
+**An idle server.** The reads section also says what the server spends with no traffic at all.
+About half of it is prom-client's event-loop lag histogram, which samples every 10 ms (100
+wake-ups a second). A coarser sampling halved an idle server's CPU in an A/B (16–18 against
+8–9 ms a second), but the histogram counts the sampling interval in every figure, so every lag
+figure would read 90 ms higher. pbs keeps the default.
+
 **User space and the kernel.** Each read path's CPU is also split: the user-space part (pbs's
 code, Fastify's, Node.js's, V8's) beside raw node:http's. The rest is the kernel's, mostly
 sending the answer on loopback and waking the load generator; it is the part that depends most
