@@ -25,7 +25,7 @@ export class ConfirmedLinks {
    * Comma lists of ids or aliases as partners sent them (engagement's `business_ids`), by their
    * text: whose list, its distinct business ids, and until when every link in it holds. A partner
    * that polls the same businesses sends the same lists again; one lookup of the text then
-   * stands for parsing it and a lookup per id (docs/partners.md "Link checks").
+   * stands for parsing it and a lookup per id (docs/engagement.md "How reads stay fast").
    */
   private readonly lists = new BoundedMap<string, KeptList & { partnerId: string; until: number }>(MAX_LISTS);
   /** Moves on every `forget`: a check begun before it must not keep its answer. */
