@@ -11,6 +11,7 @@ import { single } from '../platform/query.js';
 import type { Page } from '../platform/paging.js';
 import { ReadCache } from '../platform/read-cache.js';
 import { defineTask, type TaskRunner } from '../platform/tasks/task-runner.js';
+import { activityLine } from './engagement-input.js';
 import { EngagementStore, type ActivityRow, type ScoreRow } from './engagement-store.js';
 import { ACTIVITY_FIELDS, NORTH_AMERICA, type Activity } from './scoring.js';
 import { recordOf } from '../platform/values.js';
@@ -22,8 +23,6 @@ export const MAX_ACTIVITY_LINES = 100_000;
 const LOAD_BATCH = 5000;
 /** The longest date range a partner may ask for, in weeks (five years). */
 export const MAX_RANGE_WEEKS = 260;
-/** Largest count a field takes (a business's actions in a week). */
-const MAX_COUNT = 1e12;
 const TOPIC = 'engagement';
 /** Whole answers kept (`answers`), and the longest range kept so: 2,000 answers of 20 businesses × 5 weeks, ≈ 22 MB at most. */
 const MAX_KEPT_ANSWERS = 2000;
@@ -186,8 +185,7 @@ export class EngagementService {
     const maxLines = options.maxLines ?? MAX_ACTIVITY_LINES;
     const now = this.clock.now();
     const parsed: Array<{ business: string; row: ActivityRow; where: string }> = [];
-    for (const { value, where } of jsonLines(text, maxLines))
-      parsed.push({ business: businessOf(value, where), row: activityRow(value, where, now), where });
+    for (const { value, where } of jsonLines(text, maxLines)) parsed.push({ ...activityLine(value, where, now), where });
     if (parsed.length === 0) throw apiError('VALIDATION_ERROR', 'The load holds no lines.');
     const resolved = await this.businesses.resolveIds([...new Set(parsed.map((p) => p.business))]);
     const seen = new Set<string>();
@@ -326,29 +324,4 @@ function answer(parts: Buffer[]): Buffer {
 
 function activityOf(row: ActivityRow): Activity {
   return recordOf(ACTIVITY_FIELDS, (field) => Number(row[field]));
-}
-
-function businessOf(value: Record<string, unknown>, where: string): string {
-  const id = value.business_id;
-  if (typeof id !== 'string' || id === '' || id.length > 200)
-    throw apiError('VALIDATION_ERROR', `${where}: business_id is required`, { field: 'business_id' });
-  return id;
-}
-
-const KNOWN_FIELDS = new Set<string>(['business_id', 'week', 'start_of_week_date', ...ACTIVITY_FIELDS]);
-
-function activityRow(value: Record<string, unknown>, where: string, now: number): ActivityRow {
-  for (const key of Object.keys(value))
-    if (!KNOWN_FIELDS.has(key))
-      throw apiError('VALIDATION_ERROR', `${where}: unknown field ${key.slice(0, 40)}`, { field: key.slice(0, 40) });
-  const week = value.week ?? value.start_of_week_date;
-  if (typeof week !== 'string' || !parseDate(week))
-    throw apiError('VALIDATION_ERROR', `${where}: week must be a date, YYYY-MM-DD`, { field: 'week' });
-  const counts = recordOf(ACTIVITY_FIELDS, (field) => {
-    const n = value[field] ?? 0;
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > MAX_COUNT)
-      throw apiError('VALIDATION_ERROR', `${where}: ${field} must be a whole number from 0 to 10^12`, { field });
-    return n;
-  });
-  return { week_start: mondayOf(week), business_id: '', updated_at: now, ...counts };
 }
