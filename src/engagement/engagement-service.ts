@@ -163,8 +163,9 @@ export class EngagementService {
     if (latest !== undefined || from !== undefined || to !== undefined) {
       const last = to ?? (from !== undefined && latest !== undefined && latest < from ? from : (latest ?? from!));
       const first = from ?? (latest !== undefined && latest < last ? latest : last);
-      if (daysBetween(first, last) / 7 >= MAX_RANGE_WEEKS) throw invalid('date_range_end', `At most ${MAX_RANGE_WEEKS} weeks per request`);
-      range = { from: first, to: last, key: `${first}|${last}`, weeks: daysBetween(first, last) / 7 + 1 };
+      const weeks = daysBetween(first, last) / 7 + 1;
+      if (weeks > MAX_RANGE_WEEKS) throw invalid('date_range_end', `At most ${MAX_RANGE_WEEKS} weeks per request`);
+      range = { from: first, to: last, key: `${first}|${last}`, weeks };
     }
     this.ranges.set(key, range ?? null);
     return range;
